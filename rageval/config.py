@@ -1,0 +1,94 @@
+"""Run settings: one frozen ``RunConfig`` passed explicitly, and its hash.
+
+Only what changes results enters the hash (corpus, QA set, chunking, embedder, top-k,
+generator, temperature, judge, metrics). Concurrency, caching and keys do not: they change how
+fast a run goes, not what it produces. Secrets never enter a config.
+"""
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+from rageval.errors import ConfigError
+from rageval.ingest.chunking import ChunkingConfig
+from rageval.util import stable_hash
+
+#: the metrics a run computes when none are named: cheap, offline, and enough to read a run
+DEFAULT_METRICS = (
+    "exact_match",
+    "token_f1",
+    "rougeL",
+    "bleu",
+    "answer_similarity",
+    "answer_correctness_offline",
+    "recall@5",
+    "ndcg@10",
+    "mrr",
+    "faithfulness",
+    "contradicted_share",
+    "not_mentioned_share",
+    "context_relevance",
+    "hedging",
+)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    corpus: str
+    qa_set: str
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    embedder: str = "local"
+    top_k: int = 10
+    generator: str = "extractive"
+    temperature: float = 0.0
+    judge: str = "heuristic"
+    metrics: tuple[str, ...] = DEFAULT_METRICS
+    language: str = "en"
+    # not part of the hash:
+    concurrency: int = 16
+    use_cache: bool = True
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.top_k <= 100:
+            raise ConfigError(f"top_k={self.top_k} must be between 1 and 100")
+        if not 0.0 <= self.temperature <= 2.0:
+            raise ConfigError(f"temperature={self.temperature} must be between 0 and 2")
+        if not 1 <= self.concurrency <= 256:
+            raise ConfigError(f"concurrency={self.concurrency} must be between 1 and 256")
+        for name, spec, offline in (
+            ("embedder", self.embedder, ("local",)),
+            ("generator", self.generator, ("extractive",)),
+            ("judge", self.judge, ("heuristic",)),
+        ):
+            if spec not in offline and not (spec.startswith("openai:") and len(spec) > 7):
+                raise ConfigError(
+                    f"{name}={spec!r} is not usable; use {' or '.join(offline)} or openai:MODEL"
+                )
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["metrics"] = list(self.metrics)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "RunConfig":
+        data = dict(data)
+        data["chunking"] = ChunkingConfig(**data.get("chunking", {}))
+        data["metrics"] = tuple(data.get("metrics", DEFAULT_METRICS))
+        known = {f.name for f in dataclasses.fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+    def result_fields(self) -> dict[str, Any]:
+        data = self.to_dict()
+        data.pop("concurrency")
+        data.pop("use_cache")
+        return data
+
+    def config_hash(self) -> str:
+        """16 hex characters of sha256 over the canonical JSON of the result-changing fields."""
+        return stable_hash(self.result_fields())
+
+    def index_signature(self) -> str:
+        """What makes a vector collection: corpus, chunking and embedder."""
+        return f"{self.corpus}|{self.chunking.signature()}|{self.embedder}"

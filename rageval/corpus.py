@@ -1,0 +1,95 @@
+"""Corpora: ingest files (load, chunk, store, index) and build the index for any chunking."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable, Sequence
+
+from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
+from rageval.project import Project
+from rageval.store import corpus as store
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    corpus: str
+    documents: list[dict[str, Any]] = field(default_factory=list)  # name, id, pages, chunks, new
+    errors: list[IngestError] = field(default_factory=list)
+    chunks_indexed: int = 0
+
+
+def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestError],
+           chunking: ChunkingConfig) -> tuple[list[dict[str, Any]], list[IngestError]]:
+    docs = [d for d in loaded if isinstance(d, Document)]
+    errors = [e for e in loaded if isinstance(e, IngestError)]
+    known = {d["id"] for d in store.documents(project.db_path, corpus)}
+    summary, all_chunks = [], []
+    for doc in docs:
+        chunks = chunk_document(doc, chunking)
+        all_chunks.extend(chunks)
+        summary.append({"name": doc.name, "id": doc.id, "pages": len(doc.pages),
+                        "chunks": len(chunks), "new": doc.id not in known})
+    store.add_documents(project.db_path, corpus, docs, all_chunks, chunking.signature())
+    store.record_ingest_errors(project.db_path, corpus, errors)
+    return summary, errors
+
+
+def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
+           files: Sequence[tuple[str, bytes]] = (), chunking: ChunkingConfig | None = None,
+           embedder: str = "local", progress: Progress | None = None,
+           make_embedder: Callable[[str], Any] | None = None) -> IngestReport:
+    """Load ``paths`` (files or folders) and in-memory ``files``, store them and index them.
+
+    Bad files become errors in the report (and in the project's ingest_errors) while the good
+    ones are stored; the same bytes ingested twice are stored once.
+    """
+    chunking = chunking or ChunkingConfig()
+    loaded: list[Document | IngestError] = list(load_paths(paths)) if paths else []
+    loaded += [load_file(name, data) for name, data in files]
+    summary, errors = _store(project, corpus, loaded, chunking)
+    indexed = 0
+    if summary:
+        indexed = build_index(project, corpus, chunking, embedder, progress=progress,
+                              make_embedder=make_embedder)
+    return IngestReport(corpus=corpus, documents=summary, errors=errors, chunks_indexed=indexed)
+
+
+def _document(row: dict[str, Any]) -> Document:
+    starts = list(row["page_starts"]) + [len(row["text"]) + 2]
+    pages = tuple(
+        Page(number=i + 1, text=row["text"][starts[i]:max(starts[i], starts[i + 1] - 2)])
+        for i in range(len(row["page_starts"]))
+    )
+    return Document(id=row["id"], name=row["name"], kind=row["kind"], pages=pages,
+                    size_bytes=row["size_bytes"])
+
+
+def ensure_chunks(project: Project, corpus: str, chunking: ChunkingConfig) -> list[dict[str, Any]]:
+    """The corpus's chunks under ``chunking``, chunking stored documents anew when needed."""
+    signature = chunking.signature()
+    have = store.chunks(project.db_path, corpus, signature)
+    have_docs = {c["doc_id"] for c in have}
+    missing = [d for d in store.document_texts(project.db_path, corpus) if d["id"] not in have_docs]
+    if missing:
+        docs = [_document(d) for d in missing]
+        new = [c for doc in docs for c in chunk_document(doc, chunking)]
+        store.add_documents(project.db_path, corpus, docs, new, signature)
+        have = store.chunks(project.db_path, corpus, signature)
+    return have
+
+
+def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
+                progress: Progress | None = None,
+                make_embedder: Callable[[str], Any] | None = None) -> int:
+    """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
+    from rageval.index import VectorIndex
+    from rageval.resources import get_embedder
+
+    chunks = ensure_chunks(project, corpus, chunking)
+    index = VectorIndex(project, f"{corpus}|{chunking.signature()}|{embedder}")
+    model = (make_embedder or (lambda spec: get_embedder(project, spec)))(embedder)
+    report = (lambda done, total: progress("index", done, total)) if progress else None
+    return index.sync(chunks, model.embed, progress=report)

@@ -1,0 +1,64 @@
+"""The bundled demo project: a small corpus, a QA set, an evaluated run and human ratings.
+
+``load_demo()`` builds it once in the project ``demo`` (about a minute on 2 cores, most of it
+loading the embedding model and embedding the corpus) and returns what it made; later calls
+return the existing run at once.
+"""
+from __future__ import annotations
+
+import csv
+import shutil
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+from rageval.config import RunConfig
+from rageval.corpus import ingest
+from rageval.pipeline import execute, start_run
+from rageval.project import open_project
+from rageval.qa import import_qa
+from rageval.store import runs as store
+
+DEMO_PROJECT = "demo"
+DEMO_CORPUS = "handbook"
+DEMO_QA = "handbook-qa"
+
+
+def demo_dir() -> Path:
+    return Path(str(resources.files("rageval.demo")))
+
+
+def demo_run_id() -> str | None:
+    """The newest finished run of the demo project, if it has been built."""
+    project = open_project(DEMO_PROJECT)
+    finished = [r for r in store.runs(project.db_path) if r["status"] == "finished" and r["kind"] == "pipeline"]
+    return finished[0]["id"] if finished else None
+
+
+def load_ratings(path: Path) -> list[tuple[str, str, int]]:
+    """Rows ``item_id, annotator, rating`` of the demo ratings CSV."""
+    with path.open(encoding="utf-8") as fh:
+        return [(r["item_id"], r["annotator"], int(r["rating"])) for r in csv.DictReader(fh)]
+
+
+def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] | None = None) -> dict[str, Any]:
+    """Build the demo project (or return the existing one): corpus, QA set, run, ratings."""
+    project = open_project(DEMO_PROJECT)
+    if force:
+        shutil.rmtree(project.root, ignore_errors=True)
+        project = open_project(DEMO_PROJECT)
+    run_id = None if force else demo_run_id()
+    if run_id is None:
+        folder = demo_dir()
+        ingest(project, DEMO_CORPUS, paths=[folder / "corpus"], progress=progress)
+        qa_file = folder / "qa.jsonl"
+        import_qa(project, qa_file.name, qa_file.read_bytes(), name=DEMO_QA)
+        run_id = start_run(project, RunConfig(corpus=DEMO_CORPUS, qa_set=DEMO_QA))
+        execute(project, run_id, progress=progress)
+        ratings_file = folder / "ratings.csv"
+        if ratings_file.is_file():
+            known = {a["item_id"] for a in store.answers(project.db_path, run_id)}
+            store.save_ratings(project.db_path, run_id,
+                               [r for r in load_ratings(ratings_file) if r[0] in known])
+    run = store.get_run(project.db_path, run_id)
+    return {"project": project.slug, "run_id": run_id, "items": run["n_items"], "status": run["status"]}

@@ -1,0 +1,133 @@
+"""Answer generation: the ``Generator`` protocol, the offline extractive generator and the LLM one.
+
+The LLM prompt (``prompts/generator.txt``) follows the structure of the seed paper's generator:
+instructions, the retrieved context, the chat history, the question, and the clause that tells
+the model to say it does not know when the context lacks the answer.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any, Protocol, Sequence
+
+import numpy as np
+
+from rageval.util import sha256_hex
+
+ABSTENTION = "I don't know based on the provided documents."
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
+_WORD = re.compile(r"\w+", re.UNICODE)
+_STOP = frozenset(
+    "a an the of in on at to for from by with and or is are was were be been what which who whom "
+    "when where why how does do did it its this that these those as into than then there their his "
+    "her our your my many much can could should would will shall may might".split()
+)
+
+
+def prompt_template() -> str:
+    return resources.files("rageval.prompts").joinpath("generator.txt").read_text(encoding="utf-8")
+
+
+def build_prompt(question: str, contexts: Sequence[str], history: Sequence[tuple[str, str]] = ()) -> str:
+    """The generator prompt with numbered context passages and ``(role, text)`` history turns."""
+    context = "\n\n".join(f"[{i}] {c.strip()}" for i, c in enumerate(contexts, start=1)) or "(no context)"
+    past = "\n".join(f"{role}: {text}" for role, text in history) or "(none)"
+    return prompt_template().format(context=context, history=past, question=question.strip())
+
+
+@dataclass(frozen=True)
+class Generation:
+    text: str | None
+    status: str = "ok"  # ok | failed
+    reason: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+class Generator(Protocol):
+    name: str
+
+    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]: ...
+
+
+def split_sentences(text: str) -> list[str]:
+    """Sentences of ``text`` (split after . ! ? before a capital or digit, and at line breaks)."""
+    return [s.strip() for s in _SENTENCE.split(text) if s and len(s.strip()) > 1]
+
+
+def content_words(text: str) -> set[str]:
+    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOP and len(w) > 1}
+
+
+@dataclass
+class ExtractiveGenerator:
+    """Answers with the retrieved sentence that best matches the question, or abstains.
+
+    Each sentence of the top ``max_chunks`` contexts gets
+    ``score = cosine(question, sentence) + overlap_weight * |Q ∩ S| / |Q|`` where Q and S are
+    content-word sets, minus ``rank_penalty * (rank - 1)``. The best sentence is the answer when
+    its score is at least ``min_score``; otherwise the generator says it does not know.
+    """
+
+    embedder: Any
+    min_score: float = 0.45
+    overlap_weight: float = 0.5
+    rank_penalty: float = 0.02
+    max_chunks: int = 5
+    name: str = "extractive"
+
+    def signature(self) -> str:
+        return (f"extractive|{self.embedder.name}|min:{self.min_score}|ov:{self.overlap_weight}"
+                f"|rp:{self.rank_penalty}|chunks:{self.max_chunks}|v1")
+
+    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
+        candidates: list[tuple[int, int, str]] = []  # (question index, rank, sentence)
+        for qi, ctx in enumerate(contexts):
+            for rank, chunk in enumerate(ctx[: self.max_chunks], start=1):
+                for sent in split_sentences(chunk):
+                    candidates.append((qi, rank, sent))
+        q_vecs = self.embedder.embed(list(questions)) if questions else np.zeros((0, 1), np.float32)
+        s_vecs = self.embedder.embed([c[2] for c in candidates]) if candidates else None
+        best: dict[int, tuple[float, str, int]] = {}
+        for ci, (qi, rank, sent) in enumerate(candidates):
+            q_words = content_words(questions[qi])
+            overlap = len(q_words & content_words(sent)) / len(q_words) if q_words else 0.0
+            score = float(q_vecs[qi] @ s_vecs[ci]) + self.overlap_weight * overlap - self.rank_penalty * (rank - 1)
+            if qi not in best or score > best[qi][0]:
+                best[qi] = (score, sent, rank)
+        out = []
+        for qi in range(len(questions)):
+            if qi not in best or best[qi][0] < self.min_score:
+                top = round(best[qi][0], 4) if qi in best else None
+                out.append(Generation(ABSTENTION, details={"abstained": True, "best_score": top}))
+            else:
+                score, sent, rank = best[qi]
+                out.append(Generation(sent, details={"abstained": False, "best_score": round(score, 4),
+                                                     "source_rank": rank}))
+        return out
+
+
+@dataclass
+class LLMGenerator:
+    """Answers with a chat model through the LLM layer, using the paper-style prompt."""
+
+    client: Any
+    temperature: float = 0.0
+    name: str = "llm"
+
+    def signature(self) -> str:
+        return (f"llm|model:{self.client.model('generator')}|t:{self.temperature}"
+                f"|prompt:{sha256_hex(prompt_template())[:8]}")
+
+    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
+        def one(pair: tuple[str, Sequence[str]]) -> Generation:
+            question, ctx = pair
+            reply = self.client.chat(
+                "generator", [{"role": "user", "content": build_prompt(question, ctx)}],
+                temperature=self.temperature,
+            )
+            if reply.status != "ok" or not (reply.text or "").strip():
+                return Generation(None, status="failed", reason=reply.reason or "llm_error: empty reply")
+            return Generation(reply.text.strip(), details={"cached": reply.cached})
+
+        return self.client.map(one, list(zip(questions, contexts)))

@@ -1,0 +1,113 @@
+"""The Chroma vector index: one collection per (project, corpus, chunking, embedder).
+
+We always pass our own vectors (``embedding_function=None`` on create and get, ``embeddings=``
+on every add): Chroma's default embedding function would try to download a model. Space is
+cosine with the HNSW settings below; a hit's score is ``1 - cosine distance`` (the cosine
+similarity of the L2-normalised vectors). ``RAGEVAL_CHROMA_HOST`` / ``RAGEVAL_CHROMA_PORT``
+switch from the project's on-disk ``PersistentClient`` to a shared Chroma server.
+"""
+from __future__ import annotations
+
+import os
+import threading
+from dataclasses import dataclass
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from rageval.project import Project
+from rageval.util import stable_hash
+
+HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 128, "max_neighbors": 32}
+_BATCH = 256
+_CLIENTS: dict[str, Any] = {}
+_CLIENTS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    score: float
+    text: str
+    doc_id: str
+    page: int
+
+
+def chroma_client(project: Project) -> Any:
+    """The Chroma client for ``project`` (one per process and location)."""
+    import chromadb
+    from chromadb.config import Settings
+
+    host = os.environ.get("RAGEVAL_CHROMA_HOST")
+    key = f"http://{host}:{os.environ.get('RAGEVAL_CHROMA_PORT', '8000')}" if host else str(project.chroma_path)
+    with _CLIENTS_LOCK:
+        if key not in _CLIENTS:
+            settings = Settings(anonymized_telemetry=False)
+            if host:
+                _CLIENTS[key] = chromadb.HttpClient(
+                    host=host, port=int(os.environ.get("RAGEVAL_CHROMA_PORT", "8000")), settings=settings
+                )
+            else:
+                project.chroma_path.mkdir(parents=True, exist_ok=True)
+                _CLIENTS[key] = chromadb.PersistentClient(path=str(project.chroma_path), settings=settings)
+        return _CLIENTS[key]
+
+
+def collection_name(project: Project, signature: str) -> str:
+    """A valid Chroma name (3-512 chars, [a-zA-Z0-9._-]) unique to project and signature."""
+    return f"rv-{project.slug}-{stable_hash(signature, 24)}"[:512]
+
+
+class VectorIndex:
+    """The collection for one index signature (``RunConfig.index_signature()``)."""
+
+    def __init__(self, project: Project, signature: str):
+        self.signature = signature
+        self.collection = chroma_client(project).get_or_create_collection(
+            collection_name(project, signature),
+            embedding_function=None,
+            configuration={"hnsw": dict(HNSW)},
+            metadata={"rageval_signature": signature},
+        )
+
+    def sync(self, chunks: Sequence[dict[str, Any]], embed: Callable[[list[str]], np.ndarray],
+             progress: Callable[[int, int], None] | None = None) -> int:
+        """Add the chunks that are not in the collection yet; return how many were added."""
+        ids = [c["id"] for c in chunks]
+        present: set[str] = set()
+        for start in range(0, len(ids), 1000):
+            present.update(self.collection.get(ids=ids[start:start + 1000], include=[])["ids"])
+        todo = [c for c in chunks if c["id"] not in present]
+        for start in range(0, len(todo), _BATCH):
+            batch = todo[start:start + _BATCH]
+            vectors = embed([c["text"] for c in batch])
+            self.collection.upsert(
+                ids=[c["id"] for c in batch],
+                embeddings=np.asarray(vectors, dtype=np.float32),
+                documents=[c["text"] for c in batch],
+                metadatas=[{"doc_id": c["doc_id"], "page": int(c["page"])} for c in batch],
+            )
+            if progress is not None:
+                progress(min(start + _BATCH, len(todo)), len(todo))
+        return len(todo)
+
+    def count(self) -> int:
+        return int(self.collection.count())
+
+    def search(self, query_vectors: np.ndarray, k: int) -> list[list[Hit]]:
+        """Top-``k`` hits per query vector, best first."""
+        n = self.count()
+        if n == 0:
+            return [[] for _ in range(len(query_vectors))]
+        res = self.collection.query(
+            query_embeddings=np.asarray(query_vectors, dtype=np.float32),
+            n_results=min(k, n),
+            include=["distances", "documents", "metadatas"],
+        )
+        out = []
+        for ids, dists, docs, metas in zip(res["ids"], res["distances"], res["documents"], res["metadatas"]):
+            out.append([
+                Hit(chunk_id=i, score=1.0 - float(d), text=t, doc_id=m["doc_id"], page=int(m["page"]))
+                for i, d, t, m in zip(ids, dists, docs, metas)
+            ])
+        return out

@@ -1,0 +1,23 @@
+"""Ingestion: files -> :class:`Document` (or :class:`IngestError`) -> :class:`Chunk` list."""
+from rageval.ingest.chunking import Chunk, ChunkingConfig, chunk_document, chunk_documents
+from rageval.ingest.loaders import (
+    Document,
+    IngestError,
+    Page,
+    load_file,
+    load_path,
+    load_paths,
+)
+
+__all__ = [
+    "Chunk",
+    "ChunkingConfig",
+    "Document",
+    "IngestError",
+    "Page",
+    "chunk_document",
+    "chunk_documents",
+    "load_file",
+    "load_path",
+    "load_paths",
+]

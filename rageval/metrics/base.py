@@ -1,0 +1,236 @@
+"""The metric contract: ``Sample`` in, ``Score`` out, and the registry of named metrics.
+
+A metric is a small frozen dataclass with
+
+- ``name`` (e.g. ``"ndcg@10"``), ``needs`` (inputs it cannot do without), ``range``,
+  ``higher_is_better``, ``kind`` and ``languages``;
+- ``signature()``: a string that pins every setting that can change a value
+  (``"token_f1|norm:squad|v1"``); two values are comparable only when signatures are equal;
+- ``score_batch(samples, resources) -> list[Score]``, one Score per sample, in order.
+
+Its docstring states the formula. :func:`evaluate` is the one evaluation path: it checks
+``needs`` for every sample, so a metric only ever sees samples that have what it needs, and the
+others get ``Score.unscored("no_reference")`` and the like; never a silent 0 or NaN.
+"""
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
+
+from rageval.errors import ConfigError, RagevalError
+
+STATUSES = ("ok", "unscored", "failed")
+
+#: what a metric may need, and the reason given when a sample lacks it
+NEED_REASONS = {
+    "answer": "no_answer",
+    "reference": "no_reference",
+    "contexts": "no_contexts",
+    "retrieved_ids": "no_retrieved_ids",
+    "relevant_ids": "no_relevant_ids",
+    "question": "no_question",
+}
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One question with everything known about its answer.
+
+    ``contexts`` are the retrieved texts in rank order and ``context_ids`` their chunk ids
+    (empty when the answers come from another system without ids). ``relevant_ids`` maps a
+    chunk or document id to a graded relevance (1 = relevant; higher = more relevant).
+    """
+
+    id: str
+    question: str = ""
+    answer: str | None = None
+    contexts: tuple[str, ...] = ()
+    references: tuple[str, ...] = ()
+    retrieved_ids: tuple[str, ...] = ()
+    relevant_ids: Mapping[str, float] = field(default_factory=dict)
+    context_ids: tuple[str, ...] = ()
+    domain: str | None = None
+
+    def has(self, need: str) -> bool:
+        """Whether this sample carries the input ``need`` (one of NEED_REASONS)."""
+        if need == "answer":
+            return self.answer is not None and self.answer.strip() != ""
+        if need == "reference":
+            return any(r.strip() for r in self.references)
+        if need == "contexts":
+            return any(c.strip() for c in self.contexts)
+        if need == "retrieved_ids":
+            return len(self.retrieved_ids) > 0
+        if need == "relevant_ids":
+            return any(g > 0 for g in self.relevant_ids.values())
+        if need == "question":
+            return self.question.strip() != ""
+        raise ConfigError(f"unknown metric input {need!r}; known: {', '.join(NEED_REASONS)}")
+
+
+@dataclass(frozen=True)
+class Score:
+    """A metric's verdict on one sample: a value with status ``ok``, or no value and a reason."""
+
+    value: float | None
+    status: str = "ok"
+    reason: str | None = None
+    details: Mapping[str, Any] | None = None
+
+    @classmethod
+    def ok(cls, value: float, details: Mapping[str, Any] | None = None) -> "Score":
+        return cls(value=float(value), status="ok", details=details)
+
+    @classmethod
+    def unscored(cls, reason: str, details: Mapping[str, Any] | None = None) -> "Score":
+        return cls(value=None, status="unscored", reason=reason, details=details)
+
+    @classmethod
+    def failed(cls, reason: str, details: Mapping[str, Any] | None = None) -> "Score":
+        return cls(value=None, status="failed", reason=reason, details=details)
+
+
+@dataclass
+class Resources:
+    """What metrics may borrow: the embedder, the judge, the LLM client, the language.
+
+    ``embedder`` is created on first use by ``embedder_factory`` so lexical-only runs never
+    load a model. ``judge`` is the task-level judge (heuristic offline, or LLM-backed).
+    """
+
+    embedder_factory: Callable[[], Any] | None = None
+    judge: Any = None
+    llm: Any = None
+    language: str = "en"
+    _embedder: Any = field(default=None, repr=False)
+
+    @property
+    def embedder(self) -> Any:
+        if self._embedder is None:
+            if self.embedder_factory is None:
+                from rageval.embed import make_embedder
+
+                self._embedder = make_embedder("local")
+            else:
+                self._embedder = self.embedder_factory()
+        return self._embedder
+
+
+@runtime_checkable
+class Metric(Protocol):
+    name: str
+    needs: frozenset[str]
+    range: tuple[float, float]
+    higher_is_better: bool
+    kind: str  # retrieval | lexical | semantic | judged | claims
+
+    def signature(self) -> str: ...
+
+    def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]: ...
+
+
+#: base name (``"ndcg@K"`` for parametrised ones) -> factory taking keyword options
+METRICS: dict[str, Callable[..., Metric]] = {}
+
+
+def register(name: str) -> Callable[[Callable[..., Metric]], Callable[..., Metric]]:
+    """Class decorator: register a metric factory under ``name`` (``"recall@K"`` takes ``k``)."""
+
+    def wrap(factory: Callable[..., Metric]) -> Callable[..., Metric]:
+        if name in METRICS:
+            raise RagevalError(f"metric {name!r} registered twice")
+        METRICS[name] = factory
+        return factory
+
+    return wrap
+
+
+_AT_K = re.compile(r"^(?P<base>[a-z_0-9]+)@(?P<k>\d+)$")
+
+
+def _load_all() -> None:
+    # Importing the modules registers their metrics; kept here so callers need one import.
+    from rageval.metrics import catalog  # noqa: F401
+
+
+def _build(factory: Callable[..., Metric], options: Mapping[str, Any]) -> Metric:
+    # Options such as judge= or language= go to every metric that has such a field and are
+    # ignored by the others, so one --judge flag configures a whole metric list.
+    accepted = {f.name for f in dataclasses.fields(factory)} if dataclasses.is_dataclass(factory) else set()
+    return factory(**{k: v for k, v in options.items() if k in accepted})
+
+
+def get_metric(name: str, **options: Any) -> Metric:
+    """A configured metric from its name: ``"token_f1"``, ``"ndcg@10"``, ``"recall@5"``.
+
+    Keyword options (``judge="openai:gpt-4o"``, ``language="it"``) are passed to the metrics
+    that have a field of that name.
+    """
+    _load_all()
+    name = name.strip()
+    if name in METRICS and not name.endswith("@K"):
+        return _build(METRICS[name], options)
+    match = _AT_K.match(name)
+    if match and f"{match['base']}@K" in METRICS:
+        k = int(match["k"])
+        if k < 1:
+            raise ConfigError(f"{name}: K must be at least 1")
+        return _build(METRICS[f"{match['base']}@K"], {**options, "k": k})
+    raise ConfigError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+
+
+def metric_names() -> list[str]:
+    """Every registered name, ``@K`` ones shown with a literal K."""
+    _load_all()
+    return sorted(METRICS)
+
+
+def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]:
+    """``"token_f1,ndcg@10"`` (or a list of names) -> configured metrics, in the order given."""
+    names = [n for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
+    if not names:
+        raise ConfigError("no metrics given; choose from: " + ", ".join(metric_names()))
+    return [get_metric(n, **options) for n in names]
+
+
+def evaluate(
+    samples: Sequence[Sample],
+    metrics: Sequence[Metric],
+    resources: Resources | None = None,
+    *,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, list[Score]]:
+    """Score every sample with every metric: ``{metric.name: [Score per sample]}``.
+
+    Samples lacking a need get ``unscored`` with its reason; a metric that raises marks the
+    samples it was given ``failed`` with the error's reason, and the other metrics go on.
+    """
+    resources = resources or Resources()
+    out: dict[str, list[Score]] = {}
+    for done, metric in enumerate(metrics):
+        scores: list[Score | None] = [None] * len(samples)
+        eligible: list[int] = []
+        for i, sample in enumerate(samples):
+            missing = [n for n in sorted(metric.needs) if n in NEED_REASONS and not sample.has(n)]
+            if missing:
+                scores[i] = Score.unscored(NEED_REASONS[missing[0]])
+            else:
+                eligible.append(i)
+        if eligible:
+            try:
+                got = metric.score_batch([samples[i] for i in eligible], resources)
+                if len(got) != len(eligible):
+                    raise RagevalError(
+                        f"metric {metric.name} returned {len(got)} scores for {len(eligible)} samples"
+                    )
+            except RagevalError as exc:
+                reason = getattr(exc, "reason", None) or f"error: {exc}"
+                got = [Score.failed(reason) for _ in eligible]
+            for i, score in zip(eligible, got):
+                scores[i] = score
+        out[metric.name] = [s for s in scores if s is not None]
+        if progress is not None:
+            progress(metric.name, done + 1, len(metrics))
+    return out

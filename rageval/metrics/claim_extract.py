@@ -1,0 +1,153 @@
+"""Offline claim extraction: an answer -> short, self-contained factual statements.
+
+Steps, each a plain rule:
+
+1. split into sentences (:func:`claim_text.split_sentences`), strip list markers;
+2. drop what is not a claim: questions, greetings and sign-offs, abstentions ("I don't know",
+   "the documents do not say"), and sentences left with no content word after removing
+   hedge and framing phrases ("I think", "Based on the context,");
+3. split clauses where it is safe: on ``;``; on ``, and`` / ``, but`` / ``, while`` / ``, whereas``
+   when a new subject follows; on ``and`` + a verb when the sentence starts with a named subject
+   (``Curie was born in 1867 and won two prizes`` -> two claims about Curie); on a
+   non-restrictive ``, which`` (the antecedent is repeated);
+4. pronoun-light rewriting: a claim starting with he/she/it/they (or his/her/its/their) gets the
+   last named subject instead, when the previous claim started with one.
+"""
+from __future__ import annotations
+
+import re
+
+from rageval.metrics.claim_text import abstention_cues, content_stems, numbers, split_sentences
+
+_LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\d+[.)]|\(?[a-z]\))\s+")
+_GREETING = re.compile(
+    r"^(?:hi|hello|hey|dear\b.*|thanks?(?: you)?|you're welcome|sure|certainly|of course|"
+    r"great question|good question|i hope (?:this|that) helps|hope (?:this|that) helps|"
+    r"let me know\b.*|feel free\b.*|happy to help\b.*|glad to help\b.*|"
+    r"please (?:let me know|feel free|ask)\b.*|is there anything else\b.*)[\s!.,]*$",
+    re.IGNORECASE,
+)
+_FRAMING = re.compile(
+    r"^(?:(?:based on|according to|from|in|per) (?:the |this |these )?(?:provided |given |available |retrieved )?"
+    r"(?:context|documents?|passages?|information|sources?|text|excerpts?|data)(?: provided| given)?\s*,\s*|"
+    r"(?:i think|i believe|i guess|i suppose|i would say|it seems|it appears|as far as i know|"
+    r"to my knowledge|in summary|in short|overall|to summari[sz]e|to answer your question|"
+    r"yes|no|well|so|basically|essentially|in fact|actually|indeed)(?: that)?\s*,?\s+)",
+    re.IGNORECASE,
+)
+_PRONOUNS = {"he": "", "she": "", "it": "", "they": "", "his": "'s", "her": "'s", "its": "'s", "their": "'s"}
+_CLAUSE_SUBJECT = re.compile(
+    r"^(?:he|she|it|they|we|i|you|this|these|that|those|there|the|its|his|her|their|a|an|"
+    r"[A-Z\u00C0-\u00DE]\w*)\b",
+)
+_VERBISH = re.compile(
+    r"^(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|did|does|do|"
+    r"won|lost|became|began|made|took|gave|held|led|sold|bought|built|grew|rose|fell|wrote|"
+    r"received|remains?|includes?|provides?|uses?|runs?|offers?|\w{3,}ed|\w{3,}s)$",
+    re.IGNORECASE,
+)
+
+
+def answer_sentences(answer: str) -> list[str]:
+    """The sentences of ``answer`` that may carry claims (steps 1-2), framing phrases removed."""
+    out: list[str] = []
+    for span in split_sentences(answer):
+        text = _LIST_MARK.sub("", span.text).strip()
+        if not text or text.endswith("?") or _GREETING.match(text) or abstention_cues(text):
+            continue
+        prev = None
+        while prev != text:
+            prev = text
+            text = _FRAMING.sub("", text).strip()
+        if text and (content_stems(text) or numbers(text)):
+            out.append(text[0].upper() + text[1:])
+    return out
+
+
+def extract_claims(answer: str) -> list[str]:
+    """Atomic claims of ``answer`` by the rules in the module docstring.
+
+    >>> extract_claims("Hi! Marie Curie was born in 1867 and won two Nobel Prizes. She died in 1934.")
+    ['Marie Curie was born in 1867.', 'Marie Curie won two Nobel Prizes.', 'Marie Curie died in 1934.']
+    >>> extract_claims("I don't know. The documents do not say.")
+    []
+    """
+    claims: list[str] = []
+    subject: str | None = None
+    for sentence in answer_sentences(answer):
+        for clause in _split_clauses(sentence):
+            clause, subject = _resolve_pronoun(clause, subject)
+            if len(content_stems(clause)) + len(numbers(clause)) >= 1:
+                claims.append(_finish(clause))
+    return claims
+
+
+def _finish(text: str) -> str:
+    text = text.strip().rstrip(",;:").strip()
+    text = text[0].upper() + text[1:]
+    return text if text.endswith((".", "!")) else text + "."
+
+
+def _split_clauses(sentence: str) -> list[str]:
+    parts: list[str] = []
+    for piece in re.split(r"\s*;\s*", sentence):
+        parts.extend(_split_coordinated(piece))
+    out: list[str] = []
+    for part in parts:
+        out.extend(_split_which(part))
+    return [p for p in out if p.strip()]
+
+
+def _split_coordinated(text: str) -> list[str]:
+    # ", and|but|while|whereas <new subject> ..." -> two clauses
+    m = re.search(r",\s+(?:and|but|while|whereas|although|though|yet)\s+(?=\S)", text)
+    if m:
+        left, right = text[: m.start()], text[m.end():]
+        if len(left.split()) >= 3 and len(right.split()) >= 3 and _CLAUSE_SUBJECT.match(right):
+            return _split_coordinated(left) + _split_coordinated(right)
+    # "<Named subject> <verb> ... and <verb> ..." -> repeat the subject
+    subject = _leading_subject(text)
+    if subject:
+        for m in re.finditer(r"\s+and\s+(\w+)", text):
+            if m.start() > len(subject) and _VERBISH.match(m.group(1)) and "," not in text[m.start() - 2 : m.start()]:
+                left, right = text[: m.start()], text[m.start() + len(m.group()) - len(m.group(1)):]
+                if len(left.split()) - len(subject.split()) >= 2 and len(right.split()) >= 2:
+                    return [left] + _split_coordinated(f"{subject} {right}")
+    return [text]
+
+
+def _split_which(text: str) -> list[str]:
+    m = re.search(r",\s+(?:which|who)\s+", text)
+    if not m:
+        return [text]
+    left, rest = text[: m.start()], text[m.end():]
+    np = re.search(r"\b(?:the|a|an|The|A|An)\s+[\w\- ]{2,40}$", left) or re.search(
+        r"\b[A-Z][\w\-]*(?:\s+[A-Z][\w\-]*)*$", left
+    )
+    if not np or len(rest.split()) < 2:
+        return [text]
+    antecedent = re.sub(r"^(?:a|an)\s", "the ", np.group(), flags=re.IGNORECASE)
+    return [left, f"{antecedent} {rest}"]
+
+
+def _leading_subject(text: str) -> str | None:
+    """``Marie Curie`` / ``The fund`` at the start of ``text`` when a verb follows it."""
+    toks = text.split()
+    for n in range(1, min(6, len(toks))):
+        if _VERBISH.match(toks[n]):
+            head = toks[:n]
+            named = all(t[:1].isupper() or t.lower() in ("of", "the") for t in head)
+            the_np = head[0].lower() == "the" and n <= 4
+            if (named or the_np) and not (len(head) == 1 and head[0].lower() in _PRONOUNS):
+                return " ".join(head)
+            return None
+    return None
+
+
+def _resolve_pronoun(clause: str, subject: str | None) -> tuple[str, str | None]:
+    first, _, rest = clause.partition(" ")
+    key = first.lower()
+    if key in _PRONOUNS and subject and rest:
+        replaced = subject + _PRONOUNS[key] + " " + rest
+        return replaced, subject
+    return clause, _leading_subject(clause) or subject

@@ -1,0 +1,216 @@
+"""Runs: retrieve -> generate -> evaluate for every QA item, stored item by item, resumable.
+
+A run is created with its full ``RunConfig`` (and hash), then executed in batches: each
+finished item (answer, retrieved chunks, metric scores, claims) is stored in one transaction
+as soon as its batch completes. Executing a run again skips the items already stored, so an
+interrupted run resumes without redoing or duplicating work. An item whose generation fails
+is stored as failed with its reason and the run goes on.
+"""
+from __future__ import annotations
+
+import secrets
+import time
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Callable, Sequence
+
+from rageval.config import RunConfig
+from rageval.errors import ConfigError, RagevalError
+from rageval.metrics.base import Metric, Resources, Sample, Score, evaluate, parse_metric_list
+from rageval.project import Project
+from rageval.store import runs as store
+
+Progress = Callable[[str, int, int], None]  # (phase, done, total)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    run_id: str
+    status: str
+    items: int
+    done: int
+    failed: int
+    seconds: float
+
+
+def new_run_id() -> str:
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
+
+
+def start_run(project: Project, config: RunConfig) -> str:
+    """Validate ``config`` against the project and record a pending run; returns its id."""
+    from rageval.store import corpus as corpus_store
+
+    if not any(c["name"] == config.corpus for c in corpus_store.corpora(project.db_path)):
+        raise ConfigError(f"corpus {config.corpus!r} does not exist in project {project.slug!r}; ingest documents first")
+    items = store.qa_items(project.db_path, config.qa_set)
+    if not items:
+        raise ConfigError(f"QA set {config.qa_set!r} does not exist or is empty in project {project.slug!r}")
+    parse_metric_list(config.metrics, judge=config.judge, language=config.language)
+    run_id = new_run_id()
+    store.create_run(project.db_path, run_id, kind="pipeline", corpus=config.corpus, qa_set=config.qa_set,
+                     config=config.to_dict(), config_hash=config.config_hash(), n_items=len(items))
+    return run_id
+
+
+def make_llm(project: Project, config: RunConfig, run_id: str) -> Any:
+    """The LLM client for the run's openai:* roles (None when everything is offline), preflighted."""
+    specs = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
+    if not any(s.startswith("openai:") for s in specs.values()):
+        return None
+    from rageval.llm import make_llm_client
+
+    client = make_llm_client(specs, store_path=project.db_path, run_id=run_id,
+                             concurrency=config.concurrency, use_cache=config.use_cache)
+    for role, spec in specs.items():
+        if spec.startswith("openai:"):
+            client.preflight(role)
+    return client
+
+
+def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
+               docs: dict[str, str]) -> tuple[tuple[str, ...], dict[str, float], str]:
+    """Retrieved ids and relevance at the level the QA item's ids speak of (chunk or document).
+
+    Ids that name documents (by id or file name) make the comparison document-level: the
+    retrieved list becomes the distinct documents of the retrieved chunks, in rank order.
+    """
+    relevant = dict(item.get("relevant") or {})
+    chunk_ids = tuple(h["chunk_id"] for h in retrieved)
+    if not relevant or any(rid not in docs and rid not in docs.values() for rid in relevant):
+        return chunk_ids, relevant, "chunk"
+    id_of = {name: doc_id for doc_id, name in docs.items()}
+    by_id = {id_of.get(rid, rid): grade for rid, grade in relevant.items()}
+    doc_ids: list[str] = []
+    for h in retrieved:
+        if h["doc_id"] not in doc_ids:
+            doc_ids.append(h["doc_id"])
+    return tuple(doc_ids), by_id, "document"
+
+
+def score_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], metrics: Sequence[Metric],
+               judge: str) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+    """Per sample: (metric score rows, claim rows) ready for storage; claims leave the details."""
+    out = []
+    for i, _sample in enumerate(samples):
+        rows, claims = [], []
+        for metric in metrics:
+            score = scores[metric.name][i]
+            details = dict(score.details) if score.details else None
+            if details and isinstance(details.get("claims"), list):
+                for ordinal, c in enumerate(details.pop("claims")):
+                    span = c.get("span") or [None, None]
+                    claims.append({
+                        "signature": metric.signature(), "ordinal": ordinal, "text": c.get("text", ""),
+                        "verdict": c.get("verdict", "NOT_MENTIONED"), "evidence": c.get("evidence"),
+                        "evidence_chunk": c.get("evidence_chunk"), "span_start": span[0],
+                        "span_end": span[1], "reason": c.get("reason"), "judge": judge,
+                        "details": {k: v for k, v in c.items()
+                                    if k not in ("text", "verdict", "evidence", "evidence_chunk", "span", "reason")},
+                    })
+            rows.append({"metric": metric.name, "signature": metric.signature(), "value": score.value,
+                         "status": score.status, "reason": score.reason, "details": details})
+        out.append((rows, claims))
+    return out
+
+
+def execute(project: Project, run_id: str, *, progress: Progress | None = None,
+            should_stop: Callable[[], bool] | None = None, batch_size: int = 8) -> RunSummary:
+    """Execute (or resume) run ``run_id`` until every item is stored or ``should_stop()``."""
+    from rageval.corpus import build_index, ensure_chunks
+    from rageval.generate import ExtractiveGenerator, LLMGenerator
+    from rageval.index import VectorIndex
+    from rageval.resources import get_embedder
+
+    started = time.monotonic()
+    run = store.get_run(project.db_path, run_id)
+    if run is None:
+        raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
+    if run["kind"] != "pipeline":
+        raise ConfigError(f"run {run_id} holds imported answers; there is nothing to execute")
+    config = RunConfig.from_dict(run["config"])
+    items = store.qa_items(project.db_path, config.qa_set)
+    done_ids = store.finished_item_ids(project.db_path, run_id)
+    todo = [(i, it) for i, it in enumerate(items) if it["id"] not in done_ids]
+    store.set_run_status(project.db_path, run_id, "running")
+    try:
+        client = make_llm(project, config, run_id)
+        embedder = get_embedder(project, config.embedder, client=client)
+        build_index(project, config.corpus, config.chunking, config.embedder,
+                    progress=progress, make_embedder=lambda spec: embedder)
+        chunks = ensure_chunks(project, config.corpus, config.chunking)
+        docs = {c["doc_id"]: c["doc_name"] for c in chunks}
+        index = VectorIndex(project, config.index_signature())
+        generator = (ExtractiveGenerator(embedder) if config.generator == "extractive"
+                     else LLMGenerator(client, temperature=config.temperature))
+        metrics = parse_metric_list(config.metrics, judge=config.judge, language=config.language)
+        resources = Resources(embedder_factory=lambda: embedder, llm=client, language=config.language)
+        total, finished = len(items), len(done_ids)
+        if progress:
+            progress("items", finished, total)
+        for start in range(0, len(todo), batch_size):
+            if should_stop is not None and should_stop():
+                store.set_run_status(project.db_path, run_id, "interrupted")
+                return _summary(project, run_id, started)
+            _run_batch(project, run_id, todo[start:start + batch_size], config, embedder, index,
+                       generator, metrics, resources, docs)
+            finished += len(todo[start:start + batch_size])
+            if progress:
+                progress("items", finished, total)
+    except KeyboardInterrupt:
+        store.set_run_status(project.db_path, run_id, "interrupted")
+        raise
+    except RagevalError as exc:
+        store.set_run_status(project.db_path, run_id, "failed", str(exc))
+        raise
+    except Exception as exc:
+        store.set_run_status(project.db_path, run_id, "failed", f"{type(exc).__name__}: {exc}")
+        raise
+    store.set_run_status(project.db_path, run_id, "finished")
+    return _summary(project, run_id, started)
+
+
+def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[str, Any]]],
+               config: RunConfig, embedder: Any, index: Any, generator: Any,
+               metrics: Sequence[Metric], resources: Resources, docs: dict[str, str]) -> None:
+    t0 = time.monotonic()
+    questions = [it["question"] for _, it in batch]
+    hits = index.search(embedder.embed(questions), config.top_k)
+    retrieved = [[{"chunk_id": h.chunk_id, "score": h.score, "text": h.text, "doc_id": h.doc_id}
+                  for h in row] for row in hits]
+    generations = generator.generate_batch(questions, [[h["text"] for h in row] for row in retrieved])
+    samples, records = [], []
+    for (ordinal, item), row, gen in zip(batch, retrieved, generations):
+        ids, relevant, level = _relevance(item, row, docs)
+        record = {
+            "item_id": item["id"], "ordinal": ordinal, "question": item["question"], "answer": gen.text,
+            "references": item["references"], "contexts": [h["text"] for h in row],
+            "retrieved": [(h["chunk_id"], h["score"]) for h in row], "status": gen.status,
+            "reason": gen.reason, "details": {**gen.details, "relevance_level": level},
+        }
+        records.append(record)
+        if gen.status == "ok":
+            samples.append(Sample(
+                id=item["id"], question=item["question"], answer=gen.text,
+                contexts=tuple(h["text"] for h in row), references=tuple(item["references"]),
+                retrieved_ids=ids, relevant_ids=relevant,
+                context_ids=tuple(h["chunk_id"] for h in row), domain=item.get("domain"),
+            ))
+    scores = evaluate(samples, metrics, resources)
+    per_sample = dict(zip((s.id for s in samples), score_rows(samples, scores, metrics, config.judge)))
+    elapsed_ms = (time.monotonic() - t0) * 1000.0 / max(len(batch), 1)
+    for record in records:
+        record["latency_ms"] = round(elapsed_ms, 1)
+        rows, claims = per_sample.get(record["item_id"], ([], []))
+        store.save_item(project.db_path, run_id, record, rows, claims)
+
+
+def _summary(project: Project, run_id: str, started: float) -> RunSummary:
+    run = store.get_run(project.db_path, run_id)
+    return RunSummary(run_id=run_id, status=run["status"], items=run["n_items"], done=run["done"],
+                      failed=run["failed"], seconds=round(time.monotonic() - started, 2))
+
+
+def run(project: Project, config: RunConfig, *, progress: Progress | None = None) -> RunSummary:
+    """Create and execute a run in one go."""
+    return execute(project, start_run(project, config), progress=progress)

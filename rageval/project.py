@@ -1,0 +1,54 @@
+"""A project: one folder under ``RAGEVAL_HOME/projects/<slug>/`` with a DuckDB file and a Chroma dir.
+
+``RAGEVAL_HOME`` defaults to ``./.rageval``; the project comes from ``--project``,
+``RAGEVAL_PROJECT`` or ``default``, in that order. The demo is the project ``demo``.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from rageval.errors import ConfigError
+
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
+
+
+def home() -> Path:
+    """The data directory: ``RAGEVAL_HOME`` or ``./.rageval``."""
+    return Path(os.environ.get("RAGEVAL_HOME", ".rageval")).expanduser()
+
+
+@dataclass(frozen=True)
+class Project:
+    slug: str
+    root: Path
+
+    @property
+    def db_path(self) -> Path:
+        return self.root / "rageval.duckdb"
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.root / "chroma"
+
+
+def open_project(name: str | None = None) -> Project:
+    """Return the project called ``name`` (or the default one), creating its folder."""
+    slug = (name or os.environ.get("RAGEVAL_PROJECT") or "default").strip().lower()
+    if not _SLUG.match(slug):
+        raise ConfigError(
+            f"project name {name!r} is not usable; use 1-63 lowercase letters, digits, '-' or '_'"
+        )
+    root = home() / "projects" / slug
+    root.mkdir(parents=True, exist_ok=True)
+    return Project(slug=slug, root=root)
+
+
+def list_projects() -> list[str]:
+    """Slugs of the projects that exist under the data directory, sorted."""
+    base = home() / "projects"
+    if not base.is_dir():
+        return []
+    return sorted(p.name for p in base.iterdir() if p.is_dir() and _SLUG.match(p.name))

@@ -1,0 +1,22 @@
+"""Process-wide shared resources: embedders (one per project and spec) and the LLM client."""
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from rageval.project import Project
+
+_EMBEDDERS: dict[tuple[str, str], Any] = {}
+_LOCK = threading.Lock()
+
+
+def get_embedder(project: Project, spec: str, *, client: Any = None) -> Any:
+    """The cached embedder for ``spec`` ("local" or "openai:MODEL") backed by the project's cache."""
+    from rageval.embed import make_embedder
+    from rageval.store.embed_cache import DuckDBEmbeddingCache
+
+    key = (str(project.db_path), spec)
+    with _LOCK:
+        if key not in _EMBEDDERS:
+            _EMBEDDERS[key] = make_embedder(spec, client=client, store=DuckDBEmbeddingCache(project.db_path))
+        return _EMBEDDERS[key]

@@ -1,0 +1,139 @@
+"""SQL for corpora, documents, chunks and ingest errors."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from rageval.store.db import connect
+
+
+def add_documents(db: Path, corpus: str, documents: Sequence[Any], chunks: Sequence[Any], chunking: str) -> int:
+    """Store documents (skipping ones already stored: same bytes, same id) and their chunks.
+
+    Returns how many documents were new to the corpus. Idempotent: re-ingesting the same
+    file with the same chunking changes nothing.
+    """
+    with connect(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        con.execute("INSERT INTO corpora (name) VALUES (?) ON CONFLICT DO NOTHING", [corpus])
+        before = con.execute(
+            "SELECT count(*) FROM corpus_documents WHERE corpus = ?", [corpus]
+        ).fetchone()[0]
+        for doc in documents:
+            con.execute(
+                "INSERT INTO documents (id, name, kind, pages, size_bytes, text, page_starts)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                [doc.id, doc.name, doc.kind, len(doc.pages), doc.size_bytes, doc.text,
+                 json.dumps(list(doc.page_offsets))],
+            )
+            con.execute(
+                "INSERT INTO corpus_documents (corpus, doc_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
+                [corpus, doc.id],
+            )
+            con.execute("DELETE FROM ingest_errors WHERE corpus = ? AND name = ?", [corpus, doc.name])
+        rows = [
+            [c.id, c.doc_id, chunking, c.ordinal, c.text, c.page, c.char_start, c.char_end]
+            for c in chunks
+        ]
+        if rows:
+            con.executemany(
+                "INSERT INTO chunks (id, doc_id, chunking, ordinal, text, page, char_start, char_end)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                rows,
+            )
+        after = con.execute(
+            "SELECT count(*) FROM corpus_documents WHERE corpus = ?", [corpus]
+        ).fetchone()[0]
+        con.execute("COMMIT")
+    return int(after - before)
+
+
+def record_ingest_errors(db: Path, corpus: str, errors: Sequence[Any]) -> None:
+    """Keep the latest error per (corpus, file name) so the Documents page can list them."""
+    if not errors:
+        return
+    with connect(db) as con:
+        con.execute("INSERT INTO corpora (name) VALUES (?) ON CONFLICT DO NOTHING", [corpus])
+        con.executemany(
+            "INSERT INTO ingest_errors (corpus, name, reason) VALUES (?, ?, ?)"
+            " ON CONFLICT (corpus, name) DO UPDATE SET reason = excluded.reason,"
+            " created = now()",
+            [[corpus, e.name, e.reason] for e in errors],
+        )
+
+
+def corpora(db: Path) -> list[dict[str, Any]]:
+    """Every corpus with its document count, newest first."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT c.name, count(cd.doc_id), c.created FROM corpora c"
+            " LEFT JOIN corpus_documents cd ON cd.corpus = c.name"
+            " GROUP BY c.name, c.created ORDER BY c.created DESC, c.name"
+        ).fetchall()
+    return [{"name": r[0], "documents": int(r[1]), "created": r[2]} for r in rows]
+
+
+def documents(db: Path, corpus: str) -> list[dict[str, Any]]:
+    """The corpus's documents: id, name, kind, pages, size, characters."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT d.id, d.name, d.kind, d.pages, d.size_bytes, length(d.text) FROM documents d"
+            " JOIN corpus_documents cd ON cd.doc_id = d.id WHERE cd.corpus = ? ORDER BY d.name",
+            [corpus],
+        ).fetchall()
+    keys = ("id", "name", "kind", "pages", "size_bytes", "chars")
+    return [dict(zip(keys, r)) for r in rows]
+
+
+def document_texts(db: Path, corpus: str) -> list[dict[str, Any]]:
+    """Documents with their full text and page offsets, for chunking."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT d.id, d.name, d.kind, d.size_bytes, d.text, d.page_starts FROM documents d"
+            " JOIN corpus_documents cd ON cd.doc_id = d.id WHERE cd.corpus = ? ORDER BY d.name",
+            [corpus],
+        ).fetchall()
+    return [
+        {"id": r[0], "name": r[1], "kind": r[2], "size_bytes": r[3], "text": r[4],
+         "page_starts": json.loads(r[5])}
+        for r in rows
+    ]
+
+
+def ingest_errors(db: Path, corpus: str | None = None) -> list[dict[str, Any]]:
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT corpus, name, reason, created FROM ingest_errors"
+            " WHERE ? IS NULL OR corpus = ? ORDER BY created DESC, name",
+            [corpus, corpus],
+        ).fetchall()
+    return [dict(zip(("corpus", "name", "reason", "created"), r)) for r in rows]
+
+
+def chunks(db: Path, corpus: str, chunking: str, doc_id: str | None = None) -> list[dict[str, Any]]:
+    """Chunks of a corpus under one chunking signature, in document and ordinal order."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT c.id, c.doc_id, d.name, c.ordinal, c.text, c.page, c.char_start, c.char_end"
+            " FROM chunks c JOIN corpus_documents cd ON cd.doc_id = c.doc_id AND cd.corpus = ?"
+            " JOIN documents d ON d.id = c.doc_id"
+            " WHERE c.chunking = ? AND (? IS NULL OR c.doc_id = ?)"
+            " ORDER BY d.name, c.ordinal",
+            [corpus, chunking, doc_id, doc_id],
+        ).fetchall()
+    keys = ("id", "doc_id", "doc_name", "ordinal", "text", "page", "char_start", "char_end")
+    return [dict(zip(keys, r)) for r in rows]
+
+
+def chunks_by_id(db: Path, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    if not ids:
+        return {}
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT c.id, c.doc_id, d.name, c.ordinal, c.text, c.page, c.char_start, c.char_end"
+            " FROM chunks c JOIN documents d ON d.id = c.doc_id WHERE list_contains(?, c.id)",
+            [list(ids)],
+        ).fetchall()
+    keys = ("id", "doc_id", "doc_name", "ordinal", "text", "page", "char_start", "char_end")
+    return {r[0]: dict(zip(keys, r)) for r in rows}

@@ -1,0 +1,259 @@
+"""SQL for QA sets, runs, answers, retrievals, metric scores and claims."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from rageval.store.db import connect
+
+
+# --- QA sets -----------------------------------------------------------------------------
+
+def save_qa_set(db: Path, name: str, source: str, items: Sequence[dict[str, Any]]) -> None:
+    """Replace the QA set ``name`` with ``items`` (id, question, references, relevant, domain)."""
+    with connect(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        con.execute("DELETE FROM qa_items WHERE qa_set = ?", [name])
+        con.execute(
+            "INSERT INTO qa_sets (name, source) VALUES (?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET source = excluded.source, created = now()",
+            [name, source],
+        )
+        con.executemany(
+            "INSERT INTO qa_items (qa_set, id, ordinal, question, refs, relevant, domain)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                [name, it["id"], i, it["question"], json.dumps(list(it["references"])),
+                 json.dumps(dict(it.get("relevant") or {})), it.get("domain")]
+                for i, it in enumerate(items)
+            ],
+        )
+        con.execute("COMMIT")
+
+
+def qa_sets(db: Path) -> list[dict[str, Any]]:
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT s.name, s.source, s.created, count(i.id) FROM qa_sets s"
+            " LEFT JOIN qa_items i ON i.qa_set = s.name GROUP BY s.name, s.source, s.created"
+            " ORDER BY s.created DESC, s.name"
+        ).fetchall()
+    return [{"name": r[0], "source": r[1], "created": r[2], "items": int(r[3])} for r in rows]
+
+
+def qa_items(db: Path, name: str) -> list[dict[str, Any]]:
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT id, question, refs, relevant, domain FROM qa_items WHERE qa_set = ? ORDER BY ordinal",
+            [name],
+        ).fetchall()
+    return [
+        {"id": r[0], "question": r[1], "references": json.loads(r[2]),
+         "relevant": json.loads(r[3]), "domain": r[4]}
+        for r in rows
+    ]
+
+
+# --- runs --------------------------------------------------------------------------------
+
+def create_run(db: Path, run_id: str, *, kind: str, corpus: str | None, qa_set: str | None,
+               config: dict[str, Any], config_hash: str, n_items: int) -> None:
+    with connect(db) as con:
+        con.execute(
+            "INSERT INTO runs (id, kind, corpus, qa_set, config, config_hash, status, n_items)"
+            " VALUES (?, ?, ?, ?, ?, ?, 'pending', ?)",
+            [run_id, kind, corpus, qa_set, json.dumps(config), config_hash, n_items],
+        )
+
+
+def set_run_status(db: Path, run_id: str, status: str, error: str | None = None) -> None:
+    """Move a run to ``status``; 'running' stamps ``started``, a final status stamps ``finished``."""
+    with connect(db) as con:
+        con.execute(
+            "UPDATE runs SET status = ?, error = ?,"
+            " started = CASE WHEN ? = 'running' THEN coalesce(started, current_timestamp) ELSE started END,"
+            " finished = CASE WHEN ? IN ('finished', 'failed', 'interrupted') THEN current_timestamp"
+            "                 ELSE NULL END"
+            " WHERE id = ?",
+            [status, error, status, status, run_id],
+        )
+
+
+_RUN_COLUMNS = (
+    "r.id, r.kind, r.corpus, r.qa_set, r.config, r.config_hash, r.status, r.n_items, r.error,"
+    " r.created, r.started, r.finished,"
+    " (SELECT count(*) FROM answers a WHERE a.run_id = r.id),"
+    " (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'failed')"
+)
+_RUN_KEYS = ("id", "kind", "corpus", "qa_set", "config", "config_hash", "status", "n_items",
+             "error", "created", "started", "finished", "done", "failed")
+
+
+def _run_row(row: Sequence[Any]) -> dict[str, Any]:
+    run = dict(zip(_RUN_KEYS, row))
+    run["config"] = json.loads(run["config"])
+    return run
+
+
+def runs(db: Path) -> list[dict[str, Any]]:
+    """Every run, newest first, with items done and failed."""
+    with connect(db) as con:
+        rows = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs r ORDER BY r.created DESC, r.id").fetchall()
+    return [_run_row(r) for r in rows]
+
+
+def get_run(db: Path, run_id: str) -> dict[str, Any] | None:
+    with connect(db) as con:
+        row = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.id = ?", [run_id]).fetchone()
+    return _run_row(row) if row else None
+
+
+def finished_item_ids(db: Path, run_id: str) -> set[str]:
+    with connect(db) as con:
+        rows = con.execute("SELECT item_id FROM answers WHERE run_id = ?", [run_id]).fetchall()
+    return {r[0] for r in rows}
+
+
+# --- per-item results --------------------------------------------------------------------
+
+def save_item(db: Path, run_id: str, item: dict[str, Any], scores: Sequence[dict[str, Any]],
+              claims: Sequence[dict[str, Any]]) -> None:
+    """Store one finished item (answer, retrievals, scores, claims) in one transaction.
+
+    ``item``: item_id, ordinal, question, answer, references, contexts, retrieved
+    [(chunk_id, score)], status, reason, latency_ms, details. Re-saving replaces the item, so a
+    resumed run never duplicates rows.
+    """
+    key = [run_id, item["item_id"]]
+    with connect(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        for table in ("answers", "retrievals", "metric_scores", "claims"):
+            con.execute(f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?", key)
+        con.execute(
+            "INSERT INTO answers (run_id, item_id, ordinal, question, answer, refs, contexts, status,"
+            " reason, latency_ms, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            key + [item["ordinal"], item["question"], item.get("answer"),
+                   json.dumps(list(item.get("references", ()))),
+                   json.dumps(list(item.get("contexts", ()))), item["status"], item.get("reason"),
+                   item.get("latency_ms"), json.dumps(item.get("details") or {})],
+        )
+        retrieved = item.get("retrieved") or ()
+        if retrieved:
+            con.executemany(
+                "INSERT INTO retrievals (run_id, item_id, rank, chunk_id, score) VALUES (?, ?, ?, ?, ?)",
+                [key + [rank, cid, score] for rank, (cid, score) in enumerate(retrieved, start=1)],
+            )
+        if scores:
+            con.executemany(
+                "INSERT INTO metric_scores (run_id, item_id, metric, signature, value, status, reason,"
+                " details) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                [key + [s["metric"], s["signature"], s["value"], s["status"], s["reason"],
+                        json.dumps(s["details"]) if s.get("details") is not None else None]
+                 for s in scores],
+            )
+        if claims:
+            con.executemany(
+                "INSERT INTO claims (run_id, item_id, signature, ordinal, text, verdict, evidence,"
+                " evidence_chunk, span_start, span_end, reason, judge, details)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [key + [c["signature"], c["ordinal"], c["text"], c["verdict"], c.get("evidence"),
+                        c.get("evidence_chunk"), c.get("span_start"), c.get("span_end"),
+                        c.get("reason"), c["judge"], json.dumps(c.get("details") or {})]
+                 for c in claims],
+            )
+        con.execute("COMMIT")
+
+
+def answers(db: Path, run_id: str) -> list[dict[str, Any]]:
+    """Answers of a run in QA-set order, with retrieved (chunk_id, score) lists."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT item_id, ordinal, question, answer, refs, contexts, status, reason, latency_ms, details"
+            " FROM answers WHERE run_id = ? ORDER BY ordinal",
+            [run_id],
+        ).fetchall()
+        ret = con.execute(
+            "SELECT item_id, chunk_id, score FROM retrievals WHERE run_id = ? ORDER BY item_id, rank",
+            [run_id],
+        ).fetchall()
+    retrieved: dict[str, list[tuple[str, float]]] = {}
+    for item_id, chunk_id, score in ret:
+        retrieved.setdefault(item_id, []).append((chunk_id, score))
+    keys = ("item_id", "ordinal", "question", "answer", "references", "contexts", "status", "reason",
+            "latency_ms", "details")
+    out = []
+    for r in rows:
+        a = dict(zip(keys, r))
+        a["references"] = json.loads(a["references"])
+        a["contexts"] = json.loads(a["contexts"])
+        a["details"] = json.loads(a["details"]) if a["details"] else {}
+        a["retrieved"] = retrieved.get(a["item_id"], [])
+        out.append(a)
+    return out
+
+
+def scores(db: Path, run_id: str) -> list[dict[str, Any]]:
+    """Long-form metric scores of a run."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT item_id, metric, signature, value, status, reason, details FROM metric_scores"
+            " WHERE run_id = ? ORDER BY item_id, metric",
+            [run_id],
+        ).fetchall()
+    keys = ("item_id", "metric", "signature", "value", "status", "reason", "details")
+    out = []
+    for r in rows:
+        s = dict(zip(keys, r))
+        s["details"] = json.loads(s["details"]) if s["details"] else None
+        out.append(s)
+    return out
+
+
+def claims(db: Path, run_id: str, item_id: str | None = None) -> list[dict[str, Any]]:
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT item_id, signature, ordinal, text, verdict, evidence, evidence_chunk, span_start,"
+            " span_end, reason, judge, details FROM claims"
+            " WHERE run_id = ? AND (? IS NULL OR item_id = ?) ORDER BY item_id, signature, ordinal",
+            [run_id, item_id, item_id],
+        ).fetchall()
+    keys = ("item_id", "signature", "ordinal", "text", "verdict", "evidence", "evidence_chunk",
+            "span_start", "span_end", "reason", "judge", "details")
+    out = []
+    for r in rows:
+        c = dict(zip(keys, r))
+        c["details"] = json.loads(c["details"]) if c["details"] else {}
+        out.append(c)
+    return out
+
+
+def delete_run(db: Path, run_id: str) -> None:
+    with connect(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        for table in ("answers", "retrievals", "metric_scores", "claims", "human_ratings"):
+            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
+        con.execute("DELETE FROM runs WHERE id = ?", [run_id])
+        con.execute("COMMIT")
+
+
+# --- human ratings -----------------------------------------------------------------------
+
+def save_ratings(db: Path, run_id: str, ratings: Sequence[tuple[str, str, int]]) -> None:
+    """Store ``(item_id, annotator, rating 1-5)`` rows for a run, replacing earlier ones."""
+    with connect(db) as con:
+        con.executemany(
+            "INSERT INTO human_ratings (run_id, item_id, annotator, rating) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (run_id, item_id, annotator) DO UPDATE SET rating = excluded.rating,"
+            " created = now()",
+            [[run_id, item, annotator, int(rating)] for item, annotator, rating in ratings],
+        )
+
+
+def ratings(db: Path, run_id: str) -> list[dict[str, Any]]:
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT item_id, annotator, rating FROM human_ratings WHERE run_id = ? ORDER BY item_id, annotator",
+            [run_id],
+        ).fetchall()
+    return [{"item_id": r[0], "annotator": r[1], "rating": r[2]} for r in rows]

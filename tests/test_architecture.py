@@ -1,0 +1,48 @@
+"""Layering: the library never imports streamlit; only llm.py imports openai; pages hold no SQL."""
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _imports(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def _library_files():
+    return sorted((ROOT / "rageval").rglob("*.py"))
+
+
+def test_library_never_imports_streamlit():
+    offenders = [str(p.relative_to(ROOT)) for p in _library_files()
+                 if any(n.split(".")[0] == "streamlit" for n in _imports(p))]
+    assert offenders == []
+
+
+def test_only_llm_module_imports_openai():
+    offenders = [str(p.relative_to(ROOT)) for p in _library_files()
+                 if any(n.split(".")[0] == "openai" for n in _imports(p)) and p.name != "llm.py"]
+    assert offenders == []
+
+
+def test_store_imports_nothing_above_it():
+    allowed = {"rageval.store", "rageval.errors", "rageval.util"}
+    for path in (ROOT / "rageval" / "store").glob("*.py"):
+        for name in _imports(path):
+            if name.startswith("rageval"):
+                assert any(name == a or name.startswith(a + ".") for a in allowed), (path.name, name)
+
+
+def test_pages_hold_no_sql():
+    for path in list((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
+        if path.exists():
+            text = path.read_text(encoding="utf-8").upper()
+            assert "SELECT " not in text and "INSERT INTO" not in text, path.name
+            assert "duckdb" not in _imports(path) and "openai" not in _imports(path), path.name
