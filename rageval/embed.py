@@ -73,10 +73,6 @@ def l2_normalise(matrix: np.ndarray) -> np.ndarray:
     return m / np.maximum(norms, np.float32(1e-12))
 
 
-# ---------------------------------------------------------------------------------------------
-# MiniLM: locating and loading the weights
-
-
 def minilm_folder(package: str = MINILM_PACKAGE) -> Path:
     """The ``model/`` folder of the installed weights package, or ConfigError saying how to install it."""
     spec = importlib.util.find_spec(package)
@@ -154,9 +150,9 @@ def _load_minilm(folder: str) -> _MiniLM:
             key: _c(w[f"encoder.layer.{i}.{name}"].T if transposed else w[f"encoder.layer.{i}.{name}"])
             for key, (name, transposed) in _LAYER_TENSORS.items()
         }
-        parts = ("query", "key", "value")
-        layer["qkv_w"] = _c(np.concatenate([w[p + "query.weight"] * scale] + [w[p + n + ".weight"] for n in parts[1:]]).T)
-        layer["qkv_b"] = _c(np.concatenate([w[p + "query.bias"] * scale] + [w[p + n + ".bias"] for n in parts[1:]]))
+        qkv_w = [w[p + "query.weight"] * scale, w[p + "key.weight"], w[p + "value.weight"]]
+        layer["qkv_w"] = _c(np.concatenate(qkv_w).T)  # (H, 3H): one matmul for q, k and v
+        layer["qkv_b"] = _c(np.concatenate([w[p + "query.bias"] * scale, w[p + "key.bias"], w[p + "value.bias"]]))
         layers.append(layer)
     embeddings = {
         "word": _c(w["embeddings.word_embeddings.weight"]),
@@ -174,10 +170,6 @@ def _load_minilm(folder: str) -> _MiniLM:
         max_len=max_len,
         dim=hidden,
     )
-
-
-# ---------------------------------------------------------------------------------------------
-# MiniLM: the forward pass
 
 
 def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
@@ -278,12 +270,14 @@ class MiniLMEmbedder:
     def _model(self) -> _MiniLM:
         model = _load_minilm(self._folder)
         if model.dim != self.dim:
-            raise ConfigError(f"the MiniLM weights in {self._folder} have hidden size {model.dim}, not {self.dim}")
+            raise ConfigError(
+                f"the MiniLM weights in {self._folder} have hidden size {model.dim}, not {self.dim}"
+            )
         return model
 
     def _run(self, texts: Sequence[str], *, pooled: bool) -> tuple[list, list]:
         model = self._model()
-        encodings = model.tokenizer.encode_batch([str(t) for t in texts])
+        encodings = model.tokenizer.encode_batch(list(texts))
         id_lists = [e.ids for e in encodings]
         results: list = [None] * len(id_lists)
         for group in _batches(
@@ -323,10 +317,6 @@ class MiniLMEmbedder:
         ]
 
 
-# ---------------------------------------------------------------------------------------------
-# OpenAI-compatible embedder
-
-
 class OpenAIEmbedder:
     """Sentence vectors from an OpenAI-compatible server through ``client.embed(texts, model=)``.
 
@@ -356,7 +346,7 @@ class OpenAIEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if len(texts) == 0:
             return np.zeros((0, self.dim), dtype=np.float32)
-        sent = [str(t) if str(t) else " " for t in texts]
+        sent = [t if t else " " for t in texts]
         rows: list[list[float]] = []
         for start in range(0, len(sent), self.batch_size):
             part = sent[start : start + self.batch_size]
@@ -382,23 +372,28 @@ class OpenAIEmbedder:
         raise ConfigError("token embeddings need the local embedder")
 
 
-# ---------------------------------------------------------------------------------------------
-# Cache
-
-
 class CachedEmbedder:
     """Wraps an Embedder so that each distinct text is embedded once.
 
     Key = (embedder name, sha256 of the text). Lookups go: this process's memory, then the
     optional persistent ``store`` (EmbeddingCache, sentence vectors only), then the wrapped
-    embedder, called once per call with the distinct missing texts. The two in-process memories
-    (sentence vectors, token vectors) keep at most ``max_items`` entries each, oldest dropped first.
+    embedder, called once per call with the distinct missing texts. The in-process memories keep
+    at most ``max_items`` sentence vectors (1.5 KB each for MiniLM) and ``max_token_items`` token
+    matrices (up to 390 KB each), dropping the oldest first.
     """
 
-    def __init__(self, inner: Embedder, *, store: EmbeddingCache | None = None, max_items: int = 200_000):
+    def __init__(
+        self,
+        inner: Embedder,
+        *,
+        store: EmbeddingCache | None = None,
+        max_items: int = 100_000,
+        max_token_items: int = 2_000,
+    ):
         self.inner = inner
         self.store = store
         self.max_items = max_items
+        self.max_token_items = max_token_items
         self.name = inner.name
         self._vectors: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
         self._tokens: OrderedDict[tuple[str, str], TokenVectors] = OrderedDict()
@@ -408,14 +403,14 @@ class CachedEmbedder:
     def dim(self) -> int:
         return self.inner.dim
 
-    def _cached(self, memory: OrderedDict, texts: Sequence[str], compute, store) -> list:
-        hashes = [sha256_hex(str(t)) for t in texts]
+    def _cached(self, memory: OrderedDict, limit: int, texts: Sequence[str], compute, store) -> list:
+        hashes = [sha256_hex(t) for t in texts]
         with self._lock:
             found = {h: memory[(self.name, h)] for h in hashes if (self.name, h) in memory}
         missing: dict[str, str] = {}
         for h, t in zip(hashes, texts):
             if h not in found:
-                missing.setdefault(h, str(t))
+                missing.setdefault(h, t)
         new: dict[str, Any] = {}
         if missing and store is not None:
             for h, vec in store.get_many(self.name, list(missing)).items():
@@ -431,7 +426,7 @@ class CachedEmbedder:
         with self._lock:
             for h, value in new.items():
                 memory[(self.name, h)] = value
-            while len(memory) > self.max_items:
+            while len(memory) > limit:
                 memory.popitem(last=False)
         found.update(new)
         return [found[h] for h in hashes]
@@ -440,7 +435,7 @@ class CachedEmbedder:
         def compute(fresh: list[str]) -> list[np.ndarray]:
             return [_read_only(row) for row in np.array(self.inner.embed(fresh), dtype=np.float32)]
 
-        rows = self._cached(self._vectors, texts, compute, self.store)
+        rows = self._cached(self._vectors, self.max_items, texts, compute, self.store)
         if not rows:
             return np.zeros((0, self.dim), dtype=np.float32)
         return np.stack(rows)
@@ -452,7 +447,7 @@ class CachedEmbedder:
                 _read_only(tv.vectors)
             return out
 
-        return self._cached(self._tokens, texts, compute, None)
+        return self._cached(self._tokens, self.max_token_items, texts, compute, None)
 
 
 def _read_only(array: np.ndarray) -> np.ndarray:

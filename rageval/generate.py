@@ -16,7 +16,6 @@ import numpy as np
 from rageval.util import sha256_hex
 
 ABSTENTION = "I don't know based on the provided documents."
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'(])|\n+")
 _WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(
     "a an the of in on at to for from by with and or is are was were be been what which who whom "
@@ -50,9 +49,63 @@ class Generator(Protocol):
     def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]: ...
 
 
-def split_sentences(text: str) -> list[str]:
-    """Sentences of ``text`` (split after . ! ? before a capital or digit, and at line breaks)."""
-    return [s.strip() for s in _SENTENCE.split(text) if s and len(s.strip()) > 1]
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
+_MARKUP = re.compile(r"\*\*|__|`|^#+\s*", re.MULTILINE)
+
+
+def _table_rows(lines: list[str]) -> list[str]:
+    """Rows of a ``a | b | c`` table as ``Header: cell; ...`` sentences (the header row is dropped)."""
+    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
+    header, rows = cells[0], cells[1:]
+    out = []
+    for row in rows:
+        if all(set(c) <= set("-: ") for c in row):  # a markdown rule row
+            continue
+        if len(row) == len(header):
+            out.append("; ".join(f"{h}: {c}" for h, c in zip(header, row)) + ".")
+        else:
+            out.append(" | ".join(row))
+    return out
+
+
+def passage_units(text: str) -> list[str]:
+    """Answerable units of a passage: sentences, list items and table rows, markup removed.
+
+    Lines inside a paragraph are joined (PDF text breaks lines mid-sentence); list items and
+    table rows stay separate; a table row is spelled out with its column headers so that it
+    can answer a question on its own. Headings and fragments under four words are dropped.
+    """
+    from rageval.metrics.claim_text import split_sentences
+
+    units: list[str] = []
+    for block in re.split(r"\n\s*\n", _MARKUP.sub("", text)):
+        lines = [line for line in block.splitlines() if line.strip()]
+        table = [line for line in lines if line.count("|") >= 2]
+        if len(table) >= 2:
+            units.extend(_table_rows(table))
+            lines = [line for line in lines if line.count("|") < 2]
+        prose: list[str] = []
+        for line in lines + [""]:
+            if _LIST_ITEM.match(line) or not line:
+                if prose:
+                    units.extend(s.text for s in split_sentences(" ".join(prose)))
+                    prose = []
+                if line:
+                    units.extend(s.text for s in split_sentences(_LIST_ITEM.sub("", line).strip()))
+            else:
+                prose.append(line.strip())
+    return [u for u in units if len(u.split()) >= 4 and not _is_heading(u)]
+
+
+def _is_heading(unit: str) -> bool:
+    """A short line with no closing punctuation and no figure reads as a title, not an answer."""
+    return len(unit.split()) <= 8 and unit.rstrip()[-1] not in ".!?;:)" and not re.search(r"\d", unit)
+
+
+def question_names(question: str) -> set[str]:
+    """Capitalised words after the first one (names the answer must be about), lower-cased."""
+    tokens = _WORD.findall(question)
+    return {t.lower() for t in tokens[1:] if t[:1].isupper() and t.lower() not in _STOP}
 
 
 def content_words(text: str) -> set[str]:
@@ -64,35 +117,40 @@ class ExtractiveGenerator:
     """Answers with the retrieved sentence that best matches the question, or abstains.
 
     Each sentence of the top ``max_chunks`` contexts gets
-    ``score = cosine(question, sentence) + overlap_weight * |Q ∩ S| / |Q|`` where Q and S are
-    content-word sets, minus ``rank_penalty * (rank - 1)``. The best sentence is the answer when
-    its score is at least ``min_score``; otherwise the generator says it does not know.
+    ``score = cosine(question, sentence) + overlap_weight * |Q ∩ S| / |Q|
+    - name_penalty * |N \\ S| / |N| - rank_penalty * (rank - 1)`` where Q and S are content-word
+    sets and N the names (capitalised words) of the question. The best sentence is the answer
+    when its score is at least ``min_score``; otherwise the generator says it does not know.
     """
 
     embedder: Any
     min_score: float = 0.45
     overlap_weight: float = 0.5
     rank_penalty: float = 0.02
+    name_penalty: float = 0.5
     max_chunks: int = 5
     name: str = "extractive"
 
     def signature(self) -> str:
         return (f"extractive|{self.embedder.name}|min:{self.min_score}|ov:{self.overlap_weight}"
-                f"|rp:{self.rank_penalty}|chunks:{self.max_chunks}|v1")
+                f"|rp:{self.rank_penalty}|np:{self.name_penalty}|chunks:{self.max_chunks}|v2")
 
     def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
         candidates: list[tuple[int, int, str]] = []  # (question index, rank, sentence)
         for qi, ctx in enumerate(contexts):
             for rank, chunk in enumerate(ctx[: self.max_chunks], start=1):
-                for sent in split_sentences(chunk):
+                for sent in passage_units(chunk):
                     candidates.append((qi, rank, sent))
         q_vecs = self.embedder.embed(list(questions)) if questions else np.zeros((0, 1), np.float32)
         s_vecs = self.embedder.embed([c[2] for c in candidates]) if candidates else None
         best: dict[int, tuple[float, str, int]] = {}
         for ci, (qi, rank, sent) in enumerate(candidates):
-            q_words = content_words(questions[qi])
-            overlap = len(q_words & content_words(sent)) / len(q_words) if q_words else 0.0
-            score = float(q_vecs[qi] @ s_vecs[ci]) + self.overlap_weight * overlap - self.rank_penalty * (rank - 1)
+            q_words, s_words = content_words(questions[qi]), content_words(sent)
+            overlap = len(q_words & s_words) / len(q_words) if q_words else 0.0
+            names = question_names(questions[qi])
+            missing = len(names - s_words) / len(names) if names else 0.0
+            score = (float(q_vecs[qi] @ s_vecs[ci]) + self.overlap_weight * overlap
+                     - self.name_penalty * missing - self.rank_penalty * (rank - 1))
             if qi not in best or score > best[qi][0]:
                 best[qi] = (score, sent, rank)
         out = []

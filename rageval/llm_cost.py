@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from rageval.errors import ConfigError
-from rageval.llm_parse import parse_spec
+from rageval.llm_config import parse_spec
 from rageval.store.llm_cache import call_rows
 
 _DATE_SUFFIX = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{4})$")

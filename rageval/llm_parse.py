@@ -18,15 +18,16 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from rageval.errors import ConfigError
 from rageval.util import canonical_json, sha256_hex
 
 JSON_OBJECT_FORMAT = {"type": "json_object"}
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
+_JSON_START = re.compile(r'[\[{]\s*(?:["{\[\]}\-\d]|true\b|false\b|null\b)')
 
 #: exceptions a caller's ``validate`` may raise to say "this shape is wrong"
 VALIDATION_ERRORS = (ValueError, TypeError, KeyError, IndexError, AttributeError)
@@ -86,17 +87,52 @@ def _loads_whole(text: str) -> Any:
         return json.loads(strip_trailing_commas(text))
 
 
+def _span_end(text: str, start: int) -> int | None:
+    """Index just past the bracket that closes the one at ``start`` (strings skipped), or None."""
+    depth, in_string, escaped = 0, False, False
+    for i in range(start, len(text)):
+        ch = text[i]
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return None
+
+
 def _first_embedded(text: str) -> tuple[Any, str] | None:
-    """The first object/array embedded in ``text`` and what follows it, or None."""
-    for variant in (text, strip_trailing_commas(text)):
-        for match in re.finditer(r"[\[{]", variant):
+    """The first JSON object/array embedded in ``text`` and the text after it, or None.
+
+    A bracket that starts like JSON but does not parse is skipped as a whole when it closes
+    (``"[5/10]"``); when it never closes the reply was cut off, and that is an error rather
+    than a reason to return a fragment from inside it.
+    """
+    pos = 0
+    while True:
+        match = _JSON_START.search(text, pos)
+        if match is None:
+            return None
+        start = match.start()
+        for variant in (text[start:], strip_trailing_commas(text[start:])):
             try:
-                value, end = _DECODER.raw_decode(variant, match.start())
+                value, end = _DECODER.raw_decode(variant)
             except json.JSONDecodeError:
                 continue
-            if isinstance(value, (dict, list)):
-                return value, variant[end:]
-    return None
+            return value, variant[end:]
+        end = _span_end(text, start)
+        if end is None:
+            raise ValueError("the reply is not valid JSON: it looks truncated (a bracket is never closed)")
+        pos = end
 
 
 def _is_container(value: Any) -> bool:
@@ -121,25 +157,23 @@ def parse_json_reply(text: str | None) -> Any:
         raise ValueError(f"the reply is a bare JSON {type(value).__name__}, expected an object or array")
     except json.JSONDecodeError as exc:
         whole_error = exc
-    fenced = [body.strip() for _, body in _FENCE.findall(stripped) if body.strip()]
-    for body in fenced:
+    for _, body in _FENCE.findall(stripped):
         try:
-            value = _loads_whole(body)
+            value = _loads_whole(body.strip())
         except json.JSONDecodeError:
-            found = _first_embedded(body)
-            if found is None:
+            try:
+                found = _first_embedded(body)
+            except ValueError:
                 continue
-            value = found[0]
+            value = found[0] if found else None
         if _is_container(value):
             return value
     found = _first_embedded(stripped)
     if found is None:
-        if "{" in stripped or "[" in stripped:
-            raise ValueError(
-                f"the reply is not valid JSON (truncated or malformed): {whole_error.msg} "
-                f"at line {whole_error.lineno} column {whole_error.colno}"
-            )
-        raise ValueError("the reply contains no JSON object or array, only prose")
+        raise ValueError(
+            f"the reply contains no JSON object or array (JSON error: {whole_error.msg} at line "
+            f"{whole_error.lineno} column {whole_error.colno}); it is prose or malformed"
+        )
     value, rest = found
     if _first_embedded(rest) is not None:
         raise ValueError("the reply contains more than one top-level JSON value; expected exactly one")
@@ -174,27 +208,51 @@ def reask_messages(messages: list[dict], reply: str | None, error: str) -> list[
     ]
 
 
-# ---------------------------------------------------------------- model specs
 
-#: the offline backend names each role accepts (they need no LLM client)
-OFFLINE = {"generator": ("extractive",), "judge": ("heuristic",), "embedder": ("local",)}
+@dataclass(frozen=True)
+class ChatReply:
+    text: str | None
+    status: str                     # ok | failed
+    reason: str | None              # "llm_error: <short>" when failed
+    cached: bool
+    tokens_in: int
+    tokens_out: int
+    latency_ms: float
+    error: str | None = None        # the full (scrubbed) message when failed
+    finish_reason: str | None = None
+    attempts: int = 0               # network attempts (0 for a cache hit)
 
 
-def parse_spec(role: str, spec: str) -> str | None:
-    """The model name of an ``"openai:MODEL"`` spec, or None for the role's offline backend.
+@dataclass(frozen=True)
+class JSONReply:
+    value: Any | None               # parsed and validated JSON (None unless ok)
+    status: str                     # ok | unscored (judge_parse_error) | failed (llm_error: ...)
+    reason: str | None
+    raw: str | None                 # the raw reply text when there was one
+    error: str | None = None        # the parse/validation error or the call's error message
+    reasked: bool = False
+    cached: bool = False
 
-    >>> parse_spec("judge", "openai:gpt-4o"), parse_spec("judge", "heuristic")
-    ('gpt-4o', None)
+
+def ask_json(chat: Callable[[list[dict]], ChatReply], messages: list[dict],
+             validate: Callable[[Any], Any]) -> JSONReply:
+    """Ask ``chat`` for JSON; on a parse/validation error re-ask ONCE with the error appended.
+
+    A failed call gives ``status="failed"`` with its reason; a reply that still does not parse
+    or validate gives ``status="unscored"``, ``reason="judge_parse_error"`` and the raw text.
     """
-    if role not in OFFLINE:
-        raise ConfigError(f"unknown model role {role!r}; roles are: {', '.join(OFFLINE)}")
-    text = (spec or "").strip()
-    if text in OFFLINE[role]:
-        return None
-    prefix, sep, model = text.partition(":")
-    if sep and prefix.strip().lower() == "openai":
-        if not model.strip():
-            raise ConfigError(f"--{role} {spec!r} names no model; write it as openai:MODEL, e.g. openai:gpt-4o-mini")
-        return model.strip()
-    choices = " or ".join(f"'{name}'" for name in OFFLINE[role])
-    raise ConfigError(f"--{role} {spec!r} is not a known backend; use {choices} (offline) or openai:MODEL")
+    first = chat(messages)
+    if first.status != "ok":
+        return JSONReply(None, "failed", first.reason, None, error=first.error)
+    value, error = parse_and_validate(first.text, validate)
+    if error is None:
+        return JSONReply(value, "ok", None, first.text, cached=first.cached)
+    second = chat(reask_messages(messages, first.text, error))
+    if second.status != "ok":
+        return JSONReply(None, "failed", second.reason, first.text, error=second.error, reasked=True)
+    value, error = parse_and_validate(second.text, validate)
+    cached = first.cached and second.cached
+    if error is None:
+        return JSONReply(value, "ok", None, second.text, reasked=True, cached=cached)
+    return JSONReply(None, "unscored", "judge_parse_error", second.text or first.text, error=error,
+                     reasked=True, cached=cached)

@@ -140,6 +140,21 @@ def test_single_column_pdf_keeps_line_order_and_paragraphs():
     assert doc.text.endswith("\n\nA second paragraph.")
 
 
+def test_a_frame_around_the_text_is_not_a_table():
+    pdf = new_pdf()
+    pdf.add_page()
+    pdf.rect(10, 10, 190, 120)
+    pdf.set_xy(15, 15)
+    pdf.multi_cell(180, 6, "First framed line of running text that wraps onto a second line "
+                           "because it is long enough to need one.")
+    pdf.ln(8)
+    pdf.set_x(15)
+    pdf.multi_cell(180, 6, "A second framed paragraph.")
+    doc = loaded(load_file("framed.pdf", bytes(pdf.output())))
+    assert " | " not in doc.text
+    assert doc.text.endswith("\n\nA second framed paragraph.")
+
+
 def test_form_layout_is_not_mistaken_for_two_columns():
     # short labels at the left margin, values from the middle: one region, read row by row
     words = []
@@ -156,6 +171,16 @@ def test_line_end_hyphens_are_joined():
     pdf.multi_cell(0, 6, "The regional infor-\nmation office opens at nine.")
     doc = loaded(load_file("hyphen.pdf", bytes(pdf.output())))
     assert "regional information office" in doc.text
+
+
+def test_text_drawn_twice_in_place_is_read_once():
+    pdf = new_pdf()
+    pdf.add_page()
+    for _ in range(2):  # how some generators fake bold type
+        pdf.text(20, 30, "Heavy heading")
+    pdf.text(20, 36, "Body line")
+    doc = loaded(load_file("bold.pdf", bytes(pdf.output())))
+    assert doc.text == "Heavy heading\nBody line"
 
 
 def test_encrypted_pdf_is_reported():
@@ -294,6 +319,8 @@ def test_load_paths_expands_folders(tmp_path):
 def test_load_path_errors(tmp_path):
     missing = failed(load_path(tmp_path / "nowhere.txt"))
     assert missing.reason.startswith("file not found") and missing.doc_id is None
+    missing_folder = failed(load_paths([tmp_path / "no_such_folder"])[0])
+    assert missing_folder.reason.startswith("file not found")
     folder = tmp_path / "looks_like.txt"
     folder.mkdir()
     assert "is a folder" in failed(load_path(folder)).reason
@@ -311,3 +338,50 @@ def test_loaders_never_raise(data, name, header):
     assert isinstance(result, (Document, IngestError))
     if isinstance(result, IngestError):
         assert result.reason and result.name == name
+
+
+# --- the demo corpus -------------------------------------------------------------------------
+
+DEMO = Path(__file__).resolve().parent.parent / "rageval" / "demo"
+
+
+def _squash(text: str) -> str:
+    return " ".join(text.replace("**", "").split()).lower()
+
+
+def test_demo_corpus_loads_and_every_answer_is_in_it():
+    import json
+
+    results = load_paths([DEMO / "corpus"])
+    docs = [loaded(r) for r in results]
+    assert sorted(d.kind for d in docs).count("pdf") == 1 and len(docs) >= 5
+    assert 6_000 <= sum(len(d.text) for d in docs) <= 12_500
+    pdf = next(d for d in docs if d.kind == "pdf")
+    assert len(pdf.pages) == 2
+    table_lines = [line for line in pdf.pages[0].text.splitlines() if " | " in line]
+    assert len(table_lines) >= 4  # header and rows
+
+    corpus = _squash("\n".join(d.text for d in docs))
+    items = [json.loads(line) for line in (DEMO / "qa.jsonl").read_text().splitlines()]
+    assert len({item["id"] for item in items}) == len(items)
+    absent = [item for item in items if item["reference"] == "not in the documents"]
+    answerable = [item for item in items if item not in absent]
+    assert len(absent) == 3 and len(answerable) >= 32
+    from_table = from_page_two = 0
+    for item in answerable:
+        refs = item["reference"] if isinstance(item["reference"], list) else [item["reference"]]
+        assert item["question"] and item["domain"]
+        assert any(_squash(ref) in corpus for ref in refs), item  # quoted from the corpus
+        from_table += any(refs[0] in line for line in table_lines)
+        from_page_two += refs[0] in pdf.pages[1].text and refs[0] not in pdf.pages[0].text
+    assert from_table >= 3 and from_page_two >= 2
+
+
+def test_demo_pdf_is_reproducible():
+    import importlib.util
+
+    script = DEMO.parent.parent / "bench" / "make_demo_pdf.py"
+    spec = importlib.util.spec_from_file_location("make_demo_pdf", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert module.build() == module.OUT.read_bytes()

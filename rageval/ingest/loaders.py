@@ -126,14 +126,14 @@ def load_file(name: str, data: bytes) -> LoadResult:
 def load_path(path: str | os.PathLike) -> LoadResult:
     """Load one file from disk; an unsupported extension is reported before reading."""
     path = Path(path)
-    if _extension(path.name) not in KINDS:
-        return IngestError(path.name, _unsupported_reason(path.name))
+    if not path.exists():
+        return IngestError(path.name or str(path), f"file not found: {path}")
     if path.is_dir():
         return IngestError(path.name, "is a folder, not a file; use load_paths for folders")
+    if _extension(path.name) not in KINDS:
+        return IngestError(path.name, _unsupported_reason(path.name))
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        return IngestError(path.name, f"file not found: {path}")
     except OSError as exc:
         return IngestError(path.name, f"cannot read file: {exc.strerror or exc}")
     return load_file(path.name, data)

@@ -1,8 +1,9 @@
 """Reading order for one pdfplumber page: tables as rows, two columns, paragraphs.
 
-:func:`page_text` is the only public function. The steps:
+:func:`page_text` is the entry point. The steps:
 
-1. Tables are found with pdfplumber's ruling-line strategy; each is written as text rows
+1. Tables are found with pdfplumber's ruling-line strategy (a ruled box with fewer than two
+   rows or two columns, such as a frame around the page, is not a table); each is written as text rows
    (cells joined with ``" | "``, one row per line) and every object whose centre lies inside a
    table's box is filtered out of the running text, so table text appears exactly once.
 2. The remaining words are grouped into line *segments* (words on one line separated by less
@@ -12,7 +13,8 @@
    full-width segments cut the page into horizontal strips; between strips the left column is
    read before the right one.
 3. Within a region, lines come from pdfplumber's line clustering; a vertical gap larger than
-   ``median_gap + 0.5 * median_line_height`` starts a new paragraph (a blank line).
+   ``median_gap + 0.5 * median_line_height`` starts a new paragraph (a blank line); see
+   :func:`lines_to_text` for pages with very few lines.
 4. A hyphen at the end of a line between two lower-case words is removed and the lines joined,
    unless the hyphenated compound also occurs elsewhere on the page (then the hyphen stays).
 """
@@ -34,11 +36,14 @@ _HYPHEN_BREAK = re.compile(r"\b([a-z]+)-\n([a-z]+)\b")
 
 def page_text(page: Any) -> str:
     """The text of a pdfplumber ``Page`` in reading order, tables as ``" | "``-joined rows."""
-    page = page.dedupe_chars()
     tables = [(t.bbox, rows) for t in page.find_tables(TABLE_SETTINGS)
               if (rows := _table_rows(t))]
     boxes = [bbox for bbox, _ in tables]
-    body = page.filter(lambda obj: not any(_centre_in(obj, b) for b in boxes)) if boxes else page
+    doubled = _doubled_chars(page.chars)
+    body = page
+    if boxes or doubled:
+        body = page.filter(lambda obj: id(obj) not in doubled
+                           and not any(_centre_in(obj, b) for b in boxes))
     words = body.extract_words(x_tolerance=X_TOLERANCE, y_tolerance=Y_TOLERANCE)
     regions = reading_regions(words, tuple(page.bbox))
 
@@ -58,6 +63,20 @@ def page_text(page: Any) -> str:
             y = max(y, bbox[3])
         parts.append(_text_in(body, (x0, y, x1, bottom)))
     return "\n\n".join(part for part in parts if part.strip())
+
+
+def _doubled_chars(chars: Sequence[dict]) -> set[int]:
+    """Ids of characters drawn again at (almost) the same place, as some PDFs do to fake bold
+    type: same text, x0 and top within half a point. pdfplumber's ``dedupe_chars`` does the
+    same but sorts on many attributes and took most of the time of a page."""
+    seen: set[tuple[str, int, int]] = set()
+    doubled: set[int] = set()
+    for char in chars:
+        key = (char["text"], round(char["x0"] * 2), round(char["top"] * 2))
+        if key in seen and not char["text"].isspace():
+            doubled.add(id(char))
+        seen.add(key)
+    return doubled
 
 
 def reading_regions(words: Sequence[dict], bbox: Box) -> list[Box]:
@@ -164,12 +183,17 @@ def _text_in(body: Any, box: Box) -> str:
 
 def lines_to_text(lines: Sequence[dict]) -> str:
     """Join pdfplumber text lines; a blank line where the gap before a line exceeds
-    ``median_gap + 0.5 * median_line_height``; then join hyphenated line ends."""
+    ``usual_gap + 0.5 * median_line_height``, where ``usual_gap`` is the median gap (with fewer
+    than three gaps, the smallest gap or 0.6 line heights, whichever is less); then join
+    hyphenated line ends."""
     lines = [line for line in lines if line["text"].strip()]
     if not lines:
         return ""
     gaps = [b["top"] - a["bottom"] for a, b in zip(lines, lines[1:])]
-    threshold = (median(gaps) + 0.5 * median(l["bottom"] - l["top"] for l in lines)) if gaps else 0.0
+    height = median(line["bottom"] - line["top"] for line in lines)
+    # With fewer than three gaps the median says little: cap the usual gap at 0.6 line heights.
+    usual = median(gaps) if len(gaps) >= 3 else min(gaps + [0.6 * height])
+    threshold = usual + 0.5 * height
     out = [lines[0]["text"]]
     for gap, line in zip(gaps, lines[1:]):
         out.append("\n\n" if gap > threshold else "\n")
@@ -188,13 +212,15 @@ def dehyphenate(text: str) -> str:
 
 
 def _table_rows(table: Any) -> list[str]:
-    """A table's rows as lines of ``" | "``-joined cells (whitespace in a cell collapsed)."""
-    rows = []
+    """A table's rows as lines of ``" | "``-joined cells (whitespace in a cell collapsed);
+    empty when it has fewer than two non-empty rows or no row with two cells (not a table)."""
+    rows, widest = [], 0
     for row in table.extract(x_tolerance=X_TOLERANCE, y_tolerance=Y_TOLERANCE):
         cells = [" ".join((cell or "").split()) for cell in row]
         if any(cells):
             rows.append(" | ".join(cells))
-    return rows
+            widest = max(widest, len(cells))
+    return rows if len(rows) >= 2 and widest >= 2 else []
 
 
 def _centre(box: Box) -> tuple[float, float]:

@@ -21,7 +21,7 @@ from rageval.metrics.claim_text import abstention_cues, content_stems, numbers, 
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\d+[.)]|\(?[a-z]\))\s+")
 _GREETING = re.compile(
-    r"^(?:hi|hello|hey|dear\b.*|thanks?(?: you)?|you're welcome|sure|certainly|of course|"
+    r"^(?:hi|hello|hey|yes|no|ok|okay|dear\b.*|thanks?(?: you)?|you're welcome|sure|certainly|of course|"
     r"great question|good question|i hope (?:this|that) helps|hope (?:this|that) helps|"
     r"let me know\b.*|feel free\b.*|happy to help\b.*|glad to help\b.*|"
     r"please (?:let me know|feel free|ask)\b.*|is there anything else\b.*)[\s!.,]*$",
@@ -30,9 +30,10 @@ _GREETING = re.compile(
 _FRAMING = re.compile(
     r"^(?:(?:based on|according to|from|in|per) (?:the |this |these )?(?:provided |given |available |retrieved )?"
     r"(?:context|documents?|passages?|information|sources?|text|excerpts?|data)(?: provided| given)?\s*,\s*|"
-    r"(?:i think|i believe|i guess|i suppose|i would say|it seems|it appears|as far as i know|"
-    r"to my knowledge|in summary|in short|overall|to summari[sz]e|to answer your question|"
-    r"yes|no|well|so|basically|essentially|in fact|actually|indeed)(?: that)?\s*,?\s+)",
+    r"(?:i think|i believe|i guess|i suppose|i would say|it seems|it appears)(?: that)?\s*,?\s+|"
+    r"(?:as far as i know|to my knowledge|in summary|in short|overall|to summari[sz]e|"
+    r"to answer your question|yes|no|well|so|basically|essentially|in fact|actually|indeed|however|"
+    r"also|additionally|furthermore|moreover|in addition|finally|first|second|third|lastly)\s*,\s*)",
     re.IGNORECASE,
 )
 _PRONOUNS = {"he": "", "she": "", "it": "", "they": "", "his": "'s", "her": "'s", "its": "'s", "their": "'s"}
@@ -44,6 +45,13 @@ _VERBISH = re.compile(
     r"^(?:is|are|was|were|has|have|had|will|would|can|could|may|might|must|should|did|does|do|"
     r"won|lost|became|began|made|took|gave|held|led|sold|bought|built|grew|rose|fell|wrote|"
     r"received|remains?|includes?|provides?|uses?|runs?|offers?|\w{3,}ed|\w{3,}s)$",
+    re.IGNORECASE,
+)
+#: verbs that may start the second half of "<subject> <verb> ... and <verb> ..." (no bare
+#: plurals: "studied chemistry and physics" must stay one claim)
+_VERB_AFTER_AND = re.compile(
+    r"^(?:is|are|was|were|has|had|will|can|did|won|lost|became|began|made|took|gave|held|led|"
+    r"sold|bought|built|grew|rose|fell|wrote|\w{3,}ed)$",
     re.IGNORECASE,
 )
 
@@ -82,6 +90,17 @@ def extract_claims(answer: str) -> list[str]:
     return claims
 
 
+def resolved_sentences(answer: str) -> list[str]:
+    """:func:`answer_sentences` with the pronoun-light rewriting but no clause splitting (the
+    units of groundedness)."""
+    out: list[str] = []
+    subject: str | None = None
+    for sentence in answer_sentences(answer):
+        sentence, subject = _resolve_pronoun(sentence, subject)
+        out.append(sentence)
+    return out
+
+
 def _finish(text: str) -> str:
     text = text.strip().rstrip(",;:").strip()
     text = text[0].upper() + text[1:]
@@ -103,13 +122,19 @@ def _split_coordinated(text: str) -> list[str]:
     m = re.search(r",\s+(?:and|but|while|whereas|although|though|yet)\s+(?=\S)", text)
     if m:
         left, right = text[: m.start()], text[m.end():]
-        if len(left.split()) >= 3 and len(right.split()) >= 3 and _CLAUSE_SUBJECT.match(right):
+        rtoks = right.split()
+        new_clause = _CLAUSE_SUBJECT.match(right) or any(_VERB_AFTER_AND.match(t) for t in rtoks[1:4])
+        if len(left.split()) >= 3 and len(rtoks) >= 3 and new_clause:
             return _split_coordinated(left) + _split_coordinated(right)
+    # "... and|but he/she/it/they <verb> ..." -> two clauses
+    m = re.search(r"\s+(?:and|but)\s+(?=(?:he|she|it|they|we)\s+(\w+))", text)
+    if m and _VERBISH.match(m.group(1)) and len(text[: m.start()].split()) >= 3:
+        return _split_coordinated(text[: m.start()]) + _split_coordinated(text[m.end():])
     # "<Named subject> <verb> ... and <verb> ..." -> repeat the subject
     subject = _leading_subject(text)
     if subject:
         for m in re.finditer(r"\s+and\s+(\w+)", text):
-            if m.start() > len(subject) and _VERBISH.match(m.group(1)) and "," not in text[m.start() - 2 : m.start()]:
+            if m.start() > len(subject) and _VERB_AFTER_AND.match(m.group(1)) and "," not in text[m.start() - 2 : m.start()]:
                 left, right = text[: m.start()], text[m.start() + len(m.group()) - len(m.group(1)):]
                 if len(left.split()) - len(subject.split()) >= 2 and len(right.split()) >= 2:
                     return [left] + _split_coordinated(f"{subject} {right}")
@@ -130,15 +155,16 @@ def _split_which(text: str) -> list[str]:
     return [left, f"{antecedent} {rest}"]
 
 
-def _leading_subject(text: str) -> str | None:
-    """``Marie Curie`` / ``The fund`` at the start of ``text`` when a verb follows it."""
+def _leading_subject(text: str, *, named_only: bool = False) -> str | None:
+    """``Marie Curie`` / ``The fund`` at the start of ``text`` when a verb follows it
+    (only capitalised names with ``named_only``)."""
     toks = text.split()
     for n in range(1, min(6, len(toks))):
         if _VERBISH.match(toks[n]):
             head = toks[:n]
-            named = all(t[:1].isupper() or t.lower() in ("of", "the") for t in head)
+            named = all(t[:1].isupper() or t[:1].isdigit() or t.lower() in ("of", "the") for t in head)
             the_np = head[0].lower() == "the" and n <= 4
-            if (named or the_np) and not (len(head) == 1 and head[0].lower() in _PRONOUNS):
+            if (named or (the_np and not named_only)) and not (len(head) == 1 and head[0].lower() in _PRONOUNS):
                 return " ".join(head)
             return None
     return None
@@ -150,4 +176,4 @@ def _resolve_pronoun(clause: str, subject: str | None) -> tuple[str, str | None]
     if key in _PRONOUNS and subject and rest:
         replaced = subject + _PRONOUNS[key] + " " + rest
         return replaced, subject
-    return clause, _leading_subject(clause) or subject
+    return clause, _leading_subject(clause, named_only=True) or subject

@@ -47,7 +47,8 @@ def split_sentences(text: str) -> list[Span]:
             last = re.search(r"(\S+)$", piece)
             word = last.group(1).lower().lstrip("(\"'") if last else ""
             nxt = text[m.end():m.end() + 1]
-            if word in _ABBREV or re.fullmatch(r"[a-z]", word) or (nxt.islower()):
+            list_marker = re.fullmatch(r"\s*\(?(?:\d+|[a-z])", piece) is not None
+            if word in _ABBREV or re.fullmatch(r"[a-z]", word) or nxt.islower() or list_marker:
                 continue
         _add(spans, text, start, m.end())
         start = m.end()
@@ -114,8 +115,8 @@ def words(text: str) -> list[str]:
 def stem(word: str) -> str:
     """A light suffix stripper so ``released``/``releases``/``release`` meet (no dictionary).
 
-    >>> [stem(w) for w in ("released", "studies", "increasing", "won", "boxes", "class")]
-    ['releas', 'study', 'increas', 'win', 'box', 'class']
+    >>> [stem(w) for w in ("released", "studies", "increasing", "won", "boxes", "permitted")]
+    ['releas', 'study', 'increas', 'win', 'box', 'permit']
     """
     w = _IRREGULAR.get(word, word)
     if len(w) <= 3 or w[0].isdigit():
@@ -127,15 +128,19 @@ def stem(word: str) -> str:
     ):
         if w.endswith(suffix) and len(w) >= min_len and not w.endswith(("ss", "us", "is")):
             w = w[: len(w) - len(suffix)] + repl
+            if suffix in ("ed", "ing") and len(w) > 3 and w[-1] == w[-2] and w[-1] not in "lsz":
+                w = w[:-1]  # permitted -> permit, stopped -> stop
             break
     return w.rstrip("e") if len(w) > 4 else w
 
 
 def content_stems(text: str) -> list[str]:
-    """Stems of the words that carry content: not stop words, negations or bare numbers."""
+    """Stems of the words that carry content: not stop words, negations or numbers (digits or
+    number words: the verifier checks those separately)."""
     return [
         stem(w) for w in words(text)
         if w not in STOPWORDS and w not in NEGATIONS and not w[0].isdigit() and len(w) > 1
+        and w not in _NUMBER_WORDS
     ]
 
 
@@ -172,20 +177,70 @@ def numbers(text: str) -> set[float]:
     >>> sorted(numbers("Revenue rose 12% to $4.2 billion over eight quarters in 2021"))
     [8.0, 12.0, 4200000000.0]
     """
-    out: set[float] = set()
+    return {value for value, _ in quantities(text)}
+
+
+_UNITS = {
+    "mg": "mg", "milligram": "mg", "milligrams": "mg", "g": "g", "gram": "g", "grams": "g",
+    "kg": "kg", "kilogram": "kg", "kilograms": "kg", "mcg": "mcg", "ml": "ml", "l": "l",
+    "litre": "l", "litres": "l", "liter": "l", "liters": "l", "mm": "mm", "cm": "cm",
+    "m": "m", "metre": "m", "metres": "m", "meter": "m", "meters": "m", "km": "km",
+    "kilometre": "km", "kilometres": "km", "kilometer": "km", "kilometers": "km",
+    "mile": "mile", "miles": "mile", "second": "s", "seconds": "s", "sec": "s", "s": "s",
+    "minute": "min", "minutes": "min", "min": "min", "hour": "h", "hours": "h", "h": "h",
+    "hr": "h", "hrs": "h", "day": "day", "days": "day", "week": "week", "weeks": "week",
+    "month": "month", "months": "month", "year": "year", "years": "year", "degree": "deg",
+    "degrees": "deg", "kb": "kb", "mb": "mb", "gb": "gb", "tb": "tb", "kilobytes": "kb",
+    "megabytes": "mb", "gigabytes": "gb", "terabytes": "tb", "terabyte": "tb", "gigabyte": "gb",
+    "cents": "cent", "cent": "cent", "euros": "eur", "euro": "eur", "dollars": "usd",
+    "dollar": "usd", "pounds": "gbp", "percent": "%", "per cent": "%",
+}
+_CURRENCY = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
+_UNIT_AFTER = re.compile(r"\s?([a-z]+(?: cent)?)")
+
+
+def quantities(text: str) -> set[tuple[float, str]]:
+    """``(value, unit)`` pairs; unit is ``"%"``, a currency (``usd``), a unit from a small table
+    (``mg``, ``h``, ``tb``) or ``""``; cents become the currency's unit (``35 cents`` ->
+    ``(0.35, "usd")``). Years are left out (see :func:`years`).
+
+    >>> sorted(quantities("a dose of 500 mg every 8 hours costs $4.2 billion or 35 cents, 12%"))
+    [(0.35, 'usd'), (8.0, 'h'), (12.0, '%'), (500.0, 'mg'), (4200000000.0, 'usd')]
+    """
+    out: set[tuple[float, str]] = set()
     low = fold(text)
     for m in _NUM.finditer(low):
         raw = m.group("num").replace(",", "")
-        value = float(raw)
-        if _is_year(raw) and not m.group("cur") and not m.group("pct") and not m.group("scale"):
+        if _is_year(raw) and not (m.group("cur") or m.group("pct") or m.group("scale")):
             continue
-        if m.group("scale") and not (m.group("scale") == "m" and not m.group("cur")):
-            value *= _SCALES[m.group("scale")]
-        out.add(round(value, 6))
-    for w in words(low):
-        if w in _NUMBER_WORDS and w not in ("once", "single", "half"):
-            out.add(float(_NUMBER_WORDS[w]))
+        value = float(raw)
+        scale = m.group("scale")
+        if scale and not (scale == "m" and not m.group("cur")):
+            value *= _SCALES[scale]
+        unit = ""
+        if m.group("pct"):
+            unit = "%"
+        elif m.group("cur"):
+            unit = _CURRENCY.get(m.group("cur"), "usd")
+        elif scale == "m":  # "100 m" is metres; with a currency sign it was millions above
+            unit = "m"
+        elif not scale:
+            unit = _unit_after(low, m.end())
+        if unit == "cent":
+            value, unit = value / 100, "usd"
+        out.add((round(value, 6), unit))
+    for m in re.finditer(r"\b[a-z]+\b", low):
+        if m.group() in _NUMBER_WORDS and m.group() not in ("once", "single", "half"):
+            out.add((float(_NUMBER_WORDS[m.group()]), _unit_after(low, m.end())))
     return out
+
+
+def _unit_after(low: str, pos: int) -> str:
+    after = _UNIT_AFTER.match(low, pos)
+    if not after:
+        return ""
+    word = after.group(1)
+    return _UNITS.get(word, _UNITS.get(word.split()[0], ""))
 
 
 def _is_year(raw: str) -> bool:
@@ -215,7 +270,7 @@ def months(text: str) -> set[str]:
 
 _ANTONYM_PAIRS = """increase/decrease increase/reduce rise/fall rise/drop rise/decline grow/shrink
 higher/lower high/low more/less more/fewer larger/smaller large/small big/small bigger/smaller
-before/after first/last win/lose win/beat? victory/defeat gain/loss profit/loss accept/reject
+before/after first/last win/lose victory/defeat gain/loss profit/loss accept/reject
 allow/prohibit allow/forbid permit/prohibit permit/forbid allow/ban permit/ban mandatory/optional
 required/optional always/never maximum/minimum most/least above/below over/under early/late
 earlier/later earliest/latest positive/negative true/false open/close include/exclude
@@ -235,8 +290,6 @@ possible/impossible likely/unlikely""".split()
 def _antonym_table() -> dict[str, set[str]]:
     table: dict[str, set[str]] = {}
     for pair in _ANTONYM_PAIRS:
-        if pair.endswith("?"):
-            continue
         a, b = (stem(x) for x in pair.split("/"))
         table.setdefault(a, set()).add(b)
         table.setdefault(b, set()).add(a)
@@ -256,14 +309,14 @@ def antonym_clash(claim: str, evidence: str) -> tuple[str, str] | None:
     >>> antonym_clash("Operating margin rose to 18%", "Operating margin fell to 18%")
     ('rise', 'fall')
     """
-    c_stems = set(content_stems(claim))
-    e_stems = set(content_stems(evidence))
+    c_stems = {stem(w) for w in words(claim)}
+    e_stems = {stem(w) for w in words(evidence)}
     for c in sorted(c_stems - e_stems):
         for opposite in sorted(ANTONYMS.get(c, ())):
             if opposite in e_stems and opposite not in c_stems:
                 return c, opposite
         for p in _PREFIXES:
-            if c.startswith(p) and len(c) - len(p) >= 4 and c[len(p):] in e_stems:
+            if c.startswith(p) and len(c) - len(p) >= 4 and stem(c[len(p):]) in e_stems:
                 return c, c[len(p):]
             if p + c in e_stems and len(c) >= 4:
                 return c, p + c
@@ -285,14 +338,21 @@ _NOT_NAMES = STOPWORDS | NEGATIONS | set(MONTHS) | {
 def names(text: str) -> set[str]:
     """Capitalised spans that look like names, folded to lower case, minus function words.
 
-    The first word of a sentence counts only when it is not a common function word.
+    A single capitalised word that starts a sentence is not taken as a name (it is capitalised
+    anyway); a run of two or more (``Marie Curie``) is.
 
     >>> sorted(names("The Berlin Wall was built by the German Democratic Republic in 1961."))
     ['berlin wall', 'german democratic republic']
+    >>> sorted(names("Plants need light. Bolt's record stands. Full-time staff met Usain Bolt."))
+    ['usain bolt']
     """
     out: set[str] = set()
     for m in _CAP_RUN.finditer(text):
-        toks = [t for t in fold(m.group()).split() if t not in _NOT_NAMES]
+        toks = [t for t in words(m.group()) if t not in _NOT_NAMES]
+        before = text[: m.start()].rstrip()
+        starts_sentence = before == "" or before[-1] in ".!?:;\n\"'(" or re.search(r"(?:^|\n)\s*(?:[-*\u2022]|\d+[.)])$", before)
+        if starts_sentence and len(m.group().split()) == 1:
+            continue
         if toks:
             out.add(" ".join(toks))
     return out
@@ -301,6 +361,12 @@ def names(text: str) -> set[str]:
 def name_tokens(text: str) -> set[str]:
     """The single folded words of :func:`names`."""
     return {t for n in names(text) for t in n.split()}
+
+
+def name_heads(text: str) -> dict[str, str]:
+    """The last word of each name (``marie curie`` -> ``curie``), which identifies it in English
+    ("Curie" refers back to "Marie Curie"; "King Henry" is not "King John"): {head: name}."""
+    return {n.split()[-1]: n for n in names(text)}
 
 
 # --- hedging and abstention --------------------------------------------------------------
@@ -312,21 +378,29 @@ HEDGE_CUES = (
     "to my knowledge", "if i recall", "i'm not sure", "it is possible", "presumably",
     "roughly", "approximately", "around", "about", "it is unclear", "unclear",
 )
+#: patterns (regular expressions over folded text) of a refusal or "the sources do not say"
 ABSTAIN_CUES = (
-    "i don't know", "i do not know", "i cannot answer", "i can't answer", "i am unable",
-    "i'm unable", "unable to answer", "unable to find", "cannot find", "can't find",
-    "could not find", "couldn't find", "no information", "not mentioned", "does not mention",
-    "doesn't mention", "does not say", "doesn't say", "does not specify", "doesn't specify",
-    "not specified", "not provided", "does not provide", "doesn't provide", "not enough information",
-    "insufficient information", "no answer", "not in the provided", "not contain",
-    "no relevant", "cannot be determined", "can't be determined", "not stated",
+    r"i (?:do not|don't) know", r"i (?:cannot|can't|am unable to|am not able to) (?:answer|say|tell|find|determine)",
+    r"(?:i'm|i am) (?:unable|not able) to", r"unable to (?:answer|find|determine)",
+    r"(?:cannot|can't|could not|couldn't) (?:find|determine|be determined|answer)",
+    r"no (?:relevant |specific |such )?information", r"not enough information",
+    r"insufficient (?:information|context|evidence)",
+    r"(?:does|do|did)(?: not|n't) (?:say|mention|specify|provide|contain|state|include|indicate|cover)",
+    r"(?:is|are|was|were) not (?:mentioned|specified|provided|stated|given|available|included)",
+    r"not (?:in|covered by) the (?:provided |given )?(?:context|documents?|passages?|sources?)",
+    r"no answer", r"there is no mention",
 )
 _STRONG_HEDGES = tuple(c for c in HEDGE_CUES if c not in ("roughly", "approximately", "around", "about", "likely", "unlikely"))
 
 
-def _cue_hits(text: str, cues: tuple[str, ...]) -> list[str]:
+def _cue_hits(text: str, cues: tuple[str, ...], *, regex: bool = False) -> list[str]:
     low = " " + re.sub(r"\s+", " ", fold(text).replace("\u2019", "'")) + " "
-    return [c for c in cues if re.search(rf"(?<![\w']){re.escape(c)}(?![\w'])", low)]
+    hits = []
+    for cue in cues:
+        m = re.search(rf"(?<![\w']){cue if regex else re.escape(cue)}(?![\w'])", low)
+        if m:
+            hits.append(m.group().strip())
+    return hits
 
 
 def hedge_cues(text: str) -> list[str]:
@@ -337,4 +411,4 @@ def hedge_cues(text: str) -> list[str]:
 
 def abstention_cues(text: str) -> list[str]:
     """Phrases that decline to answer (``I don't know``, ``the context does not say``)."""
-    return _cue_hits(text, ABSTAIN_CUES)
+    return _cue_hits(text, ABSTAIN_CUES, regex=True)

@@ -4,14 +4,15 @@ DuckDB allows one writing process per file and nothing may hold the file while i
 :class:`LLMStore` never keeps a connection open. It has three layers:
 
 - an in-memory LRU of replies (the first place a lookup goes);
-- the set of keys already on disk for the client's models, read once at first use, so a
-  lookup that will miss costs no database access;
-- point reads for keys known to be on disk, coalesced: threads that look up at the same time
-  share one ``SELECT ... WHERE key IN (...)``.
+- what is on disk for the client's models, read once at first use: all the replies when they
+  fit in ``preload_bytes`` of JSON (default 64 MB), so a re-run reads the file once; else only
+  the keys, so a lookup that will miss costs no database access, and point reads for the keys
+  on disk, coalesced: threads that look up at the same time share one ``SELECT ... IN (...)``.
 
 Writes (new cache entries and call rows) are buffered and flushed in one transaction by a
 background thread at least every ``flush_interval`` seconds (default 1 s), as soon as
-``flush_rows`` (default 50) are waiting, and on :meth:`LLMStore.close`. Replies are JSON
+``flush_rows`` cache entries (default 50; or ten times as many call rows) are waiting, and on
+:meth:`LLMStore.close`. Replies are JSON
 values; keys are sha256 hex strings; no API key ever reaches these tables.
 """
 from __future__ import annotations
@@ -32,15 +33,21 @@ CALL_COLUMNS = (
 
 # ---------------------------------------------------------------- plain SQL functions
 
-def cached_keys(path: str | Path, models: Sequence[str]) -> set[str]:
-    """Every cache key stored for ``models``."""
+def load_index(path: str | Path, models: Sequence[str], max_bytes: int) -> tuple[dict[str, Any] | None, set[str]]:
+    """What is cached for ``models``: ``(replies, keys)`` when the replies fit in ``max_bytes``
+    of JSON text (all loaded at once), else ``(None, keys)``."""
     if not models:
-        return set()
+        return {}, set()
+    where = "WHERE model IN (SELECT unnest(?::VARCHAR[]))"
     with connect(path) as con:
-        rows = con.execute(
-            "SELECT key FROM llm_cache WHERE model IN (SELECT unnest(?::VARCHAR[]))", [list(models)]
-        ).fetchall()
-    return {r[0] for r in rows}
+        size = con.execute(f"SELECT coalesce(sum(strlen(reply::VARCHAR)), 0) FROM llm_cache {where}",
+                           [list(models)]).fetchone()[0]
+        if size <= max_bytes:
+            rows = con.execute(f"SELECT key, reply FROM llm_cache {where}", [list(models)]).fetchall()
+            replies = {k: json.loads(r) for k, r in rows}
+            return replies, set(replies)
+        rows = con.execute(f"SELECT key FROM llm_cache {where}", [list(models)]).fetchall()
+    return None, {r[0] for r in rows}
 
 
 def get_replies(path: str | Path, keys: Sequence[str]) -> dict[str, Any]:
@@ -117,6 +124,7 @@ class LLMStore:
     def __init__(
         self, path: str | Path | None, models: Iterable[str], *, read: bool = True, write: bool = True,
         memory_entries: int = 20000, flush_interval: float = 1.0, flush_rows: int = 50,
+        preload_bytes: int = 64_000_000,
     ):
         self.path = Path(path) if path is not None else None
         self._models = sorted(set(models))
@@ -125,6 +133,8 @@ class LLMStore:
         self._mem_max = memory_entries
         self._lock = threading.Lock()
         self._disk_keys: set[str] | None = None
+        self._preloaded: dict[str, Any] | None = None
+        self._preload_bytes = preload_bytes
         self._absent: set[str] = set()
         self._read_cond = threading.Condition()
         self._reading = False
@@ -167,9 +177,11 @@ class LLMStore:
         with self._read_cond:
             if self._disk_keys is None:
                 try:
-                    self._disk_keys = cached_keys(self.path, self._models)
+                    self._preloaded, self._disk_keys = load_index(self.path, self._models, self._preload_bytes)
                 except Exception:  # noqa: BLE001 - an unreadable cache is a miss, never a failed call
                     self._disk_keys = set()
+            if self._preloaded is not None:
+                return self._preloaded.get(key)
             if key not in self._disk_keys:
                 return None
             self._wanted.add(key)
@@ -209,7 +221,7 @@ class LLMStore:
         if self.path is not None:
             with self._wake:
                 self._entries.append((key, model, reply))
-                if len(self._entries) + len(self._calls) >= self._flush_rows:
+                if self._due():
                     self._wake.notify()
 
     def log_call(self, row: dict[str, Any]) -> None:
@@ -219,8 +231,12 @@ class LLMStore:
             self.log.append(row)
             if self.path is not None:
                 self._calls.append(row)
-                if len(self._entries) + len(self._calls) >= self._flush_rows:
+                if self._due():
                     self._wake.notify()
+
+    def _due(self) -> bool:
+        # Call rows ride along with cache entries; each flush costs ~25 ms of opening the file.
+        return len(self._entries) >= self._flush_rows or len(self._calls) >= 10 * self._flush_rows
 
     def flush(self) -> None:
         """Write everything buffered now (one connection, one transaction)."""
@@ -244,7 +260,7 @@ class LLMStore:
     def _flush_loop(self) -> None:
         while True:
             with self._wake:
-                if not self._closed and len(self._entries) + len(self._calls) < self._flush_rows:
+                if not self._closed and not self._due():
                     self._wake.wait(timeout=self._flush_interval)
                 closed = self._closed
             try:

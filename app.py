@@ -1,0 +1,87 @@
+"""rageval dashboard: ``streamlit run app.py``.
+
+The sidebar switches between projects under ``RAGEVAL_HOME``. On the first start the bundled
+demo project is built and evaluated (about a minute), so a newcomer sees answers and scores at
+once; set ``RAGEVAL_NO_AUTODEMO=1`` to skip that (the tests do).
+"""
+from __future__ import annotations
+
+import os
+import threading
+
+import streamlit as st
+
+from pages.common import PAGES, md, show_error
+from rageval.project import list_projects, open_project
+
+st.set_page_config(page_title="rageval", page_icon=":material/fact_check:", layout="wide")
+
+
+@st.cache_resource(show_spinner=False)
+def _demo_gate() -> dict:
+    """One per server process: a lock so two sessions never build the demo at once."""
+    return {"lock": threading.Lock(), "tried": False}
+
+
+def ensure_demo() -> None:
+    """Build the demo project once per server process when it has no finished run yet."""
+    if os.environ.get("RAGEVAL_NO_AUTODEMO", "").strip() not in ("", "0"):
+        return
+    gate = _demo_gate()
+    with gate["lock"]:
+        if gate["tried"]:
+            return
+        gate["tried"] = True
+        from rageval.demo import demo_run_id, load_demo
+
+        if demo_run_id() is not None:
+            return
+        bar = st.progress(0.0, text="Building the demo project (first start only, about a minute)…")
+
+        def progress(phase: str, done: int, total: int) -> None:
+            label = {"index": "embedding the demo documents", "items": "answering and scoring"}.get(phase, phase)
+            bar.progress(min(done / max(total, 1), 1.0), text=f"Demo project: {label} {done}/{total}")
+
+        try:
+            with st.spinner("Preparing the demo project…"):
+                load_demo(progress=progress)
+        except Exception as exc:  # noqa: BLE001 - the app must still open on other projects
+            show_error(exc, what="The demo project could not be built")
+        finally:
+            bar.empty()
+
+
+def project_switcher() -> None:
+    if "project" not in st.session_state:
+        ensure_demo()
+        names = list_projects()
+        st.session_state["project"] = "demo" if "demo" in names else (names[0] if names else "default")
+    names = list_projects()
+    current = st.session_state["project"]
+    options = sorted(set(names) | {current})
+    with st.sidebar:
+        st.selectbox("Project", options, index=options.index(current), key="project_select",
+                     on_change=lambda: st.session_state.update(project=st.session_state["project_select"]))
+        with st.popover("New project", icon=":material/add:", width="stretch"):
+            name = st.text_input("Name", placeholder="my-handbook", key="new_project_name",
+                                 help="1-63 lowercase letters, digits, '-' or '_'")
+            if st.button("Create", key="create_project") and name:
+                try:
+                    created = open_project(name)
+                except Exception as exc:  # noqa: BLE001 - shown as a message, the app goes on
+                    st.error(md(str(exc)))
+                else:
+                    st.session_state["project"] = created.slug
+                    st.session_state.pop("project_select", None)
+                    st.rerun()
+
+
+project_switcher()
+nav = st.navigation([
+    st.Page(PAGES["home"], title="Home", icon=":material/home:", default=True),
+    st.Page(PAGES["documents"], title="Documents", icon=":material/description:"),
+    st.Page(PAGES["qa"], title="QA sets", icon=":material/quiz:"),
+    st.Page(PAGES["run"], title="Run", icon=":material/play_circle:"),
+    st.Page(PAGES["answers"], title="Answers", icon=":material/fact_check:"),
+])
+nav.run()

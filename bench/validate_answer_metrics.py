@@ -1,0 +1,350 @@
+"""Agreement of rageval's answer metrics with human labels on NQ301, EVOUNA and SQuALITY.
+
+Run from the project root (about 10 minutes on 2 cores the first time; sentence vectors are
+cached in $RAGEVAL_BENCH_CACHE, default ~/.cache/rageval-bench, so reruns are faster):
+
+    python bench/validate_answer_metrics.py --write docs/validation.md
+
+Prints, per data set and metric: AUROC against the binary human label (NQ301, EVOUNA) with a
+95% bootstrap CI that resamples questions (rows of one question are not independent), the
+point-biserial r and Spearman's rho; for SQuALITY (0-100 ratings) Spearman and Pearson against
+the mean human correctness rating, with CIs by question. On NQ301 the BEM, GPT-4 and InstructGPT
+judge columns that ship with the data are scored the same way, on the same rows. Rows that a
+metric cannot score (empty answers) are left out for every metric of that data set; the count
+is printed. answer_correctness_offline was fit on EVOUNA's TriviaQA questions
+(bench/fit_correctness.py), so EVOUNA is reported on its Natural Questions part only.
+"""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import stats
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
+from rageval.util import sha256_hex  # noqa: E402
+
+DATA = ROOT.parent / "shared" / "data"
+METRICS = [
+    "exact_match", "token_f1", "token_precision", "token_recall", "bleu", "rouge1", "rouge2", "rougeL",
+    "rougeLsum", "bertscore_f1", "answer_similarity", "answer_equivalence", "answer_correctness_offline",
+]
+DERIVED = {"bertscore_precision": ("bertscore_f1", "precision"), "bertscore_recall": ("bertscore_f1", "recall")}
+N_BOOT = 1000
+
+
+# ------------------------------------------------------------------------------------ data
+def load_jsonl(path: Path) -> list[dict]:
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def nq301() -> list[dict]:
+    rows = load_jsonl(DATA / "openqa-eval-nq301" / "items.jsonl")
+    return [{**r, "group": r["question_id"], "label": r["human"]} for r in rows]
+
+
+def evouna(part: str) -> list[dict]:
+    """EVOUNA rows of one part: "nq" (reported) or "tq" (used to fit the correctness weights)."""
+    rows = load_jsonl(DATA / "evouna" / "items.jsonl.gz")
+    return [{**r, "group": f"{r['dataset']}-{r['source_index']}", "label": r["human"]} for r in rows if r["dataset"] == part]
+
+
+def squality() -> list[dict]:
+    """Rated responses with the question's references minus the one the human response copies.
+
+    That reference is left out for all three systems of the question (the data README's advice).
+    """
+    questions = {q["question_id"]: q for q in load_jsonl(DATA / "squality" / "questions.jsonl")}
+    rated = load_jsonl(DATA / "squality" / "rated_responses.jsonl")
+    held = {r["question_id"]: r["reference_index"] for r in rated if r["system"] == "human"}
+    out = []
+    for r in rated:
+        q = questions[r["question_id"]]
+        refs = [x for i, x in enumerate(q["references"]) if i != held.get(r["question_id"])]
+        out.append({"id": r["id"], "question": q["question"], "answer": r["response"], "references": refs,
+                    "system": r["system"], "group": r["question_id"], "label": r["human_mean"]})
+    return out
+
+
+def to_samples(rows: Sequence[dict]) -> list[Sample]:
+    return [Sample(id=r["id"], question=r["question"], answer=r["answer"], references=tuple(r["references"])) for r in rows]
+
+
+# ------------------------------------------------------------------------------- embeddings
+class NpzStore:
+    """Sentence vectors on disk, one .npz per model, keyed by sha256 of the text."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        self.memory: dict[str, dict[str, np.ndarray]] = {}
+        self.dirty: set[str] = set()
+
+    def _file(self, model: str) -> Path:
+        return self.folder / (re.sub(r"[^A-Za-z0-9._-]", "_", model) + ".npz")
+
+    def _load(self, model: str) -> dict[str, np.ndarray]:
+        if model not in self.memory:
+            f = self._file(model)
+            self.memory[model] = dict(np.load(f)) if f.is_file() else {}
+        return self.memory[model]
+
+    def get_many(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
+        known = self._load(model)
+        return {k: known[k] for k in keys if k in known}
+
+    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
+        self._load(model).update(items)
+        self.dirty.add(model)
+
+    def flush(self) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        for model in self.dirty:
+            np.savez(self._file(model), **self.memory[model])
+        self.dirty.clear()
+
+
+class BenchEmbedder:
+    """MiniLM with disk-cached sentence vectors; token vectors are computed afresh (not kept)."""
+
+    def __init__(self, store: NpzStore):
+        from rageval.embed import MiniLMEmbedder
+
+        self.inner = MiniLMEmbedder()
+        self.name, self.dim, self.store = self.inner.name, self.inner.dim, store
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        keys = [sha256_hex(t) for t in texts]
+        found = self.store.get_many(self.name, keys)
+        missing = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in found))
+        if missing:
+            fresh = self.inner.embed([t for _, t in missing])
+            new = {k: v for (k, _), v in zip(missing, fresh)}
+            self.store.put_many(self.name, new)
+            found.update(new)
+        return np.stack([found[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
+
+    def embed_tokens(self, texts: Sequence[str]):
+        return self.inner.embed_tokens(texts)
+
+
+def bench_resources() -> tuple[Resources, NpzStore]:
+    folder = Path(os.environ.get("RAGEVAL_BENCH_CACHE", Path.home() / ".cache" / "rageval-bench"))
+    store = NpzStore(folder)
+    embedder = BenchEmbedder(store)
+    return Resources(embedder_factory=lambda: embedder), store
+
+
+# ------------------------------------------------------------------------------- statistics
+def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
+    """Mann-Whitney AUROC with average ranks for ties."""
+    ranks = stats.rankdata(scores)
+    pos = labels == 1
+    n1, n0 = int(pos.sum()), int((~pos).sum())
+    return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def _stat(name: str, x: np.ndarray, y: np.ndarray) -> float:
+    if name == "auroc":
+        return auroc(x, y)
+    if np.ptp(x) == 0:
+        return float("nan")
+    if name == "spearman":
+        return float(stats.spearmanr(x, y).statistic)
+    return float(stats.pearsonr(x, y).statistic)
+
+
+def group_bootstrap(groups: Sequence[str], n_boot: int = N_BOOT, seed: int = 0) -> list[np.ndarray]:
+    """Row indices of ``n_boot`` resamples that draw whole groups (questions) with replacement."""
+    rng = np.random.default_rng(seed)
+    members: dict[str, list[int]] = {}
+    for i, g in enumerate(groups):
+        members.setdefault(g, []).append(i)
+    blocks = [np.array(v) for v in members.values()]
+    return [np.concatenate([blocks[j] for j in rng.integers(0, len(blocks), len(blocks))]) for _ in range(n_boot)]
+
+
+def with_ci(name: str, x: np.ndarray, y: np.ndarray, boots: list[np.ndarray]) -> tuple[float, float, float]:
+    vals = np.array([_stat(name, x[b], y[b]) for b in boots])
+    lo, hi = np.nanpercentile(vals, [2.5, 97.5])
+    return _stat(name, x, y), float(lo), float(hi)
+
+
+def diff_ci(name: str, a: np.ndarray, b: np.ndarray, y: np.ndarray, boots: list[np.ndarray]) -> tuple[float, float, float]:
+    """stat(a) - stat(b) with a paired bootstrap CI (same resamples for both)."""
+    d = np.array([_stat(name, a[i], y[i]) - _stat(name, b[i], y[i]) for i in boots])
+    lo, hi = np.nanpercentile(d, [2.5, 97.5])
+    return _stat(name, a, y) - _stat(name, b, y), float(lo), float(hi)
+
+
+# ---------------------------------------------------------------------------------- scoring
+def score_rows(rows: list[dict], resources: Resources, judge: str | None) -> tuple[dict[str, np.ndarray], np.ndarray, dict]:
+    """Metric values for the rows every metric scored: ({metric: values}, kept row indices, timings)."""
+    samples = to_samples(rows)
+    names = list(METRICS) + (["answer_equivalence@llm"] if judge else [])
+    values: dict[str, list] = {}
+    timings = {}
+    for name in names:
+        metric = get_metric("answer_equivalence", judge=judge) if name.endswith("@llm") else get_metric(name)
+        start = time.perf_counter()
+        scores = evaluate(samples, [metric], resources)[metric.name]
+        timings[name] = time.perf_counter() - start
+        values[name] = [s.value if s.status == "ok" else None for s in scores]
+        if name in ("bertscore_f1",):
+            for derived, (_, key) in DERIVED.items():
+                values[derived] = [s.details[key] if s.status == "ok" else None for s in scores]
+    keep = np.array([i for i in range(len(rows)) if all(v[i] is not None for v in values.values())])
+    return {k: np.array([v[i] for i in keep], dtype=float) for k, v in values.items()}, keep, timings
+
+
+def shipped_columns(rows: list[dict], keep: np.ndarray) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """NQ301's own judge columns on the kept rows: {name: (values, row mask where present)}."""
+    cols = {"BEM (shipped score)": "bem", "BEM decision (shipped)": "bem_judge", "GPT-4 judge (shipped)": "gpt4_judge",
+            "InstructGPT judge (shipped)": "instructgpt_judge"}
+    out = {}
+    for label, key in cols.items():
+        raw = [rows[i].get(key) for i in keep]
+        mask = np.array([v is not None for v in raw])
+        out[label] = (np.array([v if v is not None else np.nan for v in raw], dtype=float), mask)
+    return out
+
+
+def fmt(v: tuple[float, float, float]) -> str:
+    return f"{v[0]:.3f} [{v[1]:.3f}, {v[2]:.3f}]"
+
+
+def binary_table(title: str, rows: list[dict], resources: Resources, judge: str | None) -> tuple[list[str], dict]:
+    values, keep, timings = score_rows(rows, resources, judge)
+    y = np.array([rows[i]["label"] for i in keep], dtype=float)
+    groups = [rows[i]["group"] for i in keep]
+    boots = group_bootstrap(groups)
+    lines = [f"### {title}", "",
+             f"{len(keep)} of {len(rows)} rows scored by every metric, {len(set(groups))} questions, "
+             f"{y.mean():.1%} judged correct. AUROC with 95% CI (bootstrap over questions, {N_BOOT} resamples).", "",
+             "| metric | AUROC [95% CI] | point-biserial r | Spearman rho | seconds |", "|---|---|---|---|---|"]
+    summary = {"values": values, "y": y, "boots": boots}
+    table = {name: (v, np.ones(len(y), bool)) for name, v in values.items()}
+    if "bem" in rows[0]:
+        table.update(shipped_columns(rows, keep))
+    for name, (x, mask) in table.items():
+        yy, xx = y[mask], x[mask]
+        bb = group_bootstrap([g for g, m in zip(groups, mask) if m]) if not mask.all() else boots
+        n_note = "" if mask.all() else f" (n={int(mask.sum())})"
+        secs = f"{timings[name]:.1f}" if name in timings else ""
+        lines.append(f"| {name}{n_note} | {fmt(with_ci('auroc', xx, yy, bb))} | {_stat('pearson', xx, yy):.3f} "
+                     f"| {_stat('spearman', xx, yy):.3f} | {secs} |")
+        summary[name] = (xx, yy, bb)
+    if not judge:
+        lines.append("| answer_equivalence with an LLM judge | not run (no judge configured) | | | |")
+    return lines + [""], summary
+
+
+def squality_table(resources: Resources, judge: str | None) -> tuple[list[str], dict]:
+    rows = squality()
+    values, keep, timings = score_rows(rows, resources, judge)
+    y = np.array([rows[i]["label"] for i in keep], dtype=float)
+    groups = [rows[i]["group"] for i in keep]
+    boots = group_bootstrap(groups)
+    models = np.array([rows[i]["system"] != "human" for i in keep])
+    lines = ["### SQuALITY (long answers, mean human correctness 0-100)", "",
+             f"{len(keep)} responses (BART, BART+DPR, human) to {len(set(groups))} questions; each scored against the "
+             "three references that the human response does not copy. Spearman with 95% CI by question; the last "
+             "column is Spearman on the two models' responses only.", "",
+             "| metric | Spearman [95% CI] | Pearson r | Spearman, models only | seconds |", "|---|---|---|---|---|"]
+    for name, x in values.items():
+        lines.append(f"| {name} | {fmt(with_ci('spearman', x, y, boots))} | {_stat('pearson', x, y):.3f} "
+                     f"| {_stat('spearman', x[models], y[models]):.3f} | {timings.get(name, 0):.1f} |")
+    if not judge:
+        lines.append("| answer_equivalence with an LLM judge | not run (no judge configured) | | | |")
+    return lines + [""], {"values": values, "y": y, "boots": boots}
+
+
+def target_lines(nq: dict, ev: dict, sq: dict) -> list[str]:
+    acs = "answer_correctness_offline"
+    out = ["### Targets of issue 4", ""]
+    x, y, b = nq[acs]
+    bem, _, _ = nq["BEM (shipped score)"]
+    d = diff_ci("auroc", x, bem, y, b)
+    out.append(f"- NQ301: AUROC of {acs} minus BEM's (same rows): {fmt(d)} "
+               f"({'met' if d[0] > 0 else 'NOT met'}; the CI says whether the gap is beyond noise).")
+    x, y, b = ev[acs]
+    f1, _, _ = ev["token_f1"]
+    d = diff_ci("auroc", x, f1, y, b)
+    verdict = "met" if d[2] >= 0 else "NOT met"
+    out.append(f"- EVOUNA-NQ: AUROC of {acs} minus token_f1's: {fmt(d)} ({verdict}: target is not below token F1 "
+               "by more than noise, i.e. the CI's upper end is not below 0).")
+    d = diff_ci("spearman", sq["values"][acs], sq["values"]["rougeL"], sq["y"], sq["boots"])
+    out.append(f"- SQuALITY: Spearman of {acs} minus ROUGE-L's: {fmt(d)} ({'met' if d[0] > 0 else 'NOT met'}).")
+    return out + [""]
+
+
+def judge_from_env(arg: str | None) -> tuple[str | None, Any]:
+    """("openai:MODEL", LLMClient) when OPENAI_BASE_URL is set and a judge model is named, else (None, None)."""
+    model = arg or os.environ.get("RAGEVAL_JUDGE_MODEL")
+    if not os.environ.get("OPENAI_BASE_URL") or not model:
+        return None, None
+    from rageval.llm import LLMClient, role_config
+
+    client = LLMClient({"judge": role_config("judge", model)})
+    client.preflight("judge")
+    return f"openai:{model}", client
+
+
+START, END = "<!-- answer-metrics:start -->", "<!-- answer-metrics:end -->"
+
+
+def write_section(path: Path, lines: list[str]) -> None:
+    """Replace the Answer metrics section of ``path`` (between markers), keeping other sections."""
+    block = "\n".join([START, *lines, END])
+    text = path.read_text(encoding="utf-8") if path.is_file() else "# Validation against human judgments\n\n"
+    if START in text and END in text:
+        text = text[: text.index(START)] + block + text[text.index(END) + len(END):]
+    else:
+        text = text.rstrip("\n") + "\n\n" + block + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--write", type=Path, help="update the Answer metrics section of this markdown file")
+    parser.add_argument("--judge-model", help="LLM judge model for answer_equivalence (needs OPENAI_BASE_URL)")
+    args = parser.parse_args()
+    judge, client = judge_from_env(args.judge_model)
+    resources, store = bench_resources()
+    resources.llm = client
+    started = time.perf_counter()
+    nq_lines, nq = binary_table("NQ301 (Kamalloo et al. 2023)", nq301(), resources, judge)
+    store.flush()
+    ev_lines, ev = binary_table("EVOUNA, Natural Questions part (Wang et al. 2023)", evouna("nq"), resources, judge)
+    store.flush()
+    sq_lines, sq = squality_table(resources, judge)
+    store.flush()
+    weights = json.loads((ROOT / "rageval" / "metrics" / "correctness_weights.json").read_text())
+    lines = ["## Answer metrics", "",
+             "Command: `python bench/validate_answer_metrics.py --write docs/validation.md` "
+             f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores).", "",
+             f"answer_correctness_offline was fit by `{weights['made_by']}` on {weights['fit_on']['data']} "
+             f"({weights['fit_on']['rows']} rows, {weights['fit_on']['questions']} questions); none of those rows or "
+             "questions is reported below. answer_equivalence (heuristic) is that score thresholded at 0.5; the BEM "
+             "checkpoint is not shipped, and the BEM rows are the scores that ship with NQ301.", "",
+             *target_lines(nq, ev, sq), *nq_lines, *ev_lines, *sq_lines]
+    print("\n".join(lines))
+    if args.write:
+        write_section(args.write, lines)
+        print(f"wrote the Answer metrics section of {args.write}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Rendering of one answer for the Answers page (a helper module, not a page).
+
+Every piece of document or model text goes through ``common.esc`` / ``common.md`` or a
+plain-text widget; the only HTML tags are the ones built here.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from rageval import app_highlight as hl
+from rageval import app_queries as q
+
+_TABLE = "width:100%;border-collapse:collapse;font-size:0.92rem"
+_CELL = "padding:0.35rem 0.5rem;border-bottom:1px solid #e8ebf1;vertical-align:top;text-align:left"
+
+
+def _plain(value: Any) -> str:
+    """A details value (text, list or mapping) as one line of text."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def _cause(claim: dict[str, Any]) -> str:
+    return _plain((claim.get("details") or {}).get("cause"))
+
+
+def claims_table(view: q.AnswerView) -> str:
+    head = "".join(f'<th style="{_CELL}">{h}</th>' for h in ("#", "verdict", "claim", "evidence", "reason", "likely cause"))
+    rows = []
+    for n, c in enumerate(view.claims, start=1):
+        evidence = f"“{common.esc(c['evidence'])}”" if c.get("evidence") else "—"
+        cells = (str(n), common.badge(c["verdict"]), common.esc(c["text"]), evidence,
+                 common.esc(c.get("reason") or ""), common.esc(_cause(c)))
+        rows.append("<tr>" + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
+    return f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+def flags(view: q.AnswerView) -> None:
+    """The hedging flag and the hallucination diagnosis (details of 'hedging' and 'faithfulness')."""
+    hedging, faith = view.scores.get("hedging"), view.scores.get("faithfulness")
+    parts = []
+    if hedging is not None:
+        if hedging["status"] == "ok":
+            cues = _plain(view.details("hedging").get("cues"))
+            parts.append(f"**Hedging** {hedging['value']:.2f}" + (f" (cues: {common.md(cues)})" if cues else ""))
+        else:
+            parts.append(f"**Hedging** {common.md(hedging['status'])}: {common.md(hedging['reason'])}")
+    diagnosis = _plain(view.details("faithfulness").get("diagnosis"))
+    if diagnosis:
+        parts.append(f"**Diagnosis** {common.md(diagnosis)}")
+    if faith is not None and faith["status"] != "ok":
+        parts.append(f"**Faithfulness** {common.md(faith['status'])}: {common.md(faith['reason'])}")
+    if parts:
+        st.markdown(" · ".join(parts))
+    details = {m: view.details(m) for m in ("hedging", "faithfulness") if view.details(m)}
+    if details:
+        with st.expander("Hedging and diagnosis details"):
+            st.json(details, expanded=2)
+
+
+def contexts(view: q.AnswerView) -> None:
+    """Retrieved chunks in rank order with each claim's evidence highlighted in its verdict colour."""
+    spans: dict[int, list[tuple[int, int, str, int]]] = {}
+    for n, claim in enumerate(view.claims, start=1):
+        found = hl.evidence_location(view, claim)
+        if found:
+            spans.setdefault(found[0], []).append((found[1], found[2], claim["verdict"], n))
+    if not view.contexts:
+        st.info("No retrieved context was stored for this answer.")
+    for i, ctx in enumerate(view.contexts):
+        score = "—" if ctx.score is None else f"{ctx.score:.3f}"
+        where = f" · {ctx.doc_name}" + (f" p.{ctx.page}" if ctx.page else "") if ctx.doc_name else ""
+        label = f"#{ctx.rank} · score {score}{where}" + (" · evidence" if i in spans else "")
+        with st.expander(common.md(label), expanded=i in spans):
+            st.html(common.highlight_html(hl.segments(ctx.text, spans.get(i, []))))
+
+
+def metrics_table(view: q.AnswerView) -> None:
+    rows = [{"metric": m, "value": s["value"], "status": s["status"], "reason": s["reason"],
+             "judge": "heuristic" if q.is_heuristic(s["signature"]) else "", "signature": s["signature"]}
+            for m, s in view.scores.items()]
+    if rows:
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                     column_config={"value": st.column_config.NumberColumn(format="%.3f")})
+    else:
+        st.info("No metric scored this answer.")
+
+
+def show(view: q.AnswerView) -> None:
+    left, right = st.columns(2)
+    with left:
+        st.markdown("**Question**")
+        common.text_box(view.question)
+    with right:
+        st.markdown("**Gold answer**")
+        common.text_box("\n".join(view.references), empty="(no gold answer)")
+    head, key = st.columns([1, 3], vertical_alignment="bottom")
+    head.markdown("**Answer**")
+    with key:
+        common.legend()
+    if view.status != "ok":
+        st.error(f"Generation failed: {common.md(view.reason)}")
+    if view.answer:
+        segments, lost = hl.answer_segments(view.answer, view.claims)
+        st.html(common.highlight_html(segments))
+        if lost:
+            st.caption(f"Claim(s) {', '.join(map(str, lost))} are rewordings not found verbatim in the answer.")
+    else:
+        common.text_box(None, empty="(no answer)")
+    flags(view)
+    if view.claims:
+        st.markdown(f"**Claims** ({len(view.claims)}, checked against the retrieved chunks)")
+        st.html(claims_table(view))
+    else:
+        st.caption("No claims stored for this answer (no claim metric in the run, or nothing factual to check).")
+    chunks_tab, metrics_tab = st.tabs(["Retrieved chunks", "Metric values"])
+    with chunks_tab:
+        contexts(view)
+    with metrics_tab:
+        metrics_table(view)

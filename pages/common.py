@@ -1,0 +1,248 @@
+"""Shared widgets, guards and cached loaders for the pages (not a page itself).
+
+Safety rule for everything shown: text that comes from documents, uploads or models is either
+escaped with ``html.escape`` inside HTML we build ourselves (``st.html``), escaped for Markdown
+with :func:`md`, or shown in widgets that render plain text (``st.dataframe``, ``st.code``).
+"""
+from __future__ import annotations
+
+import html
+import re
+import threading
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from rageval import app_highlight as hl
+from rageval import app_queries as q
+from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
+from rageval.project import Project, open_project
+
+PAGES = {
+    "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
+    "run": "pages/run.py", "answers": "pages/answers.py",
+}
+COLOURS = {  # verdict -> (background, accent)
+    "SUPPORTED": ("#dcf5e3", "#1e8a44"),
+    "CONTRADICTED": ("#fde0e0", "#c62828"),
+    "NOT_MENTIONED": ("#fff1cc", "#b7791f"),
+}
+_BOX = ("white-space:pre-wrap;line-height:1.65;padding:0.7rem 0.9rem;border:1px solid #e3e7ee;"
+        "border-radius:0.5rem;background:#fafbfd;font-size:0.97rem;overflow-wrap:anywhere")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^])")
+
+
+# --- escaping ---------------------------------------------------------------------------------
+
+def md(text: Any) -> str:
+    """``text`` made inert for Streamlit Markdown: every special character backslash-escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def esc(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def text_box(text: str | None, *, empty: str = "(empty)") -> None:
+    """Show untrusted text as text, keeping its line breaks."""
+    body = esc(text) if text else f'<span style="color:#8a93a3">{esc(empty)}</span>'
+    st.html(f'<div style="{_BOX}">{body}</div>')
+
+
+def highlight_html(segments: Sequence[hl.Segment]) -> str:
+    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only."""
+    parts = []
+    for seg in segments:
+        if seg.verdict is None:
+            parts.append(esc(seg.text))
+            continue
+        bg, accent = COLOURS.get(seg.verdict, ("#eceff4", "#5a6372"))
+        marks = ",".join(str(n) for n in seg.labels)
+        parts.append(
+            f'<span title="{esc(seg.verdict)}" style="background:{bg};border-bottom:2px solid {accent};'
+            f'border-radius:3px;padding:1px 2px">{esc(seg.text)}</span>'
+            + (f'<sup style="color:{accent};font-weight:600">{esc(marks)}</sup>' if marks else "")
+        )
+    return f'<div style="{_BOX}">{"".join(parts) or "&nbsp;"}</div>'
+
+
+def badge(verdict: str) -> str:
+    bg, accent = COLOURS.get(verdict, ("#eceff4", "#5a6372"))
+    return (f'<span style="background:{bg};color:{accent};border:1px solid {accent};border-radius:999px;'
+            f'padding:0 0.5rem;font-size:0.78rem;font-weight:600">{esc(verdict)}</span>')
+
+
+def legend() -> None:
+    st.html('<div style="display:flex;gap:0.5rem;flex-wrap:wrap;justify-content:flex-end">'
+            + "".join(badge(v) for v in hl.VERDICTS) + "</div>")
+
+
+# --- page boundary ------------------------------------------------------------------------------
+
+_ADVICE = (
+    (ProjectBusyError, "Another process (a CLI run?) is using this project. Wait a moment and reload."),
+    (LLMError, "Check OPENAI_BASE_URL and the API key variables, or choose the offline options."),
+    (InputError, "Fix the file or row named above and upload it again."),
+    (ConfigError, "Change the setting named above and try again."),
+    (RagevalError, "Change the input named above and try again."),
+)
+
+
+def show_error(exc: BaseException, *, what: str = "This page could not finish") -> None:
+    """A short message with what to do; the details (type, message, trace) in an expander."""
+    advice = next((a for cls, a in _ADVICE if isinstance(exc, cls)),
+                  "Reload the page; if it happens again, report it with the details below.")
+    message = str(exc) if isinstance(exc, RagevalError) else f"{type(exc).__name__}"
+    st.error(f"{md(what)}: {md(message)}  \n{md(advice)}")
+    with st.expander("Details"):
+        st.code("".join(traceback.format_exception(exc)), language=None)
+
+
+def _through_app_shell() -> None:
+    """Rerun through app.py when Streamlit ran this page directly.
+
+    On the very first request after the server starts, Streamlit runs a deep link such as
+    ``/answers`` through its legacy ``pages/`` folder mode, without app.py (so no project
+    switcher, and helper modules listed as pages). app.py always sets ``project`` before
+    navigating; without it we switch the server to st.navigation mode (what calling
+    st.navigation does) and rerun, which lands on the same page through app.py.
+    """
+    if "project" in st.session_state:
+        return
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False
+    st.rerun()
+
+
+def run_page(main: Callable[[], None]) -> None:
+    """Run a page's ``main`` catching every exception at the page boundary (st.stop passes through)."""
+    _through_app_shell()
+    try:
+        main()
+    except Exception as exc:  # noqa: BLE001 - the page boundary: nothing may escape as a traceback
+        show_error(exc)
+
+
+def need(ok: Any, message: str, page: str, label: str) -> None:
+    """Stop the page with ``message`` and a link to ``page`` unless ``ok``."""
+    if not ok:
+        st.info(message)
+        st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
+        st.stop()
+
+
+# --- state -------------------------------------------------------------------------------------
+
+def project() -> Project:
+    """The project chosen in the sidebar (``default`` before app.py has chosen one)."""
+    return open_project(st.session_state.get("project") or None)
+
+
+def version() -> int:
+    """The session's change counter: bumped after every write so cached queries refresh."""
+    return int(st.session_state.get("data_version", 0))
+
+
+def bump() -> None:
+    st.session_state["data_version"] = version() + 1
+
+
+def run_stamp(run: dict[str, Any]) -> tuple:
+    return (run["status"], run["done"], run["failed"], str(run["finished"]), version())
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _views(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.AnswerView]:
+    return q.answer_views(Project(slug=slug, root=Path(root)), run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.MetricSummary]:
+    return q.run_summaries(Project(slug=slug, root=Path(root)), run_id)
+
+
+def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:
+    return _views(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
+    return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
+    """One bordered card per metric: mean over scored items, and the unscored count below it."""
+    for start in range(0, len(items), per_row):
+        cols = st.columns(per_row)
+        for col, s in zip(cols, items[start:start + per_row]):
+            label = s.metric + (" · heuristic" if s.heuristic else "")
+            value = "—" if s.mean is None else f"{s.mean:.3f}"
+            note = f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
+            col.metric(label, value, help=note, border=True)
+            col.caption(note)
+
+
+# --- background runs ---------------------------------------------------------------------------
+
+class RunWorkers:
+    """Runs executing in threads of the server process, so closing a tab never stops them."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._threads: dict[tuple[str, str], threading.Thread] = {}
+        self._errors: dict[tuple[str, str], str] = {}
+        self._stop: set[tuple[str, str]] = set()
+
+    def start(self, p: Project, run_id: str) -> bool:
+        """Start (or resume) ``run_id`` unless it is already executing here; True when started."""
+        from rageval.pipeline import execute
+
+        key = (str(p.root), run_id)
+
+        def work() -> None:
+            try:
+                execute(p, run_id, should_stop=lambda: key in self._stop)
+            except BaseException as exc:  # noqa: BLE001 - kept for the page; the run is marked failed
+                self._errors[key] = str(exc) if isinstance(exc, RagevalError) else f"{type(exc).__name__}: {exc}"
+            finally:
+                self._stop.discard(key)
+
+        with self._lock:
+            if key in self._threads and self._threads[key].is_alive():
+                return False
+            self._errors.pop(key, None)
+            thread = threading.Thread(target=work, name=f"rageval-run-{run_id}", daemon=True)
+            self._threads[key] = thread
+            thread.start()
+        return True
+
+    def stop(self, p: Project, run_id: str) -> None:
+        self._stop.add((str(p.root), run_id))
+
+    def active(self, p: Project) -> list[str]:
+        with self._lock:
+            return [rid for (root, rid), t in self._threads.items() if root == str(p.root) and t.is_alive()]
+
+    def error(self, p: Project, run_id: str) -> str | None:
+        return self._errors.get((str(p.root), run_id))
+
+    def join(self, timeout: float | None = None) -> None:
+        for t in list(self._threads.values()):
+            t.join(timeout)
+
+
+@st.cache_resource(show_spinner=False)
+def workers() -> RunWorkers:
+    return RunWorkers()
+
+
+def spec_input(label: str, offline: str, *, key: str, model: str, container: Any = st) -> str:
+    """An offline choice or ``openai:MODEL`` (any OpenAI-compatible server configured by env)."""
+    kind = container.selectbox(label, [offline, "openai"], key=key,
+                               help="'openai' uses OPENAI_BASE_URL / OPENAI_API_KEY (or per-role variables)")
+    if kind == offline:
+        return offline
+    name = container.text_input(f"{label} model", value=model, key=f"{key}_model").strip()
+    return f"openai:{name}" if name else offline

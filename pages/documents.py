@@ -1,0 +1,87 @@
+"""Documents: upload files into a corpus, see per-file results and errors, browse chunks."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from rageval import app_queries as q
+from rageval.corpus import ingest
+from rageval.ingest.chunking import METHODS, ChunkingConfig
+from rageval.store import corpus as corpus_store
+
+
+def upload(p) -> None:
+    corpora = [c["name"] for c in corpus_store.corpora(p.db_path)]
+    with st.container(border=True):
+        st.markdown("**Add documents** (PDF, TXT, Markdown)")
+        c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
+        corpus = c1.text_input("Corpus", value=corpora[0] if corpora else "docs", key="doc_corpus").strip()
+        method = c2.selectbox("Chunking", METHODS, key="doc_method")
+        size = c3.number_input("Chunk size", 50, 20000, 1024, step=64, key="doc_size")
+        overlap = c4.number_input("Overlap", 0, 10000, 128, step=16, key="doc_overlap")
+        files = st.file_uploader("Files", type=["pdf", "txt", "md"], accept_multiple_files=True,
+                                 key="doc_upload")
+        if st.button("Ingest", type="primary", key="doc_ingest", disabled=not files or not corpus):
+            chunking = ChunkingConfig(method=method, size=int(size), overlap=int(overlap))
+            bar = st.progress(0.0, text="Reading files…")
+            report = ingest(p, corpus, files=[(f.name, f.getvalue()) for f in files], chunking=chunking,
+                            progress=lambda _ph, d, t: bar.progress(min(d / max(t, 1), 1.0),
+                                                                    text=f"Embedding chunks {d}/{t}"))
+            bar.empty()
+            st.session_state["doc_report"] = report
+            st.session_state["doc_chunking"] = chunking.signature()
+            common.bump()
+    report = st.session_state.get("doc_report")
+    if report is not None:
+        for d in report.documents:
+            state = "added" if d["new"] else "already in the corpus"
+            st.success(f"{common.md(d['name'])}: {d['pages']} page(s), {d['chunks']} chunk(s), {state}",
+                       icon=":material/check_circle:")
+        for e in report.errors:
+            st.error(f"{common.md(e.name)}: {common.md(e.reason)}", icon=":material/error:")
+
+
+def main() -> None:
+    p = common.project()
+    st.title("Documents")
+    upload(p)
+    corpora = [c["name"] for c in corpus_store.corpora(p.db_path)]
+    common.need(corpora, "No corpus yet: upload documents above to create one.", "home", "Back to Home")
+    corpus = st.selectbox("Corpus to inspect", corpora, key="doc_view_corpus")
+    docs = corpus_store.documents(p.db_path, corpus)
+    st.dataframe(pd.DataFrame(docs, columns=["name", "kind", "pages", "chars", "size_bytes", "id"]),
+                 hide_index=True, width="stretch")
+    errors = corpus_store.ingest_errors(p.db_path, corpus)
+    if errors:
+        st.markdown(f"**Files that could not be ingested** ({len(errors)})")
+        st.dataframe(pd.DataFrame(errors, columns=["name", "reason", "created"]), hide_index=True,
+                     width="stretch")
+    st.subheader("Chunk browser")
+    if not docs:
+        st.info("This corpus has no documents yet.")
+        return
+    extra = [st.session_state["doc_chunking"]] if "doc_chunking" in st.session_state else []
+    c1, c2 = st.columns([2, 1])
+    names = {d["id"]: d["name"] for d in docs}
+    doc_id = c1.selectbox("Document", list(names), format_func=names.get, key="doc_browse")
+    sigs = q.chunkings(p, corpus, extra)
+    if not sigs:
+        st.info("No chunks stored for this corpus yet.")
+        return
+    sig = c2.selectbox("Chunking", sigs, key="doc_browse_chunking")
+    chunks = corpus_store.chunks(p.db_path, corpus, sig, doc_id)
+    if not chunks:
+        st.info("This document has no chunks under this chunking; pick another one.")
+        return
+    st.caption(f"{len(chunks)} chunk(s); offsets are characters in the document's text")
+    st.dataframe(pd.DataFrame(chunks, columns=["ordinal", "page", "char_start", "char_end", "text", "id"]),
+                 hide_index=True, width="stretch", height=min(38 + 35 * len(chunks), 320),
+                 column_config={"text": st.column_config.TextColumn("text", width="large")})
+    chunk = chunks[st.selectbox("Read chunk", range(len(chunks)), key="doc_chunk",
+                                format_func=lambda i: f"#{chunks[i]['ordinal']} · page {chunks[i]['page']} · "
+                                                      f"characters {chunks[i]['char_start']}-{chunks[i]['char_end']}")]
+    common.text_box(chunk["text"])
+
+
+common.run_page(main)

@@ -1,0 +1,312 @@
+"""Read-side helpers for the app's pages: summaries, per-answer views, filters, highlight spans.
+
+Pure functions over ``rageval.store``; nothing here imports streamlit, so the numbers a page
+shows can be checked (and reused by a script) without a browser.
+
+- A metric's mean is over the items it scored (status ``ok``) only:
+  ``mean = sum(value_i for ok items) / n_ok``; unscored and failed items are counted, never
+  averaged in as 0.
+- A score is "heuristic" when its signature contains ``judge:heuristic``.
+- Highlight spans (claims in answers, evidence in chunks) are in :mod:`rageval.app_highlight`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from rageval.config import DEFAULT_METRICS, RunConfig
+from rageval.errors import RagevalError
+from rageval.ingest.chunking import ChunkingConfig
+from rageval.metrics.base import Resources, get_metric, metric_names
+from rageval.project import Project
+from rageval.rows import RowError
+from rageval.store import corpus as corpus_store
+from rageval.store import runs as run_store
+
+_K_CHOICES = (1, 3, 5, 10)
+
+
+# --- project and runs --------------------------------------------------------------------
+
+def project_counts(project: Project) -> dict[str, int]:
+    """Corpora, documents, QA sets, QA items, runs and finished runs of a project."""
+    corpora = corpus_store.corpora(project.db_path)
+    sets = run_store.qa_sets(project.db_path)
+    runs = run_store.runs(project.db_path)
+    return {
+        "corpora": len(corpora), "documents": sum(c["documents"] for c in corpora),
+        "qa_sets": len(sets), "qa_items": sum(s["items"] for s in sets),
+        "runs": len(runs), "finished_runs": sum(r["status"] == "finished" for r in runs),
+    }
+
+
+def finished_runs(project: Project) -> list[dict[str, Any]]:
+    """Finished runs (pipeline and imported answers), newest first."""
+    return [r for r in run_store.runs(project.db_path) if r["status"] == "finished"]
+
+
+def run_label(run: dict[str, Any]) -> str:
+    """``20261129-101500-ab12cd · corpus / qa set · finished 30/30`` (or the source of an import)."""
+    what = (f"{run['corpus']} / {run['qa_set']}" if run["kind"] == "pipeline"
+            else f"imported {run['config'].get('source', 'answers')}")
+    return f"{run['id']} · {what} · {run['status']} {run['done']}/{run['n_items']}"
+
+
+def run_rows(project: Project) -> list[dict[str, Any]]:
+    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error."""
+    return [{
+        "run": r["id"], "kind": r["kind"], "status": r["status"], "corpus": r["corpus"],
+        "qa_set": r["qa_set"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
+        "generator": r["config"].get("generator", "—"), "judge": r["config"].get("judge", "—"),
+        "created": r["created"], "finished": r["finished"], "error": r["error"],
+    } for r in run_store.runs(project.db_path)]
+
+
+def resumable(run: dict[str, Any], *, active: bool) -> bool:
+    """A pipeline run that stopped before finishing and is not being executed right now."""
+    return run["kind"] == "pipeline" and run["status"] != "finished" and not active
+
+
+# --- metrics -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class MetricSummary:
+    """One metric over a run: ``mean`` of the ok values, and how many items were not scored."""
+
+    metric: str
+    mean: float | None
+    n_ok: int
+    n_unscored: int
+    n_failed: int
+    heuristic: bool
+    reasons: dict[str, int] = field(default_factory=dict)
+
+
+def is_heuristic(signature: str | None) -> bool:
+    return bool(signature) and "judge:heuristic" in signature
+
+
+def metric_summaries(scores: Sequence[dict[str, Any]]) -> list[MetricSummary]:
+    """Per metric (in first-seen order): mean over ok items, counts of unscored/failed, reasons."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for s in scores:
+        groups.setdefault(s["metric"], []).append(s)
+    out = []
+    for metric, rows in groups.items():
+        values = [r["value"] for r in rows if r["status"] == "ok" and r["value"] is not None]
+        reasons: dict[str, int] = {}
+        for r in rows:
+            if r["status"] != "ok":
+                key = f"{r['status']}: {r['reason']}"
+                reasons[key] = reasons.get(key, 0) + 1
+        out.append(MetricSummary(
+            metric=metric, mean=(sum(values) / len(values)) if values else None, n_ok=len(values),
+            n_unscored=sum(r["status"] == "unscored" for r in rows),
+            n_failed=sum(r["status"] == "failed" for r in rows),
+            heuristic=any(is_heuristic(r["signature"]) for r in rows), reasons=reasons,
+        ))
+    return out
+
+
+def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
+    return metric_summaries(run_store.scores(project.db_path, run_id))
+
+
+def metric_options(top_k: int = 10) -> list[str]:
+    """Metric names a user can pick: ``@K`` families offered at K = 1, 3, 5, 10 and ``top_k``."""
+    out: list[str] = []
+    for name in metric_names():
+        if name.endswith("@K"):
+            base = name[:-2]
+            out += [f"{base}@{k}" for k in sorted(set(_K_CHOICES) | {top_k})]
+        else:
+            out.append(name)
+    return out
+
+
+def default_metrics(options: Sequence[str]) -> list[str]:
+    """The run defaults (config.DEFAULT_METRICS) that are available in ``options``."""
+    return [m for m in DEFAULT_METRICS if m in options]
+
+
+# --- scoring uploaded answers -----------------------------------------------------------------
+
+def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequence[str], judge: str,
+                 language: str = "en") -> tuple[Any, list[RowError]]:
+    """Parse and score an uploaded answers file, storing it as an import run (as the CLI does).
+
+    Returns ``(ScoreResult, row errors)``; raises ConfigError/InputError for unusable input.
+    """
+    from rageval.resources import get_embedder
+    from rageval.scoring import parse_answers, score
+
+    samples, errors = parse_answers(source, data)
+    if not samples:
+        return None, errors
+    client = None
+    if judge.startswith("openai:"):
+        from rageval.llm import make_llm_client
+
+        client = make_llm_client({"judge": judge}, store_path=project.db_path, run_id=None)
+    try:
+        resources = Resources(embedder_factory=lambda: get_embedder(project, "local"), llm=client,
+                              language=language)
+        result = score(samples, list(metrics), judge=judge, language=language, resources=resources,
+                       project=project, source=source)
+    finally:
+        if client is not None:
+            client.close()
+    return result, errors
+
+
+def estimate(project: Project, config: RunConfig) -> Any:
+    """The LLM layer's cost estimate for ``config`` when it offers one and the run calls a model.
+
+    None when every role is offline or the installed LLM layer has no estimator.
+    """
+    if not any(s.startswith("openai:") for s in (config.generator, config.judge, config.embedder)):
+        return None
+    try:
+        from rageval import llm
+    except ImportError:
+        return None
+    estimator = getattr(llm, "estimate_run", None)
+    return estimator(project, config) if estimator is not None else None
+
+
+# --- documents ---------------------------------------------------------------------------------
+
+def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[str]:
+    """Chunking signatures that have chunks in ``corpus``: the default, those of its runs, ``extra``."""
+    candidates = [*extra, ChunkingConfig().signature()]
+    for r in run_store.runs(project.db_path):
+        if r["corpus"] == corpus and isinstance(r["config"].get("chunking"), dict):
+            candidates.append(ChunkingConfig(**r["config"]["chunking"]).signature())
+    seen: list[str] = []
+    for sig in candidates:
+        if sig not in seen and corpus_store.chunks(project.db_path, corpus, sig):
+            seen.append(sig)
+    return seen
+
+
+# --- answers -------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Context:
+    rank: int
+    chunk_id: str | None
+    score: float | None
+    text: str
+    doc_name: str | None = None
+    page: int | None = None
+
+
+@dataclass(frozen=True)
+class AnswerView:
+    """Everything the Answers page shows for one QA item."""
+
+    item_id: str
+    ordinal: int
+    question: str
+    references: list[str]
+    answer: str | None
+    status: str
+    reason: str | None
+    contexts: list[Context]
+    scores: dict[str, dict[str, Any]]
+    claims: list[dict[str, Any]]
+
+    @property
+    def verdicts(self) -> set[str]:
+        return {c["verdict"] for c in self.claims}
+
+    def unscored(self) -> dict[str, str]:
+        """metric -> "status: reason" for every metric that did not score this item."""
+        return {m: f"{s['status']}: {s['reason']}" for m, s in self.scores.items() if s["status"] != "ok"}
+
+    def details(self, metric: str) -> dict[str, Any]:
+        s = self.scores.get(metric)
+        return dict(s["details"]) if s and s.get("details") else {}
+
+
+def display_claims(claims: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One metric's claims per answer (the faithfulness ones when present), in order.
+
+    Several claim metrics store the same claims under their own signatures; showing them once
+    keeps the page readable.
+    """
+    if not claims:
+        return []
+    signatures = [c["signature"] for c in claims]
+    chosen = next((s for s in signatures if s.startswith("faithfulness|")), signatures[0])
+    return sorted((c for c in claims if c["signature"] == chosen), key=lambda c: c["ordinal"])
+
+
+def answer_views(project: Project, run_id: str) -> list[AnswerView]:
+    """The run's answers with retrieved chunks (document, page), scores and claims."""
+    db = project.db_path
+    answers = run_store.answers(db, run_id)
+    by_item_scores: dict[str, dict[str, dict[str, Any]]] = {}
+    for s in run_store.scores(db, run_id):
+        by_item_scores.setdefault(s["item_id"], {})[s["metric"]] = s
+    by_item_claims: dict[str, list[dict[str, Any]]] = {}
+    for c in run_store.claims(db, run_id):
+        by_item_claims.setdefault(c["item_id"], []).append(c)
+    chunk_ids = sorted({cid for a in answers for cid, _ in a["retrieved"] if cid})
+    chunk_info = corpus_store.chunks_by_id(db, chunk_ids)
+    views = []
+    for a in answers:
+        contexts = []
+        for i, text in enumerate(a["contexts"]):
+            cid, score = a["retrieved"][i] if i < len(a["retrieved"]) else (None, None)
+            info = chunk_info.get(cid or "", {})
+            contexts.append(Context(rank=i + 1, chunk_id=cid, score=score, text=text,
+                                    doc_name=info.get("doc_name"), page=info.get("page")))
+        views.append(AnswerView(
+            item_id=a["item_id"], ordinal=a["ordinal"], question=a["question"],
+            references=list(a["references"]), answer=a["answer"], status=a["status"],
+            reason=a["reason"], contexts=contexts, scores=by_item_scores.get(a["item_id"], {}),
+            claims=display_claims(by_item_claims.get(a["item_id"], [])),
+        ))
+    return views
+
+
+def filter_views(views: Sequence[AnswerView], *, contradicted: bool = False, unscored: bool = False,
+                 metric: str | None = None, below: float | None = None,
+                 at_least: float | None = None) -> list[AnswerView]:
+    """Answers with a CONTRADICTED claim / an unscored metric / ``metric`` below or at least a value.
+
+    Conditions combine with AND; ``unscored`` with ``metric`` means that metric is unscored.
+    Threshold filters keep only items the metric scored.
+    """
+    out = []
+    for v in views:
+        if contradicted and "CONTRADICTED" not in v.verdicts:
+            continue
+        missing = v.unscored()
+        if unscored and not (metric in missing if metric else missing):
+            continue
+        if metric and (below is not None or at_least is not None):
+            s = v.scores.get(metric)
+            if s is None or s["status"] != "ok" or s["value"] is None:
+                continue
+            if below is not None and not s["value"] < below:
+                continue
+            if at_least is not None and not s["value"] >= at_least:
+                continue
+        out.append(v)
+    return out
+
+
+def value_bounds(views: Sequence[AnswerView], metric: str) -> tuple[float, float]:
+    """Slider bounds for ``metric``: its declared range where finite, widened to the values seen."""
+    seen = [v.scores[metric]["value"] for v in views
+            if metric in v.scores and v.scores[metric]["status"] == "ok" and v.scores[metric]["value"] is not None]
+    try:
+        low, high = (float(x) for x in get_metric(metric).range)
+    except (RagevalError, TypeError, ValueError, AttributeError):
+        low, high = float("-inf"), float("inf")
+    low = low if low != float("-inf") else min(seen, default=0.0)
+    high = high if high != float("inf") else max(seen, default=1.0)
+    low, high = min([low, *seen]), max([high, *seen])
+    return (float(low), float(high)) if high > low else (float(low), float(low) + 1.0)

@@ -1,0 +1,469 @@
+"""The LLM layer: every model call goes through here, and this is the only module importing openai.
+
+Roles
+    ``generator`` (answers), ``judge`` (judged metrics), ``embedder`` (vectors). A role's spec is
+    ``"openai:MODEL"`` or its offline backend (``extractive``, ``heuristic``, ``local``), which
+    needs no client: :func:`make_llm_client` returns None when every role is offline.
+
+Environment variables (or ``st.secrets`` passed as ``secrets=``; a secret wins over an
+environment variable of the same name, a per-role name wins over the shared one)
+    base URL: ``RAGEVAL_<ROLE>_BASE_URL``, else ``OPENAI_BASE_URL``, else OpenAI's API;
+    API key:  ``RAGEVAL_<ROLE>_API_KEY``,  else ``OPENAI_API_KEY``. A server without keys (vLLM,
+    Ollama, llama.cpp) needs only the base URL. A key is read when the client is made and goes
+    only into the Authorization header: never into RoleConfig, DuckDB, logs or error messages
+    (messages are scrubbed of the key, of ``Bearer ...`` and of anything shaped like ``sk-...``).
+
+Cache key
+    sha256 of canonical JSON of (kind, model, messages, temperature, seed, response_format,
+    max_tokens); for embeddings of (kind, model, text). Timeouts, retries, the key and the base
+    URL are left out: the model name identifies the model, so moving a vLLM server to another
+    host keeps its cache. (A server that ignores the model name, like llama.cpp's, should get a
+    distinct model name in the spec or run with ``use_cache=False``.) Failed calls are never
+    cached; replies that fail to parse are (the call succeeded), so re-running an unchanged run
+    makes zero network calls. ``use_cache=False`` turns off reads and writes.
+
+Retries
+    The openai client runs with ``max_retries=0`` and an explicit timeout; this module retries
+    timeouts, connection errors, malformed responses, 408/409/429 and 5xx up to ``max_retries``
+    times, waiting ``Retry-After`` when sent (429/503, capped at 60 s), else
+    ``min(20 s, backoff_base * 2**attempt) * U(0.5, 1)``. Calls in flight are bounded by an AIMD
+    limiter (halved on 429, +1 after a run of successes; :mod:`rageval.llm_pool`). Other 4xx
+    fail at once with a message naming role, model and base URL; after a 401/403/404 the role
+    fails fast without calling again. A call that still fails gives ``status="failed"`` and
+    ``reason="llm_error: <short>"``: it marks its own item, and the run goes on.
+
+JSON replies
+    :meth:`LLMClient.chat_json` asks for ``response_format={"type": "json_object"}`` (dropped for
+    the client's lifetime if the server rejects it with a 400), parses tolerantly
+    (:mod:`rageval.llm_parse`), validates with the caller's function and re-asks once with the
+    error; still failing: ``status="unscored"``, ``reason="judge_parse_error"``, raw text kept.
+"""
+from __future__ import annotations
+
+import logging
+import os
+import random
+import threading
+import time
+import weakref
+from pathlib import Path
+from typing import Any, Callable, Mapping, Sequence, TypeVar
+
+import openai
+
+from rageval.errors import ConfigError, LLMError
+from rageval.llm_config import (  # noqa: F401 - re-exported: the public API lives in rageval.llm
+    DEFAULT_BASE_URL, OFFLINE, ROLES, RoleConfig, connection_detail, display_url, lookup, parse_spec,
+    role_config, roles_from_env, scrub, status_error, unreachable_error,
+)
+from rageval.llm_cost import UsageSummary, cost_usd, estimate_run, load_prices, summarize_calls, usage_summary  # noqa: F401
+from rageval.llm_parse import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, request_key  # noqa: F401
+from rageval.llm_pool import AIMDLimiter, BoundedPool, LimiterStats, backoff_delay, parse_retry_after
+from rageval.store.llm_cache import LLMStore
+
+NO_KEY = "not-needed"
+RETRY_STATUSES = frozenset({408, 409, 429})
+MAX_RETRY_AFTER = 60.0
+EMBED_BATCH = 64
+T = TypeVar("T")
+R = TypeVar("R")
+log = logging.getLogger("rageval.llm")
+
+
+class LLMClient:
+    """Calls the models of the configured roles: pooled, limited, retried, cached and logged."""
+
+    def __init__(self, roles: dict[str, RoleConfig], *, store_path: Path | None = None, run_id: str | None = None,
+                 concurrency: int = 16, timeout: float = 60.0, max_retries: int = 6, use_cache: bool = True,
+                 prices: dict | None = None, env: Mapping[str, str] = os.environ,
+                 secrets: Mapping[str, Any] | None = None, backoff_base: float = 0.5, backoff_cap: float = 20.0,
+                 connect_timeout: float = 5.0, embed_batch: int = EMBED_BATCH):
+        if concurrency < 1:
+            raise ConfigError(f"concurrency={concurrency} must be at least 1")
+        self._roles = dict(roles)
+        self._keys: dict[str, str | None] = {}
+        for role, cfg in self._roles.items():
+            key, _ = lookup((cfg.api_key_env,), env, secrets) if cfg.api_key_env else (None, None)
+            if key is None and cfg.base_url is None:
+                up = role.upper()
+                raise ConfigError(
+                    f"the {role} (openai:{cfg.model}) needs an API key: set RAGEVAL_{up}_API_KEY or "
+                    f"OPENAI_API_KEY, or RAGEVAL_{up}_BASE_URL / OPENAI_BASE_URL for a server without keys"
+                )
+            self._keys[role] = key
+        self._secrets = sorted({k for k in self._keys.values() if k and len(k) >= 4}, key=len, reverse=True)
+        self.run_id = run_id
+        self.concurrency = concurrency
+        self._timeout, self._connect_timeout = float(timeout), float(connect_timeout)
+        self._max_retries = int(max_retries)
+        self._backoff_base, self._backoff_cap = float(backoff_base), float(backoff_cap)
+        self._embed_batch = int(embed_batch)
+        self._prices = load_prices(env=env) if prices is None else prices
+        self._rng = random.Random()
+        self._limiter = AIMDLimiter(concurrency)
+        self._pool = BoundedPool(concurrency)
+        self._store = LLMStore(store_path, [c.model for c in self._roles.values()], read=use_cache, write=use_cache)
+        self._clients: dict[str, openai.OpenAI] = {}
+        self._lock = threading.Lock()
+        self._fatal: dict[tuple[str, str], LLMError] = {}
+        self._json_mode: dict[str, bool] = {}
+        self._finalizer = weakref.finalize(self, _shutdown, self._pool, self._store, self._clients)
+
+    # ------------------------------------------------------------ roles and helpers
+    @property
+    def roles(self) -> dict[str, RoleConfig]:
+        return dict(self._roles)
+
+    def has_role(self, role: str) -> bool:
+        return role in self._roles
+
+    def _role(self, role: str) -> RoleConfig:
+        if role not in self._roles:
+            configured = ", ".join(self._roles) or "none"
+            raise ConfigError(f"no model is configured for the {role} role (configured: {configured})")
+        return self._roles[role]
+
+    def model(self, role: str) -> str:
+        return self._role(role).model
+
+    def scrub(self, text: str) -> str:
+        """``text`` with the API keys and anything key-shaped replaced by ``***``."""
+        return scrub(text, self._secrets)
+
+    def _make_client(self, role: str, *, timeout: float, connect: float) -> openai.OpenAI:
+        cfg = self._roles[role]
+        return openai.OpenAI(
+            api_key=self._keys[role] or NO_KEY, base_url=cfg.base_url or DEFAULT_BASE_URL,
+            max_retries=0, timeout=openai.Timeout(timeout, connect=min(connect, timeout)),
+        )
+
+    def _client(self, role: str) -> openai.OpenAI:
+        with self._lock:
+            if role not in self._clients:
+                self._clients[role] = self._make_client(role, timeout=self._timeout, connect=self._connect_timeout)
+            return self._clients[role]
+
+    def _log(self, role: str, model: str, key: str, kind: str, *, tokens_in: int = 0, tokens_out: int = 0,
+             latency_ms: float, cached: bool, status: str, error: str | None = None, attempts: int = 0) -> None:
+        self._store.log_call({
+            "run_id": self.run_id, "key": key, "role": role, "model": model, "tokens_in": tokens_in,
+            "tokens_out": tokens_out, "latency_ms": latency_ms, "cached": cached, "status": status,
+            "error": error[:500] if error else None, "kind": kind, "attempts": attempts,
+        })
+
+    # ------------------------------------------------------------ errors
+    def _server_message(self, exc: openai.APIStatusError) -> str:
+        body = exc.body
+        if isinstance(body, Mapping):
+            inner = body.get("error", body)
+            message = inner.get("message") if isinstance(inner, Mapping) else inner
+        else:
+            message = body
+        return self.scrub(str(message or exc.message or "")[:300])
+
+    def _status_error(self, role: str, model: str, exc: openai.APIStatusError) -> LLMError:
+        return status_error(self._roles[role], model, exc.status_code, self._server_message(exc), exc.code)
+
+    # ------------------------------------------------------------ the retry loop
+    def _call(self, role: str, model: str, send: Callable[[openai.OpenAI], T]) -> tuple[T, int]:
+        """``send(client)`` with the limiter and retries; returns ``(result, attempts)``."""
+        fatal = self._fatal.get((role, model))
+        if fatal is not None:
+            raise _attempted(LLMError(str(fatal), reason=fatal.reason), 0)
+        short = message = ""
+        attempt = 0
+        for attempt in range(self._max_retries + 1):
+            token = self._limiter.acquire()
+            outcome, wait_hint = "error", None
+            try:
+                result = send(self._client(role))
+                outcome = "ok"
+                return result, attempt + 1
+            except openai.APIStatusError as exc:
+                status = exc.status_code
+                if status in (429, 503):
+                    wait_hint = parse_retry_after(exc.response.headers)
+                if status == 429:
+                    outcome = "throttled"
+                if status < 500 and status not in RETRY_STATUSES:
+                    error = self._status_error(role, model, exc)
+                    if status in (401, 403, 404):
+                        self._fatal[(role, model)] = error
+                    raise _attempted(error, attempt + 1) from None
+                short, message = f"http {status}", f"HTTP {status}: {self._server_message(exc)}"
+            except openai.APITimeoutError:
+                short, message = "timeout", f"no reply within {self._timeout:g} s"
+            except openai.APIConnectionError as exc:
+                short, message = "connection error", connection_detail(exc)
+            except (openai.APIResponseValidationError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+                short, message = "malformed response", self.scrub(f"{type(exc).__name__}: {exc}")[:300]
+            finally:
+                self._limiter.release(token, outcome, retry_after=wait_hint)
+            if attempt < self._max_retries:
+                if wait_hint is not None:
+                    delay = min(wait_hint, MAX_RETRY_AFTER) * (1.0 + 0.1 * self._rng.random())
+                else:
+                    delay = backoff_delay(attempt, base=self._backoff_base, cap=self._backoff_cap, rng=self._rng)
+                log.info("%s call to %s: %s; retry %d in %.2f s", role, model, message, attempt + 1, delay)
+                time.sleep(delay)
+        url = display_url(self._roles[role].base_url)
+        raise _attempted(LLMError(
+            f"the {role} call to {model} at {url} failed after {attempt + 1} attempts: {message}",
+            reason=f"llm_error: {short}"), attempt + 1)
+
+    # ------------------------------------------------------------ chat
+    @staticmethod
+    def _post(client: openai.OpenAI, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        # The client's raw request (its documented way to call any endpoint): the same auth,
+        # base URL, timeout and error classes as chat.completions.create, without building typed
+        # params and models - under 16 threads that costs ~10 ms a call, 10% of a 100 ms reply.
+        reply = client.post(path, body=body, cast_to=object)
+        if not isinstance(reply, Mapping):
+            raise ValueError(f"the server's reply to {path} is not a JSON object")
+        return reply
+
+    def _send_chat(self, client: openai.OpenAI, role: str, request: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
+        body = {k: request[k] for k in ("model", "messages", "temperature", "seed", "max_tokens")
+                if request[k] is not None}
+        if request["response_format"] is not None and self._json_mode.get(role, True):
+            try:
+                completion = self._post(client, "/chat/completions", {**body, "response_format": request["response_format"]})
+            except openai.BadRequestError:
+                completion = self._post(client, "/chat/completions", body)
+                self._json_mode[role] = False
+                log.info("the %s server rejected response_format; asking for JSON in the prompt only", role)
+        else:
+            completion = self._post(client, "/chat/completions", body)
+        choice = completion["choices"][0]
+        text = choice["message"].get("content")
+        if text is not None and not isinstance(text, str):
+            raise ValueError("the reply's message content is not text")
+        usage = completion.get("usage") or {}
+        if usage.get("prompt_tokens") is not None:
+            tokens_in, tokens_out = int(usage["prompt_tokens"]), int(usage.get("completion_tokens") or 0)
+        else:  # servers without usage: the ~4 characters per token rule
+            tokens_in = sum(len(str(m.get("content", ""))) for m in request["messages"]) // 4
+            tokens_out = len(text or "") // 4
+        return text, tokens_in, tokens_out, choice.get("finish_reason")
+
+    def _chat(self, role: str, messages: list[dict], *, temperature: float, seed: int | None,
+              max_tokens: int | None, response_format: dict | None, kind: str) -> ChatReply:
+        model = self._role(role).model
+        request = {"kind": kind, "model": model, "messages": messages, "temperature": temperature,
+                   "seed": seed, "response_format": response_format, "max_tokens": max_tokens}
+        key = request_key(request)
+        start = time.perf_counter()
+        hit = self._store.get(key)
+        if hit is not None:
+            ms = (time.perf_counter() - start) * 1000
+            self._log(role, model, key, kind, tokens_in=hit["tokens_in"], tokens_out=hit["tokens_out"],
+                      latency_ms=ms, cached=True, status="ok")
+            return ChatReply(hit["text"], "ok", None, True, hit["tokens_in"], hit["tokens_out"], ms,
+                             finish_reason=hit.get("finish_reason"))
+        try:
+            (text, t_in, t_out, finish), attempts = self._call(
+                role, model, lambda client: self._send_chat(client, role, request))
+        except LLMError as exc:
+            ms = (time.perf_counter() - start) * 1000
+            message = self.scrub(str(exc))
+            self._log(role, model, key, kind, latency_ms=ms, cached=False, status="failed", error=message,
+                      attempts=getattr(exc, "attempts", 0))
+            return ChatReply(None, "failed", exc.reason, False, 0, 0, ms, error=message,
+                             attempts=getattr(exc, "attempts", 0))
+        ms = (time.perf_counter() - start) * 1000
+        if kind == "chat" and not (text or "").strip():
+            message = f"the {role} model {model} returned an empty reply"
+            self._log(role, model, key, kind, tokens_in=t_in, tokens_out=t_out, latency_ms=ms, cached=False,
+                      status="failed", error=message, attempts=attempts)
+            return ChatReply(text or "", "failed", "llm_error: empty reply", False, t_in, t_out, ms,
+                             error=message, finish_reason=finish, attempts=attempts)
+        self._store.put(key, model, {"text": text or "", "tokens_in": t_in, "tokens_out": t_out,
+                                     "finish_reason": finish})
+        self._log(role, model, key, kind, tokens_in=t_in, tokens_out=t_out, latency_ms=ms, cached=False,
+                  status="ok", attempts=attempts)
+        return ChatReply(text or "", "ok", None, False, t_in, t_out, ms, finish_reason=finish, attempts=attempts)
+
+    def chat(self, role: str, messages: list[dict], *, temperature: float = 0.0, seed: int | None = 0,
+             max_tokens: int | None = None) -> ChatReply:
+        """One chat completion; never raises for a failed call (``status="failed"`` with the reason)."""
+        return self._chat(role, messages, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                          response_format=None, kind="chat")
+
+    def chat_json(self, role: str, messages: list[dict], *, validate: Callable[[Any], Any],
+                  temperature: float = 0.0, seed: int | None = 0, max_tokens: int | None = None) -> JSONReply:
+        """A JSON reply validated by ``validate`` (returns the clean value or raises ValueError).
+
+        Asks once more with the parse/validation error appended when the first reply does not
+        do; then gives up with ``status="unscored"``, ``reason="judge_parse_error"``.
+        """
+        options = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens,
+                   "response_format": JSON_OBJECT_FORMAT, "kind": "json"}
+        return ask_json(lambda msgs: self._chat(role, msgs, **options), messages, validate)
+
+    # ------------------------------------------------------------ embeddings
+    def _embed_call(self, model: str, batch: list[str]) -> list[list[float]]:
+        key = request_key({"kind": "embed", "model": model, "texts": batch})
+        start = time.perf_counter()
+
+        def send(client: openai.OpenAI) -> tuple[list[list[float]], int]:
+            reply = self._post(client, "/embeddings", {"model": model, "input": [t or " " for t in batch],
+                                                       "encoding_format": "float"})
+            rows = sorted(reply["data"], key=lambda d: d["index"])
+            if len(rows) != len(batch):
+                raise ValueError(f"asked for {len(batch)} embeddings, got {len(rows)}")
+            tokens = (reply.get("usage") or {}).get("prompt_tokens")
+            tokens = int(tokens) if tokens is not None else sum(len(t) for t in batch) // 4
+            return [[float(x) for x in r["embedding"]] for r in rows], tokens
+
+        try:
+            (vectors, tokens), attempts = self._call("embedder", model, send)
+        except LLMError as exc:
+            self._log("embedder", model, key, "embed", latency_ms=(time.perf_counter() - start) * 1000,
+                      cached=False, status="failed", error=self.scrub(str(exc)), attempts=getattr(exc, "attempts", 0))
+            raise
+        self._log("embedder", model, key, "embed", tokens_in=tokens, latency_ms=(time.perf_counter() - start) * 1000,
+                  cached=False, status="ok", attempts=attempts)
+        for text, vector in zip(batch, vectors):
+            self._store.put(request_key({"kind": "embed", "model": model, "text": text}), model, {"vector": vector})
+        return vectors
+
+    def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+        """Vectors of ``texts`` from the embedder role (``encoding_format="float"``), cached per text.
+
+        Misses go out in batches of ``embed_batch`` texts, concurrently; raises LLMError when a
+        batch still fails after its retries. One cached row is logged per call that had hits.
+        """
+        model = model or self._role("embedder").model
+        start = time.perf_counter()
+        keys = [request_key({"kind": "embed", "model": model, "text": t}) for t in texts]
+        out: list[list[float] | None] = [None] * len(texts)
+        hits: list[str] = []
+        for i, key in enumerate(keys):
+            reply = self._store.get(key)
+            if reply is not None:
+                out[i] = reply["vector"]
+                hits.append(key)
+        if hits:
+            self._log("embedder", model, request_key({"kind": "embed", "model": model, "keys": hits}), "embed",
+                      latency_ms=(time.perf_counter() - start) * 1000, cached=True, status="ok")
+        missing = list(dict.fromkeys(t for t, v in zip(texts, out) if v is None))
+        batches = [missing[i:i + self._embed_batch] for i in range(0, len(missing), self._embed_batch)]
+        got: dict[str, list[float]] = {}
+        for batch, vectors in zip(batches, self.map(lambda b: self._embed_call(model, b), batches)):
+            got.update(zip(batch, vectors))
+        return [v if v is not None else got[t] for t, v in zip(texts, out)]
+
+    # ------------------------------------------------------------ pool, preflight, accounting
+    def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
+        """``[fn(x) for x in items]`` on the shared pool (``concurrency`` in flight), in input order.
+
+        A ``map`` inside a mapped function runs in its caller's thread (no deadlock); fan out at
+        the outermost level.
+        """
+        return self._pool.map(fn, items)
+
+    def preflight(self, role: str) -> None:
+        """Check before a run that the role's server answers and knows the model; raise LLMError if not.
+
+        Lists ``/models`` (3 s connect timeout, 3 attempts); when the model is not listed or the
+        list is not served, sends one tiny request (1-token chat, or one embedding).
+        """
+        cfg = self._role(role)
+        client = self._make_client(role, timeout=10.0, connect=3.0)
+        try:
+            listed: set[str] = set()
+            for attempt in range(3):
+                try:
+                    listed = {m.id for m in client.models.list().data}
+                    break
+                except openai.APIConnectionError as exc:
+                    if attempt == 2:
+                        raise unreachable_error(cfg, connection_detail(exc)) from None
+                    time.sleep(0.2 * 2**attempt)
+                except openai.APIStatusError as exc:
+                    if exc.status_code in (401, 403):
+                        raise self._status_error(role, cfg.model, exc) from None
+                    break
+                except Exception:  # noqa: BLE001 - a /models we cannot read: probe instead
+                    break
+            if cfg.model in listed:
+                return
+            try:
+                if role == "embedder":
+                    client.embeddings.create(model=cfg.model, input=["ping"], encoding_format="float")
+                else:
+                    client.chat.completions.create(model=cfg.model, max_tokens=1,
+                                                   messages=[{"role": "user", "content": "ping"}])
+            except openai.APIConnectionError as exc:
+                raise unreachable_error(cfg, connection_detail(exc)) from None
+            except openai.APIStatusError as exc:
+                # 400/422 (e.g. max_tokens refused), 429, 5xx: the server is there and knows the model
+                if exc.status_code in (401, 403, 404):
+                    raise self._status_error(role, cfg.model, exc) from None
+        finally:
+            client.close()
+
+    def preflight_all(self) -> None:
+        """:meth:`preflight` every configured role."""
+        for role in self._roles:
+            self.preflight(role)
+
+    def estimate_cost(self, role: str, n_calls: int, tokens_in: float, tokens_out: float) -> float | None:
+        """USD for ``n_calls`` calls of ``tokens_in``/``tokens_out`` tokens EACH; None if unpriced."""
+        return cost_usd(self.model(role), n_calls * tokens_in, n_calls * tokens_out, self._prices)
+
+    def usage(self) -> UsageSummary:
+        """The calls this client made (all runs), from memory."""
+        return summarize_calls(list(self._store.log), self._prices)
+
+    def stats(self) -> LimiterStats:
+        """The concurrency limiter's state: current limit, lowest reached, decreases, increases."""
+        return self._limiter.stats()
+
+    def flush(self) -> None:
+        """Write buffered cache entries and call rows to the database now."""
+        self._store.flush()
+
+    def close(self) -> None:
+        """Finish: wait for mapped work, flush the store, close HTTP connections. Idempotent."""
+        self._finalizer()
+
+    def __enter__(self) -> "LLMClient":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        roles = ", ".join(f"{r}=openai:{c.model}@{display_url(c.base_url)}" for r, c in self._roles.items())
+        return f"LLMClient({roles}, concurrency={self.concurrency})"
+
+
+def _attempted(error: LLMError, attempts: int) -> LLMError:
+    error.attempts = attempts  # type: ignore[attr-defined]
+    return error
+
+
+def _shutdown(pool: BoundedPool, store: LLMStore, clients: dict) -> None:
+    pool.close()
+    try:
+        store.close()
+    finally:
+        for client in list(clients.values()):
+            client.close()
+        clients.clear()
+
+
+def make_llm_client(models: Mapping[str, str], store_path: Path | None = None, run_id: str | None = None,
+                    concurrency: int = 16, use_cache: bool = True, *, env: Mapping[str, str] = os.environ,
+                    secrets: Mapping[str, Any] | None = None, **options: Any) -> LLMClient | None:
+    """An LLMClient for the online roles of ``models`` (``{role: spec}``), or None if all are offline.
+
+    Raises ConfigError for a spec like ``"openai:"`` (no model) or an unknown backend name.
+    ``options`` go to :class:`LLMClient` (timeout, max_retries, prices, backoff_base, ...).
+    """
+    roles = roles_from_env(models, env=env, secrets=secrets)
+    if not roles:
+        return None
+    return LLMClient(roles, store_path=store_path, run_id=run_id, concurrency=concurrency,
+                     use_cache=use_cache, env=env, secrets=secrets, **options)

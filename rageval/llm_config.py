@@ -1,0 +1,159 @@
+"""Roles, model specs and where their servers and keys come from; error texts that name them.
+
+Pure (no I/O, no ``openai``); :mod:`rageval.llm` builds on it. A key is looked up by the
+client only, by the NAME recorded in :class:`RoleConfig` (``api_key_env``), so the config
+objects that travel through runs, logs and the config hash never hold it.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+from urllib.parse import urlsplit
+
+from rageval.errors import ConfigError, LLMError
+
+ROLES = ("generator", "judge", "embedder")
+#: the offline backend names each role accepts (they need no LLM client)
+OFFLINE = {"generator": ("extractive",), "judge": ("heuristic",), "embedder": ("local",)}
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_SECRETISH = re.compile(r"(sk-[A-Za-z0-9_\-*.]{6,}|(?i:bearer)\s+\S+)")
+
+
+def parse_spec(role: str, spec: str) -> str | None:
+    """The model name of an ``"openai:MODEL"`` spec, or None for the role's offline backend.
+
+    >>> parse_spec("judge", "openai:gpt-4o"), parse_spec("judge", "heuristic")
+    ('gpt-4o', None)
+    """
+    if role not in OFFLINE:
+        raise ConfigError(f"unknown model role {role!r}; roles are: {', '.join(OFFLINE)}")
+    text = (spec or "").strip()
+    if text in OFFLINE[role]:
+        return None
+    prefix, sep, model = text.partition(":")
+    if sep and prefix.strip().lower() == "openai":
+        if not model.strip():
+            raise ConfigError(f"--{role} {spec!r} names no model; write it as openai:MODEL, e.g. openai:gpt-4o-mini")
+        return model.strip()
+    choices = " or ".join(f"'{name}'" for name in OFFLINE[role])
+    raise ConfigError(f"--{role} {spec!r} is not a known backend; use {choices} (offline) or openai:MODEL")
+
+
+@dataclass(frozen=True)
+class RoleConfig:
+    """Where one role's model lives. Never holds the key, only the name of its variable."""
+
+    role: str
+    model: str
+    base_url: str | None
+    api_key_env: str | None
+    base_url_env: str | None = None  # the variable the base URL came from
+
+
+def lookup(names: Sequence[str], env: Mapping[str, str], secrets: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+    """``(value, name)`` of the first of ``names`` set in ``secrets`` or ``env`` (secrets first)."""
+    for name in names:
+        for source in (secrets, env):
+            if source is None:
+                continue
+            try:
+                value = source.get(name)
+            except Exception:  # noqa: BLE001 - st.secrets raises when there is no secrets file
+                value = None
+            if value is not None and str(value).strip():
+                return str(value).strip(), name
+    return None, None
+
+
+def role_config(role: str, model: str, *, env: Mapping[str, str] = os.environ,
+                secrets: Mapping[str, Any] | None = None) -> RoleConfig:
+    """The RoleConfig of ``role`` for ``model``: per-role variables, then the shared OPENAI_ ones."""
+    if role not in ROLES:
+        raise ConfigError(f"unknown model role {role!r}; roles are: {', '.join(ROLES)}")
+    up = role.upper()
+    base, base_env = lookup((f"RAGEVAL_{up}_BASE_URL", "OPENAI_BASE_URL"), env, secrets)
+    _, key_env = lookup((f"RAGEVAL_{up}_API_KEY", "OPENAI_API_KEY"), env, secrets)
+    return RoleConfig(role, model, base.rstrip("/") if base else None, key_env, base_env)
+
+
+def roles_from_env(models: Mapping[str, str], *, env: Mapping[str, str] = os.environ,
+                   secrets: Mapping[str, Any] | None = None) -> dict[str, RoleConfig]:
+    """RoleConfigs of the online roles in ``models`` (``{role: spec}``); offline roles are left out."""
+    out = {}
+    for role, spec in models.items():
+        model = parse_spec(role, spec)
+        if model is not None:
+            out[role] = role_config(role, model, env=env, secrets=secrets)
+    return out
+
+
+def display_url(url: str | None) -> str:
+    """The base URL without user info or query, fit for messages.
+
+    >>> display_url("http://user:pw@10.0.0.5:8000/v1?token=x")
+    'http://10.0.0.5:8000/v1'
+    """
+    parts = urlsplit(url or DEFAULT_BASE_URL)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return f"{parts.scheme}://{netloc}{parts.path}"
+
+
+def scrub(text: str, secrets: Sequence[str] = ()) -> str:
+    """``text`` with each of ``secrets``, ``Bearer ...`` and anything like ``sk-...`` replaced by ``***``.
+
+    >>> scrub("Incorrect API key provided: sk-abc123def456. Bearer xyz")
+    'Incorrect API key provided: *** ***'
+    """
+    for secret in sorted(secrets, key=len, reverse=True):
+        if secret:
+            text = text.replace(secret, "***")
+    return _SECRETISH.sub("***", text)
+
+
+def status_error(cfg: RoleConfig, model: str, status: int, detail: str, code: str | None) -> LLMError:
+    """The LLMError for an HTTP error that is not worth retrying; names role, model and URL."""
+    role, url = cfg.role, display_url(cfg.base_url)
+    if status == 401:
+        where = cfg.api_key_env or f"RAGEVAL_{role.upper()}_API_KEY / OPENAI_API_KEY"
+        return LLMError(f"the {role} at {url} rejected the API key (HTTP 401); check {where}",
+                        reason="llm_error: unauthorized")
+    if status == 403:
+        return LLMError(f"the {role} at {url} refused access to model {model!r} (HTTP 403): {detail}",
+                        reason="llm_error: forbidden")
+    if status == 404:
+        if code == "model_not_found" or "model" in detail.lower():
+            return LLMError(f"the {role} model {model!r} was not found at {url}: {detail}; "
+                            f"check the model name given for --{role}", reason="llm_error: model_not_found")
+        return LLMError(f"the {role} at {url} answered 404 Not Found ({detail}); "
+                        "check the base URL (it usually ends in /v1)", reason="llm_error: not_found")
+    return LLMError(f"the {role} ({model} at {url}) rejected the request (HTTP {status}): {detail}",
+                    reason=f"llm_error: http {status}")
+
+
+def unreachable_error(cfg: RoleConfig, detail: str) -> LLMError:
+    """The LLMError for a server that cannot be reached; names the variables to check."""
+    up = cfg.role.upper()
+    where = f"{cfg.base_url_env or 'OPENAI_BASE_URL'} / RAGEVAL_{up}_BASE_URL"
+    if cfg.base_url_env == f"RAGEVAL_{up}_BASE_URL":
+        where = f"RAGEVAL_{up}_BASE_URL / OPENAI_BASE_URL"
+    return LLMError(f"the {cfg.role} at {display_url(cfg.base_url)} is unreachable: {detail}; check {where}",
+                    reason="llm_error: unreachable")
+
+
+def connection_detail(exc: BaseException) -> str:
+    """A short cause for a connection failure, read from the exception chain."""
+    chain, seen = [], exc
+    while seen is not None and len(chain) < 6:
+        chain.append(f"{type(seen).__name__} {seen}".lower())
+        seen = seen.__cause__ or seen.__context__
+    text = " ".join(chain)
+    if "refused" in text:
+        return "connection refused"
+    if any(s in text for s in ("name or service", "getaddrinfo", "nodename", "name resolution")):
+        return "host name not found"
+    if "timeout" in text or "timed out" in text:
+        return "no answer (timed out)"
+    return "connection failed (" + type(exc.__cause__ or exc).__name__ + ")"

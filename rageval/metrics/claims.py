@@ -1,0 +1,233 @@
+"""Claim-level faithfulness: every answer split into atomic claims, each labelled SUPPORTED,
+CONTRADICTED or NOT_MENTIONED against the retrieved contexts, with quoted evidence.
+
+Pipeline (per answer, computed once per judge and shared by the three metrics below):
+extraction (:mod:`claim_extract` offline, or the judge), verification (:mod:`claim_verify`'s
+heuristic offline, or the judge, several claims per call), diagnosis (:mod:`claim_diagnose`).
+
+``Score.details`` of all three metrics holds ``claims``: a list of ``{"text", "verdict",
+"evidence", "evidence_chunk", "span", "reason", "cause"}`` (plus ``mismatch`` and
+``conflict``) where ``evidence_chunk`` is ``Sample.context_ids[i]`` (or ``"context[i]"``),
+``span`` the ``[start, end]`` character offsets of the evidence inside that context string (or
+null), and ``cause`` the hallucination diagnosis of an unsupported claim (or null).
+"""
+from __future__ import annotations
+
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from rageval.metrics import claim_judge
+from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.claim_diagnose import diagnose
+from rageval.metrics.claim_extract import extract_claims
+from rageval.metrics.claim_verify import CONTRADICTED, LABELS, NOT_MENTIONED, SUPPORTED, HeuristicVerifier, Verdict
+from rageval.metrics.judge_io import judge_client, signature
+
+PROMPTS = ("claim_extract", "claim_verify")
+_MEMO_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One answer's claims, or why there are none: status ``ok`` / ``unscored`` / ``failed``."""
+
+    status: str
+    reason: str | None
+    claims: tuple[dict, ...]
+    diagnosis: Mapping[str, Any]
+    meta: Mapping[str, Any]
+
+    def count(self, label: str) -> int:
+        return sum(c["verdict"] == label for c in self.claims)
+
+    def details(self) -> dict[str, Any]:
+        counts = {label: self.count(label) for label in LABELS}
+        return {"claims": [dict(c) for c in self.claims], "counts": counts, "n_claims": len(self.claims),
+                "diagnosis": dict(self.diagnosis), **self.meta}
+
+
+def chunk_id(sample: Sample, i: int | None) -> str | None:
+    """The id of context ``i`` (``Sample.context_ids[i]``, else ``"context[i]"``)."""
+    if i is None:
+        return None
+    return sample.context_ids[i] if i < len(sample.context_ids) else f"context[{i}]"
+
+
+def claim_record(sample: Sample, text: str, v: Verdict) -> dict[str, Any]:
+    """The stored shape of one verified claim (``cause`` is filled by the diagnosis)."""
+    return {
+        "text": text,
+        "verdict": v.label,
+        "evidence": v.evidence,
+        "evidence_chunk": chunk_id(sample, v.context_index),
+        "span": list(v.span) if v.span else None,
+        "reason": v.reason,
+        "cause": None,
+        "mismatch": v.mismatch,
+        "conflict": v.conflict,
+    }
+
+
+def _finish(sample: Sample, records: list[dict], meta: dict) -> Analysis:
+    diag = diagnose(sample, records)
+    for rec, cause in zip(records, diag["claim_causes"]):
+        rec["cause"] = cause
+    summary = {k: v for k, v in diag.items() if k != "claim_causes"}
+    return Analysis("ok", None, tuple(records), summary, meta)
+
+
+_memo: OrderedDict[tuple, Analysis] = OrderedDict()
+_verifier: list[Any] = [None, None]  # [embedder, HeuristicVerifier] reused while the embedder is
+
+
+def heuristic_verifier(embedder: Any) -> HeuristicVerifier:
+    """One verifier per embedder object, so sentence splits and vectors are reused."""
+    if _verifier[0] is not embedder:
+        _verifier[0], _verifier[1] = embedder, HeuristicVerifier(embedder)
+    return _verifier[1]
+
+
+def _key(sample: Sample, judge: str, embedder_name: str) -> tuple:
+    return (judge, embedder_name, sample.question, sample.answer, sample.contexts, sample.context_ids,
+            sample.references)
+
+
+def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric: str) -> list[Analysis]:
+    """Claims, verdicts and diagnosis for each sample (memoised; failures are not memoised)."""
+    if judge == "heuristic":
+        embedder = resources.embedder
+        name = getattr(embedder, "name", type(embedder).__name__)
+    else:
+        llm = judge_client(metric, judge, resources)
+        name = ""
+    out: list[Analysis | None] = []
+    todo: list[int] = []
+    for i, s in enumerate(samples):
+        hit = _memo.get(_key(s, judge, name))
+        out.append(hit)
+        if hit is None:
+            todo.append(i)
+    if todo:
+        fresh = (_heuristic([samples[i] for i in todo], embedder, name) if judge == "heuristic"
+                 else _judged([samples[i] for i in todo], llm, judge))
+        for i, analysis in zip(todo, fresh):
+            out[i] = analysis
+            if analysis.status == "ok":
+                _memo[_key(samples[i], judge, name)] = analysis
+                if len(_memo) > _MEMO_SIZE:
+                    _memo.popitem(last=False)
+    return [a for a in out if a is not None]
+
+
+def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:
+    claims = [extract_claims(s.answer or "") for s in samples]
+    verdicts = heuristic_verifier(embedder).verify_many([(c, s.contexts) for c, s in zip(claims, samples)])
+    meta = {"judge": "heuristic", "method": "heuristic", "embedder": name}
+    return [_finish(s, [claim_record(s, t, v) for t, v in zip(c, vs)], meta)
+            for s, c, vs in zip(samples, claims, verdicts)]
+
+
+def _judged(samples: Sequence[Sample], llm: Any, judge: str) -> list[Analysis]:
+    meta = {"judge": judge, "method": "llm"}
+    extracted = claim_judge.extract(llm, [s.question for s in samples], [s.answer or "" for s in samples])
+    jobs = [(c, s.contexts) for c, s in zip(extracted, samples) if not isinstance(c, claim_judge.Failure) and c]
+    verified = iter(claim_judge.verify(llm, jobs))
+    out = []
+    for s, claims in zip(samples, extracted):
+        if isinstance(claims, claim_judge.Failure):
+            out.append(Analysis(claims.status, claims.reason, (), {}, {**meta, "stage": "extract", "raw": claims.raw}))
+            continue
+        verdicts = next(verified) if claims else []
+        if isinstance(verdicts, claim_judge.Failure):
+            out.append(Analysis(verdicts.status, verdicts.reason, tuple({"text": t} for t in claims), {},
+                                {**meta, "stage": "verify", "raw": verdicts.raw}))
+            continue
+        out.append(_finish(s, [claim_record(s, t, v) for t, v in zip(claims, verdicts)], dict(meta)))
+    return out
+
+
+class _ClaimShare:
+    """Shared behaviour: share of claims with one verdict among all claims of the answer."""
+
+    label = SUPPORTED
+    needs = frozenset({"answer", "contexts"})
+    range = (0.0, 1.0)
+    kind = "claims"
+    languages = ("en",)
+    needs_llm = True
+    judge: str = "heuristic"
+
+    def signature(self) -> str:
+        return signature(self.name, self.judge, PROMPTS)
+
+    def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
+        scores = []
+        for a in analyse(samples, resources, self.judge, self.name):
+            details = a.details() if a.status == "ok" else {"claims": list(a.claims), **a.meta}
+            if a.status == "unscored":
+                scores.append(Score.unscored(a.reason or "unscored", details))
+            elif a.status == "failed":
+                scores.append(Score.failed(a.reason or "failed", details))
+            elif not a.claims:
+                scores.append(Score.unscored("no_claims", details))
+            else:
+                scores.append(Score.ok(a.count(self.label) / len(a.claims), details))
+        return scores
+
+
+@register("faithfulness")
+@dataclass(frozen=True)
+class Faithfulness(_ClaimShare):
+    """Share of the answer's claims that the retrieved context supports.
+
+    ``faithfulness = #SUPPORTED / #claims``; an answer with no claims (only greetings, hedges or
+    "I don't know") is unscored with reason ``no_claims``.
+
+    >>> Faithfulness().signature()
+    'faithfulness|judge:heuristic|v1'
+    """
+
+    judge: str = "heuristic"
+    name = "faithfulness"
+    higher_is_better = True
+    label = SUPPORTED
+
+
+@register("contradicted_share")
+@dataclass(frozen=True)
+class ContradictedShare(_ClaimShare):
+    """Share of the answer's claims that the retrieved context refutes (hallucinations).
+
+    ``contradicted_share = #CONTRADICTED / #claims``; no claims -> unscored ``no_claims``.
+    """
+
+    judge: str = "heuristic"
+    name = "contradicted_share"
+    higher_is_better = False
+    label = CONTRADICTED
+
+
+@register("not_mentioned_share")
+@dataclass(frozen=True)
+class NotMentionedShare(_ClaimShare):
+    """Share of the answer's claims that the retrieved context neither supports nor refutes
+    (extrapolation).
+
+    ``not_mentioned_share = #NOT_MENTIONED / #claims``; no claims -> unscored ``no_claims``.
+    """
+
+    judge: str = "heuristic"
+    name = "not_mentioned_share"
+    higher_is_better = False
+    label = NOT_MENTIONED
+
+
+def claim_counts(scores: Sequence[Score]) -> Counter:
+    """Verdict counts over the ``claims`` in a list of scores' details (for summaries)."""
+    total: Counter = Counter()
+    for s in scores:
+        for c in (s.details or {}).get("claims", []):
+            if "verdict" in c:
+                total[c["verdict"]] += 1
+    return total

@@ -1,0 +1,81 @@
+"""Uncertainty signalling (seed paper 001): flag answers that hedge or abstain, for human
+review, and say whether an abstention was right.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.claim_diagnose import gold_ranks
+from rageval.metrics.claim_text import abstention_cues, hedge_cues
+from rageval.metrics.judge_io import ask, failed_score, judge_client, render, signature, strings
+
+
+def validate_hedging(value: Any) -> dict[str, Any]:
+    phrases = strings(value, "hedge_phrases")
+    abstains = value.get("abstains")
+    if not isinstance(abstains, bool):
+        if str(abstains).strip().lower() not in ("true", "false", "1", "0"):
+            raise ValueError('"abstains" must be true or false')
+        abstains = str(abstains).strip().lower() in ("true", "1")
+    return {"hedge_phrases": phrases, "abstains": abstains}
+
+
+@register("hedging")
+@dataclass(frozen=True)
+class Hedging:
+    """1 when the answer hedges or abstains, else 0 (lower is better; a flag for review).
+
+    ``hedging = 1 if cues(answer) else 0``. Offline the cues are phrase lists
+    (:data:`claim_text.HEDGE_CUES`, :data:`claim_text.ABSTAIN_CUES`; approximations such as
+    "about 70" do not count); with the judge, the phrases and the abstention flag come from
+    ``hedging.txt``. Details: ``cues``, ``abstained``, ``gold_in_contexts`` (a reference,
+    normalised, occurs in a retrieved chunk; null without references) and
+    ``abstention_right``: for an abstaining answer, True when the gold answer was in no
+    retrieved chunk (nothing to answer from), False when it was (a missed answer); null
+    otherwise.
+
+    >>> Hedging().signature()
+    'hedging|judge:heuristic|v1'
+    """
+
+    judge: str = "heuristic"
+    name = "hedging"
+    needs = frozenset({"answer"})
+    range = (0.0, 1.0)
+    higher_is_better = False
+    kind = "judged"
+    languages = ("en",)
+    needs_llm = True
+
+    def signature(self) -> str:
+        return signature(self.name, self.judge, ("hedging",))
+
+    def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
+        if self.judge == "heuristic":
+            found = [{"hedge_phrases": hedge_cues(s.answer or ""), "abstains": bool(abstention_cues(s.answer or "")),
+                      "abstention_cues": abstention_cues(s.answer or "")} for s in samples]
+            method = "heuristic"
+        else:
+            llm = judge_client(self.name, self.judge, resources)
+            found = llm.map(lambda s: ask(llm, render("hedging", answer=s.answer or ""), validate_hedging),
+                            list(samples))
+            method = "llm"
+        out = []
+        for s, f in zip(samples, found):
+            base = {"judge": self.judge, "method": method}
+            if not isinstance(f, dict):
+                if f.status != "ok":
+                    out.append(failed_score(f, base))
+                    continue
+                f = f.value
+            cues = list(f["hedge_phrases"]) + list(f.get("abstention_cues", []))
+            ranks = gold_ranks(s)
+            gold = None if ranks is None else bool(ranks)
+            right = (not gold) if (f["abstains"] and gold is not None) else None
+            flagged = bool(cues) or f["abstains"]
+            out.append(Score.ok(float(flagged), {**base, "cues": cues, "abstained": f["abstains"],
+                                                 "gold_in_contexts": gold, "abstention_right": right,
+                                                 "review": flagged}))
+        return out

@@ -1,0 +1,228 @@
+"""The RAG triad of seed paper 000 (after TruLens): context relevance, groundedness and
+answer relevance. The judge rates on an integer scale 0-3 (stated in the prompt files) and the
+score is ``rating / 3``; offline each metric has a transparent heuristic, labelled
+``"method": "heuristic"`` in its details.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+
+from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.claim_extract import resolved_sentences
+from rageval.metrics.claim_judge import locate
+from rageval.metrics.claim_text import abstention_cues, content_stems
+from rageval.metrics.claim_verify import SUPPORTED
+from rageval.metrics.claims import chunk_id, heuristic_verifier
+from rageval.metrics.judge_io import ask, failed_score, index, judge_client, numbered, rating, render, signature
+from rageval.metrics.judged import cosines, embedder_name
+
+TOP = 3
+SENTENCES_PER_CALL = 8
+COS_LOW, COS_HIGH = 0.1, 0.6
+
+
+def mapped_cosine(cos: float) -> float:
+    """Cosine mapped linearly from [0.1, 0.6] to [0, 1] and clipped (MiniLM gives unrelated
+    texts about 0-0.15 and a question and a passage that answers it about 0.4-0.7)."""
+    return float(min(max((cos - COS_LOW) / (COS_HIGH - COS_LOW), 0.0), 1.0))
+
+
+def term_share(question: str, text: str) -> float:
+    """Share of the question's content-word stems that occur in ``text`` (0 when it has none)."""
+    q = set(content_stems(question))
+    return len(q & set(content_stems(text))) / len(q) if q else 0.0
+
+
+class _Triad:
+    range = (0.0, 1.0)
+    higher_is_better = True
+    kind = "judged"
+    languages = ("en",)
+    needs_llm = True
+    prompt = ""
+    judge: str = "heuristic"
+
+    def signature(self) -> str:
+        return signature(self.name, self.judge, (self.prompt,))
+
+
+@register("context_relevance")
+@dataclass(frozen=True)
+class ContextRelevance(_Triad):
+    """Mean relevance of the retrieved chunks to the question.
+
+    ``context_relevance = (1/k) sum_i r_i`` over the k retrieved chunks. Judge:
+    ``r_i = rating_i / 3`` with rating 0-3 (``context_relevance.txt``), one call per chunk.
+    Offline: ``r_i = 0.5 * clip((cos(e_q, e_chunk) - 0.1) / 0.5, 0, 1) + 0.5 * share of the
+    question's content words found in the chunk``.
+
+    >>> round(mapped_cosine(0.35), 3)
+    0.5
+    """
+
+    judge: str = "heuristic"
+    name = "context_relevance"
+    needs = frozenset({"question", "contexts"})
+    prompt = "context_relevance"
+
+    def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
+        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        items = [(i, j, ctx) for i, s in enumerate(samples) for j, ctx in enumerate(s.contexts)]
+        if llm is None:
+            embedder = resources.embedder
+            sims = cosines(embedder, [(samples[i].question, ctx) for i, _, ctx in items])
+            rated = []
+            for (i, _, ctx), cos in zip(items, sims):
+                share = term_share(samples[i].question, ctx)
+                rated.append({"score": round(0.5 * mapped_cosine(cos) + 0.5 * share, 6),
+                              "cosine": round(cos, 6), "term_share": round(share, 6)})
+            base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
+        else:
+            replies = llm.map(lambda it: ask(llm, render("context_relevance", question=samples[it[0]].question,
+                                                         passage=it[2]), rating), items)
+            rated = [r if r.status != "ok" else {**r.value, "score": r.value["rating"] / TOP} for r in replies]
+            base = {"judge": self.judge, "method": "llm"}
+        per: list[list] = [[] for _ in samples]
+        for (i, j, _), r in zip(items, rated):
+            per[i].append((j, r))
+        out = []
+        for s, chunks in zip(samples, per):
+            bad = [r for _, r in chunks if not isinstance(r, dict)]
+            if bad:
+                out.append(failed_score(bad[0], base))
+                continue
+            rows = [{"chunk": chunk_id(s, j), "rank": j + 1, **r} for j, r in chunks]
+            out.append(Score.ok(float(np.mean([r["score"] for r in rows])), {**base, "chunks": rows}))
+        return out
+
+
+def validate_ratings(n: int, n_passages: int):
+    def validate(value: Any) -> list[dict]:
+        items = value.get("ratings") if isinstance(value, dict) else None
+        if not isinstance(items, list):
+            raise ValueError('expected a JSON object with a list "ratings"')
+        found = {}
+        for pos, item in enumerate(items, 1):
+            k = index(item.get("sentence", pos) if isinstance(item, dict) else None, n, "sentence")
+            if k is None:
+                raise ValueError(f"sentence must be a number from 1 to {n}")
+            found[k] = {**rating(item), "passage": index(item.get("passage"), n_passages, "passage"),
+                        "quote": str(item.get("quote") or "").strip()}
+        if sorted(found) != list(range(1, n + 1)):
+            raise ValueError(f"expected exactly one rating for each of the {n} sentences")
+        return [found[k] for k in range(1, n + 1)]
+
+    return validate
+
+
+@register("groundedness")
+@dataclass(frozen=True)
+class Groundedness(_Triad):
+    """How well each answer sentence is backed by the retrieved context, with evidence.
+
+    ``groundedness = (1/m) sum_s rating_s / 3`` over the m answer sentences that carry claims
+    (greetings, questions and refusals dropped; a leading pronoun replaced by the last named
+    subject). Judge: rating 0-3 per sentence with a quoted
+    passage sentence (``groundedness.txt``, up to 8 sentences per call). Offline: rating 3 when
+    the heuristic claim verifier finds the sentence SUPPORTED, else 0 (so the score is the share
+    of supported sentences). No sentences -> unscored ``no_claims``.
+    """
+
+    judge: str = "heuristic"
+    name = "groundedness"
+    needs = frozenset({"answer", "contexts"})
+    prompt = "groundedness"
+
+    def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
+        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        sentences = [resolved_sentences(s.answer or "") for s in samples]
+        if llm is None:
+            embedder = resources.embedder
+            verdicts = heuristic_verifier(embedder).verify_many(
+                [(sents, s.contexts) for sents, s in zip(sentences, samples)])
+            base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
+            rows_of = [[{"text": t, "rating": TOP if v.label == SUPPORTED else 0, "verdict": v.label,
+                         "evidence": v.evidence, "evidence_chunk": chunk_id(s, v.context_index),
+                         "span": list(v.span) if v.span else None, "reason": v.reason}
+                        for t, v in zip(sents, vs)] for sents, vs, s in zip(sentences, verdicts, samples)]
+        else:
+            base = {"judge": self.judge, "method": "llm"}
+            rows_of = self._judged(llm, samples, sentences)
+        out = []
+        for rows in rows_of:
+            if not isinstance(rows, list):
+                out.append(failed_score(rows, base))
+            elif not rows:
+                out.append(Score.unscored("no_claims", {**base, "sentences": []}))
+            else:
+                value = float(np.mean([r["rating"] for r in rows])) / TOP
+                out.append(Score.ok(value, {**base, "sentences": rows}))
+        return out
+
+    def _judged(self, llm: Any, samples: Sequence[Sample], sentences: list[list[str]]) -> list:
+        calls = [(i, sents[lo:lo + SENTENCES_PER_CALL]) for i, sents in enumerate(sentences)
+                 for lo in range(0, len(sents), SENTENCES_PER_CALL)]
+
+        def one(call: tuple[int, list[str]]) -> Any:
+            i, sents = call
+            ctxs = samples[i].contexts
+            prompt = render("groundedness", passages=numbered(ctxs),
+                            sentences="\n".join(f"{n}. {t}" for n, t in enumerate(sents, 1)))
+            reply = ask(llm, prompt, validate_ratings(len(sents), len(ctxs)))
+            if reply.status != "ok":
+                return reply
+            rows = []
+            for t, r in zip(sents, reply.value):
+                ctx, span = locate(r["quote"], ctxs, r["passage"])
+                rows.append({"text": t, "rating": r["rating"], "evidence": r["quote"] or None,
+                             "evidence_chunk": chunk_id(samples[i], ctx), "span": list(span) if span else None,
+                             "reason": r["reason"]})
+            return rows
+
+        merged: list[Any] = [[] for _ in samples]
+        for (i, _), got in zip(calls, llm.map(one, calls)):
+            if isinstance(merged[i], list):
+                merged[i] = merged[i] + got if isinstance(got, list) else got
+        return merged
+
+
+@register("answer_relevance")
+@dataclass(frozen=True)
+class AnswerRelevance(_Triad):
+    """How relevant the answer is to the question (the triad's answer relevance).
+
+    Judge: ``answer_relevance = rating / 3`` with rating 0-3 (``answer_relevance.txt``; a
+    refusal is at most 1). Offline: ``answer_relevance = 0.5 * clip((cos(e_q, e_answer) - 0.1)
+    / 0.5, 0, 1) + 0.5 * share of the question's content words found in the answer``, capped at
+    1/3 when the answer abstains.
+    """
+
+    judge: str = "heuristic"
+    name = "answer_relevance"
+    needs = frozenset({"answer", "question"})
+    prompt = "answer_relevance"
+
+    def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
+        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        if llm is None:
+            embedder = resources.embedder
+            sims = cosines(embedder, [(s.question, s.answer or "") for s in samples])
+            out = []
+            for s, cos in zip(samples, sims):
+                share = term_share(s.question, s.answer or "")
+                cues = abstention_cues(s.answer or "")
+                value = 0.5 * mapped_cosine(cos) + 0.5 * share
+                if cues:
+                    value = min(value, 1 / TOP)
+                out.append(Score.ok(value, {"judge": self.judge, "method": "heuristic", "cosine": round(cos, 6),
+                                            "term_share": round(share, 6), "abstention_cues": cues,
+                                            "embedder": embedder_name(embedder)}))
+            return out
+        replies = llm.map(lambda s: ask(llm, render("answer_relevance", question=s.question, answer=s.answer or ""),
+                                        rating), list(samples))
+        base = {"judge": self.judge, "method": "llm"}
+        return [failed_score(r, base) if r.status != "ok" else Score.ok(r.value["rating"] / TOP, {**base, **r.value})
+                for r in replies]

@@ -1,0 +1,34 @@
+"""Shared pytest fixtures. Keep this file small and generic; put helpers in their own modules."""
+from __future__ import annotations
+
+import pytest
+
+from tests.llm_server import FakeLLMServer
+
+
+@pytest.fixture(scope="session")
+def llm_server():
+    """One fake OpenAI-compatible server on 127.0.0.1 for the whole session (see tests/llm_server.py)."""
+    server = FakeLLMServer().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_llm(llm_server):
+    """The session's fake LLM server, reset to defaults before and after the test; script it with
+    ``fake_llm.script(responder=..., plan={n: "429"}, rates={...}, latency=...)``."""
+    llm_server.reset()
+    yield llm_server
+    llm_server.reset()
+
+
+@pytest.fixture
+def llm_env(fake_llm, monkeypatch):
+    """OPENAI_BASE_URL / OPENAI_API_KEY pointing every role at the fake server (per-role variables unset)."""
+    for role in ("GENERATOR", "JUDGE", "EMBEDDER"):
+        monkeypatch.delenv(f"RAGEVAL_{role}_BASE_URL", raising=False)
+        monkeypatch.delenv(f"RAGEVAL_{role}_API_KEY", raising=False)
+    monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
+    return fake_llm

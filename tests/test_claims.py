@@ -1,0 +1,339 @@
+"""Claim extraction, the heuristic verifier, the faithfulness family and the judge path.
+
+The judge path runs against ``FakeJudge``: an in-process LLMClient stand-in whose replies are a
+pure function of each claim's text, so verdicts must not change with batching.
+"""
+from __future__ import annotations
+
+import json
+import re
+import zlib
+
+import numpy as np
+import pytest
+
+from rageval.errors import ConfigError
+from rageval.llm import JSONReply
+from rageval.metrics import claim_judge, claims
+from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.claim_extract import extract_claims, resolved_sentences
+from rageval.metrics.claim_text import antonym_clash, hedge_cues, names, quantities, split_sentences
+from rageval.metrics.claim_verify import HeuristicVerifier
+
+
+class BowEmbedder:
+    """Deterministic hashed bag-of-words vectors (L2-normalised): a stand-in for MiniLM."""
+
+    name = "bow-test"
+    dim = 256
+
+    def __init__(self):
+        self.calls = 0
+
+    def embed(self, texts):
+        self.calls += 1
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, t in enumerate(texts):
+            for w in re.findall(r"[a-z0-9]+", t.lower()):
+                out[i, zlib.crc32(w.encode()) % self.dim] += 1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        return out / np.where(norms == 0, 1.0, norms)
+
+
+FAIL = object()
+
+
+class FakeJudge:
+    """LLMClient stand-in: ``responder(prompt) -> str | FAIL``; parses and validates like the
+    real client (no re-ask), runs ``map`` in order."""
+
+    def __init__(self, responder, model="fake-judge"):
+        self.responder, self._model, self.prompts = responder, model, []
+
+    def has_role(self, role):
+        return role == "judge"
+
+    def model(self, role):
+        return self._model
+
+    def map(self, fn, items):
+        return [fn(x) for x in items]
+
+    def chat_json(self, role, messages, *, validate, temperature=0.0):
+        prompt = messages[-1]["content"]
+        self.prompts.append(prompt)
+        raw = self.responder(prompt)
+        if raw is FAIL:
+            return JSONReply(None, "failed", "llm_error: scripted failure", None)
+        try:
+            return JSONReply(validate(json.loads(raw)), "ok", None, raw)
+        except (ValueError, json.JSONDecodeError):
+            return JSONReply(None, "unscored", "judge_parse_error", raw)
+
+
+def section(prompt: str, title: str) -> str:
+    return prompt.split(f"{title}:\n", 1)[1].split("\n\nReply", 1)[0]
+
+
+def scripted(prompt: str, *, broken_verify=False):
+    """Extraction: one claim per sentence. Verification: a verdict from the claim text alone."""
+    if "separate factual claims" in prompt:
+        answer = section(prompt, "Answer")
+        if "EXPLODE" in answer:
+            return FAIL
+        return json.dumps({"claims": [s.text for s in split_sentences(answer) if len(s.text.split()) > 1]})
+    if "check claims against numbered passages" in prompt:
+        if broken_verify:
+            return "this is not json"
+        passages = re.findall(r"^\[(\d+)\] (.*)$", section(prompt, "Passages"), flags=re.M)
+        lines = re.findall(r"^(\d+)\. (.*)$", section(prompt, "Claims"), flags=re.M)
+        verdicts = []
+        for n, text in lines:
+            verdict = "SUPPORTED" if "1989" in text else "CONTRADICTED" if "Soviet" in text else "NOT_MENTIONED"
+            quote = split_sentences(passages[-1][1])[0].text if verdict != "NOT_MENTIONED" else ""
+            verdicts.append({"claim": int(n), "verdict": verdict, "passage": int(passages[-1][0]) if quote else None,
+                             "quote": quote, "reason": f"scripted for {text[:20]}", "conflict": False})
+        return json.dumps({"verdicts": verdicts})
+    raise AssertionError("unexpected prompt")
+
+
+CTX = (
+    "The Berlin Wall was built in 1961 by the German Democratic Republic. It divided the city for 28 years.",
+    "The wall fell on 9 November 1989. German reunification followed in October 1990.",
+)
+WALL = Sample(id="w", question="When did the Berlin Wall fall?", contexts=CTX, context_ids=("doc1#0", "doc1#1"),
+              references=("9 November 1989",),
+              answer="Hello! The wall fell on 9 November 1989. The Berlin Wall was built in 1961 by the Soviet Union.")
+
+
+@pytest.fixture(autouse=True)
+def fresh_memo():
+    claims._memo.clear()
+    yield
+    claims._memo.clear()
+
+
+# --- text helpers and extraction ----------------------------------------------------------
+
+@pytest.mark.parametrize("text, expected", [
+    ("Hi! Marie Curie was born in 1867 and won two Nobel Prizes. She died in 1934.",
+     ["Marie Curie was born in 1867.", "Marie Curie won two Nobel Prizes.", "Marie Curie died in 1934."]),
+    ("I don't know. The documents do not say.", []),
+    ("Based on the context, the fund charges no entry fee; the fee is 0.45% per year.",
+     ["The fund charges no entry fee.", "The fee is 0.45% per year."]),
+    ("Revenue rose 12%, but operating margin fell to 18%. Let me know if you need more!",
+     ["Revenue rose 12%.", "Operating margin fell to 18%."]),
+    ("Python 3.12 was released in 2023. It removed the distutils module, which had been deprecated.",
+     ["Python 3.12 was released in 2023.", "Python 3.12 removed the distutils module.",
+      "The distutils module had been deprecated."]),
+    ("It removed distutils, which had been deprecated.", ["It removed distutils, which had been deprecated."]),
+    ("Curie studied chemistry and physics at the Sorbonne.", ["Curie studied chemistry and physics at the Sorbonne."]),
+    ("Is that what you meant? Thanks!", []),
+    ("1. Employees get 25 days.\n2. Up to 5 days can be carried over.",
+     ["Employees get 25 days.", "Up to 5 days can be carried over."]),
+])
+def test_extract_claims(text, expected):
+    assert extract_claims(text) == expected
+
+
+def test_resolved_sentences_keep_sentences_whole():
+    assert resolved_sentences("Usain Bolt won in 2009 and retired in 2017. He is Jamaican.") == [
+        "Usain Bolt won in 2009 and retired in 2017.", "Usain Bolt is Jamaican."]
+
+
+def test_text_helpers():
+    assert quantities("500 mg every 8 hours for $4.2 billion, 35 cents, 12%") == {
+        (500.0, "mg"), (8.0, "h"), (4.2e9, "usd"), (0.35, "usd"), (12.0, "%")}
+    assert antonym_clash("Leave is unpaid", "Leave is paid") == ("unpaid", "paid")
+    assert antonym_clash("Business class is prohibited", "Business class is permitted") == ("prohibit", "permit")
+    assert antonym_clash("The fee rose", "The fee rose again") is None
+    assert names("Marie Curie met Pierre Curie in Paris.") == {"marie curie", "pierre curie", "paris"}
+    assert hedge_cues("It is probably about 70 degrees") == ["probably"]
+    spans = split_sentences("One. Two!\nThree")
+    assert [(s.start, s.end) for s in spans] == [(0, 4), (5, 9), (10, 15)]
+
+
+# --- the heuristic verifier ---------------------------------------------------------------
+
+VERIFY_CASES = [
+    ("The wall fell on 9 November 1989.", "SUPPORTED", None),
+    ("The wall fell on 9 November 1991.", "CONTRADICTED", "dates"),
+    ("The wall divided the city for 35 years.", "CONTRADICTED", "numbers"),
+    ("The Berlin Wall was built by the Soviet Union.", "CONTRADICTED", "entities"),
+    ("The wall did not fall in 1989.", "CONTRADICTED", "negation"),
+    ("About 140 people died at the wall.", "NOT_MENTIONED", None),
+]
+
+
+@pytest.mark.parametrize("claim, label, mismatch", VERIFY_CASES)
+def test_verifier_labels_and_evidence(claim, label, mismatch):
+    (v,) = HeuristicVerifier(BowEmbedder()).verify([claim], CTX)
+    assert (v.label, v.mismatch) == (label, mismatch), v.reason
+    if label != "NOT_MENTIONED":
+        assert CTX[v.context_index][v.span[0]:v.span[1]] == v.evidence
+        assert v.reason
+
+
+def test_conflicting_chunks_contradict_with_conflict_flag():
+    ctx = ("The annual fee is 2% of the balance.", "Since 2020 the annual fee has been 3% of the balance.")
+    (v,) = HeuristicVerifier(BowEmbedder()).verify(["The annual fee is 3% of the balance."], ctx)
+    assert (v.label, v.conflict, v.context_index) == ("CONTRADICTED", True, 0)
+
+
+def test_verifier_is_independent_of_batching_and_of_other_claims():
+    texts = [c for c, _, _ in VERIFY_CASES]
+    together = HeuristicVerifier(BowEmbedder()).verify(texts, CTX)
+    alone = [HeuristicVerifier(BowEmbedder()).verify([t], CTX)[0] for t in texts]
+    assert together == alone
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+@pytest.fixture(scope="module")
+def minilm():
+    from rageval.embed import make_embedder
+
+    return make_embedder("local")
+
+
+# Measured with MiniLM (docs/validation.md, "Claim verification"): the development set, whose
+# failures were looked at while the rules were written, 0.917 / 0.943; the held-out set, written
+# after the rules were frozen and never tuned on, 0.793 / 0.710. Floors are those minus a margin.
+@pytest.mark.parametrize("path, acc_floor, recall_floor", [
+    ("tests/data/claims_gold.jsonl", 0.85, 0.85),
+    ("tests/data/claims_gold_holdout.jsonl", 0.75, 0.65),
+])
+def test_gold_sets_accuracy_and_contradiction_recall(minilm, path, acc_floor, recall_floor):
+    rows = load(path)
+    assert len(rows) >= 48 and {r["label"] for r in rows} == {"SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"}
+    got = HeuristicVerifier(minilm).verify_many([([r["claim"]], [r["context"]]) for r in rows])
+    pred = [g[0].label for g in got]
+    acc = np.mean([p == r["label"] for p, r in zip(pred, rows)])
+    contra = [p == "CONTRADICTED" for p, r in zip(pred, rows) if r["label"] == "CONTRADICTED"]
+    assert acc >= acc_floor and np.mean(contra) >= recall_floor, (acc, np.mean(contra))
+
+
+def test_gold_set_covers_domains_and_contradiction_types():
+    rows = load("tests/data/claims_gold.jsonl")
+    assert {r["domain"] for r in rows} >= {"science", "hr", "history", "finance", "medicine", "sport", "tech"}
+    types = {r["type"] for r in rows if r["label"] == "CONTRADICTED"}
+    assert types >= {"numbers", "dates", "negation", "entities", "antonyms"}
+
+
+# --- the metrics, offline -----------------------------------------------------------------
+
+def offline():
+    return Resources(embedder_factory=BowEmbedder)
+
+
+def test_faithfulness_family_offline_with_details():
+    metrics = [get_metric(n) for n in ("faithfulness", "contradicted_share", "not_mentioned_share")]
+    res = evaluate([WALL], metrics, offline())
+    f, c, n = (res[m.name][0] for m in metrics)
+    assert (f.value, c.value, n.value) == (0.5, 0.5, 0.0)
+    got = f.details["claims"]
+    assert [x["text"] for x in got] == ["The wall fell on 9 November 1989.",
+                                        "The Berlin Wall was built in 1961 by the Soviet Union."]
+    assert [x["verdict"] for x in got] == ["SUPPORTED", "CONTRADICTED"]
+    assert set(got[0]) >= {"text", "verdict", "evidence", "evidence_chunk", "span", "reason", "cause"}
+    for x in got:
+        i = WALL.context_ids.index(x["evidence_chunk"])
+        assert CTX[i][x["span"][0]:x["span"][1]] == x["evidence"]
+    assert got[0]["cause"] is None and got[1]["cause"] == "over_specification"  # adds "Soviet Union"
+    assert f.details["counts"] == {"SUPPORTED": 1, "CONTRADICTED": 1, "NOT_MENTIONED": 0}
+    assert f.details["judge"] == "heuristic" and f.details["embedder"] == "bow-test"
+    json.dumps(f.details)
+
+
+def test_no_claims_is_unscored_and_missing_context_too():
+    samples = [Sample(id="a", answer="I don't know, sorry.", contexts=CTX),
+               Sample(id="b", answer="The wall fell in 1989.", contexts=())]
+    res = evaluate(samples, [get_metric("faithfulness")], offline())["faithfulness"]
+    assert [(s.status, s.reason) for s in res] == [("unscored", "no_claims"), ("unscored", "no_contexts")]
+
+
+def test_claims_are_computed_once_per_sample_and_judge():
+    emb = BowEmbedder()
+    res = Resources(embedder_factory=lambda: emb)
+    evaluate([WALL], [get_metric(n) for n in ("faithfulness", "contradicted_share", "not_mentioned_share")], res)
+    assert emb.calls == 1
+
+
+def test_chunk_ids_fall_back_to_positions():
+    s = Sample(id="x", answer="The wall fell on 9 November 1989.", contexts=CTX)
+    (score,) = evaluate([s], [get_metric("faithfulness")], offline())["faithfulness"]
+    assert score.details["claims"][0]["evidence_chunk"] == "context[1]"
+
+
+# --- the judge path -----------------------------------------------------------------------
+
+def judged(responder, model="fake-judge"):
+    return Resources(embedder_factory=BowEmbedder, llm=FakeJudge(responder, model))
+
+
+def test_judge_path_signature_details_and_located_quotes():
+    m = get_metric("faithfulness", judge="openai:fake-judge")
+    assert re.fullmatch(r"faithfulness\|judge:openai:fake-judge\|prompt:[0-9a-f]{8}\|v1", m.signature())
+    (score,) = evaluate([WALL], [m], judged(scripted))["faithfulness"]
+    assert score.value == 0.5 and score.details["method"] == "llm"
+    sup = score.details["claims"][0]
+    assert sup["verdict"] == "SUPPORTED" and sup["evidence_chunk"] == "doc1#1"
+    assert CTX[1][sup["span"][0]:sup["span"][1]] == sup["evidence"]
+
+
+def test_judge_verdicts_do_not_shift_with_batching():
+    texts = [f"Claim {i} about the year {1989 if i % 3 == 0 else 1961}." for i in range(11)]
+    texts += ["The Soviet Union built it.", "Nothing relevant here."]
+    llm = FakeJudge(scripted)
+    batched = claim_judge.verify(llm, [(texts, CTX)], per_call=8)[0]
+    single = claim_judge.verify(llm, [(texts, CTX)], per_call=1)[0]
+    assert [v.label for v in batched] == [v.label for v in single]
+    assert batched == single
+    assert sum("check claims" in p for p in llm.prompts) == 2 + 13
+
+
+def test_judge_failures_mark_only_their_item():
+    ok = WALL
+    boom = Sample(id="b", answer="EXPLODE. The wall fell in 1989.", contexts=CTX)
+    res = evaluate([ok, boom], [get_metric("faithfulness", judge="openai:fake-judge")], judged(scripted))
+    assert res["faithfulness"][0].status == "ok"
+    assert (res["faithfulness"][1].status, res["faithfulness"][1].reason) == ("failed", "llm_error: scripted failure")
+
+    claims._memo.clear()
+    broken = judged(lambda p: scripted(p, broken_verify=True))
+    (s,) = evaluate([ok], [get_metric("faithfulness", judge="openai:fake-judge")], broken)["faithfulness"]
+    assert (s.status, s.reason, s.value) == ("unscored", "judge_parse_error", None)
+    assert s.details["raw"] == "this is not json"
+
+
+def test_judge_configuration_errors():
+    m = get_metric("faithfulness", judge="openai:fake-judge")
+    with pytest.raises(ConfigError, match="needs an LLM judge"):
+        m.score_batch([WALL], Resources(embedder_factory=BowEmbedder))
+    with pytest.raises(ConfigError, match="judge role runs 'other'"):
+        m.score_batch([WALL], judged(scripted, model="other"))
+    (s,) = evaluate([WALL], [m], Resources(embedder_factory=BowEmbedder))["faithfulness"]
+    assert s.status == "failed" and "--judge heuristic" in s.reason
+    with pytest.raises(ConfigError):
+        get_metric("faithfulness", judge="gpt-4o").signature()
+
+
+def test_verdict_validator_rejects_incomplete_replies():
+    validate = claim_judge.verdict_validator(2, 1)
+    good = {"verdicts": [{"claim": 1, "verdict": "supported", "passage": 1, "quote": "q", "reason": "r"},
+                         {"claim": 2, "verdict": "NOT MENTIONED", "passage": None, "quote": "", "reason": "r"}]}
+    assert [v["verdict"] for v in validate(good)] == ["SUPPORTED", "NOT_MENTIONED"]
+    for bad in ({"verdicts": good["verdicts"][:1]}, {"verdicts": [{"claim": 1, "verdict": "MAYBE"}] * 2},
+                {"verdicts": [{**good["verdicts"][0], "passage": 5}, good["verdicts"][1]]}, ["x"]):
+        with pytest.raises(ValueError):
+            validate(bad)
+
+
+def test_locate_quotes():
+    assert claim_judge.locate("the wall  fell on 9 November 1989.", CTX, 2) == (1, (0, 33))
+    assert claim_judge.locate("It divided the city for 28 years.", CTX, 2) == (0, (69, 102))
+    assert claim_judge.locate("not there", CTX, 1) == (0, None)
+    assert claim_judge.locate("", CTX, None) == (None, None)

@@ -1,0 +1,156 @@
+"""answer_correctness_offline features and model, and answer_equivalence (heuristic and judge paths)."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from rageval.errors import ConfigError
+from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.correctness import (
+    FEATURES,
+    correctness_features,
+    load_weights,
+    logistic,
+    render_prompt,
+    validate_verdict,
+)
+from tests.test_metrics_semantic import FakeEmbedder, fake_resources
+
+FAKE = FakeEmbedder.name
+
+
+def test_features_by_hand():
+    f = correctness_features(
+        "who wrote the novel dracula", "Dracula was written by Bram Stoker.", ["Bram Stoker", "Abraham Stoker"], 0.7
+    )
+    assert f["contains"] == 1.0 and f["recall"] == 1.0
+    # 6 answer tokens: dracula was written by bram stoker; P = 2/6, R = 1
+    assert f["f1"] == pytest.approx(2 * (2 / 6) * 1 / (2 / 6 + 1))
+    assert f["question_overlap"] == pytest.approx(1 / 6)  # only "dracula" is in the question
+    assert f["similarity"] == 0.7
+    assert f["length"] == pytest.approx(math.log1p(6) / math.log1p(256))
+    echo = correctness_features("who wrote the novel dracula", "the novel dracula", ["Bram Stoker"], -0.2)
+    assert echo["question_overlap"] == 1.0 and echo["contains"] == 0.0 and echo["similarity"] == 0.0
+    assert set(f) == set(FEATURES) and all(0.0 <= v <= 1.0 for v in f.values())
+
+
+def test_containment_needs_whole_tokens():
+    assert correctness_features("", "in 1990s", ["1990"], 0.0)["contains"] == 0.0
+    assert correctness_features("", "it was in 1990, I think", ["1990"], 0.0)["contains"] == 1.0
+
+
+def test_weights_file_says_what_it_was_fit_on():
+    model = load_weights()
+    assert list(model["features"]) == list(FEATURES)
+    assert model["fit_on"]["rows"] > 1000 and "evouna" in model["fit_on"]["data"]
+    assert model["embedder"] == "minilm-l6-v2-numpy" and len(model["hash"]) == 8
+    x = {f: 0.5 for f in FEATURES}
+    z = model["bias"] + 0.5 * sum(model["weights"].values())
+    assert logistic(x, model) == pytest.approx(1 / (1 + math.exp(-z)))
+
+
+def test_correct_answer_scores_higher_than_wrong_one():
+    samples = [
+        Sample(id="right", question="who wrote dracula", answer="Bram Stoker", references=("Bram Stoker",)),
+        Sample(id="wrong", question="who wrote dracula", answer="Mary Shelley", references=("Bram Stoker",)),
+    ]
+    got = evaluate(samples, [get_metric("answer_correctness_offline", embedder=FAKE)], fake_resources())
+    right, wrong = got["answer_correctness_offline"]
+    assert 0.0 <= wrong.value < right.value <= 1.0
+    assert set(right.details["features"]) == set(FEATURES)
+    assert "warning" in right.details  # the fake embedder is not the one the weights were fit with
+
+
+def test_equivalence_heuristic_is_thresholded_correctness_and_says_bem_is_not_shipped():
+    samples = [
+        Sample(id="right", question="who wrote dracula", answer="Bram Stoker", references=("Bram Stoker",)),
+        Sample(id="wrong", question="who wrote dracula", answer="Mary Shelley", references=("Bram Stoker",)),
+    ]
+    metrics = [get_metric("answer_equivalence", embedder=FAKE), get_metric("answer_correctness_offline", embedder=FAKE)]
+    got = evaluate(samples, metrics, fake_resources())
+    for eq, p in zip(got["answer_equivalence"], got["answer_correctness_offline"]):
+        assert eq.value == float(p.value >= 0.5) and eq.details["probability"] == pytest.approx(p.value)
+        assert "BEM checkpoint not shipped" in eq.details["note"]
+    assert "BEM checkpoint is not shipped" in type(metrics[0]).__doc__
+    assert "judge:heuristic" in metrics[0].signature()
+
+
+def test_render_prompt_fills_each_slot_once():
+    text = render_prompt("what is {candidate}?", ["a {references}", "b"], "c {question}")
+    assert "Question: what is {candidate}?" in text
+    assert "a {references} | b" in text and "Candidate answer: c {question}" in text
+    assert '{"equivalent": true or false' in text
+
+
+@pytest.mark.parametrize(
+    "value,expected",
+    [({"equivalent": True, "reason": "same"}, {"equivalent": True, "reason": "same"}),
+     ({"equivalent": "no"}, {"equivalent": False, "reason": ""}),
+     ({"equivalent": 1}, ValueError), (["yes"], ValueError), ({"reason": "x"}, ValueError)],
+)
+def test_validate_verdict(value, expected):
+    if expected is ValueError:
+        with pytest.raises(ValueError):
+            validate_verdict(value)
+    else:
+        assert validate_verdict(value) == expected
+
+
+@dataclass(frozen=True)
+class Reply:  # the contract's JSONReply
+    value: Any
+    status: str
+    reason: str | None
+    raw: str | None
+
+
+class ScriptedLLM:
+    """Stands in for LLMClient: answers chat_json from a script keyed by the candidate answer."""
+
+    def __init__(self, replies: dict[str, Reply], model: str = "judge-model"):
+        self.replies, self._model, self.prompts = replies, model, []
+
+    def model(self, role: str) -> str:
+        return self._model
+
+    def chat_json(self, role, messages, *, validate, temperature=0.0):
+        assert role == "judge"
+        self.prompts.append(messages[-1]["content"])
+        reply = next(r for k, r in self.replies.items() if f"Candidate answer: {k}\n" in messages[-1]["content"])
+        return Reply(validate(reply.value), "ok", None, reply.raw) if reply.status == "ok" else reply
+
+    def map(self, fn, items):
+        return [fn(x) for x in items]
+
+
+def test_equivalence_with_judge_maps_statuses():
+    llm = ScriptedLLM({
+        "Stoker": Reply({"equivalent": True, "reason": "same person"}, "ok", None, "{}"),
+        "Shelley": Reply({"equivalent": False, "reason": "different"}, "ok", None, "{}"),
+        "garbled": Reply(None, "unscored", "judge_parse_error", "not json"),
+        "down": Reply(None, "failed", "llm_error: 500", None),
+    })
+    samples = [Sample(id=a, question="who wrote dracula", answer=a, references=("Bram Stoker",))
+               for a in ("Stoker", "Shelley", "garbled", "down")]
+    metric = get_metric("answer_equivalence", judge="openai:judge-model")
+    got = evaluate(samples, [metric], Resources(llm=llm))["answer_equivalence"]
+    assert [s.value for s in got[:2]] == [1.0, 0.0]
+    assert got[0].details["reason"] == "same person" and "BEM checkpoint not shipped" in got[0].details["note"]
+    assert (got[2].status, got[2].reason) == ("unscored", "judge_parse_error")
+    assert (got[3].status, got[3].reason) == ("failed", "llm_error: 500")
+    assert "Gold answer (any one of these is correct): Bram Stoker" in llm.prompts[0]
+    sig = metric.signature()
+    assert sig.startswith("answer_equivalence|judge:openai:judge-model|prompt:") and len(sig.split("prompt:")[1]) == 11
+
+
+def test_equivalence_judge_needs_a_client_with_that_model():
+    s = [Sample(id="1", question="q", answer="a", references=("a",))]
+    got = evaluate(s, [get_metric("answer_equivalence", judge="openai:m")], Resources())["answer_equivalence"]
+    assert got[0].status == "failed" and "OPENAI_BASE_URL" in got[0].reason
+    got = evaluate(s, [get_metric("answer_equivalence", judge="openai:m")], Resources(llm=ScriptedLLM({}, "other")))
+    assert "other" in got["answer_equivalence"][0].reason
+    with pytest.raises(ConfigError):
+        get_metric("answer_equivalence", judge="gpt-4")

@@ -1,0 +1,148 @@
+"""One contract test over every registered metric (``@K`` ones with K = 3).
+
+Every metric: has its metadata, a docstring with a formula, values inside its declared range
+on random samples, values that do not depend on sample order, ``unscored`` with the right
+reason for each missing input, and a signature that changes whenever an option changes.
+Semantic metrics run on the deterministic fake embedder; judges stay heuristic (no server).
+"""
+from __future__ import annotations
+
+import dataclasses
+import random
+
+import pytest
+
+from rageval.errors import ConfigError
+from rageval.metrics.base import NEED_REASONS, Sample, Score, evaluate, get_metric, metric_names
+from tests.test_metrics_semantic import FakeEmbedder, fake_resources
+
+KINDS = {"retrieval", "lexical", "semantic", "judged", "claims"}
+NAMES = [n.replace("@K", "@3") for n in metric_names()]
+OPTIONS = {"embedder": FakeEmbedder.name}
+#: a second value for option fields, to check that the signature follows it
+ALTERNATIVES = {"k": 5, "language": "it", "judge": "openai:some-model", "relevance": "evidence", "tokenize": "intl"}
+WORDS = ("paris france capital city the river seine tower eiffel museum art history king queen 1789 "
+         "revolution napoleon war peace bread wine cheese rome italy milan la città è bella").split()
+
+FIXED = [
+    "recall@K", "precision@K", "hit_rate@K", "ndcg@K", "map", "mrr", "bleu", "rouge1", "rouge2", "rougeL",
+    "rougeLsum", "token_precision", "token_recall", "token_f1", "exact_match", "bertscore_precision",
+    "bertscore_recall", "bertscore_f1", "answer_similarity", "answer_equivalence", "answer_correctness_offline",
+]
+
+
+def metric(name: str, **extra):
+    return get_metric(name, **OPTIONS, **extra)
+
+
+def text(rng: random.Random, lo: int = 1, hi: int = 12) -> str:
+    return " ".join(rng.choice(WORDS) for _ in range(rng.randint(lo, hi)))
+
+
+def random_samples(seed: int, n: int = 12) -> list[Sample]:
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        ids = [f"c{j}" for j in range(10)]
+        out.append(Sample(
+            id=f"s{i}", question=text(rng) + "?", answer=text(rng),
+            contexts=tuple(text(rng, 5, 30) for _ in range(rng.randint(1, 5))),
+            references=tuple(text(rng, 1, 8) for _ in range(rng.randint(1, 3))),
+            retrieved_ids=tuple(rng.sample(ids, rng.randint(1, 8))),
+            relevant_ids={d: rng.randint(1, 3) for d in rng.sample(ids, rng.randint(1, 4))},
+            context_ids=(),
+        ))
+    # a few edge cases: the answer equals a reference, shares nothing, or is one token
+    out.append(dataclasses.replace(out[0], id="same", answer=out[0].references[0]))
+    out.append(dataclasses.replace(out[1], id="none", answer="zzz qqq"))
+    out.append(dataclasses.replace(out[2], id="one", answer="paris"))
+    return out
+
+
+def test_the_fixed_names_are_registered():
+    registered = set(metric_names())
+    assert set(FIXED) <= registered, set(FIXED) - registered
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_metadata_present(name):
+    m = metric(name)
+    assert m.name == name
+    assert isinstance(m.needs, frozenset) and m.needs and m.needs <= set(NEED_REASONS), m.needs
+    lo, hi = m.range
+    assert isinstance(lo, float) and isinstance(hi, float) and lo < hi
+    assert isinstance(m.higher_is_better, bool)
+    assert m.kind in KINDS
+    assert isinstance(m.languages, tuple) and m.languages and all(isinstance(x, str) for x in m.languages)
+    assert isinstance(m.needs_llm, bool)
+    assert dataclasses.is_dataclass(m) and type(m).__dataclass_params__.frozen
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_docstring_states_a_formula(name):
+    doc = type(metric(name)).__doc__ or ""
+    lines = [ln.strip() for ln in doc.splitlines() if not ln.strip().startswith(">>>")]
+    assert any(ln.startswith("Formula:") or "=" in ln for ln in lines), f"{name}: no formula in the docstring"
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_values_in_range_and_independent_of_order(name):
+    m = metric(name)
+    samples = random_samples(7)
+    got = evaluate(samples, [m], fake_resources())[m.name]
+    back = evaluate(samples[::-1], [m], fake_resources())[m.name][::-1]
+    lo, hi = m.range
+    assert len(got) == len(samples)
+    assert any(s.status == "ok" for s in got), [s.reason for s in got]
+    for s, r in zip(got, back):
+        assert isinstance(s, Score) and s.status in ("ok", "unscored")
+        assert (s.value is None) == (s.status != "ok")
+        if s.status == "ok":
+            assert lo - 1e-9 <= s.value <= hi + 1e-9, (name, s.value)
+            assert r.value == pytest.approx(s.value, abs=1e-9)
+        else:
+            assert r.status == s.status and s.reason
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_unscored_when_an_input_is_missing(name):
+    m = metric(name)
+    full = random_samples(3, n=1)[0]
+    blank = {"answer": {"answer": None}, "reference": {"references": ()}, "contexts": {"contexts": ()},
+             "retrieved_ids": {"retrieved_ids": ()}, "relevant_ids": {"relevant_ids": {}}, "question": {"question": ""}}
+    for need in sorted(m.needs):
+        lacking = dataclasses.replace(full, **blank[need])
+        got = evaluate([lacking, full], [m], fake_resources())[m.name]
+        assert got[0].status == "unscored" and got[0].reason == NEED_REASONS[need], (need, got[0])
+        assert got[1].status != "unscored" or got[1].reason not in NEED_REASONS.values()
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_signature_pins_every_option(name):
+    m = metric(name)
+    sig = m.signature()
+    assert isinstance(sig, str) and sig.startswith(m.name.split("@")[0]) and "|" in sig
+    assert metric(name).signature() == sig  # stable
+    changed = 0
+    for f in dataclasses.fields(m):
+        current = getattr(m, f.name)
+        if isinstance(current, bool):
+            other = not current
+        elif f.name in ALTERNATIVES and ALTERNATIVES[f.name] != current:
+            other = ALTERNATIVES[f.name]
+        else:
+            continue
+        try:
+            variant = dataclasses.replace(m, **{f.name: other})
+        except ConfigError:
+            continue  # an alternative this metric does not accept
+        if variant.signature() == sig:
+            # allowed only for an option that cannot change a value in this configuration
+            # (e.g. language for label-based retrieval metrics)
+            samples = random_samples(11)
+            a = evaluate(samples, [m], fake_resources())[m.name]
+            b = evaluate(samples, [variant], fake_resources())[m.name]
+            assert [x.value for x in a] == [x.value for x in b], f"{name}: signature ignores option {f.name}"
+        changed += 1
+    options = [f.name for f in dataclasses.fields(m) if f.name != "embedder"]
+    assert changed or not options, f"{name}: options {options} but none could be varied by this test"
