@@ -31,10 +31,10 @@ def ensure_demo() -> None:
     with gate["lock"]:
         if gate["tried"]:
             return
-        gate["tried"] = True
         from rageval.demo import demo_run_id, load_demo
 
         if demo_run_id() is not None:
+            gate["tried"] = True
             return
         bar = st.progress(0.0, text="Building the demo project (first start only, about a minute)…")
 
@@ -45,9 +45,12 @@ def ensure_demo() -> None:
         try:
             with st.spinner("Preparing the demo project…"):
                 load_demo(progress=progress)
+            gate["tried"] = True
         except Exception as exc:  # noqa: BLE001 - the app must still open on other projects
+            gate["tried"] = True  # a real failure is shown once, not retried on every page view
             show_error(exc, what="The demo project could not be built")
         finally:
+            # a rerun or stop interrupting the build leaves "tried" unset: the next run resumes it
             bar.empty()
 
 
@@ -76,7 +79,7 @@ def project_switcher() -> None:
                     st.rerun()
 
 
-project_switcher()
+# Navigation first, so the sidebar is right even while the demo is being built.
 nav = st.navigation([
     st.Page(PAGES["home"], title="Home", icon=":material/home:", default=True),
     st.Page(PAGES["documents"], title="Documents", icon=":material/description:"),
@@ -84,4 +87,5 @@ nav = st.navigation([
     st.Page(PAGES["run"], title="Run", icon=":material/play_circle:"),
     st.Page(PAGES["answers"], title="Answers", icon=":material/fact_check:"),
 ])
+project_switcher()
 nav.run()

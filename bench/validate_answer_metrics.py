@@ -201,6 +201,7 @@ def score_rows(rows: list[dict], resources: Resources, judge: str | None) -> tup
         start = time.perf_counter()
         scores = evaluate(samples, [metric], resources)[metric.name]
         timings[name] = time.perf_counter() - start
+        print(f"  {name}: {len(samples)} rows in {timings[name]:.1f} s", file=sys.stderr, flush=True)
         values[name] = [s.value if s.status == "ok" else None for s in scores]
         if name in ("bertscore_f1",):
             for derived, (_, key) in DERIVED.items():

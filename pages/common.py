@@ -177,11 +177,12 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         for col, s in zip(cols, items[start:start + per_row]):
-            label = s.metric + (" · heuristic" if s.heuristic else "")
             value = "—" if s.mean is None else f"{s.mean:.3f}"
             note = f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
-            col.metric(label, value, help=note, border=True)
-            col.caption(note)
+            judge = "heuristic judge (offline)" if s.heuristic else ""
+            col.metric(s.metric, value, help=f"mean over the {s.n_ok} scored items; {note}. {judge}".strip(),
+                       border=True)
+            col.caption(note + (" · heuristic" if s.heuristic else ""))
 
 
 # --- background runs ---------------------------------------------------------------------------

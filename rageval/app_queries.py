@@ -109,7 +109,11 @@ def metric_summaries(scores: Sequence[dict[str, Any]]) -> list[MetricSummary]:
 
 
 def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
-    return metric_summaries(run_store.scores(project.db_path, run_id))
+    """The run's metric summaries in the order its config lists the metrics."""
+    run = run_store.get_run(project.db_path, run_id)
+    order = {m: i for i, m in enumerate((run or {}).get("config", {}).get("metrics", []))}
+    found = metric_summaries(run_store.scores(project.db_path, run_id))
+    return sorted(found, key=lambda s: order.get(s.metric, len(order)))
 
 
 def metric_options(top_k: int = 10) -> list[str]:

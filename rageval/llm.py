@@ -51,46 +51,41 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 import openai
 
-from rageval.errors import ConfigError, LLMError
+from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm_config import (  # noqa: F401 - re-exported: the public API lives in rageval.llm
-    DEFAULT_BASE_URL, OFFLINE, ROLES, RoleConfig, connection_detail, display_url, lookup, parse_spec,
-    role_config, roles_from_env, scrub, status_error, unreachable_error,
+    DEFAULT_BASE_URL, OFFLINE, ROLES, RoleConfig, api_key, connection_detail, display_url, parse_spec,
+    role_config, roles_from_env, scrub, server_message, status_error, unreachable_error,
 )
-from rageval.llm_cost import UsageSummary, cost_usd, estimate_run, load_prices, summarize_calls, usage_summary  # noqa: F401
+from rageval.llm_cost import (  # noqa: F401 - re-exported
+    UsageSummary, cost_usd, estimate_run, load_prices, summarize_calls, usage_summary,
+)
+from rageval.llm_embed import EmbeddingsMixin
 from rageval.llm_parse import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, request_key  # noqa: F401
 from rageval.llm_pool import AIMDLimiter, BoundedPool, LimiterStats, backoff_delay, parse_retry_after
 from rageval.store.llm_cache import LLMStore
 
 NO_KEY = "not-needed"
 RETRY_STATUSES = frozenset({408, 409, 429})
+#: what reading an odd reply raises; such a reply is retried as "malformed response"
+MALFORMED = (ValueError, TypeError, KeyError, IndexError, AttributeError)
 MAX_RETRY_AFTER = 60.0
-EMBED_BATCH = 64
 T = TypeVar("T")
 R = TypeVar("R")
 log = logging.getLogger("rageval.llm")
 
 
-class LLMClient:
+class LLMClient(EmbeddingsMixin):
     """Calls the models of the configured roles: pooled, limited, retried, cached and logged."""
 
     def __init__(self, roles: dict[str, RoleConfig], *, store_path: Path | None = None, run_id: str | None = None,
                  concurrency: int = 16, timeout: float = 60.0, max_retries: int = 6, use_cache: bool = True,
                  prices: dict | None = None, env: Mapping[str, str] = os.environ,
                  secrets: Mapping[str, Any] | None = None, backoff_base: float = 0.5, backoff_cap: float = 20.0,
-                 connect_timeout: float = 5.0, embed_batch: int = EMBED_BATCH):
+                 connect_timeout: float = 5.0, embed_batch: int = 64):
         if concurrency < 1:
             raise ConfigError(f"concurrency={concurrency} must be at least 1")
         self._roles = dict(roles)
-        self._keys: dict[str, str | None] = {}
-        for role, cfg in self._roles.items():
-            key, _ = lookup((cfg.api_key_env,), env, secrets) if cfg.api_key_env else (None, None)
-            if key is None and cfg.base_url is None:
-                up = role.upper()
-                raise ConfigError(
-                    f"the {role} (openai:{cfg.model}) needs an API key: set RAGEVAL_{up}_API_KEY or "
-                    f"OPENAI_API_KEY, or RAGEVAL_{up}_BASE_URL / OPENAI_BASE_URL for a server without keys"
-                )
-            self._keys[role] = key
+        self._keys = {role: api_key(cfg, env, secrets) for role, cfg in self._roles.items()}
         self._secrets = sorted({k for k in self._keys.values() if k and len(k) >= 4}, key=len, reverse=True)
         self.run_id = run_id
         self.concurrency = concurrency
@@ -118,6 +113,8 @@ class LLMClient:
         return role in self._roles
 
     def _role(self, role: str) -> RoleConfig:
+        if not self._finalizer.alive:
+            raise RagevalError("this LLM client is closed; make a new one with make_llm_client()")
         if role not in self._roles:
             configured = ", ".join(self._roles) or "none"
             raise ConfigError(f"no model is configured for the {role} role (configured: {configured})")
@@ -153,13 +150,7 @@ class LLMClient:
 
     # ------------------------------------------------------------ errors
     def _server_message(self, exc: openai.APIStatusError) -> str:
-        body = exc.body
-        if isinstance(body, Mapping):
-            inner = body.get("error", body)
-            message = inner.get("message") if isinstance(inner, Mapping) else inner
-        else:
-            message = body
-        return self.scrub(str(message or exc.message or "")[:300])
+        return self.scrub(server_message(exc.body, exc.message))
 
     def _status_error(self, role: str, model: str, exc: openai.APIStatusError) -> LLMError:
         return status_error(self._roles[role], model, exc.status_code, self._server_message(exc), exc.code)
@@ -195,7 +186,7 @@ class LLMClient:
                 short, message = "timeout", f"no reply within {self._timeout:g} s"
             except openai.APIConnectionError as exc:
                 short, message = "connection error", connection_detail(exc)
-            except (openai.APIResponseValidationError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+            except (openai.APIResponseValidationError, *MALFORMED) as exc:
                 short, message = "malformed response", self.scrub(f"{type(exc).__name__}: {exc}")[:300]
             finally:
                 self._limiter.release(token, outcome, retry_after=wait_hint)
@@ -222,12 +213,14 @@ class LLMClient:
             raise ValueError(f"the server's reply to {path} is not a JSON object")
         return reply
 
-    def _send_chat(self, client: openai.OpenAI, role: str, request: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
+    def _send_chat(self, client: openai.OpenAI, role: str,
+                   request: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
         body = {k: request[k] for k in ("model", "messages", "temperature", "seed", "max_tokens")
                 if request[k] is not None}
         if request["response_format"] is not None and self._json_mode.get(role, True):
             try:
-                completion = self._post(client, "/chat/completions", {**body, "response_format": request["response_format"]})
+                with_format = {**body, "response_format": request["response_format"]}
+                completion = self._post(client, "/chat/completions", with_format)
             except openai.BadRequestError:
                 completion = self._post(client, "/chat/completions", body)
                 self._json_mode[role] = False
@@ -299,59 +292,6 @@ class LLMClient:
         options = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens,
                    "response_format": JSON_OBJECT_FORMAT, "kind": "json"}
         return ask_json(lambda msgs: self._chat(role, msgs, **options), messages, validate)
-
-    # ------------------------------------------------------------ embeddings
-    def _embed_call(self, model: str, batch: list[str]) -> list[list[float]]:
-        key = request_key({"kind": "embed", "model": model, "texts": batch})
-        start = time.perf_counter()
-
-        def send(client: openai.OpenAI) -> tuple[list[list[float]], int]:
-            reply = self._post(client, "/embeddings", {"model": model, "input": [t or " " for t in batch],
-                                                       "encoding_format": "float"})
-            rows = sorted(reply["data"], key=lambda d: d["index"])
-            if len(rows) != len(batch):
-                raise ValueError(f"asked for {len(batch)} embeddings, got {len(rows)}")
-            tokens = (reply.get("usage") or {}).get("prompt_tokens")
-            tokens = int(tokens) if tokens is not None else sum(len(t) for t in batch) // 4
-            return [[float(x) for x in r["embedding"]] for r in rows], tokens
-
-        try:
-            (vectors, tokens), attempts = self._call("embedder", model, send)
-        except LLMError as exc:
-            self._log("embedder", model, key, "embed", latency_ms=(time.perf_counter() - start) * 1000,
-                      cached=False, status="failed", error=self.scrub(str(exc)), attempts=getattr(exc, "attempts", 0))
-            raise
-        self._log("embedder", model, key, "embed", tokens_in=tokens, latency_ms=(time.perf_counter() - start) * 1000,
-                  cached=False, status="ok", attempts=attempts)
-        for text, vector in zip(batch, vectors):
-            self._store.put(request_key({"kind": "embed", "model": model, "text": text}), model, {"vector": vector})
-        return vectors
-
-    def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
-        """Vectors of ``texts`` from the embedder role (``encoding_format="float"``), cached per text.
-
-        Misses go out in batches of ``embed_batch`` texts, concurrently; raises LLMError when a
-        batch still fails after its retries. One cached row is logged per call that had hits.
-        """
-        model = model or self._role("embedder").model
-        start = time.perf_counter()
-        keys = [request_key({"kind": "embed", "model": model, "text": t}) for t in texts]
-        out: list[list[float] | None] = [None] * len(texts)
-        hits: list[str] = []
-        for i, key in enumerate(keys):
-            reply = self._store.get(key)
-            if reply is not None:
-                out[i] = reply["vector"]
-                hits.append(key)
-        if hits:
-            self._log("embedder", model, request_key({"kind": "embed", "model": model, "keys": hits}), "embed",
-                      latency_ms=(time.perf_counter() - start) * 1000, cached=True, status="ok")
-        missing = list(dict.fromkeys(t for t, v in zip(texts, out) if v is None))
-        batches = [missing[i:i + self._embed_batch] for i in range(0, len(missing), self._embed_batch)]
-        got: dict[str, list[float]] = {}
-        for batch, vectors in zip(batches, self.map(lambda b: self._embed_call(model, b), batches)):
-            got.update(zip(batch, vectors))
-        return [v if v is not None else got[t] for t, v in zip(texts, out)]
 
     # ------------------------------------------------------------ pool, preflight, accounting
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:

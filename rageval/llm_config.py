@@ -52,7 +52,8 @@ class RoleConfig:
     base_url_env: str | None = None  # the variable the base URL came from
 
 
-def lookup(names: Sequence[str], env: Mapping[str, str], secrets: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
+def lookup(names: Sequence[str], env: Mapping[str, str],
+           secrets: Mapping[str, Any] | None) -> tuple[str | None, str | None]:
     """``(value, name)`` of the first of ``names`` set in ``secrets`` or ``env`` (secrets first)."""
     for name in names:
         for source in (secrets, env):
@@ -87,6 +88,26 @@ def roles_from_env(models: Mapping[str, str], *, env: Mapping[str, str] = os.env
         if model is not None:
             out[role] = role_config(role, model, env=env, secrets=secrets)
     return out
+
+
+def api_key(cfg: RoleConfig, env: Mapping[str, str], secrets: Mapping[str, Any] | None) -> str | None:
+    """The key for ``cfg`` (None for a keyless server); ConfigError when neither key nor URL is set."""
+    key = lookup((cfg.api_key_env,), env, secrets)[0] if cfg.api_key_env else None
+    if key is None and cfg.base_url is None:
+        up = cfg.role.upper()
+        raise ConfigError(
+            f"the {cfg.role} (openai:{cfg.model}) needs an API key: set RAGEVAL_{up}_API_KEY or "
+            f"OPENAI_API_KEY, or RAGEVAL_{up}_BASE_URL / OPENAI_BASE_URL for a server without keys"
+        )
+    return key
+
+
+def server_message(body: Any, fallback: str | None) -> str:
+    """The ``message`` of an OpenAI-style error body (``{"error": {"message": ...}}``), short."""
+    if isinstance(body, Mapping):
+        inner = body.get("error", body)
+        body = inner.get("message") if isinstance(inner, Mapping) else inner
+    return str(body or fallback or "")[:300]
 
 
 def display_url(url: str | None) -> str:

@@ -28,6 +28,8 @@ from rageval.errors import ConfigError
 from rageval.llm_config import parse_spec
 from rageval.store.llm_cache import call_rows
 
+#: model -> {"input": USD per 1M tokens, "output": USD per 1M tokens}
+Prices = Mapping[str, Mapping[str, float]]
 _DATE_SUFFIX = re.compile(r"-(\d{4}-\d{2}-\d{2}|\d{4})$")
 EMBED_BATCH = 64
 #: characters of instructions a prompt adds around the item's own text (rough, for estimates)
@@ -69,7 +71,7 @@ def load_prices(path: str | Path | None = None, *, env: Mapping[str, str] = os.e
     return prices
 
 
-def price_for(model: str, prices: Mapping[str, Mapping[str, float]]) -> Mapping[str, float] | None:
+def price_for(model: str, prices: Prices) -> Mapping[str, float] | None:
     """The ``{"input", "output"}`` price of ``model`` (exact name, then without a date suffix)."""
     if model in prices:
         return prices[model]
@@ -77,7 +79,7 @@ def price_for(model: str, prices: Mapping[str, Mapping[str, float]]) -> Mapping[
     return prices.get(base)
 
 
-def cost_usd(model: str, tokens_in: float, tokens_out: float, prices: Mapping[str, Mapping[str, float]]) -> float | None:
+def cost_usd(model: str, tokens_in: float, tokens_out: float, prices: Prices) -> float | None:
     """``tokens_in/1e6 * input + tokens_out/1e6 * output``, or None when ``model`` has no price.
 
     >>> cost_usd("gpt-4o", 1_000_000, 100_000, {"gpt-4o": {"input": 2.5, "output": 10.0}})
@@ -124,22 +126,24 @@ def _field(sample: Any, name: str) -> Any:
 
 
 def _average_chars(samples: Sequence[Any] | None) -> dict[str, float]:
-    if not samples:
-        return dict(DEFAULT_CHARS)
-    sums = dict.fromkeys(DEFAULT_CHARS, 0.0)
-    for sample in samples:
-        for name in sums:
+    """Average characters per sample of each text field; the typical length where no sample has it."""
+    out = dict(DEFAULT_CHARS)
+    for name in DEFAULT_CHARS:
+        lengths = []
+        for sample in samples or ():
             value = _field(sample, name)
             if isinstance(value, str):
-                sums[name] += len(value)
-            elif value:
-                sums[name] += sum(len(str(v)) for v in value)
-    return {name: total / len(samples) for name, total in sums.items()}
+                lengths.append(len(value))
+            elif value is not None:
+                lengths.append(sum(len(str(v)) for v in value))
+        if lengths:
+            out[name] = sum(lengths) / len(lengths)
+    return out
 
 
 def estimate_run(
     n_items: int, metrics: Sequence[Any], roles: Mapping[str, str], *,
-    samples: Sequence[Any] | None = None, prices: Mapping[str, Mapping[str, float]] | None = None,
+    samples: Sequence[Any] | None = None, prices: Prices | None = None,
     max_answer_tokens: int | None = None,
 ) -> RunEstimate:
     """Estimate the model calls, tokens and cost of scoring ``n_items`` items.
@@ -151,7 +155,8 @@ def estimate_run(
     ``llm_tokens_out`` (default 150) out. The generator (when online) makes one call per item;
     the embedder (when online) embeds each question, plus answers and references for metrics of
     kind "semantic", in batches of 64. ``samples`` (objects or dicts with question, answer,
-    contexts, references) give the average text lengths; otherwise typical lengths are assumed.
+    contexts, references) give the average text lengths; a field no sample has (before a run:
+    answer, contexts) gets a typical length (``DEFAULT_CHARS``).
     """
     prices = load_prices() if prices is None else prices
     chars = _average_chars(samples)
@@ -167,7 +172,8 @@ def estimate_run(
 
     generator = parse_spec("generator", roles["generator"]) if roles.get("generator") else None
     if generator:
-        add("generator", generator, n_items, PROMPT_CHARS["generator"] / 4 + tok["question"] + tok["contexts"], answer_out)
+        gen_in = PROMPT_CHARS["generator"] / 4 + tok["question"] + tok["contexts"]
+        add("generator", generator, n_items, gen_in, answer_out)
     default_judge = parse_spec("judge", roles["judge"]) if roles.get("judge") else None
     semantic = False
     for metric in metrics:
@@ -223,7 +229,7 @@ class UsageSummary:
         return self.calls - self.cached
 
 
-def summarize_calls(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, Mapping[str, float]] | None = None) -> UsageSummary:
+def summarize_calls(rows: Sequence[Mapping[str, Any]], prices: Prices | None = None) -> UsageSummary:
     """Aggregate ``llm_calls`` rows (dicts with role, model, tokens_in, tokens_out, cached, status)."""
     prices = load_prices() if prices is None else prices
     by_role: dict[str, dict[str, Any]] = {}
@@ -256,7 +262,7 @@ def summarize_calls(rows: Sequence[Mapping[str, Any]], prices: Mapping[str, Mapp
     )
 
 
-def usage_summary(store_path: str | Path, run_id: str | None, *, prices: Mapping[str, Mapping[str, float]] | None = None) -> UsageSummary:
+def usage_summary(store_path: str | Path, run_id: str | None, *, prices: Prices | None = None) -> UsageSummary:
     """The usage of one run (or of every run with ``run_id=None``) from the ``llm_calls`` table.
 
     A running client buffers its rows for up to about a second: call ``client.flush()`` first.

@@ -62,9 +62,11 @@ def make_llm(project: Project, config: RunConfig, run_id: str) -> Any:
 
     client = make_llm_client(specs, store_path=project.db_path, run_id=run_id,
                              concurrency=config.concurrency, use_cache=config.use_cache)
-    for role, spec in specs.items():
-        if spec.startswith("openai:"):
-            client.preflight(role)
+    try:
+        client.preflight_all()
+    except BaseException:
+        client.close()
+        raise
     return client
 
 
@@ -115,8 +117,12 @@ def score_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], metric
 
 
 def execute(project: Project, run_id: str, *, progress: Progress | None = None,
-            should_stop: Callable[[], bool] | None = None, batch_size: int = 8) -> RunSummary:
-    """Execute (or resume) run ``run_id`` until every item is stored or ``should_stop()``."""
+            should_stop: Callable[[], bool] | None = None, batch_size: int | None = None) -> RunSummary:
+    """Execute (or resume) run ``run_id`` until every item is stored or ``should_stop()``.
+
+    Items go in batches of ``batch_size`` (default: the run's concurrency, so a batch keeps the
+    LLM pool busy); each batch is stored before the next starts.
+    """
     from rageval.corpus import build_index, ensure_chunks
     from rageval.generate import ExtractiveGenerator, LLMGenerator
     from rageval.index import VectorIndex
@@ -133,6 +139,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     done_ids = store.finished_item_ids(project.db_path, run_id)
     todo = [(i, it) for i, it in enumerate(items) if it["id"] not in done_ids]
     store.set_run_status(project.db_path, run_id, "running")
+    client = None
     try:
         client = make_llm(project, config, run_id)
         embedder = get_embedder(project, config.embedder, client=client)
@@ -145,6 +152,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
                      else LLMGenerator(client, temperature=config.temperature))
         metrics = parse_metric_list(config.metrics, judge=config.judge, language=config.language)
         resources = Resources(embedder_factory=lambda: embedder, llm=client, language=config.language)
+        batch_size = batch_size or config.concurrency
         total, finished = len(items), len(done_ids)
         if progress:
             progress("items", finished, total)
@@ -166,6 +174,9 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     except Exception as exc:
         store.set_run_status(project.db_path, run_id, "failed", f"{type(exc).__name__}: {exc}")
         raise
+    finally:
+        if client is not None:
+            client.close()  # flushes the call log and cache
     store.set_run_status(project.db_path, run_id, "finished")
     return _summary(project, run_id, started)
 

@@ -82,7 +82,9 @@ class FakeLLMServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0):
         self._lock = threading.Lock()
-        self._stopping = threading.Event()
+        self._release = threading.Event()  # set to end the hangs and latencies of one test
+        self._generation = 0
+        self._local = threading.local()  # which test (generation) the current handler serves
         self._httpd = _Server((host, port), _make_handler(self))
         self.port = self._httpd.server_address[1]
         self.url = f"http://{host}:{self.port}/v1"
@@ -96,11 +98,12 @@ class FakeLLMServer:
         return self
 
     def stop(self) -> None:
-        self._stopping.set()  # releases hangs and latencies at once
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        if self._thread is not None:
+        self._release.set()  # releases hangs and latencies at once
+        if self._thread is not None:  # shutdown() would wait forever for a loop never started
+            self._httpd.shutdown()
             self._thread.join(timeout=5)
+            self._thread = None
+        self._httpd.server_close()
 
     def __enter__(self) -> "FakeLLMServer":
         return self.start()
@@ -110,8 +113,14 @@ class FakeLLMServer:
 
     # -- scripting
     def reset(self) -> "FakeLLMServer":
-        """Back to defaults: no faults, no latency, echo responder, counters at zero."""
+        """Back to defaults: no faults, no latency, echo responder, counters at zero.
+
+        Requests still hanging from before are released and no longer counted as in flight.
+        """
         with self._lock:
+            self._release.set()
+            self._release = threading.Event()
+            self._generation += 1
             self.responder: Callable[[dict[str, Any]], str] = default_responder
             self.plan: dict[int, str] = {}
             self.rates: dict[str, float] = {}
@@ -173,6 +182,7 @@ class FakeLLMServer:
     # -- used by the handler
     def _begin(self, path: str, body: dict[str, Any] | None) -> str | None:
         with self._lock:
+            self._local.generation, self._local.release = self._generation, self._release
             self._counts[path] = self._counts.get(path, 0) + 1
             self._in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
@@ -194,11 +204,12 @@ class FakeLLMServer:
 
     def _end(self) -> None:
         with self._lock:
-            self._in_flight -= 1
+            if self._local.generation == self._generation:
+                self._in_flight -= 1
 
     def _sleep(self, seconds: float) -> None:
         if seconds > 0:
-            self._stopping.wait(seconds)
+            self._local.release.wait(seconds)
 
 
 def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
@@ -209,7 +220,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
         def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - quiet
             pass
 
-        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None, raw: bytes | None = None) -> None:
+        def _send(self, status: int, payload: Any, headers: dict[str, str] | None = None,
+                  raw: bytes | None = None) -> None:
             data = raw if raw is not None else json.dumps(payload).encode()
             try:
                 self.send_response(status)

@@ -17,7 +17,8 @@ from rageval.llm import JSONReply
 from rageval.metrics import claim_judge, claims
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
 from rageval.metrics.claim_extract import extract_claims, resolved_sentences
-from rageval.metrics.claim_text import antonym_clash, hedge_cues, names, quantities, split_sentences
+from rageval.metrics.claim_text import antonym_clash, names, quantities, split_sentences
+from rageval.metrics.cues import hedge_cues
 from rageval.metrics.claim_verify import HeuristicVerifier
 
 

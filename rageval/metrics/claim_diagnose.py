@@ -26,16 +26,15 @@ from typing import Any, Mapping, Sequence
 
 from rageval.metrics.base import Sample
 from rageval.metrics.claim_text import (
-    abstention_cues,
     content_stems,
     fold,
-    hedge_cues,
     name_heads,
     quantities,
     stem,
     words,
     years,
 )
+from rageval.metrics.cues import abstention_cues, hedge_cues
 
 CAUSES = (
     "conflicting_sources",

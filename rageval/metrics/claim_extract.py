@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import re
 
-from rageval.metrics.claim_text import abstention_cues, content_stems, numbers, split_sentences
+from rageval.metrics.claim_text import content_stems, numbers, split_sentences
+from rageval.metrics.cues import abstention_cues
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\d+[.)]|\(?[a-z]\))\s+")
 _GREETING = re.compile(

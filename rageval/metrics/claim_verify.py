@@ -7,8 +7,10 @@ For one claim against the retrieved contexts:
    sentences and pairs of adjacent sentences of one context (so "It was founded in 1901" can
    use its antecedent). *Coverage* = share of the claim's content-word stems found in a unit
    (exact stem, or a shared prefix of at least 5 letters and 75% of the shorter stem). The
-   ``candidates`` units with the highest coverage (single sentences first on ties) are kept, and
-   the claim and those units embedded; *similarity* = their cosine (0 without an embedder).
+   ``candidates`` units with the highest coverage (single sentences first on ties) are kept;
+   *similarity* = the cosine of the claim's embedding and its unit's sentence embedding (the
+   larger of the two for a pair; only sentences are embedded, so they are reused across units
+   and claims), or 0 without an embedder.
 2. **Mismatch checks** on each candidate unit that is *on topic* (at least ``min(2, n)`` claim
    stems match and coverage >= 0.6, or >= 0.4 with similarity >= 0.7): ``numbers`` (a claim
    value absent from the unit while the unit gives another value of a compatible unit),
@@ -60,6 +62,7 @@ LABELS = (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
 SUPPORT_COVERAGE = 0.8
 PARAPHRASE_COVERAGE, PARAPHRASE_SIMILARITY = 0.5, 0.8
 TOPIC_COVERAGE, TOPIC_COVERAGE_SIMILAR, TOPIC_SIMILARITY = 0.6, 0.4, 0.7
+VECTOR_CACHE = 20000  # sentence vectors kept between calls (about 30 MB at 384 dimensions)
 
 
 @dataclass(frozen=True)
@@ -98,6 +101,7 @@ class _Sent:
     pair: bool
     pool: set[str]
     prefixes: dict[str, list[str]]
+    parts: tuple[str, ...]  # the sentence texts (one, or two for a pair) that get embedded
 
 
 @dataclass
@@ -157,10 +161,12 @@ class HeuristicVerifier:
                 items.append((claim, cands))
             prepared.append((items, joined, per_ctx))
         self._embed([c.text for items, _, _ in prepared for c, _ in items]
-                    + [k.sent.text for items, _, _ in prepared for _, ks in items for k in ks])
+                    + [p for items, _, _ in prepared for _, ks in items for k in ks for p in k.sent.parts])
         out = []
         for items, joined, per_ctx in prepared:
             out.append([self._decide(claim, cands, joined, per_ctx) for claim, cands in items])
+        for old in list(self._vectors)[: max(0, len(self._vectors) - VECTOR_CACHE)]:
+            del self._vectors[old]  # oldest first: dicts keep insertion order
         return out
 
     # -- steps ----------------------------------------------------------------------------
@@ -172,9 +178,9 @@ class HeuristicVerifier:
         for ci, ctx in enumerate(contexts):
             spans = split_sentences(ctx)
             for i, span in enumerate(spans):
-                sents.append(_unit(ci, ctx, span.start, span.end, pair=False))
+                sents.append(_unit(ci, ctx, span.start, span.end, (span.text,)))
                 if i:
-                    sents.append(_unit(ci, ctx, spans[i - 1].start, span.end, pair=True))
+                    sents.append(_unit(ci, ctx, spans[i - 1].start, span.end, (spans[i - 1].text, span.text)))
         self._contexts[contexts] = sents
         if len(self._contexts) > 512:
             self._contexts.popitem(last=False)
@@ -195,17 +201,17 @@ class HeuristicVerifier:
             for t, v in zip(batch, vecs):
                 self._vectors[t] = v
 
-    def _cos(self, a: str, b: str) -> float:
+    def _cos(self, claim: str, unit: _Sent) -> float:
         if self.embedder is None:
             return 0.0
-        return float(np.dot(self._vectors[a], self._vectors[b]))
+        return max(float(np.dot(self._vectors[claim], self._vectors[p])) for p in unit.parts)
 
     def _decide(self, claim: _Claim, cands: list[_Cand], joined: str, per_ctx: list) -> Verdict:
         novel = _novel(claim, joined)
         if not claim.stems and not claim.qty and not claim.yrs:
             return Verdict(NOT_MENTIONED, reason="the claim has no content words to check", novel=novel)
         for cand in cands:
-            cand.similarity = self._cos(claim.text, cand.sent.text)
+            cand.similarity = self._cos(claim.text, cand.sent)
             cand.mismatches = _mismatches(claim, cand)
             unit_values = {v for v, _ in quantities(cand.sent.text)}
             specifics = (all(v in unit_values for v, _ in claim.qty) and claim.yrs <= years(cand.sent.text)
@@ -398,17 +404,11 @@ def _num(v: float) -> str:
     return f"{v:g}" if abs(v) < 1e6 else f"{v:,.0f}"
 
 
-def folded_contains(haystack: str, needle: str) -> bool:
-    """Whether ``needle`` occurs in ``haystack`` after folding case, accents and whitespace."""
-    norm = lambda t: re.sub(r"\s+", " ", fold(t)).strip()  # noqa: E731
-    return norm(needle) in norm(haystack)
-
-
-def _unit(ctx: int, text: str, start: int, end: int, *, pair: bool) -> _Sent:
+def _unit(ctx: int, text: str, start: int, end: int, parts: tuple[str, ...]) -> _Sent:
     body = text[start:end]
     pool = set(content_stems(body)) | {w for w in words(body) if w[0].isdigit()}
     prefixes: dict[str, list[str]] = {}
     for s in pool:
         if len(s) >= 5:
             prefixes.setdefault(s[:5], []).append(s)
-    return _Sent(ctx, start, end, body, pair, pool, prefixes)
+    return _Sent(ctx, start, end, body, len(parts) > 1, pool, prefixes, parts)

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.claim_diagnose import gold_ranks
-from rageval.metrics.claim_text import abstention_cues, hedge_cues
+from rageval.metrics.cues import abstention_cues, hedge_cues
 from rageval.metrics.judge_io import ask, failed_score, judge_client, render, signature, strings
 
 
@@ -28,7 +28,7 @@ class Hedging:
     """1 when the answer hedges or abstains, else 0 (lower is better; a flag for review).
 
     ``hedging = 1 if cues(answer) else 0``. Offline the cues are phrase lists
-    (:data:`claim_text.HEDGE_CUES`, :data:`claim_text.ABSTAIN_CUES`; approximations such as
+    (:data:`cues.HEDGE_CUES`, :data:`cues.ABSTAIN_CUES`; approximations such as
     "about 70" do not count); with the judge, the phrases and the abstention flag come from
     ``hedging.txt``. Details: ``cues``, ``abstained``, ``gold_in_contexts`` (a reference,
     normalised, occurs in a retrieved chunk; null without references) and

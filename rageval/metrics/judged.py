@@ -11,7 +11,7 @@ import numpy as np
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.claim_extract import extract_claims
-from rageval.metrics.claim_text import abstention_cues
+from rageval.metrics.cues import abstention_cues
 from rageval.metrics.claim_verify import SUPPORTED
 from rageval.metrics.claims import heuristic_verifier
 from rageval.metrics.judge_io import ask, failed_score, judge_client, render, signature, strings

@@ -13,7 +13,8 @@ import numpy as np
 from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.claim_extract import resolved_sentences
 from rageval.metrics.claim_judge import locate
-from rageval.metrics.claim_text import abstention_cues, content_stems
+from rageval.metrics.claim_text import content_stems
+from rageval.metrics.cues import abstention_cues
 from rageval.metrics.claim_verify import SUPPORTED
 from rageval.metrics.claims import chunk_id, heuristic_verifier
 from rageval.metrics.judge_io import ask, failed_score, index, judge_client, numbered, rating, render, signature
