@@ -14,7 +14,7 @@ import streamlit as st
 from pages.common import PAGES, md, show_error
 from rageval.project import list_projects, open_project
 
-st.set_page_config(page_title="rageval", page_icon=":material/fact_check:", layout="wide")
+st.set_page_config(page_title="rageval", layout="wide")  # no page_icon: material favicons are fetched from a CDN
 
 
 @st.cache_resource(show_spinner=False)
@@ -54,29 +54,40 @@ def ensure_demo() -> None:
             bar.empty()
 
 
+def _choose_project() -> None:
+    st.session_state["project"] = st.session_state["project_select"]
+
+
+def _create_project() -> None:
+    """Callback (runs before the script, whichever page runs): create and select a project."""
+    name = (st.session_state.get("new_project_name") or "").strip()
+    if not name:
+        return
+    try:
+        created = open_project(name)
+    except Exception as exc:  # noqa: BLE001 - shown as a message under the field, the app goes on
+        st.session_state["new_project_error"] = str(exc)
+    else:
+        st.session_state.pop("new_project_error", None)
+        st.session_state["project"] = created.slug
+
+
 def project_switcher() -> None:
     if "project" not in st.session_state:
         ensure_demo()
         names = list_projects()
         st.session_state["project"] = "demo" if "demo" in names else (names[0] if names else "default")
-    names = list_projects()
     current = st.session_state["project"]
-    options = sorted(set(names) | {current})
+    options = sorted(set(list_projects()) | {current})
+    st.session_state["project_select"] = current  # the widget follows the chosen project
     with st.sidebar:
-        st.selectbox("Project", options, index=options.index(current), key="project_select",
-                     on_change=lambda: st.session_state.update(project=st.session_state["project_select"]))
-        with st.popover("New project", icon=":material/add:", width="stretch"):
-            name = st.text_input("Name", placeholder="my-handbook", key="new_project_name",
-                                 help="1-63 lowercase letters, digits, '-' or '_'")
-            if st.button("Create", key="create_project") and name:
-                try:
-                    created = open_project(name)
-                except Exception as exc:  # noqa: BLE001 - shown as a message, the app goes on
-                    st.error(md(str(exc)))
-                else:
-                    st.session_state["project"] = created.slug
-                    st.session_state.pop("project_select", None)
-                    st.rerun()
+        st.selectbox("Project", options, key="project_select", on_change=_choose_project)
+        with st.expander("New project", icon=":material/add:"):
+            st.text_input("Name", placeholder="my-handbook", key="new_project_name",
+                          help="1-63 lowercase letters, digits, '-' or '_'")
+            st.button("Create", key="create_project", on_click=_create_project)
+            if st.session_state.get("new_project_error"):
+                st.error(md(st.session_state["new_project_error"]))
 
 
 # Navigation first, so the sidebar is right even while the demo is being built.

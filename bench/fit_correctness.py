@@ -1,6 +1,6 @@
 """Fit the weights of answer_correctness_offline on EVOUNA's TriviaQA part; write correctness_weights.json.
 
-    python bench/fit_correctness.py            # about 3 minutes on 2 cores the first time
+    python bench/fit_correctness.py    # about 5 minutes on 2 busy cores with an empty embedding cache
 
 Training data: the rows of ../shared/data/evouna/items.jsonl.gz with dataset == "tq" (TriviaQA
 questions; none of them is an NQ301 or EVOUNA-NQ question, the data reported in

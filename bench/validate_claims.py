@@ -230,9 +230,11 @@ def markdown(res: dict, command: str) -> str:
         lines.append(f"| {g['name']} | {f3(g['accuracy'])} | {f3(g['macro_f1'])} | "
                      f"{f3(g['contradiction_recall'])} | {types} |")
     lines += ["", "### WiCE (binary: supported vs partially/not supported)", "",
-              "| run | split | n | unscored | accuracy | macro-F1 | balanced acc. | AUROC | 3-class acc. | 3-class macro-F1 |",
+              "| run | split | n | unscored | accuracy | macro-F1 | balanced acc. | AUROC | 3-class acc. "
+              "| 3-class macro-F1 |",
               "|---|---|---|---|---|---|---|---|---|---|"]
-    for who, rows in (("heuristic", res["wice"]), (res.get("judge", {}).get("judge"), res.get("judge", {}).get("wice", []))):
+    judge = res.get("judge", {})
+    for who, rows in (("heuristic", res["wice"]), (judge.get("judge"), judge.get("wice", []))):
         for w in rows:
             lines.append(f"| {who} | {w['split']} | {w['n']} | {w['unscored']} | {f3(w['accuracy'])} | "
                          f"{f3(w['macro_f1'])} | {f3(w['balanced_accuracy'])} | {f3(w['auroc'])} | "
@@ -240,7 +242,7 @@ def markdown(res: dict, command: str) -> str:
     lines += ["", "### SummEdits (summary vs document; test split; threshold fitted on the evaluation split)", "",
               "| run | score | domain | n | AUROC | balanced acc. (fitted t) | balanced acc. (t = 1) |",
               "|---|---|---|---|---|---|---|"]
-    for who, s in (("heuristic", res["summedits"]), (res.get("judge", {}).get("judge"), res.get("judge", {}).get("summedits"))):
+    for who, s in (("heuristic", res["summedits"]), (judge.get("judge"), judge.get("summedits"))):
         if not s:
             continue
         for row in s["rows"]:
@@ -286,7 +288,8 @@ def main(argv=None) -> int:
     if args.judge and (os.environ.get("OPENAI_BASE_URL") or os.environ.get("RAGEVAL_JUDGE_BASE_URL")):
         res["judge"] = judge_runs(args.judge, args.judge_wice, args.judge_summedits)
     res["seconds"] = time.time() - start
-    limit = f"a seeded subsample of {args.summedits_limit} SummEdits rows" if args.summedits_limit else "all SummEdits rows"
+    limit = (f"a seeded subsample of {args.summedits_limit} SummEdits rows" if args.summedits_limit
+             else "all SummEdits rows")
     res["notes"] = (f"Notes: {limit}; WiCE claim level, dev and test. Judge runs use seeded subsamples "
                     f"({args.judge_wice} WiCE test claims, {args.judge_summedits} SummEdits rows).")
     command = "python bench/validate_claims.py --write-docs" + (

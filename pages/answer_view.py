@@ -28,7 +28,7 @@ def _plain(value: Any) -> str:
 
 
 def _cause(claim: dict[str, Any]) -> str:
-    return _plain((claim.get("details") or {}).get("cause"))
+    return q.cause_text(_plain((claim.get("details") or {}).get("cause")))
 
 
 def claims_table(view: q.AnswerView) -> str:
@@ -44,21 +44,15 @@ def claims_table(view: q.AnswerView) -> str:
 
 def flags(view: q.AnswerView) -> None:
     """The hedging flag and the hallucination diagnosis (details of 'hedging' and 'faithfulness')."""
-    hedging, faith = view.scores.get("hedging"), view.scores.get("faithfulness")
-    parts = []
-    if hedging is not None:
-        if hedging["status"] == "ok":
-            cues = _plain(view.details("hedging").get("cues"))
-            parts.append(f"**Hedging** {hedging['value']:.2f}" + (f" (cues: {common.md(cues)})" if cues else ""))
-        else:
-            parts.append(f"**Hedging** {common.md(hedging['status'])}: {common.md(hedging['reason'])}")
-    diagnosis = _plain(view.details("faithfulness").get("diagnosis"))
-    if diagnosis:
-        parts.append(f"**Diagnosis** {common.md(diagnosis)}")
-    if faith is not None and faith["status"] != "ok":
-        parts.append(f"**Faithfulness** {common.md(faith['status'])}: {common.md(faith['reason'])}")
-    if parts:
-        st.markdown(" · ".join(parts))
+    hedging = q.hedging_text(view.scores.get("hedging"))
+    diagnosis = q.diagnosis_text(view.scores.get("faithfulness"))
+    faith = view.scores.get("faithfulness")
+    lines = [f"**Hedging** {common.md(hedging)}" if hedging else "",
+             f"**Diagnosis** {common.md(diagnosis)}" if diagnosis else "",
+             f"**Faithfulness** {common.md(faith['status'])}: {common.md(faith['reason'])}"
+             if faith is not None and faith["status"] != "ok" else ""]
+    if any(lines):
+        st.markdown("  \n".join(x for x in lines if x))
     details = {m: view.details(m) for m in ("hedging", "faithfulness") if view.details(m)}
     if details:
         with st.expander("Hedging and diagnosis details"):

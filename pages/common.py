@@ -126,11 +126,12 @@ def run_page(main: Callable[[], None]) -> None:
         show_error(exc)
 
 
-def need(ok: Any, message: str, page: str, label: str) -> None:
-    """Stop the page with ``message`` and a link to ``page`` unless ``ok``."""
+def need(ok: Any, message: str, page: str | None = None, label: str = "") -> None:
+    """Stop the page with ``message`` (and a link to ``page``, where to get it) unless ``ok``."""
     if not ok:
         st.info(message)
-        st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
+        if page:
+            st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
         st.stop()
 
 

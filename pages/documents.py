@@ -47,7 +47,7 @@ def main() -> None:
     st.title("Documents")
     upload(p)
     corpora = [c["name"] for c in corpus_store.corpora(p.db_path)]
-    common.need(corpora, "No corpus yet: upload documents above to create one.", "home", "Back to Home")
+    common.need(corpora, "No corpus yet: upload documents above to create one.")
     corpus = st.selectbox("Corpus to inspect", corpora, key="doc_view_corpus")
     docs = corpus_store.documents(p.db_path, corpus)
     st.dataframe(pd.DataFrame(docs, columns=["name", "kind", "pages", "chars", "size_bytes", "id"]),

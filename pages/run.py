@@ -1,8 +1,6 @@
 """Run: choose settings, start a run in the background, watch its progress, resume stopped runs."""
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 import streamlit as st
 
@@ -67,10 +65,9 @@ def main() -> None:
         config = settings(corpora, sets)
         c1, c2 = st.columns([1, 4])
         start = c1.button("Start run", type="primary", key="run_start", disabled=config is None or not config.metrics)
-        estimate = q.estimate(p, config) if config is not None else None
+        estimate = q.estimate(p, config) if config is not None and config.metrics else None
         if estimate is not None:
-            fields = dataclasses.asdict(estimate) if dataclasses.is_dataclass(estimate) else dict(estimate)
-            c2.caption("Estimate: " + common.md(", ".join(f"{k} {v}" for k, v in fields.items())))
+            c2.caption("Estimate: " + common.md(q.estimate_text(estimate)))
         elif config is not None:
             c2.caption("Everything offline: no model calls, no cost.")
     if start and config is not None:

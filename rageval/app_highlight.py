@@ -115,8 +115,9 @@ def evidence_location(view: _View, claim: dict[str, Any]) -> tuple[int, int, int
     order = list(range(len(view.contexts)))
     chunk = claim.get("evidence_chunk")
     hit = next((i for i, c in enumerate(view.contexts) if chunk and c.chunk_id == chunk), None)
-    if hit is None and isinstance(chunk, str) and chunk.isdigit() and int(chunk) < len(view.contexts):
-        hit = int(chunk)
+    positional = re.fullmatch(r"context\[(\d+)\]|(\d+)", chunk) if isinstance(chunk, str) else None
+    if hit is None and positional and int(positional.group(1) or positional.group(2)) < len(view.contexts):
+        hit = int(positional.group(1) or positional.group(2))  # answers imported without chunk ids
     if hit is not None:
         order.remove(hit)
         order.insert(0, hit)

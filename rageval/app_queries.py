@@ -164,18 +164,29 @@ def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequenc
 
 
 def estimate(project: Project, config: RunConfig) -> Any:
-    """The LLM layer's cost estimate for ``config`` when it offers one and the run calls a model.
+    """The LLM layer's upper-bound estimate (calls, tokens, cost) for running ``config``.
 
-    None when every role is offline or the installed LLM layer has no estimator.
+    None when every role is offline (no model calls, no cost).
     """
-    if not any(s.startswith("openai:") for s in (config.generator, config.judge, config.embedder)):
+    roles = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
+    if not any(spec.startswith("openai:") for spec in roles.values()):
         return None
-    try:
-        from rageval import llm
-    except ImportError:
-        return None
-    estimator = getattr(llm, "estimate_run", None)
-    return estimator(project, config) if estimator is not None else None
+    from rageval.llm import estimate_run
+    from rageval.metrics.base import parse_metric_list
+
+    items = run_store.qa_items(project.db_path, config.qa_set)
+    samples = [{"question": it["question"], "references": it["references"]} for it in items]
+    metrics = parse_metric_list(config.metrics, judge=config.judge, language=config.language)
+    return estimate_run(len(items), metrics, roles, samples=samples)
+
+
+def estimate_text(est: Any) -> str:
+    """``at most 86 model calls, ~61,000 tokens in / 9,000 out, ~$0.04 (upper bound ...)``."""
+    cost = "cost unknown" if est.cost_usd is None else f"~${est.cost_usd:,.2f}"
+    text = f"at most {est.calls:,} model calls, ~{est.tokens_in:,} tokens in / {est.tokens_out:,} out, {cost}"
+    if est.unpriced:
+        text += f" (no price for {', '.join(est.unpriced)})"
+    return f"{text}; {est.note}"
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -314,3 +325,44 @@ def value_bounds(views: Sequence[AnswerView], metric: str) -> tuple[float, float
     high = high if high != float("inf") else max(seen, default=1.0)
     low, high = min([low, *seen]), max([high, *seen])
     return (float(low), float(high)) if high > low else (float(low), float(low) + 1.0)
+
+
+# --- plain-language summaries of the hedging and diagnosis details ------------------------------
+
+def cause_text(cause: Any) -> str:
+    """``"long_context_dilution"`` -> ``"long context dilution"``; empty for no cause."""
+    return str(cause).replace("_", " ") if cause else ""
+
+
+def hedging_text(score: dict[str, Any] | None) -> str:
+    """One line from the 'hedging' score: flagged or not, its cues, and whether abstaining was right."""
+    if score is None:
+        return ""
+    if score["status"] != "ok":
+        return f"hedging not checked ({score['status']}: {score['reason']})"
+    d = score.get("details") or {}
+    if not score["value"]:
+        return "no hedging or abstention"
+    text = "hedges or abstains: flagged for review"
+    if d.get("cues"):
+        text += " (" + ", ".join(f"“{c}”" for c in d["cues"]) + ")"
+    if d.get("abstained") and d.get("abstention_right") is not None:
+        text += ("; abstaining was right: the gold answer is in no retrieved chunk" if d["abstention_right"]
+                 else "; abstaining was wrong: the gold answer was retrieved")
+    return text
+
+
+def diagnosis_text(score: dict[str, Any] | None) -> str:
+    """One line from the faithfulness diagnosis: the likely cause and where the gold answer was."""
+    d = ((score or {}).get("details") or {}).get("diagnosis")
+    if not isinstance(d, dict):
+        return ""
+    parts = []
+    if d.get("answer_cause"):
+        parts.append(f"likely cause of the unsupported claims: {cause_text(d['answer_cause'])}")
+    ranks = d.get("gold_ranks")
+    if d.get("gold_in_contexts") is True and ranks:
+        parts.append("gold answer retrieved at rank " + ", ".join(str(r) for r in ranks))
+    elif d.get("gold_in_contexts") is False:
+        parts.append("gold answer in no retrieved chunk")
+    return "; ".join(parts)

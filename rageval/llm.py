@@ -60,7 +60,7 @@ from rageval.llm_cost import (  # noqa: F401 - re-exported
     UsageSummary, cost_usd, estimate_run, load_prices, summarize_calls, usage_summary,
 )
 from rageval.llm_embed import EmbeddingsMixin
-from rageval.llm_parse import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, request_key  # noqa: F401
+from rageval.llm_parse import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, parse_and_validate, request_key  # noqa: F401
 from rageval.llm_pool import AIMDLimiter, BoundedPool, LimiterStats, backoff_delay, parse_retry_after
 from rageval.store.llm_cache import LLMStore
 
@@ -240,11 +240,12 @@ class LLMClient(EmbeddingsMixin):
         return text, tokens_in, tokens_out, choice.get("finish_reason")
 
     def _chat(self, role: str, messages: list[dict], *, temperature: float, seed: int | None,
-              max_tokens: int | None, response_format: dict | None, kind: str) -> ChatReply:
+              max_tokens: int | None, response_format: dict | None, kind: str,
+              usable: Callable[[str], bool] | None = None) -> ChatReply:
         model = self._role(role).model
         request = {"kind": kind, "model": model, "messages": messages, "temperature": temperature,
                    "seed": seed, "response_format": response_format, "max_tokens": max_tokens}
-        key = request_key(request)
+        key = request_key(request)  # chat_json rebuilds this key to cache a re-ask's answer
         start = time.perf_counter()
         hit = self._store.get(key)
         if hit is not None:
@@ -270,8 +271,9 @@ class LLMClient(EmbeddingsMixin):
                       status="failed", error=message, attempts=attempts)
             return ChatReply(text or "", "failed", "llm_error: empty reply", False, t_in, t_out, ms,
                              error=message, finish_reason=finish, attempts=attempts)
-        self._store.put(key, model, {"text": text or "", "tokens_in": t_in, "tokens_out": t_out,
-                                     "finish_reason": finish})
+        if usable is None or usable(text or ""):  # a reply the caller cannot use is not cached
+            self._store.put(key, model, {"text": text or "", "tokens_in": t_in, "tokens_out": t_out,
+                                         "finish_reason": finish})
         self._log(role, model, key, kind, tokens_in=t_in, tokens_out=t_out, latency_ms=ms, cached=False,
                   status="ok", attempts=attempts)
         return ChatReply(text or "", "ok", None, False, t_in, t_out, ms, finish_reason=finish, attempts=attempts)
@@ -287,11 +289,25 @@ class LLMClient(EmbeddingsMixin):
         """A JSON reply validated by ``validate`` (returns the clean value or raises ValueError).
 
         Asks once more with the parse/validation error appended when the first reply does not
-        do; then gives up with ``status="unscored"``, ``reason="judge_parse_error"``.
+        do; then gives up with ``status="unscored"``, ``reason="judge_parse_error"``. Only
+        replies that parse and validate are cached: a broken reply is treated like a failed
+        call, so a re-run asks again instead of replaying it (and two identical requests that
+        raced in one run cannot leave a broken reply in the cache for the next).
         """
         options = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens,
                    "response_format": JSON_OBJECT_FORMAT, "kind": "json"}
-        return ask_json(lambda msgs: self._chat(role, msgs, **options), messages, validate)
+        reply = ask_json(lambda msgs: self._chat(
+            role, msgs, **options, usable=lambda text: parse_and_validate(text, validate)[1] is None),
+            messages, validate)
+        if reply.status == "ok" and reply.reasked and not reply.cached:
+            # the usable answer to the original request is the re-ask's: cache it under the
+            # original key too, so an unchanged re-run makes no call at all for this item
+            model = self._role(role).model
+            key = request_key({"kind": "json", "model": model, "messages": messages, "temperature": temperature,
+                               "seed": seed, "response_format": JSON_OBJECT_FORMAT, "max_tokens": max_tokens})
+            self._store.put(key, model, {"text": reply.raw or "", "tokens_in": 0, "tokens_out": 0,
+                                         "finish_reason": "stop"})
+        return reply
 
     # ------------------------------------------------------------ pool, preflight, accounting
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:

@@ -19,6 +19,7 @@ from rageval.errors import ConfigError, RagevalError
 from rageval.metrics.base import Metric, Resources, Sample, Score, evaluate, parse_metric_list
 from rageval.project import Project
 from rageval.store import runs as store
+from rageval.util import canonical_json
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 
@@ -92,28 +93,43 @@ def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
 
 def score_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], metrics: Sequence[Metric],
                judge: str) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
-    """Per sample: (metric score rows, claim rows) ready for storage; claims leave the details."""
+    """Per sample: (metric score rows, claim rows) ready for storage.
+
+    Claims leave the score details for the claims table. Metrics of one family (faithfulness
+    and the contradicted / not-mentioned shares) carry the same claim list; it is stored once,
+    under the signature of the first metric that carried it.
+    """
     out = []
     for i, _sample in enumerate(samples):
-        rows, claims = [], []
+        rows, claims, seen = [], [], set()
         for metric in metrics:
             score = scores[metric.name][i]
             details = dict(score.details) if score.details else None
             if details and isinstance(details.get("claims"), list):
-                for ordinal, c in enumerate(details.pop("claims")):
-                    span = c.get("span") or [None, None]
-                    claims.append({
-                        "signature": metric.signature(), "ordinal": ordinal, "text": c.get("text", ""),
-                        "verdict": c.get("verdict", "NOT_MENTIONED"), "evidence": c.get("evidence"),
-                        "evidence_chunk": c.get("evidence_chunk"), "span_start": span[0],
-                        "span_end": span[1], "reason": c.get("reason"), "judge": judge,
-                        "details": {k: v for k, v in c.items()
-                                    if k not in ("text", "verdict", "evidence", "evidence_chunk", "span", "reason")},
-                    })
+                found = details.pop("claims")
+                key = canonical_json(found)
+                if key not in seen:
+                    seen.add(key)
+                    claims.extend(_claim_rows(found, metric.signature(), judge))
             rows.append({"metric": metric.name, "signature": metric.signature(), "value": score.value,
                          "status": score.status, "reason": score.reason, "details": details})
         out.append((rows, claims))
     return out
+
+
+def _claim_rows(found: Sequence[dict[str, Any]], signature: str, judge: str) -> list[dict[str, Any]]:
+    core = ("text", "verdict", "evidence", "evidence_chunk", "span", "reason")
+    rows = []
+    for ordinal, c in enumerate(found):
+        span = c.get("span") or [None, None]
+        rows.append({
+            "signature": signature, "ordinal": ordinal, "text": c.get("text", ""),
+            "verdict": c.get("verdict", "NOT_MENTIONED"), "evidence": c.get("evidence"),
+            "evidence_chunk": c.get("evidence_chunk"), "span_start": span[0], "span_end": span[1],
+            "reason": c.get("reason"), "judge": judge,
+            "details": {k: v for k, v in c.items() if k not in core},
+        })
+    return rows
 
 
 def execute(project: Project, run_id: str, *, progress: Progress | None = None,

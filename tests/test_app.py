@@ -18,8 +18,8 @@ from streamlit.testing.v1 import AppTest
 from rageval.config import RunConfig
 from rageval.corpus import ingest
 from rageval.ingest.chunking import ChunkingConfig
-from rageval.pipeline import run
-from rageval.project import open_project
+from rageval.pipeline import run, start_run
+from rageval.project import list_projects, open_project
 from rageval.qa import import_qa
 from rageval.store import runs as run_store
 
@@ -49,21 +49,25 @@ def store_claims_run(project) -> str:
     run_id = "20000101-000000-claims"
     context = DOCS[1][1].decode()
     run_store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None,
-                         config={"source": "claims.jsonl", "metrics": ["faithfulness", "token_f1"]},
+                         config={"source": "claims.jsonl", "metrics": ["faithfulness", "hedging", "token_f1"]},
                          config_hash="test", n_items=1)
     sig = "faithfulness|judge:heuristic|v1"
     claims = [
         {"signature": sig, "ordinal": 0, "text": "Green tea originated in Japan.", "verdict": "CONTRADICTED",
          "evidence": "Green tea originated in China.", "evidence_chunk": "ctx-tea", "span_start": 0,
          "span_end": 30, "reason": "entity mismatch: Japan vs China", "judge": "heuristic",
-         "details": {"cause": "invented confidence"}},
+         "details": {"cause": "invented_confidence"}},
         {"signature": sig, "ordinal": 1, "text": "Brew it at 70 to 80 degrees Celsius.", "verdict": "SUPPORTED",
          "evidence": "Brew it at 70 to 80 degrees Celsius.", "evidence_chunk": "ctx-tea", "span_start": 31,
          "span_end": 67, "reason": "all numbers found " + EVIL, "judge": "heuristic", "details": {}},
     ]
     scores = [
         {"metric": "faithfulness", "signature": sig, "value": 0.5, "status": "ok", "reason": None,
-         "details": {"diagnosis": {"Japan": "invented confidence"}}},
+         "details": {"diagnosis": {"answer_cause": "invented_confidence", "hedged": False,
+                                   "claim_causes": ["invented_confidence", None],
+                                   "gold_in_contexts": None, "gold_ranks": None}}},
+        {"metric": "hedging", "signature": "hedging|judge:heuristic|v1", "value": 0.0, "status": "ok",
+         "reason": None, "details": {"cues": [], "abstained": False, "review": False}},
         {"metric": "token_f1", "signature": "token_f1|norm:squad|v1", "value": None, "status": "unscored",
          "reason": "no_reference", "details": None},
     ]
@@ -76,12 +80,14 @@ def store_claims_run(project) -> str:
     return run_id
 
 
-def build_project(name: str = "t") -> dict:
+def build_project(name: str = "t", *, runs: bool = True) -> dict:
     """The project with data (RAGEVAL_HOME must already point at a temporary folder)."""
     project = open_project(name)
     report = ingest(project, "c", files=DOCS, chunking=CHUNKING)
     assert not report.errors
     import_qa(project, "qa.jsonl", qa_bytes(), name="qa")
+    if not runs:
+        return {"project": project}
     summary = run(project, RunConfig(corpus="c", qa_set="qa", chunking=CHUNKING, top_k=3,
                                      metrics=("exact_match", "token_f1")))
     assert summary.status == "finished" and summary.done == 3
@@ -102,12 +108,22 @@ def data_home(tmp_path_factory):
     os.environ["RAGEVAL_HOME"] = str(home)
     try:
         built = build_project()
+        build_project("r", runs=False)  # for the Run page tests, so "t" keeps its two runs
     finally:
         if old is None:
             os.environ.pop("RAGEVAL_HOME")
         else:
             os.environ["RAGEVAL_HOME"] = old
     return home, built
+
+
+@pytest.fixture
+def use_data(data_home, monkeypatch):
+    """The project-with-data home for this test; returns what build_project made."""
+    home, built = data_home
+    monkeypatch.setenv("RAGEVAL_HOME", str(home))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    return built
 
 
 def app(project: str | None) -> AppTest:
@@ -141,27 +157,23 @@ def test_every_page_opens_on_an_empty_project(home, page):
     at = app("empty")
     at.switch_page(page).run()
     no_failure(at)
-    if page != "pages/home.py" and page != "pages/qa_sets.py":
-        # pages that need data say so and link to where to get it
+    if page in ("pages/run.py", "pages/answers.py"):
+        # pages that need data made elsewhere say so and link to where to get it
         assert at.info, f"{page} shows no 'what is missing' message"
         assert at.get("page_link"), f"{page} does not link to where to get what is missing"
+    if page == "pages/documents.py":
+        assert any("No corpus yet" in i.value for i in at.info)
 
 
 @pytest.mark.parametrize("page", PAGES)
-def test_every_page_opens_on_a_project_with_data(data_home, monkeypatch, page):
-    home, _ = data_home
-    monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+def test_every_page_opens_on_a_project_with_data(use_data, page):
     at = app("t")
     at.switch_page(page).run()
     no_failure(at)
     assert texts(at).strip()
 
 
-def test_home_shows_counts_and_latest_run_means(data_home, monkeypatch):
-    home, _ = data_home
-    monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+def test_home_shows_counts_and_latest_run_means(use_data):
     at = app("t")
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Documents"] == "2" and metrics["QA sets"] == "1" and metrics["Runs"] == "2"
@@ -172,15 +184,25 @@ def test_home_shows_counts_and_latest_run_means(data_home, monkeypatch):
     assert "1 scored · 0 unscored · heuristic" in captions and "0 scored · 1 unscored" in captions
 
 
-def test_sidebar_switches_project(data_home, monkeypatch):
-    home, _ = data_home
-    monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+def test_sidebar_switches_and_creates_projects(use_data):
+    # AppTest runs app.py (which draws the sidebar) on an app's first run only: with a pages/
+    # folder every later AppTest run executes the page script directly. So the sidebar's
+    # widgets act through callbacks, and each step starts a fresh AppTest.
     open_project("other")
     at = app("t")
+    assert at.sidebar.selectbox(key="project_select").value == "t"
     at.sidebar.selectbox(key="project_select").set_value("other").run()
     assert at.session_state["project"] == "other"
     assert {m.label: m.value for m in at.metric}["Documents"] == "0"
+
+    at = app("t")
+    at.text_input(key="new_project_name").set_value("Bad Name!")
+    at.button(key="create_project").click().run()
+    assert at.session_state["project"] == "t" and "not usable" in at.session_state["new_project_error"]
+    at = app("t")
+    at.text_input(key="new_project_name").set_value("fresh")
+    at.button(key="create_project").click().run()
+    assert at.session_state["project"] == "fresh" and "fresh" in list_projects()
 
 
 def test_document_upload_through_the_widget(home):
@@ -235,23 +257,20 @@ def test_score_own_answers_stores_an_import_run(home):
     assert [(r["kind"], r["status"], r["done"]) for r in runs] == [("import", "finished", 2)]
 
 
-def test_run_page_starts_a_background_run_and_lists_it(data_home, monkeypatch):
-    home, _ = data_home
-    monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
-    at = app("t")
+def test_run_page_starts_a_background_run_and_lists_it(use_data):
+    at = app("r")
     at.switch_page("pages/run.py").run()
     at.number_input(key="run_size").set_value(300)
     at.number_input(key="run_overlap").set_value(30)
     at.number_input(key="run_top_k").set_value(3)
     at.multiselect(key="run_metrics").set_value(["exact_match", "token_f1"])
-    before = {r["id"] for r in run_store.runs(open_project("t").db_path)}
+    before = {r["id"] for r in run_store.runs(open_project("r").db_path)}
     at.button(key="run_start").click().run()
     no_failure(at)
     deadline = time.monotonic() + 60
     new = []
     while time.monotonic() < deadline:
-        new = [r for r in run_store.runs(open_project("t").db_path) if r["id"] not in before]
+        new = [r for r in run_store.runs(open_project("r").db_path) if r["id"] not in before]
         if new and new[0]["status"] in ("finished", "failed"):
             break
         time.sleep(0.2)
@@ -261,17 +280,23 @@ def test_run_page_starts_a_background_run_and_lists_it(data_home, monkeypatch):
     assert new[0]["id"] in set(at.dataframe[0].value["run"])
 
 
-def test_run_page_resumes_an_interrupted_run(data_home, monkeypatch):
-    home, built = data_home
-    monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
-    project = open_project("t")
-    from rageval.pipeline import start_run
+def test_run_page_estimates_model_calls_for_an_online_generator(use_data):
+    at = app("r")
+    at.switch_page("pages/run.py").run()
+    assert any("Everything offline: no model calls" in c.value for c in at.caption)
+    at.selectbox(key="run_generator").set_value("openai").run()
+    no_failure(at)
+    estimate = [unescape(c.value) for c in at.caption if c.value.startswith("Estimate")]
+    # one generator call per QA item; the heuristic judge and the local embedder cost nothing
+    assert estimate and estimate[0].startswith("Estimate: at most 3 model calls"), estimate
 
+
+def test_run_page_resumes_an_interrupted_run(use_data):
+    project = open_project("r")
     run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", chunking=CHUNKING, top_k=3,
                                           metrics=("exact_match",)))
     run_store.set_run_status(project.db_path, run_id, "interrupted")
-    at = app("t")
+    at = app("r")
     at.switch_page("pages/run.py").run()
     at.selectbox(key="resume_pick").set_value(next(o for o in at.selectbox(key="resume_pick").options
                                                    if o.startswith(run_id)))
@@ -283,10 +308,8 @@ def test_run_page_resumes_an_interrupted_run(data_home, monkeypatch):
     assert (got["status"], got["done"]) == ("finished", 3)
 
 
-def test_answers_page_highlights_claims_and_keeps_text_inert(data_home, monkeypatch):
-    home, built = data_home
-    monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+def test_answers_page_highlights_claims_and_keeps_text_inert(use_data):
+    built = use_data
     at = app("t")
     at.switch_page("pages/answers.py").run()
     at.selectbox(key="ans_run").set_value(next(o for o in at.selectbox(key="ans_run").options
@@ -307,7 +330,9 @@ def test_answers_page_highlights_claims_and_keeps_text_inert(data_home, monkeypa
     # markdown around untrusted text is escaped too: no raw image syntax reaches a markdown element
     markdown = [m.value for kind in ("markdown", "caption", "error", "info") for m in getattr(at, kind)]
     assert not any("![x](http" in m for m in markdown)
-    assert "invented confidence" in joined and any("**Diagnosis**" in m for m in markdown)
+    assert "invented confidence" in joined  # the claim's likely cause, in the claims table
+    assert any("**Diagnosis** likely cause of the unsupported claims: invented confidence" in unescape(m)
+               and "**Hedging** no hedging or abstention" in unescape(m) for m in markdown)
     # filters: the contradicted-claims toggle keeps the answer, the threshold 'at least' drops it
     at.toggle(key="ans_contradicted").set_value(True).run()
     assert any("1 of 1 answers match" in c.value for c in at.caption)
@@ -318,10 +343,8 @@ def test_answers_page_highlights_claims_and_keeps_text_inert(data_home, monkeypa
     no_failure(at)
 
 
-def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(data_home, monkeypatch):
-    home, built = data_home
-    monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
+    built = use_data
     at = app("t")
     at.switch_page("pages/answers.py").run()
     at.selectbox(key="ans_run").set_value(next(o for o in at.selectbox(key="ans_run").options
@@ -345,5 +368,88 @@ def test_page_boundary_turns_an_exception_into_a_message(home, monkeypatch):
     at = app("x")
     assert not at.exception
     assert any("This page could not finish" in e.value and "RuntimeError" in e.value for e in at.error)
-    assert [e.label for e in at.expander] == ["Details"]
+    assert "Details" in [e.label for e in at.main.expander]
     assert any("database exploded" in c.value and "Traceback" in c.value for c in at.code), "details kept"
+
+
+# --- the pure helpers behind the pages ---------------------------------------------------------
+
+from rageval import app_highlight as hl  # noqa: E402
+from rageval import app_queries as q  # noqa: E402
+
+
+@pytest.mark.parametrize("text, spans, expected", [
+    ("abc", [], [("abc", None, ())]),
+    ("one two", [(0, 3, "SUPPORTED", 1)], [("one", "SUPPORTED", (1,)), (" two", None, ())]),
+    # overlapping claims: the overlap takes the most severe verdict and both numbers
+    ("aaaa", [(0, 3, "SUPPORTED", 1), (2, 4, "CONTRADICTED", 2)],
+     [("aa", "SUPPORTED", (1,)), ("a", "CONTRADICTED", (1, 2)), ("a", "CONTRADICTED", (2,))]),
+    ("xy", [(0, 2, "NOT_MENTIONED", 1), (0, 2, "SUPPORTED", 2)], [("xy", "NOT_MENTIONED", (1, 2))]),
+])
+def test_segments_cover_the_text_exactly(text, spans, expected):
+    got = hl.segments(text, spans)
+    assert [(s.text, s.verdict, s.labels) for s in got] == expected
+    assert "".join(s.text for s in got) == text
+
+
+@pytest.mark.parametrize("answer, claim, expected", [
+    ("Paris is big. It is old.", {"text": "It is old."}, (14, 24)),
+    ("Paris is big. It is old.", {"text": "it is old"}, (14, 23)),            # case, no full stop
+    ("Paris is big. It is very old.", {"text": "Paris is very old."}, (14, 29)),  # rewording: best sentence
+    ("Paris is big.", {"text": "Rome has seven hills."}, None),              # nothing shared
+    ("Paris is big.", {"text": "x", "details": {"answer_span": [0, 5]}}, (0, 5)),
+])
+def test_claim_span(answer, claim, expected):
+    assert hl.claim_span(answer, claim) == expected
+
+
+def test_evidence_location_uses_the_span_then_the_text():
+    view = q.AnswerView(item_id="i", ordinal=0, question="", references=[], answer="", status="ok", reason=None,
+                        contexts=[q.Context(1, "a", 0.9, "Alpha beta. Gamma delta."),
+                                  q.Context(2, "b", 0.5, "Epsilon zeta.")],
+                        scores={}, claims=[])
+    assert hl.evidence_location(view, {"evidence_chunk": "a", "span_start": 12, "span_end": 24,
+                                       "evidence": "Gamma delta."}) == (0, 12, 24)
+    # a span that does not match its evidence is not trusted; the evidence is searched for
+    assert hl.evidence_location(view, {"evidence_chunk": "a", "span_start": 0, "span_end": 5,
+                                       "evidence": "Epsilon zeta."}) == (1, 0, 13)
+    assert hl.evidence_location(view, {"evidence_chunk": "context[1]", "span_start": 0, "span_end": 7,
+                                       "evidence": None}) == (1, 0, 7)
+    assert hl.evidence_location(view, {"evidence_chunk": None, "evidence": "not there"}) is None
+
+
+def test_metric_summaries_average_scored_items_only():
+    rows = [
+        {"metric": "m", "signature": "m|judge:heuristic|v1", "value": 1.0, "status": "ok", "reason": None},
+        {"metric": "m", "signature": "m|judge:heuristic|v1", "value": 0.0, "status": "ok", "reason": None},
+        {"metric": "m", "signature": "m|judge:heuristic|v1", "value": None, "status": "unscored", "reason": "no_claims"},
+        {"metric": "n", "signature": "n|v1", "value": None, "status": "failed", "reason": "llm_error: 500"},
+    ]
+    m, n = q.metric_summaries(rows)
+    assert (m.mean, m.n_ok, m.n_unscored, m.n_failed, m.heuristic) == (0.5, 2, 1, 0, True)
+    assert m.reasons == {"unscored: no_claims": 1}
+    assert (n.mean, n.n_ok, n.n_failed, n.heuristic) == (None, 0, 1, False)
+
+
+def test_filter_views():
+    def view(item, value, verdicts, status="ok"):
+        return q.AnswerView(item_id=item, ordinal=0, question="", references=[], answer="", status="ok",
+                            reason=None, contexts=[], claims=[{"verdict": v} for v in verdicts],
+                            scores={"f": {"value": value, "status": status, "reason": None if status == "ok" else "no_claims"}})
+    views = [view("a", 0.2, ["CONTRADICTED"]), view("b", 0.9, ["SUPPORTED"]), view("c", None, [], "unscored")]
+    ids = lambda vs: [v.item_id for v in vs]  # noqa: E731
+    assert ids(q.filter_views(views, contradicted=True)) == ["a"]
+    assert ids(q.filter_views(views, unscored=True)) == ["c"]
+    assert ids(q.filter_views(views, metric="f", below=0.5)) == ["a"]
+    assert ids(q.filter_views(views, metric="f", at_least=0.5)) == ["b"]
+    assert ids(q.filter_views(views)) == ["a", "b", "c"]
+
+
+def test_highlight_html_escapes_everything_but_its_own_tags():
+    from pages.common import highlight_html, md
+
+    body = highlight_html([hl.Segment('<img src=x onerror="alert(1)">', "CONTRADICTED", (1,)),
+                           hl.Segment(" & <b>plain</b>")])
+    assert "<img" not in body and "<b>" not in body
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in body and "&amp; &lt;b&gt;plain&lt;/b&gt;" in body
+    assert md("![x](http://h/i.png) *a* $x$") == r"\!\[x\]\(http\://h/i\.png\) \*a\* \$x\$"

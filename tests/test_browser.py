@@ -77,6 +77,7 @@ def server(tmp_path):
 def test_upload_a_document_then_inspect_answers(server, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=60_000)  # the first ingest loads the embedding model in the server
     doc = tmp_path / "warehouse.txt"
     doc.write_text("The warehouse opens at 7 am on weekdays and at 9 am on Saturdays.", encoding="utf-8")
     dialogs: list[str] = []

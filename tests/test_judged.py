@@ -128,9 +128,10 @@ def test_context_relevance_offline_ranks_relevant_chunk_higher():
 
 
 def test_context_relevance_judge_ratings():
-    s = one("context_relevance", AMOX,
-            judged(lambda p: json.dumps({"rating": 3 if "Amoxicillin" in p.split("Passage:")[1] else 0, "reason": "r"})),
-            judge="openai:m")
+    def rate(prompt):
+        return json.dumps({"rating": 3 if "Amoxicillin" in prompt.split("Passage:")[1] else 0, "reason": "r"})
+
+    s = one("context_relevance", AMOX, judged(rate), judge="openai:m")
     assert s.value == pytest.approx(0.5) and [c["rating"] for c in s.details["chunks"]] == [3, 0]
     bad = one("context_relevance", AMOX, judged(lambda p: '{"rating": 7}'), judge="openai:m")
     assert (bad.status, bad.reason) == ("unscored", "judge_parse_error")
@@ -148,7 +149,8 @@ def test_groundedness_offline_and_judge():
                                        for n, t in lines]})
 
     s = one("groundedness", mixed, judged(rate), judge="openai:m")
-    assert s.value == pytest.approx((3 + 1) / 6) and CTX[0][slice(*s.details["sentences"][0]["span"])] == "The usual adult dose is 500 mg every 8 hours."
+    assert s.value == pytest.approx((3 + 1) / 6)
+    assert CTX[0][slice(*s.details["sentences"][0]["span"])] == "The usual adult dose is 500 mg every 8 hours."
     assert one("groundedness", Sample(id="n", contexts=CTX, answer="Hello!"), offline()).reason == "no_claims"
 
 

@@ -154,3 +154,29 @@ def test_equivalence_judge_needs_a_client_with_that_model():
     assert "other" in got["answer_equivalence"][0].reason
     with pytest.raises(ConfigError):
         get_metric("answer_equivalence", judge="gpt-4")
+
+
+def test_equivalence_through_the_real_llm_client(llm_env):
+    """The judge path end to end: openai SDK -> scripted HTTP server, with a prose reply re-asked."""
+    import json
+
+    from rageval.llm import make_llm_client
+
+    def responder(request):
+        prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+        verdict = "Candidate answer: Bram Stoker\n" in prompt
+        return json.dumps({"equivalent": verdict, "reason": "compared with the gold answer"})
+
+    llm_env.script(responder=responder, plan={2: "prose"})
+    client = make_llm_client({"judge": "openai:fake-judge"}, concurrency=1, use_cache=False, max_retries=2,
+                             timeout=5.0, backoff_base=0.01, backoff_cap=0.05)
+    try:
+        samples = [Sample(id=a, question="who wrote dracula", answer=a, references=("Stoker",))
+                   for a in ("Bram Stoker", "Mary Shelley")]
+        got = evaluate(samples, [get_metric("answer_equivalence", judge="openai:fake-judge")],
+                       Resources(llm=client))["answer_equivalence"]
+    finally:
+        client.close()
+    assert [(s.status, s.value) for s in got] == [("ok", 1.0), ("ok", 0.0)]
+    assert got[0].details["judge"] == "openai:fake-judge"
+    assert {f for _, f in llm_env.faults_seen()} == {"prose"}  # the prose reply was re-asked, not scored

@@ -8,6 +8,7 @@ Semantic metrics run on the deterministic fake embedder; judges stay heuristic (
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 
 import pytest
@@ -97,6 +98,7 @@ def test_values_in_range_and_independent_of_order(name):
     for s, r in zip(got, back):
         assert isinstance(s, Score) and s.status in ("ok", "unscored")
         assert (s.value is None) == (s.status != "ok")
+        json.dumps(s.details)  # details are stored as JSON
         if s.status == "ok":
             assert lo - 1e-9 <= s.value <= hi + 1e-9, (name, s.value)
             assert r.value == pytest.approx(s.value, abs=1e-9)

@@ -135,7 +135,8 @@ def _split_coordinated(text: str) -> list[str]:
     subject = _leading_subject(text)
     if subject:
         for m in re.finditer(r"\s+and\s+(\w+)", text):
-            if m.start() > len(subject) and _VERB_AFTER_AND.match(m.group(1)) and "," not in text[m.start() - 2 : m.start()]:
+            no_comma = "," not in text[m.start() - 2 : m.start()]
+            if m.start() > len(subject) and _VERB_AFTER_AND.match(m.group(1)) and no_comma:
                 left, right = text[: m.start()], text[m.start() + len(m.group()) - len(m.group(1)):]
                 if len(left.split()) - len(subject.split()) >= 2 and len(right.split()) >= 2:
                     return [left] + _split_coordinated(f"{subject} {right}")

@@ -350,7 +350,8 @@ def names(text: str) -> set[str]:
     for m in _CAP_RUN.finditer(text):
         toks = [t for t in words(m.group()) if t not in _NOT_NAMES]
         before = text[: m.start()].rstrip()
-        starts_sentence = before == "" or before[-1] in ".!?:;\n\"'(" or re.search(r"(?:^|\n)\s*(?:[-*\u2022]|\d+[.)])$", before)
+        starts_sentence = (before == "" or before[-1] in ".!?:;\n\"'("
+                           or re.search(r"(?:^|\n)\s*(?:[-*\u2022]|\d+[.)])$", before))
         if starts_sentence and len(m.group().split()) == 1:
             continue
         if toks:

@@ -45,7 +45,6 @@ import numpy as np
 from rageval.metrics.claim_text import (
     antonym_clash,
     content_stems,
-    fold,
     months,
     name_heads,
     name_tokens,

@@ -13,6 +13,7 @@ null), and ``cause`` the hallucination diagnosis of an unsupported claim (or nul
 """
 from __future__ import annotations
 
+import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -79,13 +80,16 @@ def _finish(sample: Sample, records: list[dict], meta: dict) -> Analysis:
 
 _memo: OrderedDict[tuple, Analysis] = OrderedDict()
 _verifier: list[Any] = [None, None]  # [embedder, HeuristicVerifier] reused while the embedder is
+_lock = threading.RLock()  # runs may score from several worker threads; the caches are shared
 
 
-def heuristic_verifier(embedder: Any) -> HeuristicVerifier:
-    """One verifier per embedder object, so sentence splits and vectors are reused."""
-    if _verifier[0] is not embedder:
-        _verifier[0], _verifier[1] = embedder, HeuristicVerifier(embedder)
-    return _verifier[1]
+def heuristic_verify(embedder: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
+    """:meth:`HeuristicVerifier.verify_many` on one verifier per embedder object (so sentence
+    splits and vectors are reused), one caller at a time."""
+    with _lock:
+        if _verifier[0] is not embedder:
+            _verifier[0], _verifier[1] = embedder, HeuristicVerifier(embedder)
+        return _verifier[1].verify_many(jobs)
 
 
 def _key(sample: Sample, judge: str, embedder_name: str) -> tuple:
@@ -103,26 +107,28 @@ def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric:
         name = ""
     out: list[Analysis | None] = []
     todo: list[int] = []
-    for i, s in enumerate(samples):
-        hit = _memo.get(_key(s, judge, name))
-        out.append(hit)
-        if hit is None:
-            todo.append(i)
+    with _lock:
+        for i, s in enumerate(samples):
+            hit = _memo.get(_key(s, judge, name))
+            out.append(hit)
+            if hit is None:
+                todo.append(i)
     if todo:
         fresh = (_heuristic([samples[i] for i in todo], embedder, name) if judge == "heuristic"
                  else _judged([samples[i] for i in todo], llm, judge))
-        for i, analysis in zip(todo, fresh):
-            out[i] = analysis
-            if analysis.status == "ok":
-                _memo[_key(samples[i], judge, name)] = analysis
-                if len(_memo) > _MEMO_SIZE:
-                    _memo.popitem(last=False)
+        with _lock:
+            for i, analysis in zip(todo, fresh):
+                out[i] = analysis
+                if analysis.status == "ok":
+                    _memo[_key(samples[i], judge, name)] = analysis
+                    if len(_memo) > _MEMO_SIZE:
+                        _memo.popitem(last=False)
     return [a for a in out if a is not None]
 
 
 def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:
     claims = [extract_claims(s.answer or "") for s in samples]
-    verdicts = heuristic_verifier(embedder).verify_many([(c, s.contexts) for c, s in zip(claims, samples)])
+    verdicts = heuristic_verify(embedder, [(c, s.contexts) for c, s in zip(claims, samples)])
     meta = {"judge": "heuristic", "method": "heuristic", "embedder": name}
     return [_finish(s, [claim_record(s, t, v) for t, v in zip(c, vs)], meta)
             for s, c, vs in zip(samples, claims, verdicts)]

@@ -27,7 +27,8 @@ ABSTAIN_CUES = (
     r"not (?:in|covered by) the (?:provided |given )?(?:context|documents?|passages?|sources?)",
     r"no answer", r"there is no mention",
 )
-_STRONG_HEDGES = tuple(c for c in HEDGE_CUES if c not in ("roughly", "approximately", "around", "about", "likely", "unlikely"))
+_APPROXIMATIONS = ("roughly", "approximately", "around", "about", "likely", "unlikely")
+_STRONG_HEDGES = tuple(c for c in HEDGE_CUES if c not in _APPROXIMATIONS)
 
 
 def _cue_hits(text: str, cues: tuple[str, ...], *, regex: bool = False) -> list[str]:

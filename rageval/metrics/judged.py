@@ -13,7 +13,7 @@ from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.claim_extract import extract_claims
 from rageval.metrics.cues import abstention_cues
 from rageval.metrics.claim_verify import SUPPORTED
-from rageval.metrics.claims import heuristic_verifier
+from rageval.metrics.claims import heuristic_verify
 from rageval.metrics.judge_io import ask, failed_score, judge_client, render, signature, strings
 
 
@@ -103,14 +103,13 @@ class RagasAnswerCorrectness:
         return ask(llm, prompt, validate_tpfpfn)
 
     def _heuristic(self, samples: Sequence[Sample], pairs: list, embedder: Any) -> list[dict]:
-        verifier = heuristic_verifier(embedder)
         jobs, shapes = [], []
         for i, _, ref in pairs:
             a_stmts, r_stmts = extract_claims(samples[i].answer or ""), extract_claims(ref)
             # a short reference ("1989") answers the question, which supplies its subject
             jobs += [(a_stmts, [f"{samples[i].question} {ref}".strip()]), (r_stmts, [samples[i].answer or ""])]
             shapes.append((a_stmts, r_stmts))
-        verdicts = verifier.verify_many(jobs)
+        verdicts = heuristic_verify(embedder, jobs)
         out = []
         for n, (a_stmts, r_stmts) in enumerate(shapes):
             a_v, r_v = verdicts[2 * n], verdicts[2 * n + 1]

@@ -89,14 +89,15 @@ class Bleu(_Lexical):
 
     def corpus_score(self, scores: Sequence[Score]) -> float:
         """Corpus BLEU (0-1, effective order off, as ``sacrebleu.corpus_bleu``) from stored details."""
-        return corpus_bleu([s.details for s in scores if s.status == "ok" and s.details], tokenize=self.tokenize)
+        return corpus_bleu([s.details for s in scores if s.status == "ok" and s.details])
 
 
-def corpus_bleu(details: Sequence[Mapping], *, tokenize: str = "13a") -> float:
+def corpus_bleu(details: Sequence[Mapping]) -> float:
     """Corpus BLEU on a 0-1 scale from the ``details`` of sentence-level :class:`Bleu` scores.
 
-    The statistics are summed over sentences and scored once (``exp`` smoothing, no effective
-    order): the same number as ``sacrebleu.corpus_bleu(hyps, refs).score / 100``.
+    The statistics (already tokenised by the metric's tokenizer) are summed over sentences and
+    scored once (``exp`` smoothing, no effective order): the same number as
+    ``sacrebleu.corpus_bleu(hyps, refs).score / 100`` with the same tokenizer and casing.
     """
     if not details:
         raise ConfigError("corpus BLEU needs at least one scored sentence")

@@ -16,7 +16,7 @@ from rageval.metrics.claim_judge import locate
 from rageval.metrics.claim_text import content_stems
 from rageval.metrics.cues import abstention_cues
 from rageval.metrics.claim_verify import SUPPORTED
-from rageval.metrics.claims import chunk_id, heuristic_verifier
+from rageval.metrics.claims import chunk_id, heuristic_verify
 from rageval.metrics.judge_io import ask, failed_score, index, judge_client, numbered, rating, render, signature
 from rageval.metrics.judged import cosines, embedder_name
 
@@ -142,8 +142,7 @@ class Groundedness(_Triad):
         sentences = [resolved_sentences(s.answer or "") for s in samples]
         if llm is None:
             embedder = resources.embedder
-            verdicts = heuristic_verifier(embedder).verify_many(
-                [(sents, s.contexts) for sents, s in zip(sentences, samples)])
+            verdicts = heuristic_verify(embedder, [(sents, s.contexts) for sents, s in zip(sentences, samples)])
             base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
             rows_of = [[{"text": t, "rating": TOP if v.label == SUPPORTED else 0, "verdict": v.label,
                          "evidence": v.evidence, "evidence_chunk": chunk_id(s, v.context_index),
