@@ -59,7 +59,7 @@ def _choose_project() -> None:
 
 
 def _create_project() -> None:
-    """Callback (runs before the script, whichever page runs): create and select a project."""
+    """Callback (runs before the script, whichever page runs): create a project and switch to it."""
     name = (st.session_state.get("new_project_name") or "").strip()
     if not name:
         return

@@ -181,7 +181,7 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
             value = "—" if s.mean is None else f"{s.mean:.3f}"
             note = f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
             judge = "heuristic judge (offline)" if s.heuristic else ""
-            col.metric(s.metric, value, help=f"mean over the {s.n_ok} scored items; {note}. {judge}".strip(),
+            col.metric(s.metric, value, help=f"{s.metric}: mean over the {s.n_ok} scored items; {note}. {judge}".strip(),
                        border=True)
             col.caption(note + (" · heuristic" if s.heuristic else ""))
 

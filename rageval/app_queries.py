@@ -176,7 +176,7 @@ def estimate(project: Project, config: RunConfig) -> Any:
 
     items = run_store.qa_items(project.db_path, config.qa_set)
     samples = [{"question": it["question"], "references": it["references"]} for it in items]
-    metrics = parse_metric_list(config.metrics, judge=config.judge, language=config.language)
+    metrics = parse_metric_list(config.metrics, **config.metric_options())
     return estimate_run(len(items), metrics, roles, samples=samples)
 
 

@@ -157,7 +157,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     project = _project(args)
     resources = Resources(embedder_factory=lambda: get_embedder(project, args.embedder, client=client),
                           llm=client, language=args.language)
-    result = score(samples, args.metrics, judge=args.judge, language=args.language, resources=resources,
+    result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
+                   resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details)
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
     if args.out:

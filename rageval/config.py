@@ -89,6 +89,10 @@ class RunConfig:
         """16 hex characters of sha256 over the canonical JSON of the result-changing fields."""
         return stable_hash(self.result_fields())
 
+    def metric_options(self) -> dict[str, str]:
+        """The options every metric that has such a field takes from the run (judge, language, embedder)."""
+        return {"judge": self.judge, "language": self.language, "embedder": self.embedder}
+
     def index_signature(self) -> str:
         """What makes a vector collection: corpus, chunking and embedder."""
         return f"{self.corpus}|{self.chunking.signature()}|{self.embedder}"

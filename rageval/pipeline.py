@@ -47,7 +47,7 @@ def start_run(project: Project, config: RunConfig) -> str:
     items = store.qa_items(project.db_path, config.qa_set)
     if not items:
         raise ConfigError(f"QA set {config.qa_set!r} does not exist or is empty in project {project.slug!r}")
-    parse_metric_list(config.metrics, judge=config.judge, language=config.language)
+    parse_metric_list(config.metrics, **config.metric_options())
     run_id = new_run_id()
     store.create_run(project.db_path, run_id, kind="pipeline", corpus=config.corpus, qa_set=config.qa_set,
                      config=config.to_dict(), config_hash=config.config_hash(), n_items=len(items))
@@ -166,7 +166,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
         index = VectorIndex(project, config.index_signature())
         generator = (ExtractiveGenerator(embedder) if config.generator == "extractive"
                      else LLMGenerator(client, temperature=config.temperature))
-        metrics = parse_metric_list(config.metrics, judge=config.judge, language=config.language)
+        metrics = parse_metric_list(config.metrics, **config.metric_options())
         resources = Resources(embedder_factory=lambda: embedder, llm=client, language=config.language)
         batch_size = batch_size or config.concurrency
         total, finished = len(items), len(done_ids)

@@ -80,17 +80,19 @@ def output_rows(samples: Sequence[Sample], scores: dict[str, list[Any]], *, deta
 
 
 def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge: str = "heuristic",
-          language: str = "en", resources: Resources | None = None, project: Project | None = None,
+          language: str = "en", embedder: str = "local", resources: Resources | None = None,
+          project: Project | None = None,
           source: str = "answers", details: bool = False) -> ScoreResult:
     """Score ``samples``; with ``project``, also store them as an import run."""
-    metrics = parse_metric_list(metric_names, judge=judge, language=language)
+    metrics = parse_metric_list(metric_names, judge=judge, language=language, embedder=embedder)
     resources = resources or Resources(language=language)
     scores = evaluate(samples, metrics, resources)
     rows = output_rows(samples, scores, details=details)
     run_id = None
     if project is not None:
         run_id = new_run_id()
-        config = {"source": source, "metrics": [m.name for m in metrics], "judge": judge, "language": language}
+        config = {"source": source, "metrics": [m.name for m in metrics], "judge": judge, "language": language,
+                  "embedder": embedder}
         store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
                          config_hash=stable_hash(config), n_items=len(samples))
         store.set_run_status(project.db_path, run_id, "running")

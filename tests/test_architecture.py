@@ -1,5 +1,6 @@
 """Layering: the library never imports streamlit; only llm.py imports openai; pages hold no SQL."""
 import ast
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,6 +44,39 @@ def test_store_imports_nothing_above_it():
 def test_pages_hold_no_sql():
     for path in list((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
         if path.exists():
-            text = path.read_text(encoding="utf-8").upper()
-            assert "SELECT " not in text and "INSERT INTO" not in text, path.name
+            text = path.read_text(encoding="utf-8")
+            assert not re.search(r"\bSELECT\b[^\n]*\bFROM\b|\bINSERT INTO\b|\.execute\(", text), path.name
             assert "duckdb" not in _imports(path) and "openai" not in _imports(path), path.name
+
+
+#: imports point one way: a module may import its own layer or lower ones, never a higher one
+LAYERS = [
+    {"errors", "util", "project", "store", "prompts"},
+    {"ingest", "embed", "minilm", "llm", "llm_config", "llm_cost", "llm_embed", "llm_parse", "llm_pool",
+     "config", "resources"},
+    {"index", "generate", "metrics", "rows"},
+    {"pipeline", "corpus", "scoring", "qa", "report"},
+    {"demo", "cli", "__main__", "app_queries", "app_highlight"},
+]
+
+
+def _layer(module: str) -> int:
+    top = module.split(".")[1] if module.count(".") else module
+    for level, names in enumerate(LAYERS):
+        if top in names:
+            return level
+    raise AssertionError(f"rageval.{top} is in no layer of tests/test_architecture.py: add it")
+
+
+def test_imports_point_down_the_layers():
+    wrong = []
+    for path in _library_files():
+        rel = path.relative_to(ROOT).with_suffix("")
+        parts = rel.parts[1:] if rel.parts[-1] != "__init__" else rel.parts[1:-1]
+        if not parts:
+            continue
+        here = _layer("rageval." + parts[0])
+        for name in _imports(path):
+            if name.startswith("rageval.") and _layer(name) > here:
+                wrong.append(f"{'/'.join(rel.parts)} imports {name}")
+    assert wrong == []
