@@ -1,0 +1,55 @@
+"""Time building the demo project: ingest (load, chunk, embed, index) and the evaluated run.
+
+Each repeat uses a fresh RAGEVAL_HOME in a temporary folder and a fresh Python process, so the
+model load is counted every time, as a new user would see it.
+
+    python bench/bench_demo.py --repeats 3
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+STEP = r"""
+import json, sys, time
+t0 = time.perf_counter()
+from rageval.corpus import ingest
+from rageval.config import RunConfig
+from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
+from rageval.pipeline import execute, start_run
+from rageval.project import open_project
+from rageval.qa import import_qa
+t1 = time.perf_counter()
+p = open_project("demo")
+ingest(p, DEMO_CORPUS, paths=[demo_dir() / "corpus"])
+qa = demo_dir() / "qa.jsonl"
+import_qa(p, qa.name, qa.read_bytes(), name=DEMO_QA)
+t2 = time.perf_counter()
+s = execute(p, start_run(p, RunConfig(corpus=DEMO_CORPUS, qa_set=DEMO_QA)))
+t3 = time.perf_counter()
+print(json.dumps({"import_s": t1 - t0, "ingest_s": t2 - t1, "run_s": t3 - t2, "items": s.done}))
+"""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    results = []
+    for _ in range(args.repeats):
+        with tempfile.TemporaryDirectory() as home:
+            out = subprocess.run([sys.executable, "-c", STEP], capture_output=True, text=True, check=True,
+                                 env={**os.environ, "RAGEVAL_HOME": home})
+            results.append(json.loads(out.stdout.strip().splitlines()[-1]))
+    summary = {k: {"min": round(min(r[k] for r in results), 2), "median": round(statistics.median(r[k] for r in results), 2),
+                   "max": round(max(r[k] for r in results), 2)} for k in ("import_s", "ingest_s", "run_s")}
+    print(json.dumps({"repeats": args.repeats, "items": results[0]["items"], **summary}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
