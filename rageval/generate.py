@@ -53,21 +53,6 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*", re.MULTILINE)
 
 
-def _table_rows(lines: list[str]) -> list[str]:
-    """Rows of a ``a | b | c`` table as ``Header: cell; ...`` sentences (the header row is dropped)."""
-    cells = [[c.strip() for c in line.strip().strip("|").split("|")] for line in lines]
-    header, rows = cells[0], cells[1:]
-    out = []
-    for row in rows:
-        if all(set(c) <= set("-: ") for c in row):  # a markdown rule row
-            continue
-        if len(row) == len(header):
-            out.append("; ".join(f"{h}: {c}" for h, c in zip(header, row)) + ".")
-        else:
-            out.append(" | ".join(row))
-    return out
-
-
 def passage_units(text: str) -> list[str]:
     """Answerable units of a passage: sentences, list items and table rows, markup removed.
 
@@ -75,15 +60,15 @@ def passage_units(text: str) -> list[str]:
     table rows stay separate; a table row is spelled out with its column headers so that it
     can answer a question on its own. Headings and fragments under four words are dropped.
     """
-    from rageval.metrics.claim_text import split_sentences
+    from rageval.metrics.claim_text import split_sentences, table_rows
 
     units: list[str] = []
     for block in re.split(r"\n\s*\n", _MARKUP.sub("", text)):
         lines = [line for line in block.splitlines() if line.strip()]
-        table = [line for line in lines if line.count("|") >= 2]
+        table = [line for line in lines if "|" in line]
         if len(table) >= 2:
-            units.extend(_table_rows(table))
-            lines = [line for line in lines if line.count("|") < 2]
+            units.extend(row.text for row in table_rows("\n".join(table)))
+            lines = [line for line in lines if "|" not in line]
         prose: list[str] = []
         for line in lines + [""]:
             if _LIST_ITEM.match(line) or not line:
@@ -118,8 +103,9 @@ class ExtractiveGenerator:
 
     Each sentence of the top ``max_chunks`` contexts gets
     ``score = cosine(question, sentence) + overlap_weight * |Q ∩ S| / |Q|
-    - name_penalty * |N \\ S| / |N| - rank_penalty * (rank - 1)`` where Q and S are content-word
-    sets and N the names (capitalised words) of the question. The best sentence is the answer
+    - name_penalty * |N \\ C| / |N| - rank_penalty * (rank - 1)`` where Q and S are the
+    content-word sets of question and sentence, C that of the sentence's chunk, and N the names
+    (capitalised words) of the question: a passage about another entity is penalised. The best sentence is the answer
     when its score is at least ``min_score``; otherwise the generator says it does not know.
     """
 
@@ -133,22 +119,23 @@ class ExtractiveGenerator:
 
     def signature(self) -> str:
         return (f"extractive|{self.embedder.name}|min:{self.min_score}|ov:{self.overlap_weight}"
-                f"|rp:{self.rank_penalty}|np:{self.name_penalty}|chunks:{self.max_chunks}|v2")
+                f"|rp:{self.rank_penalty}|np:{self.name_penalty}|chunks:{self.max_chunks}|v3")
 
     def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
-        candidates: list[tuple[int, int, str]] = []  # (question index, rank, sentence)
+        candidates: list[tuple[int, int, str, set[str]]] = []  # (question, rank, sentence, chunk words)
         for qi, ctx in enumerate(contexts):
             for rank, chunk in enumerate(ctx[: self.max_chunks], start=1):
+                chunk_words = content_words(chunk)
                 for sent in passage_units(chunk):
-                    candidates.append((qi, rank, sent))
+                    candidates.append((qi, rank, sent, chunk_words))
         q_vecs = self.embedder.embed(list(questions)) if questions else np.zeros((0, 1), np.float32)
         s_vecs = self.embedder.embed([c[2] for c in candidates]) if candidates else None
         best: dict[int, tuple[float, str, int]] = {}
-        for ci, (qi, rank, sent) in enumerate(candidates):
+        for ci, (qi, rank, sent, chunk_words) in enumerate(candidates):
             q_words, s_words = content_words(questions[qi]), content_words(sent)
             overlap = len(q_words & s_words) / len(q_words) if q_words else 0.0
             names = question_names(questions[qi])
-            missing = len(names - s_words) / len(names) if names else 0.0
+            missing = len(names - chunk_words) / len(names) if names else 0.0
             score = (float(q_vecs[qi] @ s_vecs[ci]) + self.overlap_weight * overlap
                      - self.name_penalty * missing - self.rank_penalty * (rank - 1))
             if qi not in best or score > best[qi][0]:

@@ -108,9 +108,15 @@ def _finish(text: str) -> str:
     return text if text.endswith((".", "!")) else text + "."
 
 
+_LABELLED = re.compile(r"^[^:;]{1,40}:\s*[^;]+$")
+
+
 def _split_clauses(sentence: str) -> list[str]:
+    pieces = re.split(r"\s*;\s*", sentence)
+    if len(pieces) > 1 and all(_LABELLED.match(p.strip().rstrip(".")) for p in pieces if p.strip()):
+        return [sentence]  # "City: Oslo; Cap: 190 EUR." is one fact (a table row), not several
     parts: list[str] = []
-    for piece in re.split(r"\s*;\s*", sentence):
+    for piece in pieces:
         parts.extend(_split_coordinated(piece))
     out: list[str] = []
     for part in parts:

@@ -368,3 +368,43 @@ def name_heads(text: str) -> dict[str, str]:
     """The last word of each name (``marie curie`` -> ``curie``), which identifies it in English
     ("Curie" refers back to "Marie Curie"; "King Henry" is not "King John"): {head: name}."""
     return {n.split()[-1]: n for n in names(text)}
+
+
+# --- tables ------------------------------------------------------------------------------
+
+_TABLE_LINE = re.compile(r"^[^\n]*\|[^\n]*$", re.M)
+
+
+def table_rows(text: str) -> list[Span]:
+    """Rows of each ``a | b | c`` table in ``text``, spelled out with their column headers.
+
+    A table is a run of two or more consecutive lines holding a ``|``; its first line
+    is the header. Each later row becomes ``"Header1: cell1; Header2: cell2."`` (rule rows such as
+    ``---|---`` are skipped) with ``start``/``end`` of the row's own line, so that evidence found
+    in a spelled-out row can still be located in the original text.
+
+    >>> [r.text for r in table_rows("City | Cap\\nOslo | 190 EUR")]
+    ['City: Oslo; Cap: 190 EUR.']
+    """
+    lines = [(m.start(), m.end(), m.group()) for m in _TABLE_LINE.finditer(text)]
+    rows: list[Span] = []
+    run: list[tuple[int, int, str]] = []
+    for line in lines + [(-1, -1, "")]:
+        if run and line[0] != run[-1][1] + 1:  # the run of adjacent table lines ended
+            if len(run) >= 2:
+                header = _cells(run[0][2])
+                for start, end, raw in run[1:]:
+                    cells = _cells(raw)
+                    if all(set(c) <= set("-: ") for c in cells):
+                        continue
+                    body = ("; ".join(f"{h}: {c}" for h, c in zip(header, cells)) + "."
+                            if len(cells) == len(header) else " | ".join(cells))
+                    rows.append(Span(body, start, end))
+            run = []
+        if line[0] >= 0:
+            run.append(line)
+    return rows
+
+
+def _cells(line: str) -> list[str]:
+    return [c.strip() for c in line.strip().strip("|").split("|")]

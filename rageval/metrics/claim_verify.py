@@ -51,6 +51,7 @@ from rageval.metrics.claim_text import (
     negation_count,
     quantities,
     split_sentences,
+    table_rows,
     stem,
     words,
     years,
@@ -180,6 +181,8 @@ class HeuristicVerifier:
                 sents.append(_unit(ci, ctx, span.start, span.end, (span.text,)))
                 if i:
                     sents.append(_unit(ci, ctx, spans[i - 1].start, span.end, (spans[i - 1].text, span.text)))
+            for row in table_rows(ctx):  # a table row is read with its header: "City: Oslo; Cap: 190 EUR."
+                sents.append(_unit(ci, ctx, row.start, row.end, (row.text,), body=row.text))
         self._contexts[contexts] = sents
         if len(self._contexts) > 512:
             self._contexts.popitem(last=False)
@@ -232,7 +235,9 @@ class HeuristicVerifier:
         contras = sorted((c for c in cands if c.mismatches), key=lambda c: -c.rank)
         if supports:
             backed = {c.sent.ctx for c in supports}
-            foreign = [c for c in contras if c.sent.ctx not in backed]
+            # a refutation elsewhere makes a conflict only when it is as much on the claim's
+            # topic as the support is (same coverage of the claim's words, or more)
+            foreign = [c for c in contras if c.sent.ctx not in backed and c.coverage >= supports[0].coverage]
             if not foreign:
                 best = supports[0]
                 return _verdict(SUPPORTED, best, f"stated in the context ({_pct(best.coverage)} of the "
@@ -403,8 +408,8 @@ def _num(v: float) -> str:
     return f"{v:g}" if abs(v) < 1e6 else f"{v:,.0f}"
 
 
-def _unit(ctx: int, text: str, start: int, end: int, parts: tuple[str, ...]) -> _Sent:
-    body = text[start:end]
+def _unit(ctx: int, text: str, start: int, end: int, parts: tuple[str, ...], *, body: str | None = None) -> _Sent:
+    body = text[start:end] if body is None else body
     pool = set(content_stems(body)) | {w for w in words(body) if w[0].isdigit()}
     prefixes: dict[str, list[str]] = {}
     for s in pool:
