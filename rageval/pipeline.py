@@ -213,7 +213,8 @@ def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[st
             "item_id": item["id"], "ordinal": ordinal, "question": item["question"], "answer": gen.text,
             "references": item["references"], "contexts": [h["text"] for h in row],
             "retrieved": [(h["chunk_id"], h["score"]) for h in row], "status": gen.status,
-            "reason": gen.reason, "details": {**gen.details, "relevance_level": level},
+            "reason": gen.reason,
+            "details": {**gen.details, "generator": generator.signature(), "relevance_level": level},
         }
         records.append(record)
         if gen.status == "ok":

@@ -112,3 +112,20 @@ def test_reply_that_never_parsed_is_not_cached(tmp_path, llm_env):
     assert first.status == "unscored" and first.reason == "judge_parse_error" and first.raw
     again = _judge_json(tmp_path, "r2")  # asked again on the re-run, and this time it parses
     assert again.status == "ok" and llm_env.count("/v1/chat/completions") == 3
+
+
+def test_ingest_and_run_with_an_openai_compatible_embedder(tmp_path, monkeypatch, llm_env, capsys):
+    from rageval.cli import main
+    from tests.projects import QA, write_docs
+    import json
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    assert main(["ingest", str(write_docs(tmp_path / "docs")), "--corpus", "c", "--embedder", "openai:emb-model",
+                 "--json"]) == 0
+    assert llm_env.count("/v1/embeddings") >= 1
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in QA), encoding="utf-8")
+    assert main(["qa", "import", str(tmp_path / "qa.jsonl"), "--name", "qa"]) == 0
+    capsys.readouterr()
+    assert main(["run", "--corpus", "c", "--qa", "qa", "--embedder", "openai:emb-model", "--metrics",
+                 "token_f1,recall@3", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["done"] == 5
