@@ -1,7 +1,7 @@
 """rageval dashboard: ``streamlit run app.py``.
 
 The sidebar switches between projects under ``RAGEVAL_HOME``. On the first start the bundled
-demo project is built and evaluated (about a minute), so a newcomer sees answers and scores at
+demo project is built and evaluated (about 15 seconds), so a newcomer sees answers and scores at
 once; set ``RAGEVAL_NO_AUTODEMO=1`` to skip that (the tests do).
 """
 from __future__ import annotations
@@ -36,7 +36,7 @@ def ensure_demo() -> None:
         if demo_run_id() is not None:
             gate["tried"] = True
             return
-        bar = st.progress(0.0, text="Building the demo project (first start only, about a minute)…")
+        bar = st.progress(0.0, text="Building the demo project (first start only, about 15 seconds)…")
 
         def progress(phase: str, done: int, total: int) -> None:
             label = {"index": "embedding the demo documents", "items": "answering and scoring"}.get(phase, phase)

@@ -79,3 +79,23 @@ def test_chroma_top10_matches_exact_cosine_search(project):
         recalls.append(len(exact & {h.chunk_id for h in hits}) / k)
         assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert np.mean(recalls) >= 0.99
+
+
+def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch):
+    from rageval import demo
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    real_execute = demo.execute
+    calls = iter(range(100))
+    monkeypatch.setattr(demo, "execute", lambda p, r, progress=None: real_execute(
+        p, r, batch_size=8, should_stop=lambda: next(calls) >= 2))
+    first = demo.load_demo()
+    assert first["status"] == "interrupted"
+    monkeypatch.setattr(demo, "execute", real_execute)
+    again = demo.load_demo()
+    assert again["run_id"] == first["run_id"] and again["status"] == "finished" and again["items"] == 43
+    project = demo.open_project(demo.DEMO_PROJECT)
+    assert len(store.runs(project.db_path)) == 1
+    ratings = store.ratings(project.db_path, again["run_id"])
+    assert {r["annotator"] for r in ratings} == {"ann_a", "ann_b", "ann_c"} and len(ratings) == 3 * 43
+    assert demo.load_demo()["run_id"] == again["run_id"]  # built once
