@@ -44,11 +44,14 @@ def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError
             question = rec.get("question") or ""
             if not isinstance(question, str):
                 raise ValueError("question must be a string")
+            contexts = as_text_list(rec.get("contexts"), field="contexts")
+            retrieved = as_text_list(rec.get("retrieved_ids"), field="retrieved_ids")
             sample = Sample(
-                id=sample_id, question=question.strip(), answer=answer,
-                contexts=as_text_list(rec.get("contexts"), field="contexts"),
+                id=sample_id, question=question.strip(), answer=answer, contexts=contexts,
                 references=as_text_list(rec.get("reference"), field="reference"),
-                retrieved_ids=as_text_list(rec.get("retrieved_ids"), field="retrieved_ids"),
+                retrieved_ids=retrieved,
+                # ids name the contexts when there is one per context (evidence then names its chunk)
+                context_ids=retrieved if len(retrieved) == len(contexts) else (),
                 relevant_ids=as_relevance(rec.get("relevant_ids")),
                 domain=(str(rec["domain"]) if rec.get("domain") not in (None, "") else None),
             )
@@ -101,7 +104,8 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
             store.save_item(project.db_path, run_id, {
                 "item_id": sample.id, "ordinal": ordinal, "question": sample.question, "answer": sample.answer,
                 "references": sample.references, "contexts": sample.contexts,
-                "retrieved": [(rid, None) for rid in sample.retrieved_ids], "status": "ok", "reason": None,
+                "retrieved": [(rid, None) for rid in (sample.retrieved_ids or sample.context_ids)],
+                "status": "ok", "reason": None,
                 "details": {"imported": True},
             }, score_list, claims)
         store.set_run_status(project.db_path, run_id, "finished")

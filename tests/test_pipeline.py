@@ -95,7 +95,11 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     again = demo.load_demo()
     assert again["run_id"] == first["run_id"] and again["status"] == "finished" and again["items"] == 43
     project = demo.open_project(demo.DEMO_PROJECT)
-    assert len(store.runs(project.db_path)) == 1
+    assert [r["kind"] for r in store.runs(project.db_path)] == ["import", "pipeline"]
     ratings = store.ratings(project.db_path, again["run_id"])
     assert {r["annotator"] for r in ratings} == {"ann_a", "ann_b", "ann_c"} and len(ratings) == 3 * 43
-    assert demo.load_demo()["run_id"] == again["run_id"]  # built once
+    verdicts = {c["verdict"] for c in store.claims(project.db_path, again["import_run_id"])}
+    assert verdicts == {"SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"}  # the demo's LLM answers show all three
+    third = demo.load_demo()
+    assert (third["run_id"], third["import_run_id"]) == (again["run_id"], again["import_run_id"])  # built once
+    assert len(store.runs(project.db_path)) == 2

@@ -9,6 +9,7 @@ lenient), not collected in a study.
 from __future__ import annotations
 
 import csv
+import json
 import shutil
 from importlib import resources
 from pathlib import Path
@@ -65,4 +66,38 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
             store.save_ratings(project.db_path, run_id,
                                [r for r in load_ratings(ratings_file) if r[0] in known])
     run = store.get_run(project.db_path, run_id)
-    return {"project": project.slug, "run_id": run_id, "items": run["n_items"], "status": run["status"]}
+    imported = None
+    if run["status"] == "finished":
+        imported = _import_llm_answers(project, run_id)
+    return {"project": project.slug, "run_id": run_id, "items": run["n_items"], "status": run["status"],
+            "import_run_id": imported}
+
+
+LLM_ANSWERS_SOURCE = "demo: answers of an LLM-based system (written for the demo)"
+
+
+def _import_llm_answers(project, run_id: str) -> str:
+    """Score the bundled "LLM system" answers against the demo run's retrieved chunks.
+
+    They were written for the demo to show what the evaluation finds in a generative system's
+    answers: wrong numbers, a swapped name, an unsupported addition, a negation, hedging, a
+    right abstention. Stored as an import run, like any user's own answers.
+    """
+    from rageval.config import DEFAULT_METRICS
+    from rageval.metrics.base import Sample
+    from rageval.scoring import score
+
+    for r in store.runs(project.db_path):
+        if r["kind"] == "import" and r["config"].get("source") == LLM_ANSWERS_SOURCE:
+            return r["id"]
+    by_id = {a["item_id"]: a for a in store.answers(project.db_path, run_id)}
+    rows = [json.loads(line) for line in (demo_dir() / "llm_answers.jsonl").read_text(encoding="utf-8").splitlines()
+            if line.strip()]
+    samples = [
+        Sample(id=r["id"], question=by_id[r["id"]]["question"], answer=r["answer"],
+               contexts=tuple(by_id[r["id"]]["contexts"]), references=tuple(by_id[r["id"]]["references"]),
+               context_ids=tuple(cid for cid, _ in by_id[r["id"]]["retrieved"]))
+        for r in rows if r["id"] in by_id
+    ]
+    metrics = [m for m in DEFAULT_METRICS if "@" not in m and m != "mrr"]  # the retrieval is the run's own
+    return score(samples, metrics, project=project, source=LLM_ANSWERS_SOURCE).run_id
