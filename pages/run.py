@@ -9,6 +9,7 @@ from rageval import app_queries as q
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.ingest.chunking import METHODS, ChunkingConfig
+from rageval import pipeline
 from rageval.pipeline import start_run
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
@@ -65,9 +66,9 @@ def main() -> None:
         config = settings(corpora, sets)
         c1, c2 = st.columns([1, 4])
         start = c1.button("Start run", type="primary", key="run_start", disabled=config is None or not config.metrics)
-        estimate = q.estimate(p, config) if config is not None and config.metrics else None
+        estimate = pipeline.estimate(p, config) if config is not None and config.metrics else None
         if estimate is not None:
-            c2.caption("Estimate: " + common.md(q.estimate_text(estimate)))
+            c2.caption("Estimate: " + common.md(pipeline.estimate_text(estimate)))
         elif config is not None:
             c2.caption("Everything offline: no model calls, no cost.")
     if start and config is not None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from rageval.config import DEFAULT_METRICS, RunConfig
+from rageval.config import DEFAULT_METRICS
 from rageval.errors import RagevalError
 from rageval.ingest.chunking import ChunkingConfig
 from rageval.metrics.base import Resources, get_metric, metric_names
@@ -161,32 +161,6 @@ def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequenc
         if client is not None:
             client.close()
     return result, errors
-
-
-def estimate(project: Project, config: RunConfig) -> Any:
-    """The LLM layer's upper-bound estimate (calls, tokens, cost) for running ``config``.
-
-    None when every role is offline (no model calls, no cost).
-    """
-    roles = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
-    if not any(spec.startswith("openai:") for spec in roles.values()):
-        return None
-    from rageval.llm import estimate_run
-    from rageval.metrics.base import parse_metric_list
-
-    items = run_store.qa_items(project.db_path, config.qa_set)
-    samples = [{"question": it["question"], "references": it["references"]} for it in items]
-    metrics = parse_metric_list(config.metrics, **config.metric_options())
-    return estimate_run(len(items), metrics, roles, samples=samples)
-
-
-def estimate_text(est: Any) -> str:
-    """``at most 86 model calls, ~61,000 tokens in / 9,000 out, ~$0.04 (upper bound ...)``."""
-    cost = "cost unknown" if est.cost_usd is None else f"~${est.cost_usd:,.2f}"
-    text = f"at most {est.calls:,} model calls, ~{est.tokens_in:,} tokens in / {est.tokens_out:,} out, {cost}"
-    if est.unpriced:
-        text += f" (no price for {', '.join(est.unpriced)})"
-    return f"{text}; {est.note}"
 
 
 # --- documents ---------------------------------------------------------------------------------

@@ -102,6 +102,15 @@ def cmd_run(args: argparse.Namespace) -> int:
             metrics=tuple(m.strip() for m in args.metrics.split(",") if m.strip()) if args.metrics else DEFAULT_METRICS,
             language=args.language, concurrency=args.concurrency, use_cache=not args.no_cache,
         )
+        if args.dry_run:
+            from rageval.pipeline import estimate, estimate_text
+
+            est = estimate(project, config)
+            text = "no model calls: every role is offline" if est is None else estimate_text(est)
+            payload = {"calls": 0} if est is None else {"calls": est.calls, "tokens_in": est.tokens_in,
+                                                        "tokens_out": est.tokens_out, "cost_usd": est.cost_usd}
+            _emit(args, payload, text)
+            return EXIT_OK
         run_id = start_run(project, config)
     summary = execute(project, run_id, progress=_progress(args))
     payload = {"run_id": summary.run_id, "status": summary.status, "items": summary.items,
@@ -240,6 +249,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--language", default="en")
     p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; run nothing")
     _chunk_args(p)
 
     add("runs", cmd_runs)

@@ -75,3 +75,18 @@ def test_module_entry_point_help():
     assert proc.returncode == 0
     for command in ("ingest", "qa", "run", "runs", "export", "score", "demo"):
         assert command in proc.stdout
+
+
+def test_run_dry_run_estimates_without_running(home, capsys):
+    assert main(["ingest", str(write_docs(home / "docs")), "--corpus", "c"]) == 0
+    qa_file = home / "qa.jsonl"
+    qa_file.write_text("".join(json.dumps(r) + "\n" for r in QA), encoding="utf-8")
+    assert main(["qa", "import", str(qa_file), "--name", "qa"]) == 0
+    capsys.readouterr()
+    assert main(["run", "--corpus", "c", "--qa", "qa", "--dry-run", "--json"]) == 0
+    assert _json(capsys) == {"calls": 0}
+    assert main(["run", "--corpus", "c", "--qa", "qa", "--generator", "openai:gpt-4o-mini", "--judge",
+                 "openai:gpt-4o-mini", "--metrics", "faithfulness,token_f1", "--dry-run", "--json"]) == 0
+    est = _json(capsys)
+    assert est["calls"] >= 5 * 2 and est["tokens_in"] > 0 and est["cost_usd"] > 0
+    assert main(["runs", "--json"]) == 0 and _json(capsys)["runs"] == []  # nothing ran
