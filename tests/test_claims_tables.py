@@ -13,3 +13,12 @@ def test_table_row_supports_and_contradicts_claims():
     assert [v.label for v in verdicts] == ["SUPPORTED", "CONTRADICTED"]
     start, end = verdicts[0].span
     assert CONTEXT[start:end] == "Lyon | 135 EUR | 50 EUR"
+
+
+def test_advice_to_the_reader_is_not_a_claim():
+    from rageval.metrics.claim_extract import extract_claims
+
+    assert extract_claims("The primary caregiver gets 16 weeks of paid leave, but please check with HR.") == [
+        "The primary caregiver gets 16 weeks of paid leave."]
+    assert extract_claims("Please contact HR. The tent weighs 2 kg.") == ["The tent weighs 2 kg."]
+    assert extract_claims("The report, see page 4, says revenue grew 5%.") != ["The report."]

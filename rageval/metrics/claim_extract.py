@@ -108,10 +108,17 @@ def _finish(text: str) -> str:
     return text if text.endswith((".", "!")) else text + "."
 
 
+_ADVICE = r"(?:please\s+)?(?:double-check|check|confirm|verify|consult|contact|ask|refer to|see)\b"
+_ADVICE_TAIL = re.compile(r",\s*(?:but|so|and)?\s*" + _ADVICE + r"[^.;!?,]*(?=[.!?]?\s*$)", re.IGNORECASE)
+_ADVICE_CLAUSE = re.compile(r"^\s*(?:please\b|" + _ADVICE + r")", re.IGNORECASE)
 _LABELLED = re.compile(r"^[^:;]{1,40}:\s*[^;]+$")
 
 
 def _split_clauses(sentence: str) -> list[str]:
+    # advice to the reader ("..., but please check with HR.") is not a claim about the world
+    sentence = _ADVICE_TAIL.sub("", sentence)
+    if _ADVICE_CLAUSE.match(sentence):
+        return []
     pieces = re.split(r"\s*;\s*", sentence)
     if len(pieces) > 1 and all(_LABELLED.match(p.strip().rstrip(".")) for p in pieces if p.strip()):
         return [sentence]  # "City: Oslo; Cap: 190 EUR." is one fact (a table row), not several
