@@ -277,7 +277,7 @@ def judged(responder, model="fake-judge"):
 
 def test_judge_path_signature_details_and_located_quotes():
     m = get_metric("faithfulness", judge="openai:fake-judge")
-    assert re.fullmatch(r"faithfulness\|judge:openai:fake-judge\|prompt:[0-9a-f]{8}\|v1", m.signature())
+    assert re.fullmatch(r"faithfulness\|judge:openai:fake-judge\|prompt:[0-9a-f]{8}\|emb:local\|v1", m.signature())
     (score,) = evaluate([WALL], [m], judged(scripted))["faithfulness"]
     assert score.value == 0.5 and score.details["method"] == "llm"
     sup = score.details["claims"][0]

@@ -165,7 +165,7 @@ class _ClaimShare:
     judge: str = "heuristic"
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, PROMPTS)
+        return signature(self.name, self.judge, PROMPTS, f"emb:{self.embedder}")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scores = []
@@ -191,10 +191,11 @@ class Faithfulness(_ClaimShare):
     "I don't know") is unscored with reason ``no_claims``.
 
     >>> Faithfulness().signature()
-    'faithfulness|judge:heuristic|v1'
+    'faithfulness|judge:heuristic|emb:local|v1'
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "faithfulness"
     higher_is_better = True
     label = SUPPORTED
@@ -209,6 +210,7 @@ class ContradictedShare(_ClaimShare):
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "contradicted_share"
     higher_is_better = False
     label = CONTRADICTED
@@ -224,6 +226,7 @@ class NotMentionedShare(_ClaimShare):
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "not_mentioned_share"
     higher_is_better = False
     label = NOT_MENTIONED

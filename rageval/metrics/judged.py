@@ -62,6 +62,7 @@ class RagasAnswerCorrectness:
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     factuality_weight: float = 0.75
     similarity_weight: float = 0.25
     name = "ragas_answer_correctness"
@@ -79,7 +80,7 @@ class RagasAnswerCorrectness:
 
     def signature(self) -> str:
         return signature(self.name, self.judge, ("answer_correctness",),
-                         f"w:{self.factuality_weight:g}/{self.similarity_weight:g}")
+                         f"w:{self.factuality_weight:g}/{self.similarity_weight:g}", f"emb:{self.embedder}")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
@@ -175,6 +176,7 @@ class RagasAnswerRelevance:
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     n: int = 3
     name = "ragas_answer_relevance"
     needs = frozenset({"answer", "question"})
@@ -189,7 +191,7 @@ class RagasAnswerRelevance:
             raise ConfigError(f"{self.name}: n={self.n} must be between 1 and 10")
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}")
+        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)

@@ -47,7 +47,7 @@ class _Triad:
     judge: str = "heuristic"
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, (self.prompt,))
+        return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}")
 
 
 @register("context_relevance")
@@ -65,6 +65,7 @@ class ContextRelevance(_Triad):
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "context_relevance"
     needs = frozenset({"question", "contexts"})
     prompt = "context_relevance"
@@ -133,6 +134,7 @@ class Groundedness(_Triad):
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "groundedness"
     needs = frozenset({"answer", "contexts"})
     prompt = "groundedness"
@@ -201,6 +203,7 @@ class AnswerRelevance(_Triad):
     """
 
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "answer_relevance"
     needs = frozenset({"answer", "question"})
     prompt = "answer_relevance"
