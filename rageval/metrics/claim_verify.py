@@ -214,9 +214,10 @@ class HeuristicVerifier:
             return Verdict(NOT_MENTIONED, reason="the claim has no content words to check", novel=novel)
         for cand in cands:
             cand.similarity = self._cos(claim.text, cand.sent)
-            cand.mismatches = _mismatches(claim, cand)
+            cand.mismatches = _mismatches(claim, cand, per_ctx[cand.sent.ctx])
             unit_values = {v for v, _ in quantities(cand.sent.text)}
-            specifics = (all(v in unit_values for v, _ in claim.qty) and claim.yrs <= years(cand.sent.text)
+            specifics = (all(v in unit_values or (not k and _num(v) in per_ctx[cand.sent.ctx]) for v, k in claim.qty)
+                         and claim.yrs <= years(cand.sent.text)
                          and {stem(n) for n in claim.names} <= per_ctx[cand.sent.ctx])
             enough = cand.coverage >= SUPPORT_COVERAGE or (
                 cand.coverage >= PARAPHRASE_COVERAGE and cand.similarity >= PARAPHRASE_SIMILARITY)
@@ -308,15 +309,19 @@ def _on_topic(claim: _Claim, cand: _Cand, ignore: set[str]) -> bool:
         frac >= TOPIC_COVERAGE or (frac >= TOPIC_COVERAGE_SIMILAR and cand.similarity >= TOPIC_SIMILARITY))
 
 
-def _mismatches(claim: _Claim, cand: _Cand) -> list[tuple[str, str]]:
+def _mismatches(claim: _Claim, cand: _Cand, ctx_words: set[str] = frozenset()) -> list[tuple[str, str]]:
     unit = cand.sent.text
     if not _on_topic(claim, cand, set()):
         return []
     found = _polarity_and_names(claim, cand)
     if claim.qty:
         u_qty = quantities(unit)
-        for value, kind in sorted(claim.qty):
+        # numbers with a unit first; a bare number that the same context states elsewhere (a
+        # model name such as "Trailhead 2" or "Android 10") is not checked against this sentence
+        for value, kind in sorted(claim.qty, key=lambda q: (not q[1], q[0])):
             if any(v == value and (u == kind or not u or not kind) for v, u in u_qty):
+                continue
+            if not kind and _num(value) in ctx_words:
                 continue
             same = [u for v, u in u_qty if v == value]
             rivals = sorted(v for v, u in u_qty if u == kind or not u or not kind)
@@ -336,7 +341,9 @@ def _mismatches(claim: _Claim, cand: _Cand) -> list[tuple[str, str]]:
         found.append(("dates", f"the claim says {', '.join(sorted(missing_months)).title()} where the "
                       f"evidence says {', '.join(sorted(other_months)).title()}"))
     clause, clause_cov = _best_clause(claim, unit)
-    if clause_cov >= TOPIC_COVERAGE and negation_count(clause) % 2 != claim.neg:
+    # a parenthesis qualifies, it does not negate: "2.1 kg (without stakes: 1.85 kg)"
+    bare = re.sub(r"\([^)]*(?:\)|$)", " ", clause)
+    if clause_cov >= TOPIC_COVERAGE and negation_count(bare) % 2 != claim.neg:
         side = "negates" if claim.neg else "does not negate"
         found.append(("negation", f"the claim {side} what the evidence states: \"{clause.strip()}\""))
     return found

@@ -1,4 +1,6 @@
-"""The offline verifier reads table rows with their headers, and locates the row as evidence."""
+"""Offline verifier cases met in the demo: tables, model numbers, parentheses, advice to the reader."""
+import pytest
+
 from rageval.metrics.claim_verify import HeuristicVerifier
 
 CONTEXT = ("The rates below apply from 1 March 2025.\n"
@@ -22,3 +24,18 @@ def test_advice_to_the_reader_is_not_a_claim():
         "The primary caregiver gets 16 weeks of paid leave."]
     assert extract_claims("Please contact HR. The tent weighs 2 kg.") == ["The tent weighs 2 kg."]
     assert extract_claims("The report, see page 4, says revenue grew 5%.") != ["The report."]
+
+
+MANUAL = ("NORTHWIND OUTFITTERS - TRAILHEAD 2 TENT\nThe Trailhead 2 is a two-person tent.\nSpecifications\n"
+          "Packed weight: 2.1 kg (minimum trail weight without stakes and stuff sacks: 1.85 kg).")
+
+
+@pytest.mark.parametrize("claim, label", [
+    ("The Trailhead 2 weighs 2.1 kg when packed.", "SUPPORTED"),  # the 2 of the model name is not a weight
+    ("The packed weight is 2.1 kg.", "SUPPORTED"),  # "without" inside a parenthesis does not negate
+    ("The Trailhead 2 weighs 2.4 kg when packed.", "CONTRADICTED"),
+    ("The Trailhead 3 weighs 2.1 kg.", "CONTRADICTED"),
+])
+def test_model_numbers_and_parentheses(claim, label):
+    verdict = HeuristicVerifier().verify([claim], [MANUAL])[0]
+    assert verdict.label == label, verdict.reason
