@@ -39,3 +39,10 @@ MANUAL = ("NORTHWIND OUTFITTERS - TRAILHEAD 2 TENT\nThe Trailhead 2 is a two-per
 def test_model_numbers_and_parentheses(claim, label):
     verdict = HeuristicVerifier().verify([claim], [MANUAL])[0]
     assert verdict.label == label, verdict.reason
+
+
+def test_a_bare_number_found_elsewhere_in_the_chunk_still_counts():
+    context = ("Up to 5 unused days may be carried over into the next year. Requests for absences must be "
+               "submitted at least 10 working days in advance.")
+    verdict = HeuristicVerifier().verify(["Employees can carry over up to 10 unused days."], [context])[0]
+    assert verdict.label == "CONTRADICTED", verdict.reason

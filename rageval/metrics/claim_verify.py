@@ -212,11 +212,12 @@ class HeuristicVerifier:
         novel = _novel(claim, joined)
         if not claim.stems and not claim.qty and not claim.yrs:
             return Verdict(NOT_MENTIONED, reason="the claim has no content words to check", novel=novel)
+        named = model_numbers(claim.text, joined)
         for cand in cands:
             cand.similarity = self._cos(claim.text, cand.sent)
-            cand.mismatches = _mismatches(claim, cand, per_ctx[cand.sent.ctx])
+            cand.mismatches = _mismatches(claim, cand, named)
             unit_values = {v for v, _ in quantities(cand.sent.text)}
-            specifics = (all(v in unit_values or (not k and _num(v) in per_ctx[cand.sent.ctx]) for v, k in claim.qty)
+            specifics = (all(v in unit_values or (not k and _num(v) in named) for v, k in claim.qty)
                          and claim.yrs <= years(cand.sent.text)
                          and {stem(n) for n in claim.names} <= per_ctx[cand.sent.ctx])
             enough = cand.coverage >= SUPPORT_COVERAGE or (
@@ -274,8 +275,22 @@ def _features(text: str) -> _Claim:
         mons=months(text),
         names=name_tokens(text),
         heads=name_heads(text),
-        neg=negation_count(text) % 2,
+        neg=negation_count(_without_parentheses(text)) % 2,
     )
+
+
+def _without_parentheses(text: str) -> str:
+    """``text`` with parenthesised asides removed (a parenthesis qualifies, it does not negate)."""
+    return re.sub(r"\([^)]*(?:\)|$)", " ", text)
+
+
+_MODEL_NUMBER = re.compile(r"\b([A-Z][\w-]*)\s+(\d+(?:\.\d+)?)\b")
+
+
+def model_numbers(claim: str, context: str) -> set[str]:
+    """Bare numbers of ``claim`` that are part of a name the context also uses ("Trailhead 2")."""
+    low = context.lower()
+    return {m.group(2) for m in _MODEL_NUMBER.finditer(claim) if f"{m.group(1)} {m.group(2)}".lower() in low}
 
 
 def _matches(stem: str, pool: set[str], prefixes: dict[str, list[str]]) -> bool:
@@ -309,19 +324,19 @@ def _on_topic(claim: _Claim, cand: _Cand, ignore: set[str]) -> bool:
         frac >= TOPIC_COVERAGE or (frac >= TOPIC_COVERAGE_SIMILAR and cand.similarity >= TOPIC_SIMILARITY))
 
 
-def _mismatches(claim: _Claim, cand: _Cand, ctx_words: set[str] = frozenset()) -> list[tuple[str, str]]:
+def _mismatches(claim: _Claim, cand: _Cand, names_with_numbers: set[str] = frozenset()) -> list[tuple[str, str]]:
     unit = cand.sent.text
     if not _on_topic(claim, cand, set()):
         return []
     found = _polarity_and_names(claim, cand)
     if claim.qty:
         u_qty = quantities(unit)
-        # numbers with a unit first; a bare number that the same context states elsewhere (a
-        # model name such as "Trailhead 2" or "Android 10") is not checked against this sentence
+        # numbers with a unit first; a bare number that is part of a name the context also uses
+        # (a model name such as "Trailhead 2") is not a quantity to check against this sentence
         for value, kind in sorted(claim.qty, key=lambda q: (not q[1], q[0])):
             if any(v == value and (u == kind or not u or not kind) for v, u in u_qty):
                 continue
-            if not kind and _num(value) in ctx_words:
+            if not kind and _num(value) in names_with_numbers:
                 continue
             same = [u for v, u in u_qty if v == value]
             rivals = sorted(v for v, u in u_qty if u == kind or not u or not kind)
@@ -342,8 +357,7 @@ def _mismatches(claim: _Claim, cand: _Cand, ctx_words: set[str] = frozenset()) -
                       f"evidence says {', '.join(sorted(other_months)).title()}"))
     clause, clause_cov = _best_clause(claim, unit)
     # a parenthesis qualifies, it does not negate: "2.1 kg (without stakes: 1.85 kg)"
-    bare = re.sub(r"\([^)]*(?:\)|$)", " ", clause)
-    if clause_cov >= TOPIC_COVERAGE and negation_count(bare) % 2 != claim.neg:
+    if clause_cov >= TOPIC_COVERAGE and negation_count(_without_parentheses(clause)) % 2 != claim.neg:
         side = "negates" if claim.neg else "does not negate"
         found.append(("negation", f"the claim {side} what the evidence states: \"{clause.strip()}\""))
     return found
