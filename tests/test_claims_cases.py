@@ -46,3 +46,17 @@ def test_a_bare_number_found_elsewhere_in_the_chunk_still_counts():
                "submitted at least 10 working days in advance.")
     verdict = HeuristicVerifier().verify(["Employees can carry over up to 10 unused days."], [context])[0]
     assert verdict.label == "CONTRADICTED", verdict.reason
+
+
+def test_a_name_mentioned_elsewhere_does_not_support_a_swapped_founder():
+    contexts = ["In 1987 Maja Eklund founded Northwind Outfitters in a former net loft.",
+                "Northwind Outfitters - Leave Policy. Owner: People Team (Ingrid Solberg, Head of People)."]
+    verdict = HeuristicVerifier().verify(["Northwind Outfitters was founded by Ingrid Solberg."], contexts)[0]
+    assert verdict.label == "CONTRADICTED", verdict.reason
+
+
+def test_an_off_topic_refutation_does_not_override_support():
+    contexts = ["Carried-over days must be taken by 31 March; days not used by then are lost.",
+                "A lost-receipt declaration may be used at most twice per calendar year."]
+    verdict = HeuristicVerifier().verify(["Days not used by then are lost."], contexts)[0]
+    assert verdict.label == "SUPPORTED", verdict.reason

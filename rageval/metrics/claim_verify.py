@@ -238,8 +238,11 @@ class HeuristicVerifier:
         if supports:
             backed = {c.sent.ctx for c in supports}
             # a refutation elsewhere makes a conflict only when it is as much on the claim's
-            # topic as the support is (same coverage of the claim's words, or more)
-            foreign = [c for c in contras if c.sent.ctx not in backed and c.coverage >= supports[0].coverage]
+            # topic as the support is: it covers as many of the claim's words other than names
+            # (a swapped name is what it refutes, so names do not count on either side)
+            names = frozenset(stem(n) for n in claim.names)
+            topic = _coverage(claim.stems, supports[0].sent, names)
+            foreign = [c for c in contras if c.sent.ctx not in backed and _coverage(claim.stems, c.sent, names) >= topic]
             if not foreign:
                 best = supports[0]
                 return _verdict(SUPPORTED, best, f"stated in the context ({_pct(best.coverage)} of the "
