@@ -148,3 +148,13 @@ def test_signature_pins_every_option(name):
         changed += 1
     options = [f.name for f in dataclasses.fields(m) if f.name != "embedder"]
     assert changed or not options, f"{name}: options {options} but none could be varied by this test"
+
+
+def test_unknown_metric_option_is_an_error_not_ignored():
+    from rageval.errors import ConfigError
+    from rageval.metrics.base import parse_metric_list
+
+    with pytest.raises(ConfigError, match="unknown metric option"):
+        parse_metric_list("bleu,token_f1", judeg="openai:x")
+    # an option only some metrics take goes to those, quietly
+    assert [m.name for m in parse_metric_list("bleu,faithfulness", judge="heuristic")] == ["bleu", "faithfulness"]

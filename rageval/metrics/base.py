@@ -187,11 +187,26 @@ def metric_names() -> list[str]:
     return sorted(METRICS)
 
 
+def metric_options() -> set[str]:
+    """Every option name some registered metric takes (its dataclass fields)."""
+    _load_all()
+    return {f.name for factory in METRICS.values() if dataclasses.is_dataclass(factory)
+            for f in dataclasses.fields(factory)}
+
+
 def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]:
-    """``"token_f1,ndcg@10"`` (or a list of names) -> configured metrics, in the order given."""
+    """``"token_f1,ndcg@10"`` (or a list of names) -> configured metrics, in the order given.
+
+    An option that no registered metric takes is an error (a typo such as ``judeg=`` must not
+    be ignored silently); an option that only some of the listed metrics take goes to those.
+    """
     names = [n for n in (text.split(",") if isinstance(text, str) else text) if n.strip()]
     if not names:
         raise ConfigError("no metrics given; choose from: " + ", ".join(metric_names()))
+    unknown = sorted(set(options) - metric_options())
+    if unknown:
+        raise ConfigError(f"unknown metric option(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(sorted(metric_options()))}")
     return [get_metric(n, **options) for n in names]
 
 
