@@ -33,6 +33,11 @@ DEFAULT_METRICS = (
 )
 
 
+def index_signature(corpus: str, chunking: ChunkingConfig, embedder: str) -> str:
+    """What makes a vector collection: corpus, chunking and embedder (one collection each)."""
+    return f"{corpus}|{chunking.signature()}|{embedder}"
+
+
 @dataclass(frozen=True)
 class RunConfig:
     corpus: str
@@ -94,5 +99,5 @@ class RunConfig:
         return {"judge": self.judge, "language": self.language, "embedder": self.embedder}
 
     def index_signature(self) -> str:
-        """What makes a vector collection: corpus, chunking and embedder."""
-        return f"{self.corpus}|{self.chunking.signature()}|{self.embedder}"
+        """The run's vector collection: :func:`index_signature` of its corpus, chunking, embedder."""
+        return index_signature(self.corpus, self.chunking, self.embedder)

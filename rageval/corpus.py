@@ -39,8 +39,7 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestErro
 
 def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
            files: Sequence[tuple[str, bytes]] = (), chunking: ChunkingConfig | None = None,
-           embedder: str = "local", progress: Progress | None = None,
-           make_embedder: Callable[[str], Any] | None = None) -> IngestReport:
+           embedder: str = "local", progress: Progress | None = None) -> IngestReport:
     """Load ``paths`` (files or folders) and in-memory ``files``, store them and index them.
 
     Bad files become errors in the report (and in the project's ingest_errors) while the good
@@ -52,8 +51,7 @@ def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
     summary, errors = _store(project, corpus, loaded, chunking)
     indexed = 0
     if summary:
-        indexed = build_index(project, corpus, chunking, embedder, progress=progress,
-                              make_embedder=make_embedder)
+        indexed = build_index(project, corpus, chunking, embedder, progress=progress)
     return IngestReport(corpus=corpus, documents=summary, errors=errors, chunks_indexed=indexed)
 
 
@@ -81,15 +79,25 @@ def ensure_chunks(project: Project, corpus: str, chunking: ChunkingConfig) -> li
     return have
 
 
-def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
-                progress: Progress | None = None,
-                make_embedder: Callable[[str], Any] | None = None) -> int:
-    """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
+def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, model: Any, *,
+               progress: Progress | None = None) -> tuple[Any, list[dict[str, Any]], int]:
+    """The corpus's vector index under ``chunking`` and ``embedder``, with every chunk in it.
+
+    Chunks stored documents anew when needed, embeds with ``model`` only the chunks not yet
+    indexed, and returns ``(index, chunks, number added)``.
+    """
+    from rageval.config import index_signature
     from rageval.index import VectorIndex
-    from rageval.resources import get_embedder
 
     chunks = ensure_chunks(project, corpus, chunking)
-    index = VectorIndex(project, f"{corpus}|{chunking.signature()}|{embedder}")
-    model = (make_embedder or (lambda spec: get_embedder(project, spec)))(embedder)
+    index = VectorIndex(project, index_signature(corpus, chunking, embedder))
     report = (lambda done, total: progress("index", done, total)) if progress else None
-    return index.sync(chunks, model.embed, progress=report)
+    return index, chunks, index.sync(chunks, model.embed, progress=report)
+
+
+def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
+                progress: Progress | None = None) -> int:
+    """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
+    from rageval.resources import get_embedder
+
+    return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress)[2]

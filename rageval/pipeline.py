@@ -139,9 +139,8 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     Items go in batches of ``batch_size`` (default: the run's concurrency, so a batch keeps the
     LLM pool busy); each batch is stored before the next starts.
     """
-    from rageval.corpus import build_index, ensure_chunks
+    from rageval.corpus import sync_index
     from rageval.generate import ExtractiveGenerator, LLMGenerator
-    from rageval.index import VectorIndex
     from rageval.resources import get_embedder
 
     started = time.monotonic()
@@ -159,11 +158,9 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     try:
         client = make_llm(project, config, run_id)
         embedder = get_embedder(project, config.embedder, client=client)
-        build_index(project, config.corpus, config.chunking, config.embedder,
-                    progress=progress, make_embedder=lambda spec: embedder)
-        chunks = ensure_chunks(project, config.corpus, config.chunking)
+        index, chunks, _ = sync_index(project, config.corpus, config.chunking, config.embedder, embedder,
+                                      progress=progress)
         docs = {c["doc_id"]: c["doc_name"] for c in chunks}
-        index = VectorIndex(project, config.index_signature())
         generator = (ExtractiveGenerator(embedder) if config.generator == "extractive"
                      else LLMGenerator(client, temperature=config.temperature))
         metrics = parse_metric_list(config.metrics, **config.metric_options())

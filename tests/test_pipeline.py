@@ -60,6 +60,7 @@ def test_start_run_rejects_unknown_corpus_and_metric(project):
 
 
 def test_chroma_top10_matches_exact_cosine_search(project):
+    from rageval.config import index_signature
     from rageval.corpus import ensure_chunks
     from rageval.index import VectorIndex
     from rageval.ingest.chunking import ChunkingConfig
@@ -68,7 +69,7 @@ def test_chroma_top10_matches_exact_cosine_search(project):
     chunking = ChunkingConfig(size=120, overlap=20)  # many small chunks make the check meaningful
     embedder = get_embedder(project, "local")
     chunks = ensure_chunks(project, "c", chunking)
-    index = VectorIndex(project, f"c|{chunking.signature()}|local")
+    index = VectorIndex(project, index_signature("c", chunking, "local"))
     index.sync(chunks, embedder.embed)
     vectors = embedder.embed([c["text"] for c in chunks])
     queries = embedder.embed(["volcano height", "tea temperature", "train speed", "Sicily", "1964 Osaka"])

@@ -153,6 +153,7 @@ def _judged(samples: Sequence[Sample], llm: Any, judge: str) -> list[Analysis]:
     return out
 
 
+@dataclass(frozen=True)
 class _ClaimShare:
     """Shared behaviour: share of claims with one verdict among all claims of the answer."""
 
@@ -163,6 +164,7 @@ class _ClaimShare:
     languages = ("en",)
     needs_llm = True
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
     def signature(self) -> str:
         return signature(self.name, self.judge, PROMPTS, f"emb:{self.embedder}")
@@ -194,8 +196,6 @@ class Faithfulness(_ClaimShare):
     'faithfulness|judge:heuristic|emb:local|v1'
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "faithfulness"
     higher_is_better = True
     label = SUPPORTED
@@ -209,8 +209,6 @@ class ContradictedShare(_ClaimShare):
     ``contradicted_share = #CONTRADICTED / #claims``; no claims -> unscored ``no_claims``.
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "contradicted_share"
     higher_is_better = False
     label = CONTRADICTED
@@ -225,8 +223,6 @@ class NotMentionedShare(_ClaimShare):
     ``not_mentioned_share = #NOT_MENTIONED / #claims``; no claims -> unscored ``no_claims``.
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "not_mentioned_share"
     higher_is_better = False
     label = NOT_MENTIONED

@@ -37,6 +37,7 @@ def term_share(question: str, text: str) -> float:
     return len(q & set(content_stems(text))) / len(q) if q else 0.0
 
 
+@dataclass(frozen=True)
 class _Triad:
     range = (0.0, 1.0)
     higher_is_better = True
@@ -45,6 +46,7 @@ class _Triad:
     needs_llm = True
     prompt = ""
     judge: str = "heuristic"
+    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
     def signature(self) -> str:
         return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}")
@@ -64,8 +66,6 @@ class ContextRelevance(_Triad):
     0.5
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "context_relevance"
     needs = frozenset({"question", "contexts"})
     prompt = "context_relevance"
@@ -133,8 +133,6 @@ class Groundedness(_Triad):
     of supported sentences). No sentences -> unscored ``no_claims``.
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "groundedness"
     needs = frozenset({"answer", "contexts"})
     prompt = "groundedness"
@@ -202,8 +200,6 @@ class AnswerRelevance(_Triad):
     1/3 when the answer abstains.
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     name = "answer_relevance"
     needs = frozenset({"answer", "question"})
     prompt = "answer_relevance"
