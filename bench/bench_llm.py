@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from rageval.llm import make_llm_client  # noqa: E402
+from rageval.llm.client import make_llm_client  # noqa: E402
 
 PASSAGE = ("The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres "
            "tall and was the tallest man-made structure until 1930. Gustave Eiffel's company "

@@ -361,7 +361,7 @@ def judge_from_env(arg: str | None) -> tuple[str | None, Any]:
     model = arg or os.environ.get("RAGEVAL_JUDGE_MODEL")
     if not os.environ.get("OPENAI_BASE_URL") or not model:
         return None, None
-    from rageval.llm import make_llm_client
+    from rageval.llm.client import make_llm_client
 
     client = make_llm_client({"judge": f"openai:{model}"})
     client.preflight("judge")

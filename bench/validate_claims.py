@@ -165,7 +165,7 @@ def summedits(resources, rows) -> dict:
 
 
 def judge_runs(spec: str, limit_wice: int, limit_summ: int) -> dict:
-    from rageval.llm import make_llm_client
+    from rageval.llm.client import make_llm_client
 
     llm = make_llm_client({"judge": spec})
     res = Resources(llm=llm, judge=spec)

@@ -149,7 +149,7 @@ def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequenc
         return None, errors
     client = None
     if judge.startswith("openai:"):
-        from rageval.llm import make_llm_client
+        from rageval.llm.client import make_llm_client
 
         client = make_llm_client({"judge": judge}, store_path=project.db_path, run_id=None)
     try:

@@ -157,7 +157,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     samples, errors = parse_answers(path.name, path.read_bytes())
     client = None
     if args.judge.startswith("openai:") or args.embedder.startswith("openai:"):
-        from rageval.llm import make_llm_client
+        from rageval.llm.client import make_llm_client
 
         client = make_llm_client({"judge": args.judge, "embedder": args.embedder}, store_path=_project(args).db_path,
                                  run_id=None, concurrency=args.concurrency, use_cache=not args.no_cache)

@@ -39,7 +39,7 @@ class OpenAIEmbedder:
     """Sentence vectors from an OpenAI-compatible server through ``client.embed(texts, model=)``.
 
     ``client`` is any object with ``embed(texts: list[str], *, model: str) -> list[list[float]]``
-    (``rageval.llm.LLMClient``). Vectors are L2-normalised here whatever the server returns.
+    (``rageval.llm.client.LLMClient``). Vectors are L2-normalised here whatever the server returns.
     Empty strings are sent as a single space, since OpenAI's API rejects empty inputs.
     ``dim`` is learnt from the first reply (one probe call if read before any), unless given.
     """

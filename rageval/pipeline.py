@@ -59,7 +59,7 @@ def make_llm(project: Project, config: RunConfig, run_id: str) -> Any:
     specs = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
     if not any(s.startswith("openai:") for s in specs.values()):
         return None
-    from rageval.llm import make_llm_client
+    from rageval.llm.client import make_llm_client
 
     client = make_llm_client(specs, store_path=project.db_path, run_id=run_id,
                              concurrency=config.concurrency, use_cache=config.use_cache)
@@ -244,7 +244,7 @@ def estimate(project: Project, config: RunConfig) -> Any:
     roles = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
     if not any(spec.startswith("openai:") for spec in roles.values()):
         return None
-    from rageval.llm import estimate_run
+    from rageval.llm.estimate import estimate_run
 
     items = store.qa_items(project.db_path, config.qa_set)
     samples = [{"question": it["question"], "references": it["references"]} for it in items]

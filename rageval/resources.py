@@ -20,7 +20,7 @@ def get_embedder(project: Project, spec: str, *, client: Any = None) -> Any:
     from rageval.store.embed_cache import DuckDBEmbeddingCache
 
     if client is None and spec.startswith("openai:"):
-        from rageval.llm import make_llm_client
+        from rageval.llm.client import make_llm_client
 
         client = make_llm_client({"embedder": spec}, store_path=project.db_path)
     key = (str(project.db_path), spec)

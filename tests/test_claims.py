@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rageval.errors import ConfigError
-from rageval.llm import JSONReply
+from rageval.llm.replies import JSONReply
 from rageval.metrics import claim_judge, claims
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
 from rageval.metrics.claim_extract import extract_claims, resolved_sentences

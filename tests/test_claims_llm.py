@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rageval.llm import make_llm_client
+from rageval.llm.client import make_llm_client
 from rageval.metrics import claims
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
 from tests.test_claims import CTX, FAIL, WALL, BowEmbedder, scripted

@@ -9,8 +9,9 @@ import time
 import pytest
 
 from rageval.errors import ConfigError, LLMError, RagevalError
-from rageval.llm import LLMClient, make_llm_client, role_config
-from rageval.llm_cost import usage_summary
+from rageval.llm.client import LLMClient, make_llm_client
+from rageval.llm.cost import usage_summary
+from rageval.llm.roles import role_config
 from rageval.store.db import connect
 from rageval.store.llm_cache import cache_size, call_rows
 

@@ -7,8 +7,9 @@ from dataclasses import dataclass
 import pytest
 
 from rageval.errors import ConfigError
-from rageval.llm import make_llm_client
-from rageval.llm_cost import cost_usd, estimate_run, estimate_tokens, load_prices, price_for, summarize_calls
+from rageval.llm.client import make_llm_client
+from rageval.llm.cost import cost_usd, load_prices, price_for, summarize_calls
+from rageval.llm.estimate import estimate_run, estimate_tokens
 
 PRICES = {"gpt-4o": {"input": 2.5, "output": 10.0}, "emb": {"input": 0.02, "output": 0.0}}
 

@@ -5,14 +5,15 @@ import doctest
 
 import pytest
 
-import rageval.llm_config
-import rageval.llm_cost
-import rageval.llm_parse
-import rageval.llm_pool
+import rageval.llm.cost
+import rageval.llm.estimate
+import rageval.llm.pool
+import rageval.llm.replies
+import rageval.llm.roles
 
 from rageval.errors import ConfigError
-from rageval.llm_config import display_url, parse_spec, role_config, roles_from_env, scrub
-from rageval.llm_parse import (
+from rageval.llm.roles import display_url, parse_spec, role_config, roles_from_env, scrub
+from rageval.llm.replies import (
     ChatReply, ask_json, parse_and_validate, parse_json_reply, request_key, strip_trailing_commas,
 )
 
@@ -169,7 +170,8 @@ def test_display_url_and_scrub():
     assert scrub(text, ["custom-secret-value"]) == "bad key *** and *** and ***"
 
 
-@pytest.mark.parametrize("module", [rageval.llm_config, rageval.llm_cost, rageval.llm_parse, rageval.llm_pool])
+@pytest.mark.parametrize("module", [rageval.llm.roles, rageval.llm.cost, rageval.llm.estimate,
+                                    rageval.llm.replies, rageval.llm.pool])
 def test_docstring_examples_run(module):
     result = doctest.testmod(module)
     assert result.failed == 0

@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from rageval.llm_pool import AIMDLimiter, BoundedPool, backoff_delay, parse_retry_after
+from rageval.llm.pool import AIMDLimiter, BoundedPool, backoff_delay, parse_retry_after
 
 
 def test_limiter_halves_once_per_burst_and_recovers_additively():

@@ -83,7 +83,7 @@ def test_unreachable_server_fails_before_any_item(demo_project, monkeypatch):
 
 
 def _judge_json(tmp_path, run_id):
-    from rageval.llm import make_llm_client
+    from rageval.llm.client import make_llm_client
 
     client = make_llm_client({"judge": "openai:test-model"}, store_path=tmp_path / "c.duckdb", run_id=run_id)
     try:

@@ -160,7 +160,7 @@ def test_equivalence_through_the_real_llm_client(llm_env):
     """The judge path end to end: openai SDK -> scripted HTTP server, with a prose reply re-asked."""
     import json
 
-    from rageval.llm import make_llm_client
+    from rageval.llm.client import make_llm_client
 
     def responder(request):
         prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")

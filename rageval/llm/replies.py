@@ -1,6 +1,6 @@
 """Pure helpers of the LLM layer: the cache key of a request and tolerant JSON parsing.
 
-Nothing here does I/O or imports ``openai``; :mod:`rageval.llm` uses these functions.
+Nothing here does I/O or imports ``openai``; :mod:`rageval.llm.client` uses these functions.
 
 Tolerant parsing (:func:`parse_json_reply`) accepts what judge models really send back:
 

@@ -1,24 +1,26 @@
-"""Embeddings for the LLM layer: :meth:`EmbeddingsMixin.embed`, part of :class:`rageval.llm.LLMClient`.
+"""Embeddings for the LLM layer: :class:`Embeddings`, which :class:`rageval.llm.client.LLMClient` holds.
 
-Kept apart so ``llm.py`` stays small; it uses the client's retry loop (``_call``), raw request
-(``_post``), store and pool, and does not import ``openai`` itself. Each text is cached under
-sha256 of canonical JSON of ``{"kind": "embed", "model", "text"}``; misses go out in batches of
-``embed_batch`` texts (default 64) with ``encoding_format="float"`` (some servers speak no
-base64), the batches concurrently on the client's pool.
+It does not import ``openai``: the client hands it its retry loop, raw request, call log, cache
+and pool. Each text is cached under sha256 of canonical JSON of ``{"kind": "embed", "model",
+"text"}``; misses go out in batches of ``batch`` texts (default 64) with
+``encoding_format="float"`` (some servers speak no base64), the batches concurrently on the pool.
 """
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, Callable
 
 from rageval.errors import LLMError
-from rageval.llm_parse import request_key
+from rageval.llm.replies import request_key
 
 
-class EmbeddingsMixin:
-    """``embed`` for LLMClient (see the module docstring)."""
+class Embeddings:
+    """The embedder role's calls (see the module docstring)."""
 
-    _embed_batch: int
+    def __init__(self, *, call: Callable, post: Callable, log: Callable, store: Any, map_fn: Callable,
+                 scrub: Callable[[str], str], batch: int = 64):
+        self._call, self._post, self._log, self._store = call, post, log, store
+        self._map, self._scrub, self._batch = map_fn, scrub, int(batch)
 
     def _embed_call(self, model: str, batch: list[str]) -> list[list[float]]:
         key = request_key({"kind": "embed", "model": model, "texts": batch})
@@ -38,7 +40,8 @@ class EmbeddingsMixin:
             (vectors, tokens), attempts = self._call("embedder", model, send)
         except LLMError as exc:
             self._log("embedder", model, key, "embed", latency_ms=(time.perf_counter() - start) * 1000,
-                      cached=False, status="failed", error=self.scrub(str(exc)), attempts=getattr(exc, "attempts", 0))
+                      cached=False, status="failed", error=self._scrub(str(exc)),
+                      attempts=getattr(exc, "attempts", 0))
             raise
         self._log("embedder", model, key, "embed", tokens_in=tokens, latency_ms=(time.perf_counter() - start) * 1000,
                   cached=False, status="ok", attempts=attempts)
@@ -46,13 +49,11 @@ class EmbeddingsMixin:
             self._store.put(request_key({"kind": "embed", "model": model, "text": text}), model, {"vector": vector})
         return vectors
 
-    def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
-        """Vectors of ``texts`` from the embedder role (``encoding_format="float"``), cached per text.
+    def embed(self, texts: list[str], model: str) -> list[list[float]]:
+        """Vectors of ``texts`` from ``model``, cached per text; LLMError when a batch still fails.
 
-        Misses go out in batches of ``embed_batch`` texts, concurrently; raises LLMError when a
-        batch still fails after its retries. One cached row is logged per call that had hits.
+        One cached row is logged per call that had hits.
         """
-        model = model or self._role("embedder").model
         start = time.perf_counter()
         keys = [request_key({"kind": "embed", "model": model, "text": t}) for t in texts]
         out: list[list[float] | None] = [None] * len(texts)
@@ -66,8 +67,8 @@ class EmbeddingsMixin:
             self._log("embedder", model, request_key({"kind": "embed", "model": model, "keys": hits}), "embed",
                       latency_ms=(time.perf_counter() - start) * 1000, cached=True, status="ok")
         missing = list(dict.fromkeys(t for t, v in zip(texts, out) if v is None))
-        batches = [missing[i:i + self._embed_batch] for i in range(0, len(missing), self._embed_batch)]
+        batches = [missing[i:i + self._batch] for i in range(0, len(missing), self._batch)]
         got: dict[str, list[float]] = {}
-        for batch, vectors in zip(batches, self.map(lambda b: self._embed_call(model, b), batches)):
+        for batch, vectors in zip(batches, self._map(lambda b: self._embed_call(model, b), batches)):
             got.update(zip(batch, vectors))
         return [list(v if v is not None else got[t]) for t, v in zip(texts, out)]  # copies: callers may mutate

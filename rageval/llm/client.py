@@ -1,4 +1,4 @@
-"""The LLM layer: every model call goes through here, and this is the only module importing openai.
+"""The LLM client: every model call goes through here (the package is the only importer of openai).
 
 Roles
     ``generator`` (answers), ``judge`` (judged metrics), ``embedder`` (vectors). A role's spec is
@@ -27,7 +27,7 @@ Retries
     timeouts, connection errors, malformed responses, 408/409/429 and 5xx up to ``max_retries``
     times, waiting ``Retry-After`` when sent (429/503, capped at 60 s), else
     ``min(20 s, backoff_base * 2**attempt) * U(0.5, 1)``. Calls in flight are bounded by an AIMD
-    limiter (halved on 429, +1 after a run of successes; :mod:`rageval.llm_pool`). Other 4xx
+    limiter (halved on 429, +1 after a run of successes; :mod:`rageval.llm.pool`). Other 4xx
     fail at once with a message naming role, model and base URL; after a 401/403/404 the role
     fails fast without calling again. A call that still fails gives ``status="failed"`` and
     ``reason="llm_error: <short>"``: it marks its own item, and the run goes on.
@@ -35,7 +35,7 @@ Retries
 JSON replies
     :meth:`LLMClient.chat_json` asks for ``response_format={"type": "json_object"}`` (dropped for
     the client's lifetime if the server rejects it with a 400), parses tolerantly
-    (:mod:`rageval.llm_parse`), validates with the caller's function and re-asks once with the
+    (:mod:`rageval.llm.replies`), validates with the caller's function and re-asks once with the
     error; still failing: ``status="unscored"``, ``reason="judge_parse_error"``, raw text kept.
 """
 from __future__ import annotations
@@ -52,16 +52,14 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 import openai
 
 from rageval.errors import ConfigError, LLMError, RagevalError
-from rageval.llm_config import (  # noqa: F401 - re-exported: the public API lives in rageval.llm
-    DEFAULT_BASE_URL, OFFLINE, ROLES, RoleConfig, api_key, connection_detail, display_url, parse_spec,
-    role_config, roles_from_env, scrub, server_message, status_error, unreachable_error,
+from rageval.llm.cost import UsageSummary, cost_usd, load_prices, summarize_calls
+from rageval.llm.embeddings import Embeddings
+from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, backoff_delay, parse_retry_after
+from rageval.llm.replies import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, parse_and_validate, request_key
+from rageval.llm.roles import (
+    DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, roles_from_env, scrub,
+    server_message, status_error, unreachable_error,
 )
-from rageval.llm_cost import (  # noqa: F401 - re-exported
-    UsageSummary, cost_usd, estimate_run, load_prices, summarize_calls, usage_summary,
-)
-from rageval.llm_embed import EmbeddingsMixin
-from rageval.llm_parse import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, parse_and_validate, request_key  # noqa: F401
-from rageval.llm_pool import AIMDLimiter, BoundedPool, LimiterStats, backoff_delay, parse_retry_after
 from rageval.store.llm_cache import LLMStore
 
 NO_KEY = "not-needed"
@@ -74,7 +72,7 @@ R = TypeVar("R")
 log = logging.getLogger("rageval.llm")
 
 
-class LLMClient(EmbeddingsMixin):
+class LLMClient:
     """Calls the models of the configured roles: pooled, limited, retried, cached and logged."""
 
     def __init__(self, roles: dict[str, RoleConfig], *, store_path: Path | None = None, run_id: str | None = None,
@@ -102,6 +100,8 @@ class LLMClient(EmbeddingsMixin):
         self._lock = threading.Lock()
         self._fatal: dict[tuple[str, str], LLMError] = {}
         self._json_mode: dict[str, bool] = {}
+        self._embeddings = Embeddings(call=self._call, post=self._post, log=self._log, store=self._store,
+                                      map_fn=self.map, scrub=self.scrub, batch=embed_batch)
         self._finalizer = weakref.finalize(self, _shutdown, self._pool, self._store, self._clients)
 
     # ------------------------------------------------------------ roles and helpers
@@ -308,6 +308,14 @@ class LLMClient(EmbeddingsMixin):
             self._store.put(key, model, {"text": reply.raw or "", "tokens_in": 0, "tokens_out": 0,
                                          "finish_reason": "stop"})
         return reply
+
+    def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
+        """Vectors of ``texts`` from the embedder role (``encoding_format="float"``), cached per text.
+
+        Misses go out in batches of ``embed_batch`` texts, concurrently; raises LLMError when a
+        batch still fails after its retries.
+        """
+        return self._embeddings.embed(texts, model or self._role("embedder").model)
 
     # ------------------------------------------------------------ pool, preflight, accounting
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:

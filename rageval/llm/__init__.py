@@ -1,0 +1,10 @@
+"""The LLM layer, the only package importing ``openai``. Import from the modules themselves:
+
+- :mod:`rageval.llm.client`: ``LLMClient`` and ``make_llm_client`` (pooled, limited, retried, cached calls);
+- :mod:`rageval.llm.roles`: roles, model specs, where servers and keys come from, error texts;
+- :mod:`rageval.llm.pool`: the concurrency limiter, per-role rate caps, backoff and the bounded pool;
+- :mod:`rageval.llm.replies`: cache keys, tolerant JSON parsing, reply validation and re-asks;
+- :mod:`rageval.llm.cost`: prices and the usage summary after a run;
+- :mod:`rageval.llm.estimate`: the upper-bound estimate before a run;
+- :mod:`rageval.llm.embeddings`: the embedder role's calls.
+"""
