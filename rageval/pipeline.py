@@ -55,20 +55,18 @@ def start_run(project: Project, config: RunConfig) -> str:
 
 
 def make_llm(project: Project, config: RunConfig, run_id: str) -> Any:
-    """The LLM client for the run's openai:* roles (None when everything is offline), preflighted."""
+    """The LLM client for the run's openai:* roles (None when everything is offline).
+
+    Each role's server is checked (reachable, model known) before that role's first network
+    call, not before the run: an unchanged re-run answered from the cache makes zero calls.
+    """
     specs = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
     if not any(s.startswith("openai:") for s in specs.values()):
         return None
     from rageval.llm.client import make_llm_client
 
-    client = make_llm_client(specs, store_path=project.db_path, run_id=run_id,
-                             concurrency=config.concurrency, use_cache=config.use_cache)
-    try:
-        client.preflight_all()
-    except BaseException:
-        client.close()
-        raise
-    return client
+    return make_llm_client(specs, store_path=project.db_path, run_id=run_id,
+                           concurrency=config.concurrency, use_cache=config.use_cache, preflight=True)
 
 
 def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
@@ -222,6 +220,8 @@ def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[st
                 context_ids=tuple(h["chunk_id"] for h in row), domain=item.get("domain"),
             ))
     scores = evaluate(samples, metrics, resources)
+    if resources.llm is not None and resources.llm.preflight_error is not None:
+        raise resources.llm.preflight_error  # an unreachable server fails the run, not each item
     per_sample = dict(zip((s.id for s in samples), score_rows(samples, scores, metrics, config.judge)))
     elapsed_ms = (time.monotonic() - t0) * 1000.0 / max(len(batch), 1)
     for record in records:

@@ -79,7 +79,7 @@ class LLMClient:
                  concurrency: int = 16, timeout: float = 60.0, max_retries: int = 6, use_cache: bool = True,
                  prices: dict | None = None, env: Mapping[str, str] = os.environ,
                  secrets: Mapping[str, Any] | None = None, backoff_base: float = 0.5, backoff_cap: float = 20.0,
-                 connect_timeout: float = 5.0, embed_batch: int = 64):
+                 connect_timeout: float = 5.0, embed_batch: int = 64, preflight: bool = False):
         if concurrency < 1:
             raise ConfigError(f"concurrency={concurrency} must be at least 1")
         self._roles = dict(roles)
@@ -100,6 +100,12 @@ class LLMClient:
         self._lock = threading.Lock()
         self._fatal: dict[tuple[str, str], LLMError] = {}
         self._json_mode: dict[str, bool] = {}
+        # preflight=True: each role's server is checked before that role's FIRST network call,
+        # so work answered from the cache makes no call at all, the reachability check included
+        self._preflight_pending = set(self._roles) if preflight else set()
+        self._preflight_lock = threading.Lock()
+        self._preflight_error: LLMError | None = None
+        self._preflight_passed: set[tuple[str | None, str]] = set()  # (base URL, model) checked
         self._embeddings = Embeddings(call=self._call, post=self._post, log=self._log, store=self._store,
                                       map_fn=self.map, scrub=self.scrub, batch=embed_batch)
         self._finalizer = weakref.finalize(self, _shutdown, self._pool, self._store, self._clients)
@@ -158,6 +164,8 @@ class LLMClient:
     # ------------------------------------------------------------ the retry loop
     def _call(self, role: str, model: str, send: Callable[[openai.OpenAI], T]) -> tuple[T, int]:
         """``send(client)`` with the limiter and retries; returns ``(result, attempts)``."""
+        if self._preflight_pending:
+            self._lazy_preflight(role, model)
         fatal = self._fatal.get((role, model))
         if fatal is not None:
             raise _attempted(LLMError(str(fatal), reason=fatal.reason), 0)
@@ -366,6 +374,34 @@ class LLMClient:
                     raise self._status_error(role, cfg.model, exc) from None
         finally:
             client.close()
+
+    def _lazy_preflight(self, role: str, model: str) -> None:
+        """Run :meth:`preflight` for ``role`` once, before its first network call (one thread
+        checks while the others wait); a failure becomes the role's fatal error and
+        :attr:`preflight_error`, so every call of the role fails fast with it."""
+        with self._preflight_lock:
+            if role not in self._preflight_pending:
+                return
+            where = (self._roles[role].base_url, model)
+            try:
+                if where not in self._preflight_passed:  # two roles on one server: one check
+                    self.preflight(role)
+                    self._preflight_passed.add(where)
+            except LLMError as exc:
+                self._fatal[(role, model)] = exc
+                if self._preflight_error is None:
+                    self._preflight_error = exc
+            finally:
+                self._preflight_pending.discard(role)
+
+    @property
+    def preflight_error(self) -> LLMError | None:
+        """The first failed reachability check of this client (``preflight=True``), else None.
+
+        A run raises it before storing anything: a server that cannot be reached fails the run,
+        not each item.
+        """
+        return self._preflight_error
 
     def preflight_all(self) -> None:
         """:meth:`preflight` every configured role."""
