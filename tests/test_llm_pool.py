@@ -1,4 +1,4 @@
-"""The AIMD limiter, backoff delays, Retry-After parsing and the bounded pool."""
+"""The AIMD limiter, rate caps, backoff delays, Retry-After parsing and the bounded pool."""
 from __future__ import annotations
 
 import random
@@ -7,17 +7,43 @@ import time
 
 import pytest
 
-from rageval.llm.pool import AIMDLimiter, BoundedPool, backoff_delay, parse_retry_after
+from rageval.llm.pool import AIMDLimiter, BoundedPool, RateCap, backoff_delay, parse_retry_after
 
 
-def test_limiter_halves_once_per_burst_and_recovers_additively():
-    lim = AIMDLimiter(8)
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_sporadic_429s_do_not_lower_the_limit():
+    clock = Clock()
+    lim = AIMDLimiter(8, clock=clock)
+    for n in range(400):  # 5% of calls are 429s, spread out: never frequent in a 10 s window
+        clock.now += 0.05
+        lim.release(lim.acquire(), "throttled" if n % 20 == 0 else "ok")
+    stats = lim.stats()
+    assert stats.limit == 8 and stats.decreases == 0 and stats.throttled == 20
+
+
+def test_frequent_429s_halve_once_per_burst_and_the_limit_recovers_when_they_stop():
+    clock = Clock()
+    lim = AIMDLimiter(8, clock=clock)
     tokens = [lim.acquire() for _ in range(8)]
     for token in tokens:  # a burst of 8 rejections of calls started in the same epoch: one halving
         lim.release(token, "throttled")
     assert lim.stats().limit == 4 and lim.stats().decreases == 1
-    lim.release(lim.acquire(), "throttled")  # a call started after the decrease halves again
+    for _ in range(3):  # a second halving needs fresh evidence: 4 new 429s in the window
+        lim.release(lim.acquire(), "throttled")
+    assert lim.stats().limit == 4
+    lim.release(lim.acquire(), "throttled")
     assert lim.stats().limit == 2 and lim.stats().min_limit == 2
+    for _ in range(10):  # 429s still in the window: no increase yet
+        lim.release(lim.acquire(), "ok")
+    assert lim.stats().limit == 2
+    clock.now += 11.0  # the 429s have left the window
     for _ in range(2):
         lim.release(lim.acquire(), "ok")
     assert lim.stats().limit == 3  # +1 after `limit` successes in a row
@@ -28,7 +54,7 @@ def test_limiter_halves_once_per_burst_and_recovers_additively():
 
 
 def test_limiter_never_goes_below_one_and_errors_do_not_count():
-    lim = AIMDLimiter(2)
+    lim = AIMDLimiter(2, min_throttled=1)
     for _ in range(5):
         lim.release(lim.acquire(), "throttled")
     assert lim.stats().limit == 1
@@ -58,12 +84,36 @@ def test_limiter_bounds_calls_in_flight():
     assert peak[0] == 3 == lim.stats().peak_in_flight
 
 
-def test_retry_after_pauses_new_calls():
+def test_a_429_pauses_no_other_call():
     lim = AIMDLimiter(4)
-    lim.release(lim.acquire(), "throttled", retry_after=0.15)
+    lim.release(lim.acquire(), "throttled")
     start = time.monotonic()
     lim.release(lim.acquire(), "ok")
-    assert time.monotonic() - start >= 0.12
+    assert time.monotonic() - start < 0.05
+
+
+def test_rate_cap_holds_requests_and_tokens_per_minute():
+    clock, slept = Clock(), []
+
+    def sleep(seconds):
+        slept.append(seconds)
+        clock.now += seconds
+
+    cap = RateCap(rpm=60, clock=clock, sleep=sleep)  # one request a second after a burst of 60
+    for _ in range(60):
+        cap.acquire(0)
+    assert slept == []
+    cap.acquire(0)
+    assert clock.now == pytest.approx(1.0)
+    tokens = RateCap(tpm=6000, clock=clock, sleep=sleep)  # 100 tokens a second
+    tokens.acquire(6000)
+    start = clock.now
+    tokens.acquire(500)
+    assert clock.now - start == pytest.approx(5.0)
+    tokens.settle(500, 800)  # the reply used 300 tokens more than estimated: they are owed
+    start = clock.now
+    tokens.acquire(100)
+    assert clock.now - start == pytest.approx(4.0)
 
 
 def test_backoff_is_exponential_with_jitter_and_capped():

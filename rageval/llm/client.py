@@ -26,8 +26,10 @@ Retries
     The openai client runs with ``max_retries=0`` and an explicit timeout; this module retries
     timeouts, connection errors, malformed responses, 408/409/429 and 5xx up to ``max_retries``
     times, waiting ``Retry-After`` when sent (429/503, capped at 60 s), else
-    ``min(20 s, backoff_base * 2**attempt) * U(0.5, 1)``. Calls in flight are bounded by an AIMD
-    limiter (halved on 429, +1 after a run of successes; :mod:`rageval.llm.pool`). Other 4xx
+    ``min(20 s, backoff_base * 2**attempt) * U(0.5, 1)``; only the call that got the 429 waits.
+    Calls in flight are bounded by an AIMD limiter (halved only when 429s are frequent in a 10 s
+    window, +1 after a run of successes without 429s; :mod:`rageval.llm.pool`), and each role by
+    its optional ``RAGEVAL_<ROLE>_RPM`` / ``RAGEVAL_<ROLE>_TPM`` caps. Other 4xx
     fail at once with a message naming role, model and base URL; after a 401/403/404 the role
     fails fast without calling again. A call that still fails gives ``status="failed"`` and
     ``reason="llm_error: <short>"``: it marks its own item, and the run goes on.
@@ -54,7 +56,7 @@ import openai
 from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.cost import UsageSummary, cost_usd, load_prices, summarize_calls
 from rageval.llm.embeddings import Embeddings
-from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, backoff_delay, parse_retry_after
+from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, RateCap, backoff_delay, parse_retry_after
 from rageval.llm.replies import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, parse_and_validate, request_key
 from rageval.llm.roles import (
     DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, roles_from_env, scrub,
@@ -79,7 +81,8 @@ class LLMClient:
                  concurrency: int = 16, timeout: float = 60.0, max_retries: int = 6, use_cache: bool = True,
                  prices: dict | None = None, env: Mapping[str, str] = os.environ,
                  secrets: Mapping[str, Any] | None = None, backoff_base: float = 0.5, backoff_cap: float = 20.0,
-                 connect_timeout: float = 5.0, embed_batch: int = 64, preflight: bool = False):
+                 connect_timeout: float = 5.0, embed_batch: int = 64, preflight: bool = False,
+                 throttle_window: float = 10.0):
         if concurrency < 1:
             raise ConfigError(f"concurrency={concurrency} must be at least 1")
         self._roles = dict(roles)
@@ -93,7 +96,8 @@ class LLMClient:
         self._embed_batch = int(embed_batch)
         self._prices = load_prices(env=env) if prices is None else prices
         self._rng = random.Random()
-        self._limiter = AIMDLimiter(concurrency)
+        self._limiter = AIMDLimiter(concurrency, window=throttle_window)
+        self._caps = {role: RateCap(cfg.rpm, cfg.tpm) for role, cfg in self._roles.items() if cfg.rpm or cfg.tpm}
         self._pool = BoundedPool(concurrency)
         self._store = LLMStore(store_path, [c.model for c in self._roles.values()], read=use_cache, write=use_cache)
         self._clients: dict[str, openai.OpenAI] = {}
@@ -162,8 +166,13 @@ class LLMClient:
         return status_error(self._roles[role], model, exc.status_code, self._server_message(exc), exc.code)
 
     # ------------------------------------------------------------ the retry loop
-    def _call(self, role: str, model: str, send: Callable[[openai.OpenAI], T]) -> tuple[T, int]:
-        """``send(client)`` with the limiter and retries; returns ``(result, attempts)``."""
+    def _call(self, role: str, model: str, send: Callable[[openai.OpenAI], T], *, tokens: int = 0) -> tuple[T, int]:
+        """``send(client)`` with the rate caps, the limiter and retries; returns ``(result, attempts)``.
+
+        ``tokens`` (the request's estimated tokens) is what each attempt takes from the role's
+        tokens-per-minute cap. A 429 delays only this call: it waits its Retry-After (capped at
+        60 s, plus up to 10% jitter) while the other calls go on.
+        """
         if self._preflight_pending:
             self._lazy_preflight(role, model)
         fatal = self._fatal.get((role, model))
@@ -171,7 +180,10 @@ class LLMClient:
             raise _attempted(LLMError(str(fatal), reason=fatal.reason), 0)
         short = message = ""
         attempt = 0
+        cap = self._caps.get(role)
         for attempt in range(self._max_retries + 1):
+            if cap is not None:
+                cap.acquire(tokens)  # before taking a slot: waiting for the cap holds no slot
             token = self._limiter.acquire()
             outcome, wait_hint = "error", None
             try:
@@ -197,7 +209,7 @@ class LLMClient:
             except (openai.APIResponseValidationError, *MALFORMED) as exc:
                 short, message = "malformed response", self.scrub(f"{type(exc).__name__}: {exc}")[:300]
             finally:
-                self._limiter.release(token, outcome, retry_after=wait_hint)
+                self._limiter.release(token, outcome)
             if attempt < self._max_retries:
                 if wait_hint is not None:
                     delay = min(wait_hint, MAX_RETRY_AFTER) * (1.0 + 0.1 * self._rng.random())
@@ -262,9 +274,10 @@ class LLMClient:
                       latency_ms=ms, cached=True, status="ok")
             return ChatReply(hit["text"], "ok", None, True, hit["tokens_in"], hit["tokens_out"], ms,
                              finish_reason=hit.get("finish_reason"))
+        estimated = sum(len(str(m.get("content", ""))) for m in messages) // 4 + (max_tokens or 256)
         try:
             (text, t_in, t_out, finish), attempts = self._call(
-                role, model, lambda client: self._send_chat(client, role, request))
+                role, model, lambda client: self._send_chat(client, role, request), tokens=estimated)
         except LLMError as exc:
             ms = (time.perf_counter() - start) * 1000
             message = self.scrub(str(exc))
@@ -273,6 +286,8 @@ class LLMClient:
             return ChatReply(None, "failed", exc.reason, False, 0, 0, ms, error=message,
                              attempts=getattr(exc, "attempts", 0))
         ms = (time.perf_counter() - start) * 1000
+        if role in self._caps:
+            self._caps[role].settle(estimated, t_in + t_out)
         if kind == "chat" and not (text or "").strip():
             message = f"the {role} model {model} returned an empty reply"
             self._log(role, model, key, kind, tokens_in=t_in, tokens_out=t_out, latency_ms=ms, cached=False,

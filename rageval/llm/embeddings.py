@@ -37,7 +37,8 @@ class Embeddings:
             return [[float(x) for x in r["embedding"]] for r in rows], tokens
 
         try:
-            (vectors, tokens), attempts = self._call("embedder", model, send)
+            (vectors, tokens), attempts = self._call("embedder", model, send,
+                                                     tokens=sum(len(t) for t in batch) // 4 + 1)
         except LLMError as exc:
             self._log("embedder", model, key, "embed", latency_ms=(time.perf_counter() - start) * 1000,
                       cached=False, status="failed", error=self._scrub(str(exc)),

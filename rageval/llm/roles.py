@@ -50,6 +50,8 @@ class RoleConfig:
     base_url: str | None
     api_key_env: str | None
     base_url_env: str | None = None  # the variable the base URL came from
+    rpm: int | None = None           # requests per minute cap (RAGEVAL_<ROLE>_RPM), None = none
+    tpm: int | None = None           # tokens per minute cap (RAGEVAL_<ROLE>_TPM), None = none
 
 
 def lookup(names: Sequence[str], env: Mapping[str, str],
@@ -70,13 +72,32 @@ def lookup(names: Sequence[str], env: Mapping[str, str],
 
 def role_config(role: str, model: str, *, env: Mapping[str, str] = os.environ,
                 secrets: Mapping[str, Any] | None = None) -> RoleConfig:
-    """The RoleConfig of ``role`` for ``model``: per-role variables, then the shared OPENAI_ ones."""
+    """The RoleConfig of ``role`` for ``model``: per-role variables, then the shared OPENAI_ ones.
+
+    Rate caps are per role only: ``RAGEVAL_<ROLE>_RPM`` (requests per minute) and
+    ``RAGEVAL_<ROLE>_TPM`` (prompt + completion tokens per minute).
+    """
     if role not in ROLES:
         raise ConfigError(f"unknown model role {role!r}; roles are: {', '.join(ROLES)}")
     up = role.upper()
     base, base_env = lookup((f"RAGEVAL_{up}_BASE_URL", "OPENAI_BASE_URL"), env, secrets)
     _, key_env = lookup((f"RAGEVAL_{up}_API_KEY", "OPENAI_API_KEY"), env, secrets)
-    return RoleConfig(role, model, base.rstrip("/") if base else None, key_env, base_env)
+    rpm, tpm = (_cap(f"RAGEVAL_{up}_{kind}", env, secrets) for kind in ("RPM", "TPM"))
+    return RoleConfig(role, model, base.rstrip("/") if base else None, key_env, base_env, rpm, tpm)
+
+
+def _cap(name: str, env: Mapping[str, str], secrets: Mapping[str, Any] | None) -> int | None:
+    """A positive integer rate cap from ``name``, None when unset; ConfigError when malformed."""
+    value, _ = lookup((name,), env, secrets)
+    if value is None:
+        return None
+    try:
+        cap = int(value.replace("_", "").replace(",", ""))
+    except ValueError:
+        cap = 0
+    if cap < 1:
+        raise ConfigError(f"{name}={value!r} must be a whole number of at least 1 (per minute)")
+    return cap
 
 
 def roles_from_env(models: Mapping[str, str], *, env: Mapping[str, str] = os.environ,

@@ -1,0 +1,71 @@
+"""Rate limits against the LLM test server: a 429 backs off only its own call (honouring
+Retry-After), sporadic 429s leave the concurrency alone, and RPM caps hold per role."""
+import time
+
+from rageval.llm.client import make_llm_client
+
+
+def _client(server, *, concurrency=8, env=None, **options):
+    env = {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test-not-a-real-key", **(env or {})}
+    return make_llm_client({"judge": "openai:test-model"}, None, "r", concurrency, False, env=env,
+                           **{"backoff_base": 0.01, "timeout": 5.0, "max_retries": 4, **options})
+
+
+def _chat_all(client, n):
+    return client.map(lambda i: client.chat("judge", [{"role": "user", "content": f"question {i}"}]), range(n))
+
+
+def test_a_429_delays_only_its_own_call_for_its_retry_after(fake_llm):
+    fake_llm.script(plan={1: "429"}, retry_after="1", latency=0.05)
+    with _client(fake_llm) as client:
+        start = time.monotonic()
+        replies = _chat_all(client, 16)
+        wall = time.monotonic() - start
+        stats = client.stats()
+    assert all(r.status == "ok" for r in replies)
+    slow = [r for r in replies if r.latency_ms >= 1000]
+    assert len(slow) == 1 and slow[0].attempts == 2  # the one that got the 429 waited Retry-After = 1 s
+    assert all(r.latency_ms < 600 for r in replies if r is not slow[0])  # nobody else waited
+    assert stats.decreases == 0 and stats.limit == 8  # one 429 is not an overload
+    assert wall < 1.0 + 0.6
+
+
+def test_sporadic_429s_keep_the_concurrency_and_lose_nothing(fake_llm):
+    fake_llm.script(rates={"429": 0.05, "500": 0.05}, seed=3, retry_after="0.05", latency=0.01)
+    with _client(fake_llm, concurrency=8) as client:
+        replies = _chat_all(client, 200)
+        stats = client.stats()
+    assert all(r.status == "ok" for r in replies)
+    assert stats.throttled >= 5 and stats.decreases == 0 and stats.limit == 8
+    assert fake_llm.peak_in_flight == 8
+
+
+def test_an_overloaded_server_lowers_the_concurrency(fake_llm):
+    fake_llm.script(rates={"429": 0.6}, seed=1, retry_after="0.01", latency=0.01)
+    with _client(fake_llm, concurrency=8, max_retries=20) as client:
+        replies = _chat_all(client, 40)
+        stats = client.stats()
+    assert all(r.status == "ok" for r in replies)
+    assert stats.decreases >= 1 and stats.min_limit <= 4
+
+
+def test_requests_per_minute_cap_of_a_role(fake_llm):
+    fake_llm.script(latency=0.0)
+    with _client(fake_llm, env={"RAGEVAL_JUDGE_RPM": "60"}) as client:
+        start = time.monotonic()
+        replies = _chat_all(client, 62)
+        wall = time.monotonic() - start
+    # a bucket of 60 refilled at 1 a second lets at most 60 + T requests through in T seconds
+    assert all(r.status == "ok" for r in replies)
+    assert fake_llm.count("/v1/chat/completions") == 62 and wall >= 1.9
+
+
+def test_a_malformed_cap_is_a_config_error_naming_the_variable():
+    import pytest
+
+    from rageval.errors import ConfigError
+    from rageval.llm.roles import role_config
+
+    assert role_config("judge", "m", env={"RAGEVAL_JUDGE_TPM": "90_000"}).tpm == 90000
+    with pytest.raises(ConfigError, match="RAGEVAL_JUDGE_RPM='fast' must be a whole number"):
+        role_config("judge", "m", env={"RAGEVAL_JUDGE_RPM": "fast"})
