@@ -1,8 +1,8 @@
 """Runs: retrieve -> generate -> evaluate for every QA item, stored item by item, resumable.
 
-A run is created with its full ``RunConfig`` (and hash), then executed in batches: each
-finished item (answer, retrieved chunks, metric scores, claims) is stored in one transaction
-as soon as its batch completes. Executing a run again skips the items already stored, so an
+A run is created with its full ``RunConfig`` (and hash), then executed in batches: the
+finished items of a batch (answers, retrieved chunks, metric scores, claims) are stored
+together, through one connection and one transaction, as soon as the batch completes. Executing a run again skips the items already stored, so an
 interrupted run resumes without redoing or duplicating work. An item whose generation fails
 is stored as failed with its reason and the run goes on.
 """
@@ -19,6 +19,7 @@ from rageval.errors import ConfigError, RagevalError
 from rageval.metrics.base import Metric, Resources, Sample, Score, evaluate, parse_metric_list
 from rageval.project import Project
 from rageval.store import runs as store
+from rageval.store.items import save_items
 from rageval.util import canonical_json
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
@@ -224,10 +225,12 @@ def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[st
         raise resources.llm.preflight_error  # an unreachable server fails the run, not each item
     per_sample = dict(zip((s.id for s in samples), score_rows(samples, scores, metrics, config.judge)))
     elapsed_ms = (time.monotonic() - t0) * 1000.0 / max(len(batch), 1)
+    entries = []
     for record in records:
         record["latency_ms"] = round(elapsed_ms, 1)
         rows, claims = per_sample.get(record["item_id"], ([], []))
-        store.save_item(project.db_path, run_id, record, rows, claims)
+        entries.append((record, rows, claims))
+    save_items(project.db_path, run_id, entries)  # the whole batch in one transaction
 
 
 def _summary(project: Project, run_id: str, started: float) -> RunSummary:

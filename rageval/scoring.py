@@ -17,6 +17,7 @@ from rageval.pipeline import new_run_id, score_rows
 from rageval.project import Project
 from rageval.rows import RowError, as_relevance, as_text_list, read_records
 from rageval.store import runs as store
+from rageval.store.items import save_items
 from rageval.util import stable_hash
 
 
@@ -99,14 +100,12 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
         store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
                          config_hash=stable_hash(config), n_items=len(samples))
         store.set_run_status(project.db_path, run_id, "running")
-        for ordinal, (sample, (score_list, claims)) in enumerate(
-                zip(samples, score_rows(samples, scores, metrics, judge))):
-            store.save_item(project.db_path, run_id, {
-                "item_id": sample.id, "ordinal": ordinal, "question": sample.question, "answer": sample.answer,
-                "references": sample.references, "contexts": sample.contexts,
-                "retrieved": [(rid, None) for rid in (sample.retrieved_ids or sample.context_ids)],
-                "status": "ok", "reason": None,
-                "details": {"imported": True},
-            }, score_list, claims)
+        save_items(project.db_path, run_id, (
+            ({"item_id": sample.id, "ordinal": ordinal, "question": sample.question, "answer": sample.answer,
+              "references": sample.references, "contexts": sample.contexts,
+              "retrieved": [(rid, None) for rid in (sample.retrieved_ids or sample.context_ids)],
+              "status": "ok", "reason": None, "details": {"imported": True}}, score_list, claims)
+            for ordinal, (sample, (score_list, claims)) in enumerate(
+                zip(samples, score_rows(samples, scores, metrics, judge)))))
         store.set_run_status(project.db_path, run_id, "finished")
     return ScoreResult(run_id=run_id, rows=rows, errors=[])

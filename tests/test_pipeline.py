@@ -104,3 +104,48 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     third = demo.load_demo()
     assert (third["run_id"], third["import_run_id"]) == (again["run_id"], again["import_run_id"])  # built once
     assert len(store.runs(project.db_path)) == 2
+
+
+def test_a_run_interrupted_while_storing_a_batch_resumes_to_the_same_results(project, monkeypatch):
+    """Ctrl-C in the middle of a batch's transaction leaves none of that batch; resuming redoes it."""
+    from contextlib import contextmanager
+
+    from rageval.store import items as batch_store
+
+    config = RunConfig(corpus="c", qa_set="qa", metrics=METRICS, top_k=3)
+    full = start_run(project, config)
+    execute(project, full, batch_size=2)
+    real_connect = batch_store.connect
+    inserts = {"n": 0}
+
+    class Crashing:
+        def __init__(self, con):
+            self.con = con
+
+        def execute(self, sql, *args):
+            if sql.startswith("INSERT INTO metric_scores"):
+                inserts["n"] += 1
+                if inserts["n"] == 2:  # the second batch dies after its answers went in
+                    raise KeyboardInterrupt
+            return self.con.execute(sql, *args)
+
+        def __getattr__(self, name):
+            return getattr(self.con, name)
+
+    @contextmanager
+    def crashing_connect(path):
+        with real_connect(path) as con:
+            yield Crashing(con)
+
+    monkeypatch.setattr(batch_store, "connect", crashing_connect)
+    part = start_run(project, config)
+    with pytest.raises(KeyboardInterrupt):
+        execute(project, part, batch_size=2)
+    assert store.get_run(project.db_path, part)["status"] == "interrupted"
+    assert {a["item_id"] for a in store.answers(project.db_path, part)} == {"q1", "q2"}
+    assert len(store.scores(project.db_path, part)) == 2 * len(METRICS)
+    monkeypatch.setattr(batch_store, "connect", real_connect)
+    summary = execute(project, part, batch_size=2)
+    assert summary.status == "finished" and summary.done == 5
+    assert _results(project, part) == _results(project, full)
+    assert len(store.scores(project.db_path, part)) == 5 * len(METRICS)

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from rageval.store.db import connect
+from rageval.store.items import save_items
 
 
 # --- QA sets -----------------------------------------------------------------------------
@@ -123,46 +124,10 @@ def save_item(db: Path, run_id: str, item: dict[str, Any], scores: Sequence[dict
 
     ``item``: item_id, ordinal, question, answer, references, contexts, retrieved
     [(chunk_id, score)], status, reason, latency_ms, details. Re-saving replaces the item, so a
-    resumed run never duplicates rows.
+    resumed run never duplicates rows. Callers with several finished items use
+    :func:`rageval.store.items.save_items` (one connection, one transaction per batch).
     """
-    key = [run_id, item["item_id"]]
-    with connect(db) as con:
-        con.execute("BEGIN TRANSACTION")
-        for table in ("answers", "retrievals", "metric_scores", "claims"):
-            con.execute(f"DELETE FROM {table} WHERE run_id = ? AND item_id = ?", key)
-        con.execute(
-            "INSERT INTO answers (run_id, item_id, ordinal, question, answer, refs, contexts, status,"
-            " reason, latency_ms, details) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            key + [item["ordinal"], item["question"], item.get("answer"),
-                   json.dumps(list(item.get("references", ()))),
-                   json.dumps(list(item.get("contexts", ()))), item["status"], item.get("reason"),
-                   item.get("latency_ms"), json.dumps(item.get("details") or {})],
-        )
-        retrieved = item.get("retrieved") or ()
-        if retrieved:
-            con.executemany(
-                "INSERT INTO retrievals (run_id, item_id, rank, chunk_id, score) VALUES (?, ?, ?, ?, ?)",
-                [key + [rank, cid, score] for rank, (cid, score) in enumerate(retrieved, start=1)],
-            )
-        if scores:
-            con.executemany(
-                "INSERT INTO metric_scores (run_id, item_id, metric, signature, value, status, reason,"
-                " details) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                [key + [s["metric"], s["signature"], s["value"], s["status"], s["reason"],
-                        json.dumps(s["details"]) if s.get("details") is not None else None]
-                 for s in scores],
-            )
-        if claims:
-            con.executemany(
-                "INSERT INTO claims (run_id, item_id, signature, ordinal, text, verdict, evidence,"
-                " evidence_chunk, span_start, span_end, reason, judge, details)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [key + [c["signature"], c["ordinal"], c["text"], c["verdict"], c.get("evidence"),
-                        c.get("evidence_chunk"), c.get("span_start"), c.get("span_end"),
-                        c.get("reason"), c["judge"], json.dumps(c.get("details") or {})]
-                 for c in claims],
-            )
-        con.execute("COMMIT")
+    save_items(db, run_id, [(item, scores, claims)])
 
 
 def answers(db: Path, run_id: str) -> list[dict[str, Any]]:
