@@ -206,6 +206,84 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# --- human evaluation (issue 14) -----------------------------------------------------------
+
+def _run_list(text: str) -> list[str]:
+    runs = [r.strip() for r in (text or "").split(",") if r.strip()]
+    if not runs:
+        raise ConfigError("give one or more run ids: --runs ID[,ID...]")
+    return runs
+
+
+def cmd_ratings_import(args: argparse.Namespace) -> int:
+    """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator, rating, optional run)."""
+    from rageval.human import import_ratings
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    result = import_ratings(_project(args), path.name, path.read_bytes(), run=args.run)
+    errors = [{"row": e.row, "reason": e.reason} for e in result.errors]
+    _emit(args, {"imported": result.imported, "errors": errors},
+          "\n".join([f"ERROR {e}" for e in result.errors]
+                    + [f"{result.imported} rating(s) imported, {len(errors)} row(s) rejected"]))
+    return EXIT_PARTIAL if errors or not result.imported else EXIT_OK
+
+
+def cmd_ratings_export(args: argparse.Namespace) -> int:
+    """Export the human ratings of runs as CSV or JSONL."""
+    from rageval.human import export_ratings
+
+    text = export_ratings(_project(args), _run_list(args.run), args.format)
+    if args.out:
+        Path(args.out).write_text(text, encoding="utf-8")
+        _emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_correlate(args: argparse.Namespace) -> int:
+    """Correlate every metric with the human consensus and with each other; store the analysis."""
+    from rageval.human import correlate_runs, list_analyses, open_analysis
+    from rageval.human.text import analysis_text
+
+    project = _project(args)
+    if args.list:
+        rows = list_analyses(project)
+        _emit(args, {"analyses": rows}, "\n".join(f"{a['id']}  {a['method']:<8} by {a['grouping']:<7} runs "
+                                                  f"{','.join(a['runs'])}" for a in rows) or "no stored analyses")
+        return EXIT_OK
+    if args.open:
+        analysis = open_analysis(project, args.open)
+    else:
+        filters = {"metrics": [m.strip() for m in args.metrics.split(",") if m.strip()]} if args.metrics else {}
+        analysis = correlate_runs(project, _run_list(args.runs), group_by=args.group_by, method=args.method,
+                                  consensus_method=args.consensus, filters=filters, n_boot=args.n_boot, seed=args.seed)
+    _emit(args, analysis.as_dict(), analysis_text(analysis))
+    return EXIT_OK
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks, Wilcoxon for two."""
+    from rageval.human import compare_runs
+    from rageval.human.text import comparison_text
+
+    result = compare_runs(_project(args), _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
+    _emit(args, result.as_dict(), comparison_text(result))
+    return EXIT_OK
+
+
+def cmd_agreement(args: argparse.Namespace) -> int:
+    """Agreement between annotators: Krippendorff's alpha, weighted kappa, exact / within-one shares."""
+    from rageval.human import agreement
+    from rageval.human.text import agreement_text
+
+    out = agreement(_project(args), _run_list(args.runs), by=args.by)
+    _emit(args, out, agreement_text(out))
+    return EXIT_OK
+
+
 def _chunk_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--chunking", choices=("recursive", "chars"), default="recursive")
     p.add_argument("--chunk-size", type=int, default=1024)
@@ -275,7 +353,42 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
 
     add("metrics", cmd_metrics)
+    _human_parsers(sub, add, common)
     return parser
+
+
+def _human_parsers(sub, add, common) -> None:
+    """Subcommands of issue 14: ratings import/export, correlate, compare, agreement."""
+    ratings = sub.add_parser("ratings", help="human ratings: import, export")
+    r_sub = ratings.add_subparsers(dest="ratings_command", required=True, parser_class=_Parser)
+    for name, func in (("import", cmd_ratings_import), ("export", cmd_ratings_export)):
+        p = r_sub.add_parser(name, help=func.__doc__, description=func.__doc__, parents=[common])
+        p.set_defaults(func=func)
+        if name == "import":
+            p.add_argument("file", metavar="FILE")
+            p.add_argument("--run", metavar="ID", help="the rated run (else a 'run' column)")
+        else:
+            p.add_argument("--run", required=True, metavar="ID[,ID]")
+            p.add_argument("--out", metavar="FILE")
+            p.add_argument("--format", choices=("csv", "jsonl"), default="csv")
+    p = add("correlate", cmd_correlate)
+    p.add_argument("--runs", metavar="ID[,ID...]")
+    p.add_argument("--group-by", choices=("none", "dataset", "domain", "model", "run"), default="none")
+    p.add_argument("--method", choices=("spearman", "kendall", "pearson"), default="spearman")
+    p.add_argument("--consensus", choices=("median", "mean", "majority"), default="median")
+    p.add_argument("--metrics", help="comma-separated metrics to keep (a filter stored with the analysis)")
+    p.add_argument("--n-boot", type=int, default=1000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--list", action="store_true", help="list stored analyses")
+    p.add_argument("--open", metavar="ANALYSIS", help="print a stored analysis")
+    p = add("compare", cmd_compare)
+    p.add_argument("--runs", required=True, metavar="A,B[,C...]")
+    p.add_argument("--metric", required=True, help="a metric name, or 'human' for the consensus rating")
+    p.add_argument("--n-boot", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p = add("agreement", cmd_agreement)
+    p.add_argument("--runs", required=True, metavar="ID[,ID...]")
+    p.add_argument("--by", choices=("dataset", "domain", "model", "run"))
 
 
 def main(argv: list[str] | None = None) -> int:

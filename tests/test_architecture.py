@@ -54,7 +54,7 @@ LAYERS = [
     {"errors", "util", "project", "store", "prompts"},
     {"ingest", "embed", "minilm", "llm", "config", "resources"},
     {"index", "generate", "metrics", "rows"},
-    {"pipeline", "corpus", "scoring", "qa", "report"},
+    {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]
 

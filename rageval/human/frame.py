@@ -1,0 +1,70 @@
+"""The per-answer table every analysis starts from: one row per (run, item), one column per metric.
+
+Columns: ``run_id``, ``item_id``, ``question``, ``dataset`` (the run's QA set, or the source
+file of an imported run), ``domain`` (the QA item's), ``model`` (the run's generator, or
+``import: <source>``), one column per metric (its ``ok`` values; unscored items are NaN and are
+excluded pairwise later), and ``human`` (the consensus score, the agreed score when set). A
+metric stored with two different signatures across the runs (values that are not comparable)
+becomes two columns, ``name#<6 hex of the signature's hash>``.
+"""
+from __future__ import annotations
+
+import hashlib
+from typing import Sequence
+
+import numpy as np
+import pandas as pd
+
+from rageval.human.consensus import consensus
+from rageval.project import Project
+from rageval.store import human as hstore
+
+GROUPINGS = ("none", "dataset", "domain", "model", "run")
+META = ("run_id", "item_id", "question", "dataset", "domain", "model")
+
+
+def _labels(it: dict) -> dict:
+    cfg = it["config"] or {}
+    source = cfg.get("source") or "import"
+    return {"dataset": it["qa_set"] or source,
+            "domain": it["domain"] or "(none)",
+            "model": cfg.get("generator") if it["kind"] == "pipeline" else f"import: {source}",
+            "run": it["run_id"]}
+
+
+def group_labels(project: Project, run_ids: Sequence[str], by: str) -> dict[tuple[str, str], str]:
+    """``(run_id, item_id) -> value`` of the grouping ``by`` (dataset, domain, model, run)."""
+    return {(it["run_id"], it["item_id"]): str(_labels(it).get(by, "all")) for it in hstore.items(project.db_path, run_ids)}
+
+
+def build_frame(project: Project, run_ids: Sequence[str], *, consensus_method: str = "median",
+                metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """The per-answer table of the runs (see the module docstring); ``metrics`` keeps only those."""
+    items = hstore.items(project.db_path, run_ids)
+    base = pd.DataFrame([{"run_id": it["run_id"], "item_id": it["item_id"], "question": it["question"],
+                          **{k: v for k, v in _labels(it).items() if k != "run"}} for it in items],
+                        columns=list(META))
+    values = pd.DataFrame(hstore.metric_values(project.db_path, run_ids),
+                          columns=["run_id", "item_id", "metric", "signature", "value"])
+    if metrics is not None:
+        values = values[values["metric"].isin(list(metrics))]
+    if not values.empty:
+        sigs = values.groupby("metric")["signature"].nunique()
+        multi = set(sigs[sigs > 1].index)
+        values["column"] = [m if m not in multi else f"{m}#{hashlib.sha256(s.encode()).hexdigest()[:6]}"
+                            for m, s in zip(values["metric"], values["signature"])]
+        table = values.pivot_table(index=["run_id", "item_id"], columns="column", values="value", aggfunc="first")
+        table.columns = [str(c) for c in table.columns]
+        base = base.merge(table.reset_index(), on=["run_id", "item_id"], how="left")
+    cons = consensus(project, run_ids, consensus_method)
+    base = base.merge(cons[["run_id", "item_id", "score"]].rename(columns={"score": "human"}),
+                      on=["run_id", "item_id"], how="left")
+    base["human"] = base["human"].astype(float)
+    return base
+
+
+def metric_columns(frame: pd.DataFrame) -> list[str]:
+    """The score columns of a frame (every column but the metadata), human last."""
+    cols = [c for c in frame.columns if c not in META and c != "human"]
+    cols = [c for c in cols if np.issubdtype(frame[c].dtype, np.number)]
+    return cols + (["human"] if "human" in frame.columns else [])

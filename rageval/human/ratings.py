@@ -1,0 +1,163 @@
+"""Human ratings in and out: import from CSV / JSON / JSONL with row-level messages, and export.
+
+A row names the rated answer by ``item_id`` (or by its ``question`` text, matched after trimming
+and ignoring case), the ``annotator`` and the ``rating``, and optionally its ``run`` (else the
+run given to the import). Ratings are whole numbers 1-5, the seed paper's scale (Very Poor ...
+Very Good): ``4`` and ``4.0`` are accepted, a half point such as ``3.5`` is rejected with its
+row (never rounded), and so are values outside 1-5 and text that is not a number. A second row
+for the same (answer, annotator) in one file is rejected as a duplicate; importing a file again
+replaces an annotator's earlier rating of that answer. A missing column is reported once, with
+the columns found, and nothing is imported. Good rows are stored and counted.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from rageval.errors import ConfigError, InputError
+from rageval.project import Project
+from rageval.rows import RowError, read_records
+from rageval.store import human as hstore
+from rageval.store import runs as rstore
+
+LABELS = {1: "Very Poor", 2: "Poor", 3: "Fair", 4: "Good", 5: "Very Good"}
+COLUMNS = ("item_id", "annotator", "rating")
+_ALIASES = {"item": "item_id", "id": "item_id", "rater": "annotator", "annotator_id": "annotator",
+            "score": "rating", "run_id": "run"}
+
+
+@dataclass(frozen=True)
+class RatingsImport:
+    """What an import stored (``rows``: run, item, annotator, rating) and what it rejected."""
+
+    rows: list[tuple[str, str, str, int]]
+    errors: list[RowError] = field(default_factory=list)
+
+    @property
+    def imported(self) -> int:
+        return len(self.rows)
+
+
+def parse_rating(value: Any) -> int:
+    """A whole-number rating 1-5 from a cell; ValueError naming the problem otherwise."""
+    if isinstance(value, bool) or value is None or (isinstance(value, str) and not value.strip()):
+        raise ValueError("missing rating")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"rating {value!r} is not a number") from None
+    if math.isnan(number):
+        raise ValueError(f"rating {value!r} is not a number")
+    if number != int(number):
+        raise ValueError(f"rating {value!r} is not a whole number: ratings are 1-5 without half points")
+    if not 1 <= number <= 5:
+        raise ValueError(f"rating {value!r} is out of range: ratings are 1-5")
+    return int(number)
+
+
+def _norm(text: str) -> str:
+    return " ".join(str(text).split()).casefold()
+
+
+class _Lookup:
+    """Answers of the runs a file may name, by item id and by question text."""
+
+    def __init__(self, project: Project, run_ids: Sequence[str]):
+        self.known_runs = {r["id"] for r in rstore.runs(project.db_path)}
+        self.by_id: dict[str, set[str]] = {}
+        self.by_question: dict[str, dict[str, list[str]]] = {}
+        for it in hstore.items(project.db_path, [r for r in run_ids if r in self.known_runs]):
+            self.by_id.setdefault(it["run_id"], set()).add(it["item_id"])
+            self.by_question.setdefault(it["run_id"], {}).setdefault(_norm(it["question"]), []).append(it["item_id"])
+
+    def item(self, run: str, rec: dict[str, Any]) -> str:
+        item_id = str(rec.get("item_id") or "").strip()
+        if item_id:
+            if item_id not in self.by_id.get(run, set()):
+                raise ValueError(f"unknown item {item_id!r}: run {run} has no answer with that id")
+            return item_id
+        question = rec.get("question")
+        matches = self.by_question.get(run, {}).get(_norm(question or ""), [])
+        if not matches:
+            raise ValueError(f"no answer of run {run} has the question {str(question)[:60]!r}")
+        if len(matches) > 1:
+            raise ValueError(f"the question {str(question)[:60]!r} matches {len(matches)} items; give item_id")
+        return matches[0]
+
+
+def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
+    """Validate the rows of a ratings file against the project's runs (nothing is stored)."""
+    records, errors = read_records(source, data)
+    records = [(n, {_ALIASES.get(k, k): v for k, v in rec.items()}) for n, rec in records]
+    found = sorted({k for _, rec in records for k in rec})
+    missing = [c for c in ("annotator", "rating") if records and c not in found]
+    if records and "item_id" not in found and "question" not in found:
+        missing.insert(0, "item_id (or question)")
+    if records and run is None and "run" not in found:
+        missing.append("run (or give the run to the import)")
+    if missing:
+        raise InputError(f"missing column{'s' if len(missing) > 1 else ''} {', '.join(missing)};"
+                         f" columns found: {', '.join(found)}", source=source)
+    runs = {str(rec.get("run") or run or "").strip() for _, rec in records}
+    lookup = _Lookup(project, sorted(runs))
+    rows: list[tuple[str, str, str, int]] = []
+    seen: dict[tuple[str, str, str], int] = {}
+    for n, rec in records:
+        try:
+            row_run = str(rec.get("run") or run or "").strip()
+            if row_run not in lookup.known_runs:
+                raise ValueError(f"unknown run {row_run!r}")
+            item_id = lookup.item(row_run, rec)
+            annotator = str(rec.get("annotator") or "").strip()
+            if not annotator:
+                raise ValueError("missing annotator")
+            rating = parse_rating(rec.get("rating"))
+        except ValueError as exc:
+            errors.append(RowError(source, n, str(exc)))
+            continue
+        key = (row_run, item_id, annotator)
+        if key in seen:
+            errors.append(RowError(source, n, f"duplicate rating of item {item_id!r} by {annotator!r}"
+                                              f" (first given in row {seen[key]})"))
+            continue
+        seen[key] = n
+        rows.append((row_run, item_id, annotator, rating))
+    errors.sort(key=lambda e: e.row)
+    return RatingsImport(rows, errors)
+
+
+def import_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
+    """Parse, validate and store a ratings file; the good rows are stored even when others fail."""
+    if run is not None and rstore.get_run(project.db_path, run) is None:
+        raise ConfigError(f"no run {run!r} in project {project.slug}; list them with: python -m rageval runs")
+    result = parse_ratings(project, Path(source).name, data, run=run)
+    if result.rows:
+        hstore.save_ratings(project.db_path, result.rows)
+    return result
+
+
+def rate(project: Project, run: str, item_id: str, annotator: str, rating: int) -> None:
+    """Store one annotator's rating of one answer (the Human review page)."""
+    annotator = annotator.strip()
+    if not annotator:
+        raise ConfigError("an annotator name is needed")
+    hstore.save_ratings(project.db_path, [(run, item_id, annotator, parse_rating(rating))])
+
+
+def export_ratings(project: Project, run_ids: Sequence[str], fmt: str = "csv") -> str:
+    """The ratings of runs as CSV (or JSONL): run, item_id, question, annotator, rating, created."""
+    rows = hstore.ratings(project.db_path, run_ids)
+    cols = ("run", "item_id", "question", "annotator", "rating", "created")
+    recs = [{"run": r["run_id"], **{k: r[k] for k in cols[1:]}} for r in rows]
+    if fmt == "jsonl":
+        return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in recs)
+    buf = io.StringIO()
+    writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(recs)
+    return buf.getvalue()

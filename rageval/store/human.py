@@ -1,0 +1,143 @@
+"""SQL for human ratings, agreed scores, the per-item table of analyses, and stored correlations."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+from rageval.store.db import connect
+
+
+def _in(values: Sequence[str]) -> str:
+    return ", ".join("?" for _ in values) or "NULL"
+
+
+# --- ratings -------------------------------------------------------------------------------
+
+def save_ratings(db: Path, rows: Sequence[tuple[str, str, str, int]]) -> None:
+    """Store ``(run_id, item_id, annotator, rating)`` rows in one transaction; a rating already
+    given by that annotator to that answer is replaced."""
+    with connect(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        con.executemany(
+            "INSERT INTO human_ratings (run_id, item_id, annotator, rating) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (run_id, item_id, annotator) DO UPDATE SET rating = excluded.rating, created = now()",
+            [[r, i, a, int(v)] for r, i, a, v in rows],
+        )
+        con.execute("COMMIT")
+
+
+def ratings(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Ratings of the given runs, with the question of each rated answer."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT h.run_id, h.item_id, a.question, h.annotator, h.rating, h.created FROM human_ratings h"
+            " LEFT JOIN answers a ON a.run_id = h.run_id AND a.item_id = h.item_id"
+            f" WHERE h.run_id IN ({_in(run_ids)}) ORDER BY h.run_id, a.ordinal, h.item_id, h.annotator",
+            list(run_ids),
+        ).fetchall()
+    keys = ("run_id", "item_id", "question", "annotator", "rating", "created")
+    return [dict(zip(keys, r)) for r in rows]
+
+
+def set_agreed(db: Path, run_id: str, item_id: str, score: float | None, note: str | None = None) -> None:
+    """Set (or with ``score=None`` clear) the agreed score of one answer."""
+    with connect(db) as con:
+        if score is None:
+            con.execute("DELETE FROM agreed_scores WHERE run_id = ? AND item_id = ?", [run_id, item_id])
+        else:
+            con.execute(
+                "INSERT INTO agreed_scores (run_id, item_id, score, note) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT (run_id, item_id) DO UPDATE SET score = excluded.score, note = excluded.note,"
+                " created = now()",
+                [run_id, item_id, float(score), note],
+            )
+
+
+def agreed(db: Path, run_ids: Sequence[str]) -> dict[tuple[str, str], float]:
+    with connect(db) as con:
+        rows = con.execute(f"SELECT run_id, item_id, score FROM agreed_scores WHERE run_id IN ({_in(run_ids)})",
+                           list(run_ids)).fetchall()
+    return {(r[0], r[1]): float(r[2]) for r in rows}
+
+
+# --- the per-item table of an analysis -----------------------------------------------------
+
+def items(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """One row per answer of the runs: run, item, question, answer, references, contexts, status,
+    the QA set (dataset), the item's domain and the run's config."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT a.run_id, a.item_id, a.ordinal, a.question, a.answer, a.refs, a.contexts, a.status,"
+            " r.qa_set, q.domain, r.config, r.kind FROM answers a JOIN runs r ON r.id = a.run_id"
+            " LEFT JOIN qa_items q ON q.qa_set = r.qa_set AND q.id = a.item_id"
+            f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
+            list(run_ids),
+        ).fetchall()
+    keys = ("run_id", "item_id", "ordinal", "question", "answer", "references", "contexts", "status", "qa_set",
+            "domain", "config", "kind")
+    out = []
+    for r in rows:
+        d = dict(zip(keys, r))
+        d["references"], d["contexts"], d["config"] = (json.loads(d["references"]), json.loads(d["contexts"]),
+                                                       json.loads(d["config"]))
+        out.append(d)
+    return out
+
+
+def metric_values(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str, str, float]]:
+    """``(run_id, item_id, metric, signature, value)`` of every score with status ``ok``."""
+    with connect(db) as con:
+        return con.execute(
+            "SELECT run_id, item_id, metric, signature, value FROM metric_scores"
+            f" WHERE status = 'ok' AND value IS NOT NULL AND run_id IN ({_in(run_ids)})",
+            list(run_ids),
+        ).fetchall()
+
+
+# --- stored correlations -------------------------------------------------------------------
+
+_CELL = ("group_value", "metric_a", "metric_b", "rho", "p", "n", "ci_low", "ci_high", "ci_method", "reason")
+
+
+def save_correlations(db: Path, analysis_id: str, *, runs: Sequence[str], grouping: str, method: str,
+                      filters: dict[str, Any], settings: dict[str, Any], cells: Sequence[dict[str, Any]]) -> None:
+    """Store (replacing) every cell of one analysis in one transaction."""
+    meta = [json.dumps(list(runs)), grouping, method, json.dumps(filters), json.dumps(settings)]
+    with connect(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        con.execute("DELETE FROM correlations WHERE id = ?", [analysis_id])
+        con.executemany(
+            "INSERT INTO correlations (id, runs, grouping, method, filters, settings, group_value, metric_a,"
+            " metric_b, rho, p, n, ci_low, ci_high, ci_method, reason)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [[analysis_id] + meta + [c.get(k) for k in _CELL] for c in cells],
+        )
+        con.execute("COMMIT")
+
+
+def analyses(db: Path) -> list[dict[str, Any]]:
+    """Stored analyses, newest first: id, runs, grouping, method, filters, settings, created, groups, cells."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT id, any_value(runs), any_value(grouping), any_value(method), any_value(filters),"
+            " any_value(settings), max(created), count(DISTINCT group_value), count(*) FROM correlations"
+            " GROUP BY id ORDER BY max(created) DESC, id"
+        ).fetchall()
+    keys = ("id", "runs", "grouping", "method", "filters", "settings", "created", "groups", "cells")
+    out = []
+    for r in rows:
+        d = dict(zip(keys, r))
+        for k in ("runs", "filters", "settings"):
+            d[k] = json.loads(d[k]) if d[k] else ({} if k != "runs" else [])
+        out.append(d)
+    return out
+
+
+def correlation_cells(db: Path, analysis_id: str) -> list[dict[str, Any]]:
+    with connect(db) as con:
+        rows = con.execute(
+            f"SELECT {', '.join(_CELL)} FROM correlations WHERE id = ? ORDER BY group_value, metric_a, metric_b",
+            [analysis_id],
+        ).fetchall()
+    return [dict(zip(_CELL, r)) for r in rows]
