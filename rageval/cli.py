@@ -72,14 +72,20 @@ def cmd_qa_import(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     result = import_qa(_project(args), path.name, path.read_bytes(), name=args.name)
-    errors = [{"row": e.row, "reason": e.reason} for e in result.errors]
-    payload = {"name": args.name, "items": len(result.items), "errors": errors}
-    text = "\n".join([f"ERROR {path.name}, row {e['row']}: {e['reason']}" for e in errors]
+    errors = [_row_problem(e) for e in result.errors]
+    payload = {"name": args.name, "items": len(result.items), "errors": errors,
+               "notes": [_row_problem(e) for e in result.notes]}
+    text = "\n".join([f"ERROR {e}" for e in result.errors] + [f"NOTE {e}" for e in result.notes]
                      + [f"QA set {args.name}: {len(result.items)} item(s) imported, {len(errors)} row(s) rejected"])
     _emit(args, payload, text)
     if not result.items:
         return EXIT_PARTIAL
     return EXIT_PARTIAL if errors else EXIT_OK
+
+
+def _row_problem(e: Any) -> dict[str, Any]:
+    out = {"row": e.row, "line": e.line, "column": e.column, "reason": e.reason}
+    return {k: v for k, v in out.items() if v is not None}
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -175,12 +181,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(lines)
     for e in errors:
-        print(f"ERROR {e}", file=sys.stderr)
+        print(f"{'ERROR' if e.level == 'error' else 'NOTE'} {e}", file=sys.stderr)
+    rejected = [e for e in errors if e.level == "error"]
     if args.out:
-        summary = {"rows": len(result.rows), "errors": [{"row": e.row, "reason": e.reason} for e in errors],
+        summary = {"rows": len(result.rows), "errors": [_row_problem(e) for e in rejected],
+                   "notes": [_row_problem(e) for e in errors if e.level != "error"],
                    "run_id": result.run_id, "out": args.out}
-        _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(errors)} rejected -> {args.out}")
-    return EXIT_PARTIAL if errors else EXIT_OK
+        _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}")
+    return EXIT_PARTIAL if rejected else EXIT_OK
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -404,3 +412,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
         return 130
+    except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
+        import os
+
+        if os.environ.get("RAGEVAL_DEBUG"):
+            raise
+        print(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)", file=sys.stderr)
+        return EXIT_PARTIAL

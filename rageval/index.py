@@ -1,4 +1,7 @@
-"""The Chroma vector index: one collection per (project, corpus, chunking, embedder).
+"""The Chroma vector index: one collection per (project store, corpus, chunking, embedder).
+
+A project store is identified by the id generated when its DuckDB was created
+(:attr:`rageval.project.Project.id`), which goes into every collection's name and metadata.
 
 We always pass our own vectors (``embedding_function=None`` on create and get, ``embeddings=``
 on every add): Chroma's default embedding function would try to download a model. Space is
@@ -15,6 +18,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.util import stable_hash
 
@@ -53,9 +57,15 @@ def chroma_client(project: Project) -> Any:
         return _CLIENTS[key]
 
 
-def collection_name(project: Project, signature: str) -> str:
-    """A valid Chroma name (3-512 chars, [a-zA-Z0-9._-]) unique to project and signature."""
-    return f"rv-{project.slug}-{stable_hash(signature, 24)}"[:512]
+def collection_name(project: Project, signature: str, project_id: str | None = None) -> str:
+    """A valid Chroma name (3-512 chars, [a-zA-Z0-9._-]) unique to the project store and signature.
+
+    ``rv-<slug>-<hash of (project id, signature)>``: the slug is there for people reading a
+    server's collection list; the project id (from the project's DuckDB) makes the name unique
+    to one project store, so two ``default`` projects on one server never share a collection.
+    """
+    pid = project_id or project.id
+    return f"rv-{project.slug}-{stable_hash([pid, signature], 24)}"[:512]
 
 
 class VectorIndex:
@@ -63,12 +73,19 @@ class VectorIndex:
 
     def __init__(self, project: Project, signature: str):
         self.signature = signature
+        self.project_id = project.id
         self.collection = chroma_client(project).get_or_create_collection(
-            collection_name(project, signature),
+            collection_name(project, signature, self.project_id),
             embedding_function=None,
             configuration={"hnsw": dict(HNSW)},
-            metadata={"rageval_signature": signature},
+            metadata={"rageval_signature": signature, "rageval_project_id": self.project_id},
         )
+        owner = (self.collection.metadata or {}).get("rageval_project_id")
+        if owner != self.project_id:  # a name collision or a hand-made collection: never read it
+            raise ConfigError(
+                f"Chroma collection {self.collection.name} belongs to project store {owner!r}, "
+                f"not to this one ({self.project_id}); refusing to mix their chunks"
+            )
 
     def sync(self, chunks: Sequence[dict[str, Any]], embed: Callable[[list[str]], np.ndarray],
              progress: Callable[[int, int], None] | None = None) -> int:

@@ -33,6 +33,17 @@ class Project:
     def chroma_path(self) -> Path:
         return self.root / "chroma"
 
+    @property
+    def id(self) -> str:
+        """The id generated when the project's database was created (32 hex characters).
+
+        It names the project's Chroma collections, so projects with the same slug in two
+        homes never share a collection on one Chroma server.
+        """
+        from rageval.store.meta import project_id
+
+        return project_id(self.db_path)
+
 
 def open_project(name: str | None = None) -> Project:
     """Return the project called ``name`` (or the default one), creating its folder."""

@@ -6,43 +6,63 @@ from pathlib import Path
 from typing import Any
 
 from rageval.project import Project
-from rageval.rows import RowError, as_relevance, as_text_list, read_records
+from rageval.rows import RowError, as_relevance, as_text_list, read_table
 from rageval.store import runs as store
+from rageval.text.hygiene import display_name
+
+
+QA_COLUMNS = ("id", "question", "reference", "relevant_ids", "domain")
 
 
 @dataclass(frozen=True)
 class QAImport:
+    """An import: the items stored, the rows rejected (``errors``) and the ``notes`` (rows kept
+    after a repair, columns not used)."""
+
     name: str
     items: list[dict[str, Any]]
     errors: list[RowError] = field(default_factory=list)
+    notes: list[RowError] = field(default_factory=list)
 
 
 def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowError]]:
-    """Rows -> QA items ``{id, question, references, relevant, domain}`` plus row errors.
+    """Rows -> QA items ``{id, question, references, relevant, domain}`` plus row problems.
 
-    Needs ``question``; ``id`` defaults to the row number; ``reference`` may be a string or a
-    list (empty is allowed: reference-free metrics still work); duplicate ids are errors.
+    Needs a ``question`` column (InputError, once, naming the columns found, when no row has
+    one); an empty question rejects its row; ``id`` defaults to the row number; ``reference``
+    may be a string or a list (empty is allowed: reference-free metrics still work); a
+    duplicate id rejects the later row. Problems of level ``note`` belong to kept rows.
     """
-    records, errors = read_records(source, data)
+    table = read_table(source, data)
+    table.require("question")
+    table.note_unused(QA_COLUMNS)
+    errors = table.problems
     items: list[dict[str, Any]] = []
-    seen: set[str] = set()
-    for n, rec in records:
+    seen: dict[str, int] = {}
+    for n, rec in table.records:
+        line = table.lines.get(n)
         question = rec.get("question")
-        if not isinstance(question, str) or not question.strip():
-            errors.append(RowError(source, n, "missing question"))
+        if question is not None and not isinstance(question, str):
+            errors.append(RowError(source, n, f"question must be text, not {type(question).__name__}",
+                                   column="question", line=line))
+            continue
+        if not question or not question.strip():
+            errors.append(RowError(source, n, "empty question", column="question", line=line))
             continue
         item_id = str(rec.get("id") or "").strip() or f"row{n}"
         if item_id in seen:
-            errors.append(RowError(source, n, f"duplicate id {item_id!r}"))
+            errors.append(RowError(source, n, f"duplicate id {item_id!r} (first at row {seen[item_id]}); "
+                                   "this row was skipped", column="id", line=line))
             continue
         try:
             references = as_text_list(rec.get("reference"), field="reference")
             relevant = as_relevance(rec.get("relevant_ids"))
         except ValueError as exc:
-            errors.append(RowError(source, n, str(exc)))
+            errors.append(RowError(source, n, str(exc), line=line,
+                                   column=str(exc).split(" ", 1)[0]))
             continue
         domain = rec.get("domain")
-        seen.add(item_id)
+        seen[item_id] = n
         items.append({
             "id": item_id, "question": question.strip(), "references": list(references),
             "relevant": relevant, "domain": str(domain).strip() if domain not in (None, "") else None,
@@ -52,8 +72,13 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowEr
 
 
 def import_qa(project: Project, source: str, data: bytes, *, name: str) -> QAImport:
-    """Parse and store a QA set under ``name`` (replacing a set of that name); keeps good rows."""
-    items, errors = parse_qa(source, data)
+    """Parse and store a QA set under ``name`` (replacing a set of that name); keeps good rows.
+
+    A file with no usable row (or unreadable as a whole: InputError) stores nothing, so a set
+    already stored under ``name`` is left as it was.
+    """
+    items, problems = parse_qa(source, data)
     if items:
-        store.save_qa_set(project.db_path, name, Path(source).name, items)
-    return QAImport(name=name, items=items, errors=errors)
+        store.save_qa_set(project.db_path, name, display_name(Path(source).name).name, items)
+    return QAImport(name=name, items=items, errors=[e for e in problems if e.level == "error"],
+                    notes=[e for e in problems if e.level != "error"])

@@ -1,7 +1,9 @@
 """Reading user tables (QA sets, answer files) from CSV, JSON or JSONL, row by row.
 
 A bad row never stops the others: it becomes a :class:`RowError` naming the file, the row
-number (1-based, the header of a CSV is row 0) and the reason; the good rows are kept.
+number (1-based, the header of a CSV is row 0), the line and column where known, and the
+reason; the good rows are kept. A problem with the whole file (no header, a JSON object where
+a list was expected, a required column missing from every row) is one InputError.
 RAGAS column names are accepted beside ours: ``user_input`` -> question, ``response`` ->
 answer, ``retrieved_contexts`` -> contexts, ``reference``/``ground_truth(s)`` -> reference.
 """
@@ -10,10 +12,11 @@ from __future__ import annotations
 import csv
 import io
 import json
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Iterable
 
 from rageval.errors import InputError
+from rageval.text.hygiene import clean_value
 
 ALIASES = {
     "user_input": "question",
@@ -32,12 +35,61 @@ ALIASES = {
 
 @dataclass(frozen=True)
 class RowError:
+    """A problem with one row (``row`` 0: the file's header or the file as a whole).
+
+    ``level`` is ``"error"`` when the row was rejected and ``"note"`` when it was kept after a
+    repair (a lone surrogate replaced) or the note is about the file (columns not used).
+    """
+
     source: str
     row: int
     reason: str
+    column: str | None = None
+    line: int | None = None
+    level: str = "error"
 
     def __str__(self) -> str:
-        return f"{self.source}, row {self.row}: {self.reason}"
+        where = f"{self.source}, row {self.row}"
+        if self.line is not None:
+            where += f" (line {self.line})"
+        if self.column:
+            where += f", column {self.column!r}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass
+class Table:
+    """A parsed user table: ``(row number, record)`` pairs, problems, and the columns found."""
+
+    source: str
+    records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    problems: list[RowError] = field(default_factory=list)
+    columns: list[str] = field(default_factory=list)      # as written in the file, first-seen order
+    lines: dict[int, int] = field(default_factory=dict)   # CSV: row number -> first line
+
+    def names(self) -> set[str]:
+        """The columns found, mapped through :data:`ALIASES` as the records' keys are."""
+        return {_key(c) for c in self.columns}
+
+    def require(self, column: str) -> None:
+        """Raise one InputError when no row has ``column`` (instead of one error per row)."""
+        if self.records and column not in self.names():
+            found = ", ".join(repr(c) for c in self.columns) or "none"
+            raise InputError(f"missing required column {column!r}; columns found: {found}", source=self.source)
+
+    def note_unused(self, known: Iterable[str]) -> None:
+        """One note naming the columns no part of rageval reads (they are ignored, not lost)."""
+        known = set(known)
+        extra = [c for c in self.columns if _key(c) not in known]
+        if extra:
+            self.problems.append(RowError(
+                self.source, 0, f"column(s) {', '.join(repr(c) for c in extra)} not used "
+                f"(known: {', '.join(sorted(known))})", level="note"))
+
+
+def _key(name: Any) -> str:
+    k = str(name).strip().lower()
+    return ALIASES.get(k, k)
 
 
 def _decode(source: str, data: bytes) -> str:
@@ -51,16 +103,69 @@ def _decode(source: str, data: bytes) -> str:
     raise InputError("not valid UTF-8 or UTF-16 text; save the file as UTF-8", source=source)
 
 
-def read_records(source: str, data: bytes) -> tuple[list[tuple[int, dict[str, Any]]], list[RowError]]:
-    """Parse ``data`` by the file's extension into ``(row number, record)`` pairs and row errors.
+def _csv(table: Table, text: str, dialect: str) -> list[tuple[int, Any]]:
+    """CSV rows, strictly parsed so that a bad quote is reported instead of merging rows.
 
-    Keys are lower-cased, stripped and mapped through :data:`ALIASES`. Raises InputError when
-    the file as a whole cannot be read (unknown type, bad encoding, JSON that is not a list).
+    An unclosed quote makes Python's csv read every later line into one cell (three rows
+    become one question). Parsed with ``strict=True`` it raises instead; the record that
+    opened the quote is reported (with its line and column) and parsing restarts on the next
+    line, so the rows after it are kept.
+    """
+    source = table.source
+    lines = list(io.StringIO(text, newline=""))
+    reader = csv.reader(lines, dialect=dialect, strict=True)
+    try:
+        header = next(reader, None)
+    except csv.Error as exc:
+        raise InputError(f"the header row is badly quoted ({exc})", source=source) from None
+    if not header or not any(h.strip() for h in header):
+        raise InputError("the CSV file has no header row", source=source)
+    table.columns = [h.strip() for h in header]
+    pos, n, out = reader.line_num, 0, []
+    while pos < len(lines):
+        reader = csv.reader(lines[pos:], dialect=dialect, strict=True)
+        start = pos
+        try:
+            for cells in reader:
+                line, start = start + 1, pos + reader.line_num
+                if not cells:
+                    continue  # a blank line is not a row
+                n += 1
+                table.lines[n] = line
+                if len(cells) > len(header):
+                    table.problems.append(RowError(source, n, f"{len(cells)} cells but the header has "
+                                                   f"{len(header)} columns", line=line))
+                    continue
+                out.append((n, dict(zip(table.columns, cells + [None] * (len(header) - len(cells))))))
+            pos = len(lines)
+        except csv.Error as exc:
+            n += 1
+            opened = list(csv.reader([lines[start]], dialect=dialect))
+            col_index = max(len(opened[0]) - 1, 0) if opened else 0
+            column = table.columns[col_index] if col_index < len(table.columns) else None
+            if "unexpected end of data" in str(exc) or pos + reader.line_num >= len(lines):
+                reason = ("unclosed quote: the quoted cell opened here never closes, so it would swallow "
+                          "every later row; add the closing \" (the rows after it were read on their own)")
+                pos = start + 1
+            else:
+                reason = f"badly quoted cell ({exc}); a quote inside a cell must be doubled (\"\")"
+                pos = pos + reader.line_num
+            table.problems.append(RowError(source, n, reason, column=column, line=start + 1))
+    return out
+
+
+def read_table(source: str, data: bytes) -> Table:
+    """Parse ``data`` by the file's extension into a :class:`Table`.
+
+    Keys are lower-cased, stripped and mapped through :data:`ALIASES`; every string goes
+    through :func:`rageval.text.hygiene.clean_value` (a repaired row gets a note naming the
+    column). Raises InputError when the file as a whole cannot be read (unknown type, bad
+    encoding, a JSON file that is not a list of rows).
     """
     text = _decode(source, data)
     lower = source.lower()
+    table = Table(source)
     records: list[tuple[int, Any]] = []
-    errors: list[RowError] = []
     if lower.endswith(".jsonl") or lower.endswith(".ndjson"):
         for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
@@ -68,41 +173,54 @@ def read_records(source: str, data: bytes) -> tuple[list[tuple[int, dict[str, An
             try:
                 records.append((n, json.loads(line)))
             except json.JSONDecodeError as exc:
-                errors.append(RowError(source, n, f"not valid JSON ({exc.msg} at column {exc.colno})"))
+                table.problems.append(RowError(source, n, f"not valid JSON ({exc.msg} at column {exc.colno}); "
+                                               "the other lines were read"))
     elif lower.endswith(".json"):
         try:
             value = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno})", source=source) from exc
+            raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
+                             source=source) from exc
         if isinstance(value, dict):
-            value = next((v for v in value.values() if isinstance(v, list)), None)
+            inner = next((v for v in value.values() if isinstance(v, list)), None)
+            if inner is None:
+                keys = ", ".join(repr(k) for k in list(value)[:6])
+                raise InputError(f"holds one JSON object (keys {keys}) where a list of rows was expected; "
+                                 "write [{...}, {...}] or one object per line in a .jsonl file", source=source)
+            value = inner
         if not isinstance(value, list):
-            raise InputError("a JSON file must hold a list of objects", source=source)
+            raise InputError(f"a JSON file must hold a list of objects, not a {type(value).__name__}",
+                             source=source)
         records = list(enumerate(value, start=1))
     elif lower.endswith(".csv") or lower.endswith(".tsv"):
-        dialect = "excel-tab" if lower.endswith(".tsv") else "excel"
-        reader = csv.DictReader(io.StringIO(text), dialect=dialect)
-        if not reader.fieldnames:
-            raise InputError("the CSV file has no header row", source=source)
-        for n, row in enumerate(reader, start=1):
-            if None in row:
-                errors.append(RowError(source, n, "more cells than header columns"))
-                continue
-            records.append((n, row))
+        records = _csv(table, text, "excel-tab" if lower.endswith(".tsv") else "excel")
     else:
         raise InputError("unsupported table type; use .csv, .tsv, .json or .jsonl", source=source)
-    out = []
+    seen_columns = dict.fromkeys(table.columns)
     for n, rec in records:
         if not isinstance(rec, dict):
-            errors.append(RowError(source, n, "row is not an object with named fields"))
+            table.problems.append(RowError(source, n, f"row is a {type(rec).__name__}, not an object with named fields"))
             continue
         clean: dict[str, Any] = {}
         for key, value in rec.items():
-            k = ALIASES.get(str(key).strip().lower(), str(key).strip().lower())
+            key_text, _ = clean_value(str(key))
+            seen_columns.setdefault(key_text.strip())
+            value, fixed = clean_value(value)
+            if fixed.changed:
+                table.problems.append(RowError(source, n, fixed.note() + "; row kept", column=key_text,
+                                               line=table.lines.get(n), level="note"))
+            k = _key(key_text)
             if k not in clean or clean[k] in (None, ""):
                 clean[k] = value
-        out.append((n, clean))
-    return out, errors
+        table.records.append((n, clean))
+    table.columns = [c for c in seen_columns if c]
+    return table
+
+
+def read_records(source: str, data: bytes) -> tuple[list[tuple[int, dict[str, Any]]], list[RowError]]:
+    """:func:`read_table` as ``(records, problems)``."""
+    table = read_table(source, data)
+    return table.records, table.problems
 
 
 def as_text_list(value: Any, *, field: str) -> tuple[str, ...]:

@@ -12,12 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
+from rageval.errors import ProjectBusyError
 from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
 from rageval.pipeline import new_run_id, score_rows
 from rageval.project import Project
-from rageval.rows import RowError, as_relevance, as_text_list, read_records
+from rageval.rows import RowError, as_relevance, as_text_list, read_table
 from rageval.store import runs as store
 from rageval.store.items import save_items
+from rageval.text.hygiene import display_name
 from rageval.util import stable_hash
 
 
@@ -28,15 +30,25 @@ class ScoreResult:
     errors: list[RowError] = field(default_factory=list)
 
 
+ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "reference", "retrieved_ids", "relevant_ids", "domain")
+
+
 def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError]]:
-    """Rows -> Samples; a row with unusable fields is an error, the others are kept."""
-    records, errors = read_records(source, data)
+    """Rows -> Samples; a row with unusable fields is an error, the others are kept.
+
+    Problems of level ``note`` belong to kept rows (a lone surrogate replaced) or to the file
+    (columns not used); the others name a rejected row.
+    """
+    table = read_table(source, data)
+    table.note_unused(ANSWER_COLUMNS)
+    errors = table.problems
     samples: list[Sample] = []
-    seen: set[str] = set()
-    for n, rec in records:
+    seen: dict[str, int] = {}
+    for n, rec in table.records:
         sample_id = str(rec.get("id") or "").strip() or f"row{n}"
         if sample_id in seen:
-            errors.append(RowError(source, n, f"duplicate id {sample_id!r}"))
+            errors.append(RowError(source, n, f"duplicate id {sample_id!r} (first at row {seen[sample_id]}); "
+                                   "this row was skipped", column="id", line=table.lines.get(n)))
             continue
         try:
             answer = rec.get("answer")
@@ -57,9 +69,10 @@ def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError
                 domain=(str(rec["domain"]) if rec.get("domain") not in (None, "") else None),
             )
         except ValueError as exc:
-            errors.append(RowError(source, n, str(exc)))
+            errors.append(RowError(source, n, str(exc), column=str(exc).split(" ", 1)[0],
+                                   line=table.lines.get(n)))
             continue
-        seen.add(sample_id)
+        seen[sample_id] = n
         samples.append(sample)
     errors.sort(key=lambda e: e.row)
     return samples, errors
@@ -94,18 +107,31 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     rows = output_rows(samples, scores, details=details)
     run_id = None
     if project is not None:
+        source = display_name(source).name
         run_id = new_run_id()
         config = {"source": source, "metrics": [m.name for m in metrics], "judge": judge, "language": language,
                   "embedder": embedder}
         store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
                          config_hash=stable_hash(config), n_items=len(samples))
         store.set_run_status(project.db_path, run_id, "running")
-        save_items(project.db_path, run_id, (
-            ({"item_id": sample.id, "ordinal": ordinal, "question": sample.question, "answer": sample.answer,
-              "references": sample.references, "contexts": sample.contexts,
-              "retrieved": [(rid, None) for rid in (sample.retrieved_ids or sample.context_ids)],
-              "status": "ok", "reason": None, "details": {"imported": True}}, score_list, claims)
-            for ordinal, (sample, (score_list, claims)) in enumerate(
-                zip(samples, score_rows(samples, scores, metrics, judge)))))
+        try:
+            save_items(project.db_path, run_id, (
+                ({"item_id": sample.id, "ordinal": ordinal, "question": sample.question, "answer": sample.answer,
+                  "references": sample.references, "contexts": sample.contexts,
+                  "retrieved": [(rid, None) for rid in (sample.retrieved_ids or sample.context_ids)],
+                  "status": "ok", "reason": None, "details": {"imported": True}}, score_list, claims)
+                for ordinal, (sample, (score_list, claims)) in enumerate(
+                    zip(samples, score_rows(samples, scores, metrics, judge)))))
+        except BaseException as exc:  # never leave an import run 'running'
+            _close_failed(project, run_id, exc)
+            raise
         store.set_run_status(project.db_path, run_id, "finished")
     return ScoreResult(run_id=run_id, rows=rows, errors=[])
+
+
+def _close_failed(project: Project, run_id: str, exc: BaseException) -> None:
+    status = "interrupted" if isinstance(exc, (KeyboardInterrupt, ProjectBusyError)) else "failed"
+    try:
+        store.set_run_status(project.db_path, run_id, status, f"{type(exc).__name__}: {exc}")
+    except Exception:  # the database itself is unusable; the run's owner check shows it interrupted
+        pass

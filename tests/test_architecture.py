@@ -51,7 +51,7 @@ def test_pages_hold_no_sql():
 
 #: imports point one way: a module may import its own layer or lower ones, never a higher one
 LAYERS = [
-    {"errors", "util", "project", "store", "prompts"},
+    {"errors", "util", "project", "store", "prompts", "text"},
     {"ingest", "embed", "minilm", "llm", "config", "resources"},
     {"index", "generate", "metrics", "rows"},
     {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human"},

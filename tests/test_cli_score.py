@@ -78,7 +78,7 @@ def test_rows_missing_inputs_are_unscored_and_bad_rows_reported(tmp_path, monkey
     err = capsys.readouterr().err
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["1", "2"]
-    assert "answers.csv, row 3: contexts looks like a JSON list but is not valid JSON" in err
+    assert "answers.csv, row 3 (line 4), column 'contexts': contexts looks like a JSON list but is not valid JSON" in err
     by_id = {r["id"]: r for r in rows}
     assert by_id["1"]["exact_match"] == 1.0
     assert by_id["2"]["exact_match"] is None and by_id["2"]["exact_match_status"] == "unscored: no_reference"

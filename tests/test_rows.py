@@ -13,8 +13,9 @@ def test_csv_with_bad_rows_keeps_good_ones():
     items, errors = parse_qa("set.csv", data)
     assert [i["id"] for i in items] == ["1", "3"]
     assert items[1]["references"] == ["a", "b"]
-    assert [(e.row, e.reason) for e in errors] == [(2, "missing question"), (3, "duplicate id '1'")]
-    assert str(errors[0]) == "set.csv, row 2: missing question"
+    assert [(e.row, e.reason) for e in errors] == [
+        (2, "empty question"), (3, "duplicate id '1' (first at row 1); this row was skipped")]
+    assert str(errors[0]) == "set.csv, row 2 (line 3), column 'question': empty question"
 
 
 def test_jsonl_ragas_names_and_broken_line():

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Iterable, Union
 
 from rageval.ingest.pdf_layout import page_text
+from rageval.text.hygiene import clean_text, display_name
 
 KINDS = {".pdf": "pdf", ".txt": "txt", ".md": "md", ".markdown": "md"}
 PAGE_SEPARATOR = "\n\n"
@@ -62,6 +63,7 @@ class Document:
     kind: str
     pages: tuple[Page, ...]
     size_bytes: int
+    original_name: str | None = None  # the escaped name as given, when ``name`` had to be cleaned
 
     @cached_property
     def text(self) -> str:
@@ -104,7 +106,14 @@ LoadResult = Union[Document, IngestError]
 
 
 def load_file(name: str, data: bytes) -> LoadResult:
-    """Load a file given its name (whose extension picks the format) and its bytes."""
+    """Load a file given its name (whose extension picks the format) and its bytes.
+
+    The name becomes a display name (:func:`rageval.text.hygiene.display_name`: no folders,
+    controls or bidi characters, at most 120 characters); the original is kept escaped in
+    ``Document.original_name``.
+    """
+    shown = display_name(name)
+    name = shown.name
     doc_id = hashlib.sha256(data).hexdigest()
     kind = KINDS.get(_extension(name))
     if kind is None:
@@ -120,22 +129,23 @@ def load_file(name: str, data: bytes) -> LoadResult:
         return IngestError(name, str(rejected), doc_id)
     except Exception as exc:  # a loader must never take the caller down with it
         return IngestError(name, f"could not read file: {type(exc).__name__}: {exc}", doc_id)
-    return Document(id=doc_id, name=name, kind=kind, pages=pages, size_bytes=len(data))
+    return Document(id=doc_id, name=name, kind=kind, pages=pages, size_bytes=len(data),
+                    original_name=shown.original)
 
 
 def load_path(path: str | os.PathLike) -> LoadResult:
     """Load one file from disk; an unsupported extension is reported before reading."""
     path = Path(path)
     if not path.exists():
-        return IngestError(path.name or str(path), f"file not found: {path}")
+        return IngestError(display_name(path.name or str(path)).name, f"file not found: {path}")
     if path.is_dir():
-        return IngestError(path.name, "is a folder, not a file; use load_paths for folders")
+        return IngestError(display_name(path.name).name, "is a folder, not a file; use load_paths for folders")
     if _extension(path.name) not in KINDS:
-        return IngestError(path.name, _unsupported_reason(path.name))
+        return IngestError(display_name(path.name).name, _unsupported_reason(path.name))
     try:
         data = path.read_bytes()
     except OSError as exc:
-        return IngestError(path.name, f"cannot read file: {exc.strerror or exc}")
+        return IngestError(display_name(path.name).name, f"cannot read file: {exc.strerror or exc}")
     return load_file(path.name, data)
 
 
@@ -192,10 +202,11 @@ _ALLOWED_CONTROLS = frozenset("\n\t\f")
 
 
 def normalize_text(text: str) -> str:
-    """NFC-normalise, turn \\r\\n and \\r into \\n, drop trailing spaces on each line, remove
-    a stray BOM and other control characters, keep at most one blank line between paragraphs,
-    and strip blank lines at both ends."""
-    text = unicodedata.normalize("NFC", text)
+    """Replace lone surrogates by U+FFFD, NFC-normalise, turn \\r\\n and \\r into \\n, drop
+    trailing spaces on each line, remove a stray BOM and other control characters (NUL
+    included), keep at most one blank line between paragraphs, and strip blank lines at both
+    ends."""
+    text = unicodedata.normalize("NFC", clean_text(text).text)
     text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\ufeff", "")
     if any(unicodedata.category(ch) == "Cc" and ch not in _ALLOWED_CONTROLS for ch in text):
         text = "".join(

@@ -22,10 +22,10 @@ def add_documents(db: Path, corpus: str, documents: Sequence[Any], chunks: Seque
         ).fetchone()[0]
         for doc in documents:
             con.execute(
-                "INSERT INTO documents (id, name, kind, pages, size_bytes, text, page_starts)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                "INSERT INTO documents (id, name, kind, pages, size_bytes, text, page_starts, original_name)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [doc.id, doc.name, doc.kind, len(doc.pages), doc.size_bytes, doc.text,
-                 json.dumps(list(doc.page_offsets))],
+                 json.dumps(list(doc.page_offsets)), getattr(doc, "original_name", None)],
             )
             con.execute(
                 "INSERT INTO corpus_documents (corpus, doc_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
