@@ -174,7 +174,8 @@ def cmd_score(args: argparse.Namespace) -> int:
                           llm=client, language=args.language)
     result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
-                   project=None if args.no_store else project, source=path.name, details=args.details)
+                   project=None if args.no_store else project, source=path.name, details=args.details,
+                   metric_options=_aligncheck_options(args))
     lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
     if args.out:
         Path(args.out).write_text(lines, encoding="utf-8")
@@ -189,6 +190,16 @@ def cmd_score(args: argparse.Namespace) -> int:
                    "run_id": result.run_id, "out": args.out}
         _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}")
     return EXIT_PARTIAL if rejected else EXIT_OK
+
+
+def _aligncheck_options(args: argparse.Namespace) -> dict[str, str]:
+    """AlignCheck's options from ``score``'s flags, only where they differ from the defaults."""
+    options = {}
+    if args.aligncheck_source != "reference":
+        options["aligncheck_source"] = args.aligncheck_source
+    if args.aligncheck_types != "all":
+        options["aligncheck_types"] = args.aligncheck_types
+    return options
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
@@ -352,7 +363,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en")
     p.add_argument("--out", metavar="OUT")
-    p.add_argument("--details", action="store_true", help="add each row's claims with verdicts")
+    p.add_argument("--details", action="store_true",
+                   help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
+    p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
+                   help="AlignCheck compares the answer's facts with the reference (default) or the joined contexts")
+    p.add_argument("--aligncheck-types", default="all", metavar="GRANULARITY",
+                   help="entity types AlignCheck builds facts for: all | N (top N types by TF-IDF over the file) "
+                        "| TYPES (e.g. PERSON,ORG)")
     p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--no-cache", action="store_true")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")

@@ -92,16 +92,31 @@ def output_rows(samples: Sequence[Sample], scores: dict[str, list[Any]], *, deta
                     {k: c.get(k) for k in ("text", "verdict", "evidence", "reason")}
                     for c in score.details["claims"]
                 ]
+            if details and score.details and "aligncheck" in score.details and "aligncheck" not in row:
+                row["aligncheck"] = aligncheck_row(score.details)
         rows.append(row)
     return rows
+
+
+def aligncheck_row(details: dict[str, Any]) -> dict[str, Any]:
+    """The AlignCheck facts of one scored row: TP pairs with predicate similarity, FP and FN facts."""
+    facts = details["aligncheck"]
+    return {"kept_types": details.get("kept_types"), "source": details.get("source"),
+            "tp_pairs": facts.get("tp_pairs", []), "fp_facts": facts.get("fp_facts", []),
+            "fn_facts": facts.get("fn_facts", [])}
 
 
 def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge: str = "heuristic",
           language: str = "en", embedder: str = "local", resources: Resources | None = None,
           project: Project | None = None,
-          source: str = "answers", details: bool = False) -> ScoreResult:
-    """Score ``samples``; with ``project``, also store them as an import run."""
-    metrics = parse_metric_list(metric_names, judge=judge, language=language, embedder=embedder)
+          source: str = "answers", details: bool = False,
+          metric_options: dict[str, Any] | None = None) -> ScoreResult:
+    """Score ``samples``; with ``project``, also store them as an import run.
+
+    ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``).
+    """
+    metrics = parse_metric_list(metric_names, judge=judge, language=language, embedder=embedder,
+                                **(metric_options or {}))
     resources = resources or Resources(language=language)
     scores = evaluate(samples, metrics, resources)
     rows = output_rows(samples, scores, details=details)
@@ -110,7 +125,7 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
         source = display_name(source).name
         run_id = new_run_id()
         config = {"source": source, "metrics": [m.name for m in metrics], "judge": judge, "language": language,
-                  "embedder": embedder}
+                  "embedder": embedder, **(metric_options or {})}
         store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
                          config_hash=stable_hash(config), n_items=len(samples))
         store.set_run_status(project.db_path, run_id, "running")

@@ -53,7 +53,7 @@ def test_pages_hold_no_sql():
 LAYERS = [
     {"errors", "util", "project", "store", "prompts", "text"},
     {"ingest", "embed", "minilm", "llm", "config", "resources"},
-    {"index", "generate", "metrics", "rows"},
+    {"index", "generate", "metrics", "rows", "aligncheck"},
     {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]

@@ -7,3 +7,4 @@ from rageval.metrics import lexical  # noqa: F401
 from rageval.metrics import semantic  # noqa: F401
 from rageval.metrics import correctness  # noqa: F401
 from rageval.metrics import claims, hedging, judged, triad  # noqa: F401
+from rageval.metrics import aligncheck  # noqa: F401
