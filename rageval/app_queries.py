@@ -11,7 +11,7 @@ shows can be checked (and reused by a script) without a browser.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
@@ -19,6 +19,8 @@ from rageval.errors import RagevalError
 from rageval.ingest.chunking import ChunkingConfig
 from rageval.metrics.base import Resources, get_metric, metric_names
 from rageval.project import Project
+# run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
+from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
 from rageval.rows import RowError
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
@@ -68,53 +70,6 @@ def resumable(run: dict[str, Any], *, active: bool) -> bool:
 
 
 # --- metrics -------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class MetricSummary:
-    """One metric over a run: ``mean`` of the ok values, and how many items were not scored."""
-
-    metric: str
-    mean: float | None
-    n_ok: int
-    n_unscored: int
-    n_failed: int
-    heuristic: bool
-    reasons: dict[str, int] = field(default_factory=dict)
-
-
-def is_heuristic(signature: str | None) -> bool:
-    return bool(signature) and "judge:heuristic" in signature
-
-
-def metric_summaries(scores: Sequence[dict[str, Any]]) -> list[MetricSummary]:
-    """Per metric (in first-seen order): mean over ok items, counts of unscored/failed, reasons."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for s in scores:
-        groups.setdefault(s["metric"], []).append(s)
-    out = []
-    for metric, rows in groups.items():
-        values = [r["value"] for r in rows if r["status"] == "ok" and r["value"] is not None]
-        reasons: dict[str, int] = {}
-        for r in rows:
-            if r["status"] != "ok":
-                key = f"{r['status']}: {r['reason']}"
-                reasons[key] = reasons.get(key, 0) + 1
-        out.append(MetricSummary(
-            metric=metric, mean=(sum(values) / len(values)) if values else None, n_ok=len(values),
-            n_unscored=sum(r["status"] == "unscored" for r in rows),
-            n_failed=sum(r["status"] == "failed" for r in rows),
-            heuristic=any(is_heuristic(r["signature"]) for r in rows), reasons=reasons,
-        ))
-    return out
-
-
-def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
-    """The run's metric summaries in the order its config lists the metrics."""
-    run = run_store.get_run(project.db_path, run_id)
-    order = {m: i for i, m in enumerate((run or {}).get("config", {}).get("metrics", []))}
-    found = metric_summaries(run_store.scores(project.db_path, run_id))
-    return sorted(found, key=lambda s: order.get(s.metric, len(order)))
-
 
 def metric_options(top_k: int = 10) -> list[str]:
     """Metric names a user can pick: ``@K`` families offered at K = 1, 3, 5, 10 and ``top_k``."""

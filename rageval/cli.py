@@ -97,6 +97,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     project = _project(args)
     if args.resume:
         run_id = args.resume
+        from rageval.store import runs as run_store
+
+        found = run_store.get_run(project.db_path, run_id)
+        if found is not None and found["status"] == "finished":
+            _emit(args, {"run_id": run_id, "status": "finished", "resumed": False},
+                  f"run {run_id} already finished ({found['done']}/{found['n_items']} items); nothing to resume. "
+                  f"See its scores with: rageval report --run {run_id} --out report.html")
+            return EXIT_OK
     else:
         if not args.corpus or not args.qa:
             raise ConfigError("run needs --corpus NAME and --qa NAME (or --resume ID)")
@@ -119,29 +127,56 @@ def cmd_run(args: argparse.Namespace) -> int:
             return EXIT_OK
         run_id = start_run(project, config)
     summary = execute(project, run_id, progress=_progress(args))
+    if _progress(args) is not None:
+        print(file=sys.stderr)
+    scores = _score_summary(project, run_id)
     payload = {"run_id": summary.run_id, "status": summary.status, "items": summary.items,
-               "done": summary.done, "failed": summary.failed, "seconds": summary.seconds}
+               "done": summary.done, "failed": summary.failed, "seconds": summary.seconds,
+               "scores": [{"metric": s.metric, "mean": s.mean, "scored": s.n_ok,
+                           "unscored": s.n_unscored + s.n_failed} for s in scores]}
     _emit(args, payload, f"{summary.run_id}\n{summary.status}: {summary.done}/{summary.items} items, "
-                         f"{summary.failed} failed, {summary.seconds} s")
+                         f"{summary.failed} failed, {summary.seconds} s\n" + _score_lines(scores))
     return EXIT_PARTIAL if summary.failed else EXIT_OK
 
 
+def _score_summary(project, run_id: str) -> list:
+    from rageval.report.summary import run_summaries
+
+    return run_summaries(project, run_id)
+
+
+def _score_lines(scores: list) -> str:
+    """``metric  mean  scored/unscored  direction`` lines, one per metric."""
+    from rageval.report.meaning import info
+
+    if not scores:
+        return "no metric scores"
+    lines = [f"{'metric':<28} {'mean':>7}  {'scored':>6}  {'unscored':>8}  direction"]
+    for s in scores:
+        mean = "-" if s.mean is None else f"{s.mean:.3f}"
+        lines.append(f"{s.metric:<28} {mean:>7}  {s.n_ok:>6}  {s.n_unscored + s.n_failed:>8}  {info(s.metric).direction}"
+                     + ("  (heuristic judge)" if s.heuristic else ""))
+    return "\n".join(lines)
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
-    """List runs: id, status, created, items done / failed."""
+    """List runs: id, status, created, items done / failed, what it ran on."""
     from rageval.store import runs as store
 
     runs = store.runs(_project(args).db_path)
     payload = {"runs": [{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
                                            "n_items", "done", "failed")} for r in runs]}
-    text = "\n".join(f"{r['id']}  {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
-                     f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or r['config'].get('source', '')}"
-                     for r in runs) or "no runs yet"
+    header = f"{'id':<23} {'status':<11} {'created':<16}  {'items':<22} source"
+    text = "\n".join([header] + [
+        f"{r['id']:<23} {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
+        f"{str(r['done']) + '/' + str(r['n_items']) + ' done, ' + str(r['failed']) + ' failed':<22} "
+        f"{r['qa_set'] or r['config'].get('source', '')}" for r in runs]) if runs else "no runs yet"
     _emit(args, payload, text)
     return EXIT_OK
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    """Export a run, one row per QA item, as JSONL, CSV or Parquet."""
+    """Export a run, one row per QA item with contexts and scores, as JSONL, CSV, Parquet or RAGAS JSONL."""
     from rageval.report import export_run
 
     text = export_run(_project(args), args.run, args.format, Path(args.out) if args.out else None)
@@ -149,6 +184,35 @@ def cmd_export(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
     elif args.json:
         print(json.dumps({"run_id": args.run, "out": args.out, "format": args.format}))
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
+    from rageval.report import run_report_html
+
+    page = run_report_html(_project(args), args.run)
+    Path(args.out).write_text(page, encoding="utf-8")
+    _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode())},
+          f"report of run {args.run} -> {args.out}")
+    return EXIT_OK
+
+
+def cmd_sample(args: argparse.Namespace) -> int:
+    """Copy the demo documents and a sample QA CSV into a folder, to try the commands on."""
+    import shutil
+
+    from rageval.demo import demo_dir
+
+    out = Path(args.folder)
+    (out / "docs").mkdir(parents=True, exist_ok=True)
+    for f in sorted((demo_dir() / "corpus").iterdir()):
+        if f.is_file():
+            shutil.copy2(f, out / "docs" / f.name)
+    shutil.copy2(demo_dir() / "sample_qa.csv", out / "questions.csv")
+    _emit(args, {"docs": str(out / "docs"), "qa": str(out / "questions.csv")},
+          f"{out / 'docs'}: the demo documents\n{out / 'questions.csv'}: a sample QA set "
+          "(id, question, reference, relevant_ids, domain)")
     return EXIT_OK
 
 
@@ -304,10 +368,13 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def _chunk_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--chunking", choices=("recursive", "chars"), default="recursive")
-    p.add_argument("--chunk-size", type=int, default=1024)
-    p.add_argument("--chunk-overlap", type=int, default=128)
-    p.add_argument("--embedder", default="local", help="local | openai:MODEL")
+    p.add_argument("--chunking", choices=("recursive", "chars"), default="recursive",
+                   help="recursive: split on paragraphs, then sentences, then words; chars: fixed windows (default: %(default)s)")
+    p.add_argument("--chunk-size", type=int, default=1024, help="chunk size in characters (default: %(default)s)")
+    p.add_argument("--chunk-overlap", type=int, default=128,
+                   help="characters shared by neighbouring chunks, smaller than --chunk-size (default: %(default)s)")
+    p.add_argument("--embedder", default="local",
+                   help="local (all-MiniLM-L6-v2, offline) or openai:MODEL on OPENAI_BASE_URL (default: %(default)s)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -323,46 +390,55 @@ def build_parser() -> argparse.ArgumentParser:
         return p
 
     p = add("ingest", cmd_ingest)
-    p.add_argument("paths", nargs="+", metavar="PATH")
-    p.add_argument("--corpus", required=True)
+    p.add_argument("paths", nargs="+", metavar="PATH", help="PDF, TXT or MD files, or folders to walk")
+    p.add_argument("--corpus", required=True, help="name of the corpus to add the documents to (made if new)")
     _chunk_args(p)
 
     qa = sub.add_parser("qa", help="QA sets: import")
     qa_sub = qa.add_subparsers(dest="qa_command", required=True, parser_class=_Parser)
     p = qa_sub.add_parser("import", help=cmd_qa_import.__doc__, description=cmd_qa_import.__doc__, parents=[common])
     p.set_defaults(func=cmd_qa_import)
-    p.add_argument("file", metavar="FILE")
-    p.add_argument("--name", required=True)
+    p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with id, question, reference, relevant_ids, domain")
+    p.add_argument("--name", required=True, help="name of the QA set (replaces a set of that name)")
 
     p = add("run", cmd_run)
-    p.add_argument("--corpus")
-    p.add_argument("--qa")
-    p.add_argument("--resume", metavar="ID")
-    p.add_argument("--top-k", type=int, default=10)
+    p.add_argument("--corpus", help="corpus to retrieve from (see `ingest`)")
+    p.add_argument("--qa", help="QA set to answer (see `qa import`)")
+    p.add_argument("--resume", metavar="ID", help="continue an interrupted run; finished items are kept")
+    p.add_argument("--top-k", type=int, default=10, help="chunks retrieved per question, 1-100 (default: %(default)s)")
     p.add_argument("--generator", default="extractive", help="extractive | openai:MODEL")
-    p.add_argument("--temperature", type=float, default=0.0)
+    p.add_argument("--temperature", type=float, default=0.0,
+                   help="sampling temperature of an LLM generator, 0-2 (default: %(default)s)")
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--metrics", help="comma-separated metric names (default: a cheap offline set)")
-    p.add_argument("--language", default="en")
-    p.add_argument("--concurrency", type=int, default=16)
-    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
+    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
+    p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; run nothing")
     _chunk_args(p)
 
     add("runs", cmd_runs)
 
     p = add("export", cmd_export)
-    p.add_argument("--run", required=True, metavar="ID")
-    p.add_argument("--format", choices=("jsonl", "csv", "parquet"), default="jsonl")
-    p.add_argument("--out", metavar="FILE")
+    p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet", "ragas"), default="jsonl",
+                   help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` reads back (default: %(default)s)")
+    p.add_argument("--out", metavar="FILE", help="file to write (default: stdout; parquet needs a file)")
+
+    p = add("report", cmd_report)
+    p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
+    p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html")
+
+    p = add("sample", cmd_sample)
+    p.add_argument("folder", metavar="FOLDER", help="where to put docs/ and questions.csv")
 
     p = add("score", cmd_score)
-    p.add_argument("input", metavar="INPUT")
-    p.add_argument("--metrics", required=True)
+    p.add_argument("input", metavar="INPUT", help="CSV, JSON or JSONL answers (our column names or RAGAS's)")
+    p.add_argument("--metrics", required=True, help="comma-separated metric names (see `metrics`)")
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
-    p.add_argument("--language", default="en")
-    p.add_argument("--out", metavar="OUT")
+    p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
+    p.add_argument("--out", metavar="OUT", help="JSONL file for the scores (default: stdout)")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
@@ -370,8 +446,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--aligncheck-types", default="all", metavar="GRANULARITY",
                    help="entity types AlignCheck builds facts for: all | N (top N types by TF-IDF over the file) "
                         "| TYPES (e.g. PERSON,ORG)")
-    p.add_argument("--concurrency", type=int, default=16)
-    p.add_argument("--no-cache", action="store_true")
+    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
+    p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
 
     p = add("demo", cmd_demo)
@@ -414,6 +490,11 @@ def _human_parsers(sub, add, common) -> None:
     p = add("agreement", cmd_agreement)
     p.add_argument("--runs", required=True, metavar="ID[,ID...]")
     p.add_argument("--by", choices=("dataset", "domain", "model", "run"))
+
+
+def console() -> None:
+    """The ``rageval`` console command (pyproject's entry point)."""
+    sys.exit(main())
 
 
 def main(argv: list[str] | None = None) -> int:

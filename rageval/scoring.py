@@ -59,12 +59,15 @@ def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError
                 raise ValueError("question must be a string")
             contexts = as_text_list(rec.get("contexts"), field="contexts")
             retrieved = as_text_list(rec.get("retrieved_ids"), field="retrieved_ids")
+            named = as_text_list(rec.get("context_ids"), field="context_ids")
             sample = Sample(
                 id=sample_id, question=question.strip(), answer=answer, contexts=contexts,
                 references=as_text_list(rec.get("reference"), field="reference"),
                 retrieved_ids=retrieved,
-                # ids name the contexts when there is one per context (evidence then names its chunk)
-                context_ids=retrieved if len(retrieved) == len(contexts) else (),
+                # context_ids (an export's), else retrieved ids when there is one per context, name
+                # the contexts (evidence then names its chunk)
+                context_ids=(named if len(named) == len(contexts) else
+                             retrieved if len(retrieved) == len(contexts) else ()),
                 relevant_ids=as_relevance(rec.get("relevant_ids")),
                 domain=(str(rec["domain"]) if rec.get("domain") not in (None, "") else None),
             )
@@ -134,7 +137,10 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
                 ({"item_id": sample.id, "ordinal": ordinal, "question": sample.question, "answer": sample.answer,
                   "references": sample.references, "contexts": sample.contexts,
                   "retrieved": [(rid, None) for rid in (sample.retrieved_ids or sample.context_ids)],
-                  "status": "ok", "reason": None, "details": {"imported": True}}, score_list, claims)
+                  "status": "ok", "reason": None,
+                  # kept so that an export of the import run can be scored again as it was
+                  "details": {"imported": True, "domain": sample.domain, "relevant_ids": dict(sample.relevant_ids),
+                              "context_ids": list(sample.context_ids)}}, score_list, claims)
                 for ordinal, (sample, (score_list, claims)) in enumerate(
                     zip(samples, score_rows(samples, scores, metrics, judge)))))
         except BaseException as exc:  # never leave an import run 'running'

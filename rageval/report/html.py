@@ -1,0 +1,190 @@
+"""A one-page HTML report of a run, to mail to a customer: self-contained, no outside requests.
+
+Sections: the run (what produced it), a summary table (mean over scored items, scored /
+unscored counts, range, direction and meaning of each metric), each metric's distribution as
+an inline SVG histogram, means per domain, Spearman correlations of the metrics with the mean
+human rating when ratings exist (``scipy.stats.spearmanr`` over items with both), and the
+worst answers with their claims and verdicts. Every piece of text is escaped with
+``html.escape``; the page has no script, no link and no external asset.
+"""
+from __future__ import annotations
+
+import html
+import math
+from datetime import datetime, timezone
+from typing import Any, Sequence
+
+from rageval.errors import ConfigError
+from rageval.project import Project
+from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
+from rageval.report.meaning import info
+from rageval.report.summary import run_summaries
+from rageval.store import runs as run_store
+
+_VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
+            "NOT_MENTIONED": ("#fff1cc", "#8a5a00")}
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;max-width:980px;margin:2rem auto;padding:0 1rem;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #dde2ea;padding-bottom:.2rem}
+table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;padding:.3rem .45rem;border-bottom:1px solid #e8ebf1;vertical-align:top}
+th{background:#f3f5f9}.num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#5f6878;font-size:.85rem}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.8rem}.card{border:1px solid #e3e7ee;border-radius:.5rem;padding:.5rem .6rem}
+.badge{border-radius:999px;padding:0 .45rem;font-size:.75rem;font-weight:600;border:1px solid}.box{white-space:pre-wrap;background:#fafbfd;border:1px solid #e3e7ee;border-radius:.4rem;padding:.4rem .6rem;margin:.2rem 0 .5rem}
+@media (prefers-color-scheme: dark){body{background:#13161c;color:#e6e9ef}th{background:#1f242d}td,th{border-color:#2c323d}.box{background:#1a1e25;border-color:#2c323d}.card{border-color:#2c323d}.muted{color:#9aa3b2}}
+"""
+
+
+def esc(text: Any) -> str:
+    return html.escape("" if text is None else str(text), quote=True)
+
+
+def _fmt(x: Any) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def histogram_svg(values: Sequence[float], low: float, high: float, *, bins: int = 10,
+                  width: int = 200, height: int = 60) -> str:
+    """An inline SVG bar chart of ``values`` in ``bins`` equal bins over [low, high] (clamped)."""
+    if not values:
+        return '<span class="muted">no scored items</span>'
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= low:
+        low, high = min(values), max(values)
+        if high <= low:
+            high = low + 1.0
+    counts = [0] * bins
+    for v in values:
+        i = int((min(max(v, low), high) - low) / (high - low) * bins)
+        counts[min(i, bins - 1)] += 1
+    top = max(counts)
+    bw = width / bins
+    bars = "".join(
+        f'<rect x="{i * bw + 1:.1f}" y="{height - 14 - c / top * (height - 18):.1f}" width="{bw - 2:.1f}" '
+        f'height="{c / top * (height - 18):.1f}" fill="#2f5fd0"><title>{c}</title></rect>'
+        for i, c in enumerate(counts))
+    axis = (f'<text x="0" y="{height - 2}" font-size="9" fill="currentColor">{low:g}</text>'
+            f'<text x="{width}" y="{height - 2}" font-size="9" text-anchor="end" fill="currentColor">{high:g}</text>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" role="img" '
+            f'aria-label="histogram">{bars}{axis}</svg>')
+
+
+def _badge(verdict: str) -> str:
+    bg, fg = _VERDICT.get(verdict, ("#eceff4", "#444"))
+    return f'<span class="badge" style="background:{bg};color:{fg};border-color:{fg}">{esc(verdict)}</span>'
+
+
+def _correlations(project: Project, run_id: str, values) -> list[tuple[str, float, float, int]]:
+    """(metric, Spearman rho, p, n) of each metric against the item's mean human rating."""
+    ratings = run_store.ratings(project.db_path, run_id)
+    if not ratings:
+        return []
+    from scipy.stats import spearmanr
+
+    per_item: dict[str, list[int]] = {}
+    for r in ratings:
+        per_item.setdefault(r["item_id"], []).append(r["rating"])
+    mean_rating = {k: sum(v) / len(v) for k, v in per_item.items()}
+    out = []
+    ok = values[values["status"] == "ok"]
+    for metric, group in ok.groupby("metric"):
+        pairs = [(v, mean_rating[i]) for i, v in zip(group["item_id"], group["value"]) if i in mean_rating]
+        if len(pairs) < 3 or len({p[0] for p in pairs}) < 2:
+            continue
+        res = spearmanr([p[0] for p in pairs], [p[1] for p in pairs])
+        out.append((str(metric), float(res.statistic), float(res.pvalue), len(pairs)))
+    return sorted(out, key=lambda x: -abs(x[1]))
+
+
+def _worst_metric(summaries) -> str | None:
+    names = [s.metric for s in summaries if s.mean is not None]
+    for m in ("answer_correctness_offline", "ragas_answer_correctness", "faithfulness", "token_f1"):
+        if m in names:
+            return m
+    return next((m for m in names if m in MAIN_METRICS), names[0] if names else None)
+
+
+def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
+    """The report of ``run_id`` as one self-contained HTML page."""
+    run = run_store.get_run(project.db_path, run_id)
+    if run is None:
+        raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
+    summaries = run_summaries(project, run_id)
+    values = item_values(project, [run_id])
+    cfg = run["config"]
+    parts = [f"<h1>{esc(run_name(run))}</h1>",
+             f'<p class="muted">Run {esc(run_id)} · project {esc(project.slug)} · {esc(run["status"])} '
+             f'{run["done"]}/{run["n_items"]} items, {run["failed"]} failed · {esc(judge_label(run))} · report made '
+             f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC</p>']
+    settings = {k: cfg.get(k) for k in ("corpus", "qa_set", "generator", "judge", "embedder", "top_k",
+                                         "chunking", "language", "source") if cfg.get(k) not in (None, "")}
+    if isinstance(settings.get("chunking"), dict):
+        ch = settings["chunking"]
+        settings["chunking"] = f"{ch.get('method')}, size {ch.get('size')}, overlap {ch.get('overlap')}"
+    parts.append("<h2>Settings</h2><table>" + "".join(
+        f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in settings.items()) + "</table>")
+    parts.append("<h2>Summary</h2><p class='muted'>Means are over the items each metric scored; unscored "
+                 "items (a missing input or a judge failure) are counted, never averaged in as 0.</p>")
+    rows = []
+    for s in summaries:
+        i = info(s.metric)
+        rows.append(f"<tr><td><b>{esc(s.metric)}</b>{' <span class=muted>(heuristic)</span>' if s.heuristic else ''}"
+                    f"</td><td class='num'>{_fmt(s.mean)}</td><td class='num'>{s.n_ok}</td>"
+                    f"<td class='num'>{s.n_unscored + s.n_failed}</td><td>{esc(i.range_text)}, {esc(i.direction)}</td>"
+                    f"<td class='muted'>{esc(i.what)}</td></tr>")
+    parts.append("<table><tr><th>metric</th><th class='num'>mean</th><th class='num'>scored</th>"
+                 "<th class='num'>unscored</th><th>range</th><th>what it measures</th></tr>" + "".join(rows) + "</table>")
+    parts.append("<h2>Distributions</h2><div class='grid'>")
+    ok = values[values["status"] == "ok"]
+    for s in summaries:
+        i = info(s.metric)
+        vals = [float(v) for v in ok[ok["metric"] == s.metric]["value"] if v is not None]
+        parts.append(f"<div class='card'><b>{esc(s.metric)}</b> <span class='muted'>{esc(i.direction)}</span><br>"
+                     f"{histogram_svg(vals, i.low, i.high)}</div>")
+    parts.append("</div>")
+    main = _worst_metric(summaries)
+    if main and values["domain"].notna().any():
+        dm = domain_means(values, main)
+        parts.append(f"<h2>{esc(main)} by domain</h2><table><tr><th>domain</th><th class='num'>mean</th>"
+                     "<th class='num'>items scored</th></tr>" + "".join(
+                         f"<tr><td>{esc(r.domain)}</td><td class='num'>{_fmt(r.mean)}</td><td class='num'>{r.n}</td></tr>"
+                         for r in dm.itertuples()) + "</table>")
+    corr = _correlations(project, run_id, values)
+    if corr:
+        parts.append("<h2>Agreement with human ratings</h2><p class='muted'>Spearman's rho of each metric "
+                     "against the item's mean human rating (1-5), over items with both.</p><table><tr><th>metric"
+                     "</th><th class='num'>rho</th><th class='num'>p</th><th class='num'>n</th></tr>" + "".join(
+                         f"<tr><td>{esc(m)}</td><td class='num'>{rho:.2f}</td><td class='num'>{p:.3g}</td>"
+                         f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
+    if main:
+        parts.append(_worst_section(project, run, ok, main, worst))
+    body = "\n".join(parts)
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" '
+            f'content="width=device-width,initial-scale=1"><title>rageval report: {esc(run_name(run))}</title>'
+            f"<style>{_CSS}</style></head><body>{body}<p class='muted'>Made by rageval. Metric cards: "
+            f"docs/metrics.md.</p></body></html>")
+
+
+def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: int) -> str:
+    higher = info(metric).higher_is_better
+    chosen = ok[ok["metric"] == metric].sort_values("value", ascending=higher).head(n)
+    answers = {a["item_id"]: a for a in run_store.answers(project.db_path, run["id"])}
+    claims: dict[str, list[dict[str, Any]]] = {}
+    for c in run_store.claims(project.db_path, run["id"]):
+        claims.setdefault(c["item_id"], []).append(c)
+    out = [f"<h2>Worst answers by {esc(metric)}</h2>"]
+    for item_id, value in zip(chosen["item_id"], chosen["value"]):
+        a = answers.get(item_id)
+        if a is None:
+            continue
+        out.append(f"<h3>{esc(item_id)} · {esc(metric)} {_fmt(value)}</h3>"
+                   f"<div><b>Question</b><div class='box'>{esc(a['question'])}</div>"
+                   f"<b>Gold answer</b><div class='box'>{esc(' | '.join(a['references']) or '(none)')}</div>"
+                   f"<b>Answer</b><div class='box'>{esc(a['answer'] or '(no answer)')}</div></div>")
+        item_claims = claims.get(item_id, [])
+        if item_claims:
+            sig = next((c["signature"] for c in item_claims if c["signature"].startswith("faithfulness|")),
+                       item_claims[0]["signature"])
+            out.append("<table><tr><th>verdict</th><th>claim</th><th>evidence</th><th>reason</th></tr>" + "".join(
+                f"<tr><td>{_badge(c['verdict'])}</td><td>{esc(c['text'])}</td><td>{esc(c.get('evidence') or '—')}"
+                f"</td><td class='muted'>{esc(c.get('reason') or '')}</td></tr>"
+                for c in sorted(item_claims, key=lambda c: c["ordinal"]) if c["signature"] == sig) + "</table>")
+    return "".join(out)

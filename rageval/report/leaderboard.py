@@ -1,0 +1,130 @@
+"""Runs side by side: readable run names, a leaderboard of main metrics, per-item values for plots.
+
+Best per column: among the runs whose metric has a mean, the highest (or lowest, for metrics
+where lower is better), marked only when at least two runs have a value and all of them carry
+the same signature (values with different signatures are not comparable).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import pandas as pd
+
+from rageval.project import Project
+from rageval.report.meaning import info
+from rageval.store import reports as report_store
+from rageval.store import runs as run_store
+
+#: columns shown first when a run has them (the rest follow in name order)
+MAIN_METRICS = (
+    "answer_correctness_offline", "ragas_answer_correctness", "answer_equivalence", "faithfulness",
+    "contradicted_share", "token_f1", "answer_similarity", "context_relevance", "groundedness",
+    "answer_relevance", "recall@5", "ndcg@10", "mrr", "hedging",
+)
+
+
+def _short(spec: Any) -> str:
+    spec = str(spec or "")
+    return spec.split(":", 1)[1] if spec.startswith("openai:") else spec
+
+
+def judge_label(run: dict[str, Any]) -> str:
+    """``heuristic judge (offline)`` or ``LLM judge gpt-4o``."""
+    judge = str(run["config"].get("judge") or "heuristic")
+    return f"LLM judge {_short(judge)}" if judge.startswith("openai:") else "heuristic judge (offline)"
+
+
+def run_name(run: dict[str, Any]) -> str:
+    """A name a person reads: what produced the answers, on what, when (the id stays in the tooltip).
+
+    ``extractive generator · top-10 · handbook / handbook-qa · Dec 01 07:30`` or
+    ``imported answers.jsonl · Dec 01 07:30``.
+    """
+    when = run.get("created")
+    stamp = f" · {when:%b %d %H:%M}" if hasattr(when, "strftime") else ""
+    cfg = run["config"]
+    if run["kind"] != "pipeline":
+        source = str(cfg.get("source") or "answers")
+        return f"imported {source}{stamp}" if not source.startswith("demo:") else source[5:].strip() + stamp
+    gen = str(cfg.get("generator") or "extractive")
+    gen_text = f"LLM {_short(gen)}" if gen.startswith("openai:") else f"{gen} generator"
+    return f"{gen_text} · top-{cfg.get('top_k', '?')} · {run['corpus']} / {run['qa_set']}{stamp}"
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    runs: list[dict[str, Any]]
+    metrics: list[str]
+    table: pd.DataFrame  # one row per run: name, judge, then one column per metric (mean)
+    best: dict[str, str] = field(default_factory=dict)  # metric -> run id of the best value
+    unscored: dict[tuple[str, str], int] = field(default_factory=dict)  # (run id, metric) -> count
+    incomparable: list[str] = field(default_factory=list)  # metrics whose signatures differ across runs
+
+
+def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, *,
+                metrics: Sequence[str] | None = None, main_only: bool = True) -> Leaderboard:
+    """The finished runs (or ``runs``) as rows and their metric means as columns."""
+    if runs is None:
+        runs = [r for r in run_store.runs(project.db_path) if r["status"] == "finished"]
+    runs = list(runs)
+    stats = report_store.metric_stats(project.db_path, [r["id"] for r in runs])
+    present = sorted({s["metric"] for s in stats})
+    if metrics is None:
+        order = [m for m in MAIN_METRICS if m in present] + [m for m in present if m not in MAIN_METRICS]
+        metrics = [m for m in order if m in MAIN_METRICS][:10] if main_only and any(
+            m in MAIN_METRICS for m in order) else order
+    metrics = list(metrics)
+    cell: dict[tuple[str, str], dict[str, Any]] = {}
+    for s in stats:
+        key = (s["run_id"], s["metric"])
+        if key not in cell or s["n_ok"] > cell[key]["n_ok"]:
+            cell[key] = s
+    rows, unscored = [], {}
+    for r in runs:
+        row: dict[str, Any] = {"run": run_name(r), "judge": judge_label(r), "items": r["done"], "id": r["id"]}
+        for m in metrics:
+            s = cell.get((r["id"], m))
+            row[m] = None if s is None or s["mean"] is None else float(s["mean"])
+            if s is not None and (s["n_unscored"] or s["n_failed"]):
+                unscored[(r["id"], m)] = int(s["n_unscored"]) + int(s["n_failed"])
+        rows.append(row)
+    best, incomparable = {}, []
+    for m in metrics:
+        have = [(r["id"], cell[(r["id"], m)]) for r in runs
+                if (r["id"], m) in cell and cell[(r["id"], m)]["mean"] is not None]
+        if len({s["signature"] for _, s in have}) > 1:
+            incomparable.append(m)
+            continue
+        if len(have) >= 2:
+            pick = max if info(m).higher_is_better else min
+            best[m] = pick(have, key=lambda x: x[1]["mean"])[0]
+    table = pd.DataFrame(rows, columns=["run", "judge", "items", "id", *metrics])
+    return Leaderboard(runs=runs, metrics=metrics, table=table, best=best, unscored=unscored,
+                       incomparable=incomparable)
+
+
+def item_values(project: Project, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> pd.DataFrame:
+    """Long table ``run_id, item_id, metric, value, status, reason, domain`` for plots."""
+    rows = report_store.score_values(project.db_path, run_ids, metrics)
+    frame = pd.DataFrame(rows, columns=["run_id", "item_id", "metric", "value", "status", "reason"])
+    domains = pd.DataFrame(report_store.item_domains(project.db_path, run_ids), columns=["run_id", "item_id", "domain"])
+    return frame.merge(domains, on=["run_id", "item_id"], how="left")
+
+
+def domain_means(values: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """Per run and domain: mean of ``metric`` over scored items, and how many were scored."""
+    ok = values[(values["metric"] == metric) & (values["status"] == "ok")].copy()
+    ok["domain"] = ok["domain"].fillna("(no domain)")
+    out = ok.groupby(["run_id", "domain"], as_index=False).agg(mean=("value", "mean"), n=("value", "size"))
+    return out
+
+
+def paired(values: pd.DataFrame, metric: str, run_a: str, run_b: str) -> pd.DataFrame:
+    """Items both runs scored on ``metric``: ``item_id, a, b, diff = b - a``."""
+    ok = values[(values["metric"] == metric) & (values["status"] == "ok")]
+    a = ok[ok["run_id"] == run_a].set_index("item_id")["value"].rename("a")
+    b = ok[ok["run_id"] == run_b].set_index("item_id")["value"].rename("b")
+    both = pd.concat([a, b], axis=1, join="inner").reset_index()
+    both["diff"] = both["b"] - both["a"]
+    return both

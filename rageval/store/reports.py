@@ -1,0 +1,65 @@
+"""Read-only aggregate queries for leaderboards, plots and reports (no writes here).
+
+They aggregate in DuckDB and leave ``details`` JSON unparsed, so a project of 10,000 answers
+x 20 metrics is summarised in one query instead of 200,000 Python dicts.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+from rageval.store.db import connect
+
+
+def metric_stats(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Per (run, metric, signature): mean of ok values, counts ok / unscored / failed."""
+    if not run_ids:
+        return []
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT run_id, metric, signature, avg(value) FILTER (WHERE status = 'ok'),"
+            " count(*) FILTER (WHERE status = 'ok' AND value IS NOT NULL),"
+            " count(*) FILTER (WHERE status = 'unscored'), count(*) FILTER (WHERE status = 'failed')"
+            " FROM metric_scores WHERE list_contains(?, run_id) GROUP BY run_id, metric, signature"
+            " ORDER BY run_id, metric, signature",
+            [list(run_ids)],
+        ).fetchall()
+    keys = ("run_id", "metric", "signature", "mean", "n_ok", "n_unscored", "n_failed")
+    return [dict(zip(keys, r)) for r in rows]
+
+
+def score_values(db: Path, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> list[tuple]:
+    """``(run_id, item_id, metric, value, status, reason)`` rows, details left out."""
+    if not run_ids:
+        return []
+    with connect(db) as con:
+        return con.execute(
+            "SELECT run_id, item_id, metric, value, status, reason FROM metric_scores"
+            " WHERE list_contains(?, run_id) AND (? IS NULL OR list_contains(?, metric))"
+            " ORDER BY run_id, item_id, metric",
+            [list(run_ids), None if metrics is None else list(metrics), None if metrics is None else list(metrics)],
+        ).fetchall()
+
+
+def item_domains(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str | None]]:
+    """``(run_id, item_id, domain)``: the QA item's domain, else the one an import kept in details."""
+    if not run_ids:
+        return []
+    with connect(db) as con:
+        return con.execute(
+            "SELECT a.run_id, a.item_id, coalesce(i.domain, json_extract_string(a.details, '$.domain'))"
+            " FROM answers a JOIN runs r ON r.id = a.run_id"
+            " LEFT JOIN qa_items i ON i.qa_set = r.qa_set AND i.id = a.item_id"
+            " WHERE list_contains(?, a.run_id) ORDER BY a.run_id, a.ordinal",
+            [list(run_ids)],
+        ).fetchall()
+
+
+def verdict_counts(db: Path, run_id: str) -> list[tuple[str, str, str, int]]:
+    """``(item_id, signature, verdict, claims)`` over the run's stored claims."""
+    with connect(db) as con:
+        return con.execute(
+            "SELECT item_id, signature, verdict, count(*) FROM claims WHERE run_id = ?"
+            " GROUP BY item_id, signature, verdict ORDER BY item_id, signature, verdict",
+            [run_id],
+        ).fetchall()
