@@ -101,7 +101,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         found = run_store.get_run(project.db_path, run_id)
         if found is not None and found["status"] == "finished":
-            _emit(args, {"run_id": run_id, "status": "finished", "resumed": False},
+            _emit(args, {"run_id": run_id, "status": "finished", "resumed": False, "done": found["done"]},
                   f"run {run_id} already finished ({found['done']}/{found['n_items']} items); nothing to resume. "
                   f"See its scores with: rageval report --run {run_id} --out report.html")
             return EXIT_OK
@@ -466,30 +466,33 @@ def _human_parsers(sub, add, common) -> None:
         p = r_sub.add_parser(name, help=func.__doc__, description=func.__doc__, parents=[common])
         p.set_defaults(func=func)
         if name == "import":
-            p.add_argument("file", metavar="FILE")
-            p.add_argument("--run", metavar="ID", help="the rated run (else a 'run' column)")
+            p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with item_id (or question), annotator, rating")
+            p.add_argument("--run", metavar="ID", help="the rated run (else each row's 'run' column)")
         else:
-            p.add_argument("--run", required=True, metavar="ID[,ID]")
-            p.add_argument("--out", metavar="FILE")
-            p.add_argument("--format", choices=("csv", "jsonl"), default="csv")
+            p.add_argument("--run", required=True, metavar="ID[,ID]", help="run id(s) whose ratings to export")
+            p.add_argument("--out", metavar="FILE", help="file to write (default: stdout)")
+            p.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: %(default)s)")
     p = add("correlate", cmd_correlate)
-    p.add_argument("--runs", metavar="ID[,ID...]")
-    p.add_argument("--group-by", choices=("none", "dataset", "domain", "model", "run"), default="none")
-    p.add_argument("--method", choices=("spearman", "kendall", "pearson"), default="spearman")
-    p.add_argument("--consensus", choices=("median", "mean", "majority"), default="median")
+    p.add_argument("--runs", metavar="ID[,ID...]", help="runs whose scores and ratings to correlate")
+    p.add_argument("--group-by", choices=("none", "dataset", "domain", "model", "run"), default="none",
+                   help="one matrix per group (default: %(default)s)")
+    p.add_argument("--method", choices=("spearman", "kendall", "pearson"), default="spearman",
+                   help="correlation coefficient (default: %(default)s)")
+    p.add_argument("--consensus", choices=("median", "mean", "majority"), default="median",
+                   help="how annotators' ratings of one item combine (default: %(default)s)")
     p.add_argument("--metrics", help="comma-separated metrics to keep (a filter stored with the analysis)")
-    p.add_argument("--n-boot", type=int, default=1000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% CIs (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p.add_argument("--list", action="store_true", help="list stored analyses")
     p.add_argument("--open", metavar="ANALYSIS", help="print a stored analysis")
     p = add("compare", cmd_compare)
-    p.add_argument("--runs", required=True, metavar="A,B[,C...]")
+    p.add_argument("--runs", required=True, metavar="A,B[,C...]", help="two or more runs over the same QA set")
     p.add_argument("--metric", required=True, help="a metric name, or 'human' for the consensus rating")
-    p.add_argument("--n-boot", type=int, default=2000)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for the difference CI (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
     p = add("agreement", cmd_agreement)
-    p.add_argument("--runs", required=True, metavar="ID[,ID...]")
-    p.add_argument("--by", choices=("dataset", "domain", "model", "run"))
+    p.add_argument("--runs", required=True, metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
+    p.add_argument("--by", choices=("dataset", "domain", "model", "run"), help="also report agreement per group")
 
 
 def console() -> None:

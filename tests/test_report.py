@@ -36,7 +36,7 @@ def _stored(project, run_id):
 
 def _rescored(project, text: str, source: str = "export.jsonl"):
     samples, errors = parse_answers(source, text.encode())
-    assert errors == []
+    assert [e for e in errors if e.level != "note"] == []  # a note names the ignored score columns
     result = score(samples, list(METRICS), project=project, source=source)
     got = {}
     for row in result.rows:
