@@ -100,7 +100,7 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
                          config_hash=stable_hash(config), n_items=len(samples))
         store.set_run_status(project.db_path, run_id, "running")
         for ordinal, (sample, (score_list, claims)) in enumerate(
-                zip(samples, score_rows(samples, scores, metrics, judge))):
+                zip(samples, score_rows(samples, scores, metrics, judge, resources.llm))):
             store.save_item(project.db_path, run_id, {
                 "item_id": sample.id, "ordinal": ordinal, "question": sample.question, "answer": sample.answer,
                 "references": sample.references, "contexts": sample.contexts,

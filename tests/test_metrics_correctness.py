@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from rageval.llm.replies import validator
+
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
 from rageval.metrics.correctness import (
@@ -116,8 +118,9 @@ class ScriptedLLM:
     def model(self, role: str) -> str:
         return self._model
 
-    def chat_json(self, role, messages, *, validate, temperature=0.0):
+    def chat_json(self, role, messages, *, validate=None, schema=None, temperature=0.0):
         assert role == "judge"
+        validate = validator(schema, validate)
         self.prompts.append(messages[-1]["content"])
         reply = next(r for k, r in self.replies.items() if f"Candidate answer: {k}\n" in messages[-1]["content"])
         return Reply(validate(reply.value), "ok", None, reply.raw) if reply.status == "ok" else reply

@@ -17,7 +17,8 @@ from rageval.metrics.claim_text import content_stems
 from rageval.metrics.cues import abstention_cues
 from rageval.metrics.claim_verify import SUPPORTED
 from rageval.metrics.claims import chunk_id, heuristic_verify
-from rageval.metrics.judge_io import ask, failed_score, index, judge_client, numbered, rating, render, signature
+from rageval.metrics.judge_io import ask, failed_score, judge_client, numbered, rating_of, signature
+from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
 from rageval.metrics.judged import cosines, embedder_name
 
 TOP = 3
@@ -83,8 +84,8 @@ class ContextRelevance(_Triad):
                               "cosine": round(cos, 6), "term_share": round(share, 6)})
             base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
         else:
-            replies = llm.map(lambda it: ask(llm, render("context_relevance", question=samples[it[0]].question,
-                                                         passage=it[2]), rating), items)
+            replies = llm.map(lambda it: ask(llm, "context_relevance", rating_of, question=samples[it[0]].question,
+                                             passage=it[2]), items)
             rated = [r if r.status != "ok" else {**r.value, "score": r.value["rating"] / TOP} for r in replies]
             base = {"judge": self.judge, "method": "llm"}
         per: list[list] = [[] for _ in samples]
@@ -101,23 +102,14 @@ class ContextRelevance(_Triad):
         return out
 
 
-def validate_ratings(n: int, n_passages: int):
-    def validate(value: Any) -> list[dict]:
-        items = value.get("ratings") if isinstance(value, dict) else None
-        if not isinstance(items, list):
-            raise ValueError('expected a JSON object with a list "ratings"')
-        found = {}
-        for pos, item in enumerate(items, 1):
-            k = index(item.get("sentence", pos) if isinstance(item, dict) else None, n, "sentence")
-            if k is None:
-                raise ValueError(f"sentence must be a number from 1 to {n}")
-            found[k] = {**rating(item), "passage": index(item.get("passage"), n_passages, "passage"),
-                        "quote": str(item.get("quote") or "").strip()}
-        if sorted(found) != list(range(1, n + 1)):
-            raise ValueError(f"expected exactly one rating for each of the {n} sentences")
-        return [found[k] for k in range(1, n + 1)]
+def check_ratings(n: int, n_passages: int):
+    """A check of a validated ``Ratings``: one rating per answer sentence 1..n, passages in range."""
 
-    return validate
+    def check(reply: Ratings) -> list[dict]:
+        return [{"rating": r.rating, "reason": r.reason, "passage": passage_index(r.passage, n_passages),
+                 "quote": r.quote} for r in numbered_entries(reply.ratings, "sentence", n)]
+
+    return check
 
 
 @register("groundedness")
@@ -169,9 +161,8 @@ class Groundedness(_Triad):
         def one(call: tuple[int, list[str]]) -> Any:
             i, sents = call
             ctxs = samples[i].contexts
-            prompt = render("groundedness", passages=numbered(ctxs),
-                            sentences="\n".join(f"{n}. {t}" for n, t in enumerate(sents, 1)))
-            reply = ask(llm, prompt, validate_ratings(len(sents), len(ctxs)))
+            reply = ask(llm, "groundedness", check_ratings(len(sents), len(ctxs)), passages=numbered(ctxs),
+                        sentences="\n".join(f"{n}. {t}" for n, t in enumerate(sents, 1)))
             if reply.status != "ok":
                 return reply
             rows = []
@@ -220,8 +211,8 @@ class AnswerRelevance(_Triad):
                                             "term_share": round(share, 6), "abstention_cues": cues,
                                             "embedder": embedder_name(embedder)}))
             return out
-        replies = llm.map(lambda s: ask(llm, render("answer_relevance", question=s.question, answer=s.answer or ""),
-                                        rating), list(samples))
+        replies = llm.map(lambda s: ask(llm, "answer_relevance", rating_of, question=s.question,
+                                        answer=s.answer or ""), list(samples))
         base = {"judge": self.judge, "method": "llm"}
         return [failed_score(r, base) if r.status != "ok" else Score.ok(r.value["rating"] / TOP, {**base, **r.value})
                 for r in replies]
