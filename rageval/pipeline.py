@@ -261,7 +261,7 @@ def estimate(project: Project, config: RunConfig) -> Any:
     items = store.qa_items(project.db_path, config.qa_set)
     samples = [{"question": it["question"], "references": it["references"]} for it in items]
     metrics = parse_metric_list(config.metrics, **config.metric_options())
-    return estimate_run(len(items), metrics, roles, samples=samples)
+    return estimate_run(len(items), metrics, roles, samples=samples, top_k=config.top_k)
 
 
 def estimate_text(est: Any) -> str:

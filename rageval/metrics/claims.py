@@ -13,6 +13,8 @@ null), and ``cause`` the hallucination diagnosis of an unsupported claim (or nul
 """
 from __future__ import annotations
 
+import math
+
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
@@ -166,8 +168,16 @@ class _ClaimShare:
     judge: str = "heuristic"
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
+    llm_family = "claims"  # the three shares use one claim analysis (memoised): its calls count once
+
     def signature(self) -> str:
         return signature(self.name, self.judge, PROMPTS, f"emb:{self.embedder}")
+
+    def llm_calls(self, shape: Any) -> int:
+        """At most 1 extraction + ``ceil(MAX_CLAIMS / CLAIMS_PER_CALL)`` verification calls."""
+        if not shape.passages:
+            return 0
+        return 1 + math.ceil(claim_judge.MAX_CLAIMS / claim_judge.CLAIMS_PER_CALL)
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scores = []

@@ -196,6 +196,10 @@ class AnswerEquivalence:
         prompt = sha256_hex(prompt_template() + "\0" + schema_hash("answer_equivalence"))[:8]
         return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|v1"
 
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call (all references in one prompt), none without a reference."""
+        return 1 if shape.references else 0
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         if self.judge == "heuristic":
             embedder = checked_embedder(self.embedder, resources, self.name)

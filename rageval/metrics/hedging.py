@@ -47,6 +47,9 @@ class Hedging:
     def signature(self) -> str:
         return signature(self.name, self.judge, ("hedging",))
 
+    def llm_calls(self, shape: Any) -> int:
+        return 1
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         if self.judge == "heuristic":
             found = [{"hedge_phrases": hedge_cues(s.answer or ""), "abstains": bool(abstention_cues(s.answer or "")),

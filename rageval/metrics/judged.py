@@ -83,6 +83,10 @@ class RagasAnswerCorrectness:
         return signature(self.name, self.judge, ("answer_correctness",),
                          f"w:{self.factuality_weight:g}/{self.similarity_weight:g}", f"emb:{self.embedder}")
 
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call per non-empty reference."""
+        return shape.references
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
         pairs = [(i, j, ref) for i, s in enumerate(samples) for j, ref in enumerate(s.references) if ref.strip()]
@@ -184,6 +188,10 @@ class RagasAnswerRelevance:
 
     def signature(self) -> str:
         return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}")
+
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call (it writes all ``n`` questions)."""
+        return 1
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)

@@ -5,6 +5,8 @@ score is ``rating / 3``; offline each metric has a transparent heuristic, labell
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -23,6 +25,7 @@ from rageval.metrics.judged import cosines, embedder_name
 
 TOP = 3
 SENTENCES_PER_CALL = 8
+MAX_SENTENCES = 40  # sentences the judge rates per answer (so the judge calls have a bound)
 COS_LOW, COS_HIGH = 0.1, 0.6
 
 
@@ -70,6 +73,10 @@ class ContextRelevance(_Triad):
     name = "context_relevance"
     needs = frozenset({"question", "contexts"})
     prompt = "context_relevance"
+
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call per retrieved passage."""
+        return shape.passages
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
@@ -120,7 +127,8 @@ class Groundedness(_Triad):
     ``groundedness = (1/m) sum_s rating_s / 3`` over the m answer sentences that carry claims
     (greetings, questions and refusals dropped; a leading pronoun replaced by the last named
     subject). Judge: rating 0-3 per sentence with a quoted
-    passage sentence (``groundedness.txt``, up to 8 sentences per call). Offline: rating 3 when
+    passage sentence (``groundedness.txt``, up to 8 sentences per call, the first 40 sentences
+    of an answer; a longer answer is scored on those). Offline: rating 3 when
     the heuristic claim verifier finds the sentence SUPPORTED, else 0 (so the score is the share
     of supported sentences). No sentences -> unscored ``no_claims``.
     """
@@ -128,6 +136,13 @@ class Groundedness(_Triad):
     name = "groundedness"
     needs = frozenset({"answer", "contexts"})
     prompt = "groundedness"
+
+    def llm_calls(self, shape: Any) -> int:
+        """``ceil(min(sentences, MAX_SENTENCES) / 8)``; before the answer exists, MAX_SENTENCES."""
+        if not shape.passages:
+            return 0
+        n = MAX_SENTENCES if shape.answer is None else min(len(resolved_sentences(shape.answer)), MAX_SENTENCES)
+        return math.ceil(n / SENTENCES_PER_CALL)
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
@@ -156,7 +171,7 @@ class Groundedness(_Triad):
 
     def _judged(self, llm: Any, samples: Sequence[Sample], sentences: list[list[str]]) -> list:
         calls = [(i, sents[lo:lo + SENTENCES_PER_CALL]) for i, sents in enumerate(sentences)
-                 for lo in range(0, len(sents), SENTENCES_PER_CALL)]
+                 for lo in range(0, min(len(sents), MAX_SENTENCES), SENTENCES_PER_CALL)]
 
         def one(call: tuple[int, list[str]]) -> Any:
             i, sents = call
@@ -194,6 +209,9 @@ class AnswerRelevance(_Triad):
     name = "answer_relevance"
     needs = frozenset({"answer", "question"})
     prompt = "answer_relevance"
+
+    def llm_calls(self, shape: Any) -> int:
+        return 1
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
