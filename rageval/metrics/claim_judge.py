@@ -4,7 +4,7 @@ Extraction is one call per answer (``claim_extract.txt``). Verification sends up
 ``CLAIMS_PER_CALL`` claims of one answer with the same numbered passages in one call
 (``claim_verify.txt``); each claim is judged on its own, so its verdict must not depend on
 which other claims share the call (tests check this with a scripted judge). Calls fan out on
-``llm.map``. A failed or unparseable reply marks only the answer it belongs to.
+``llm.map`` (the claims metrics run one task per answer: extract, then verify). A failed or unparseable reply marks only the answer it belongs to.
 
 The judge's quote is located in the passage it names (exactly, then ignoring case and
 whitespace, then in any passage); when it cannot be found the evidence keeps the quote with no
@@ -79,14 +79,15 @@ def locate(quote: str, contexts: Sequence[str], passage: int | None) -> tuple[in
     return (passage - 1 if passage else None), None
 
 
+def extract_one(llm: Any, question: str, answer: str) -> list[str] | Failure:
+    """Claims of one answer by the judge (one call)."""
+    reply = ask(llm, "claim_extract", claims_of, question=question or "(not given)", answer=answer)
+    return reply.value if reply.status == "ok" else Failure.of(reply)
+
+
 def extract(llm: Any, questions: Sequence[str], answers: Sequence[str]) -> list[list[str] | Failure]:
     """Claims of each answer by the judge (one call each, fanned out)."""
-
-    def one(pair: tuple[str, str]) -> list[str] | Failure:
-        reply = ask(llm, "claim_extract", claims_of, question=pair[0] or "(not given)", answer=pair[1])
-        return reply.value if reply.status == "ok" else Failure.of(reply)
-
-    return llm.map(one, list(zip(questions, answers)))
+    return llm.map(lambda pair: extract_one(llm, *pair), list(zip(questions, answers)))
 
 
 def verify(llm: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]],
