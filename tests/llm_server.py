@@ -367,10 +367,16 @@ def _main() -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per call")
     parser.add_argument("--rates", default="", help="faults with probabilities, e.g. 500=0.1,truncated=0.05")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--retry-after", default="0.05", help="the Retry-After header sent with 429/503")
+    parser.add_argument("--judge", action="store_true", help="answer with the scripted judge of judge_responder.py")
     args = parser.parse_args()
     rates = {k: float(v) for k, v in (item.split("=") for item in args.rates.split(",") if item)}
     server = FakeLLMServer(port=args.port).start()
-    server.script(latency=args.latency, rates=rates, seed=args.seed)
+    responder = None
+    if args.judge:
+        from judge_responder import respond as responder  # run as a script: tests/ is on sys.path
+    server.script(latency=args.latency, rates=rates, seed=args.seed, retry_after=args.retry_after,
+                  responder=responder)
     print(server.url, flush=True)
     try:
         while True:
