@@ -74,7 +74,10 @@ class FakeJudge:
 
 
 def section(prompt: str, title: str) -> str:
-    return prompt.split(f"{title}:\n", 1)[1].split("\n\nReply", 1)[0]
+    """The fenced data after the line ``title:`` (its ``<tag>`` lines dropped)."""
+    block = prompt.split(f"{title}:\n", 1)[1]
+    tag = block.split(">", 1)[0].lstrip("<")
+    return block.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
 
 
 def scripted(prompt: str, *, broken_verify=False):

@@ -25,6 +25,7 @@ from rageval.metrics.lexical import references_of, token_prf
 from rageval.metrics.semantic import checked_embedder, embedder_name, sentence_similarities
 from rageval.metrics.tokenize import answer_tokens, check_language, contains_tokens, normalization_name
 from rageval.llm.replies import validator
+from rageval.metrics.judge_io import fence_safe
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 
@@ -141,7 +142,8 @@ def prompt_template() -> str:
 
 def render_prompt(question: str, references: Sequence[str], candidate: str) -> str:
     """The judge prompt with {question}, {references} (joined by " | ") and {candidate} filled in once."""
-    values = {"question": question, "references": " | ".join(references), "candidate": candidate}
+    values = {"question": fence_safe(question), "references": fence_safe(" | ".join(references)),
+              "candidate": fence_safe(candidate)}
     return re.sub(r"\{(question|references|candidate)\}", lambda m: values[m[1]], prompt_template())
 
 
