@@ -1,6 +1,19 @@
-"""Benchmark of the LLM layer: N items through a judge evaluation against the fake server.
+"""Benchmark of the LLM layer against the fake OpenAI-compatible server (tests/llm_server.py).
 
-Each item makes ``--calls`` sequential ``chat_json`` calls shaped like a claim-level judge
+Default (judged metrics, issue 16): N answers (question, answer, reference, 3 contexts of about
+100 words) scored and stored through ``rageval.scoring.score`` with four LLM-judged metrics
+(faithfulness, ragas_answer_correctness, ragas_answer_relevance, context_relevance) at
+``--latency`` per call and ``--concurrency`` in flight; the server answers with the scripted
+judge of tests/judge_responder.py and runs in ANOTHER process (its threads do not share this
+process's GIL). Three phases: clean; with ``--fault-rate`` random 500/429 (half each,
+Retry-After ``--retry-after`` s) on a fresh project; the clean project's cached re-run.
+Reported: wall of the judged scoring (and of storing), ``ideal = calls x latency /
+concurrency``, calls per answer, peak in flight, CPU-seconds per answer, items lost.
+
+    python bench/bench_llm.py                     # N=200, 100 ms, concurrency 16, 10% faults
+    python bench/bench_llm.py --items 50 --latency 0.05
+
+``--raw`` runs the older client-only benchmark instead: each item makes ``--calls`` sequential ``chat_json`` calls shaped like a claim-level judge
 (claim extraction, claim verification against the contexts, answer relevance), with messages of
 realistic length (~3 KB: instructions, question, answer, five context passages). Items run
 concurrently on the client's pool. The fake OpenAI-compatible server (tests/llm_server.py) runs
@@ -11,8 +24,7 @@ Reported: measured wall time against the ideal ``calls * latency / concurrency``
 1.25x at N=200, latency 100 ms, concurrency 16), then the same run again with a fresh client on
 the same project database: wall time and calls made (target 0).
 
-    python bench/bench_llm.py                      # N=200, 3 calls per item, 100 ms, concurrency 16
-    python bench/bench_llm.py --items 50 --latency 0.05
+    python bench/bench_llm.py --raw                # N=200, 3 calls per item, 100 ms, concurrency 16
 """
 from __future__ import annotations
 
@@ -62,8 +74,8 @@ def validate(value):
     return value
 
 
-def start_server(latency: float) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "llm_server.py"), "--latency", str(latency)],
+def start_server(latency: float, *extra: str) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "llm_server.py"), "--latency", str(latency), *extra],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     url = proc.stdout.readline().strip()
     if not url.startswith("http"):
@@ -72,9 +84,13 @@ def start_server(latency: float) -> tuple[subprocess.Popen, str]:
     return proc, url
 
 
-def posts(url: str) -> int:
+def server_stats(url: str) -> dict:
     with urllib.request.urlopen(url.removesuffix("/v1") + "/_stats") as resp:
-        counts = json.load(resp)["counts"]
+        return json.load(resp)
+
+
+def posts(url: str) -> int:
+    counts = server_stats(url)["counts"]
     return sum(n for path, n in counts.items() if path.startswith("/v1/") and path != "/v1/models")
 
 
@@ -95,10 +111,17 @@ def run(url: str, store: Path, run_id: str, items: int, calls: int, concurrency:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=200)
-    parser.add_argument("--calls", type=int, default=3, help="chat_json calls per item")
+    parser.add_argument("--calls", type=int, default=3, help="--raw: chat_json calls per item")
     parser.add_argument("--latency", type=float, default=0.1, help="server seconds per call")
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--fault-rate", type=float, default=0.1, help="share of calls failing (half 500, half 429)")
+    parser.add_argument("--retry-after", default="1", help="Retry-After seconds sent with the 429s")
+    parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
     args = parser.parse_args()
+    if not args.raw:
+        from bench_judged import judged_benchmark
+
+        return judged_benchmark(args, start_server, server_stats)
 
     proc, url = start_server(args.latency)
     try:

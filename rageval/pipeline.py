@@ -90,14 +90,26 @@ def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
     return tuple(doc_ids), by_id, "document"
 
 
+def stored_signature(metric: Metric, llm: Any = None) -> str:
+    """``metric.signature()``, plus ``|out:MODE`` for an LLM-judged metric: the structured-output
+    mode (json_schema, json_object, prompt) its judge's server and model were asked in."""
+    sig = metric.signature()
+    mode_of = getattr(llm, "output_mode", None)
+    if mode_of is not None and str(getattr(metric, "judge", "")).startswith("openai:") and llm.has_role("judge"):
+        sig += f"|out:{mode_of('judge')}"
+    return sig
+
+
 def score_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], metrics: Sequence[Metric],
-               judge: str) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
+               judge: str, llm: Any = None) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
     """Per sample: (metric score rows, claim rows) ready for storage.
 
     Claims leave the score details for the claims table. Metrics of one family (faithfulness
     and the contradicted / not-mentioned shares) carry the same claim list; it is stored once,
-    under the signature of the first metric that carried it.
+    under the signature of the first metric that carried it. Signatures are
+    :func:`stored_signature` (``llm``: the client that judged them).
     """
+    sigs = {metric.name: stored_signature(metric, llm) for metric in metrics}
     out = []
     for i, _sample in enumerate(samples):
         rows, claims, seen = [], [], set()
@@ -109,8 +121,8 @@ def score_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], metric
                 key = canonical_json(found)
                 if key not in seen:
                     seen.add(key)
-                    claims.extend(_claim_rows(found, metric.signature(), judge))
-            rows.append({"metric": metric.name, "signature": metric.signature(), "value": score.value,
+                    claims.extend(_claim_rows(found, sigs[metric.name], judge))
+            rows.append({"metric": metric.name, "signature": sigs[metric.name], "value": score.value,
                          "status": score.status, "reason": score.reason, "details": details})
         out.append((rows, claims))
     return out
@@ -223,7 +235,7 @@ def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[st
     scores = evaluate(samples, metrics, resources)
     if resources.llm is not None and resources.llm.preflight_error is not None:
         raise resources.llm.preflight_error  # an unreachable server fails the run, not each item
-    per_sample = dict(zip((s.id for s in samples), score_rows(samples, scores, metrics, config.judge)))
+    per_sample = dict(zip((s.id for s in samples), score_rows(samples, scores, metrics, config.judge, resources.llm)))
     elapsed_ms = (time.monotonic() - t0) * 1000.0 / max(len(batch), 1)
     entries = []
     for record in records:
@@ -252,7 +264,7 @@ def estimate(project: Project, config: RunConfig) -> Any:
     items = store.qa_items(project.db_path, config.qa_set)
     samples = [{"question": it["question"], "references": it["references"]} for it in items]
     metrics = parse_metric_list(config.metrics, **config.metric_options())
-    return estimate_run(len(items), metrics, roles, samples=samples)
+    return estimate_run(len(items), metrics, roles, samples=samples, top_k=config.top_k)
 
 
 def estimate_text(est: Any) -> str:

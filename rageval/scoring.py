@@ -142,7 +142,7 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
                   "details": {"imported": True, "domain": sample.domain, "relevant_ids": dict(sample.relevant_ids),
                               "context_ids": list(sample.context_ids)}}, score_list, claims)
                 for ordinal, (sample, (score_list, claims)) in enumerate(
-                    zip(samples, score_rows(samples, scores, metrics, judge)))))
+                    zip(samples, score_rows(samples, scores, metrics, judge, resources.llm)))))
         except BaseException as exc:  # never leave an import run 'running'
             _close_failed(project, run_id, exc)
             raise

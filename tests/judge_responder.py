@@ -20,7 +20,11 @@ def _words(text: str) -> set[str]:
 
 
 def _after(prompt: str, label: str) -> str:
-    """The block of text after a line ``label`` and before the next blank-line-separated label."""
+    """The block of text after a line ``label``: inside its ``<tag>`` fence when it has one,
+    else up to the next blank line."""
+    m = re.search(rf"^{re.escape(label)}\s*\n<(\w+)>\n(.*?)\n</\1>", prompt, re.S | re.M)
+    if m:
+        return m.group(2).strip()
     m = re.search(rf"^{re.escape(label)}\s*\n(.*?)(?:\n\s*\n|\Z)", prompt, re.S | re.M)
     return m.group(1).strip() if m else ""
 

@@ -12,7 +12,8 @@ Script it per test with :meth:`FakeLLMServer.script`:
 - ``rates={fault: p}`` with ``seed``: each POST draws one fault with these probabilities;
 - ``latency`` (seconds per call), ``retry_after`` (the header sent with 429/503),
   ``hang_seconds``, ``models`` (known model names; others get 404 model_not_found),
-  ``reject_json_mode`` (400 when ``response_format`` is sent), ``require_key`` (any other
+  ``reject_json_mode`` (400 when ``response_format`` is sent), ``reject_json_schema`` (400 when
+  a ``json_schema`` response_format is sent; JSON mode is fine), ``require_key`` (any other
   bearer token gets a 401 that echoes it back, as careless servers do).
 
 Faults: ``429``, ``503`` (both with Retry-After), ``500``, ``hang`` (no reply for
@@ -131,6 +132,7 @@ class FakeLLMServer:
             self.slow_seconds = 0.3
             self.models: set[str] | None = None
             self.reject_json_mode = False
+            self.reject_json_schema = False
             self.require_key: str | None = None
             self.dim = 8
             self._counts: dict[str, int] = {}
@@ -145,7 +147,8 @@ class FakeLLMServer:
                plan: dict[int, str] | None = None, rates: dict[str, float] | None = None, seed: int | None = None,
                **settings: Any) -> "FakeLLMServer":
         """Set the responder, the fault plan/rates and any of latency, retry_after, hang_seconds,
-        slow_seconds, models, reject_json_mode, require_key, dim. Unknown names or faults raise ValueError."""
+        slow_seconds, models, reject_json_mode, reject_json_schema, require_key, dim. Unknown names or
+        faults raise ValueError."""
         for fault in list((plan or {}).values()) + list(rates or {}):
             if fault not in FAULTS:
                 raise ValueError(f"unknown fault {fault!r}; known: {', '.join(FAULTS)}")
@@ -160,7 +163,7 @@ class FakeLLMServer:
                 self._rng = random.Random(seed)
             for name, value in settings.items():
                 if name not in ("latency", "retry_after", "hang_seconds", "slow_seconds", "models",
-                                "reject_json_mode", "require_key", "dim"):
+                                "reject_json_mode", "reject_json_schema", "require_key", "dim"):
                     raise ValueError(f"unknown setting {name!r}")
                 setattr(self, name, set(value) if name == "models" and value is not None else value)
         return self
@@ -316,6 +319,9 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 self._error(400, "response_format is not supported by this model", "invalid_request_error",
                             None)
                 return None
+            if server.reject_json_schema and (body.get("response_format") or {}).get("type") == "json_schema":
+                self._error(400, "response_format type json_schema is not supported", "invalid_request_error", None)
+                return None
             try:
                 text = server.responder(body)
             except Exception as exc:  # noqa: BLE001 - a broken responder shows up as a 500
@@ -361,10 +367,16 @@ def _main() -> None:
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per call")
     parser.add_argument("--rates", default="", help="faults with probabilities, e.g. 500=0.1,truncated=0.05")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--retry-after", default="0.05", help="the Retry-After header sent with 429/503")
+    parser.add_argument("--judge", action="store_true", help="answer with the scripted judge of judge_responder.py")
     args = parser.parse_args()
     rates = {k: float(v) for k, v in (item.split("=") for item in args.rates.split(",") if item)}
     server = FakeLLMServer(port=args.port).start()
-    server.script(latency=args.latency, rates=rates, seed=args.seed)
+    responder = None
+    if args.judge:
+        from judge_responder import respond as responder  # run as a script: tests/ is on sys.path
+    server.script(latency=args.latency, rates=rates, seed=args.seed, retry_after=args.retry_after,
+                  responder=responder)
     print(server.url, flush=True)
     try:
         while True:

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from rageval.errors import ConfigError
-from rageval.llm.replies import JSONReply
+from rageval.llm.replies import JSONReply, validator
 from rageval.metrics import claim_judge, claims
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
 from rageval.metrics.claim_extract import extract_claims, resolved_sentences
@@ -60,7 +60,8 @@ class FakeJudge:
     def map(self, fn, items):
         return [fn(x) for x in items]
 
-    def chat_json(self, role, messages, *, validate, temperature=0.0):
+    def chat_json(self, role, messages, *, validate=None, schema=None, temperature=0.0):
+        validate = validator(schema, validate)  # the reply model, then the metric's check, as the client does
         prompt = messages[-1]["content"]
         self.prompts.append(prompt)
         raw = self.responder(prompt)
@@ -73,7 +74,10 @@ class FakeJudge:
 
 
 def section(prompt: str, title: str) -> str:
-    return prompt.split(f"{title}:\n", 1)[1].split("\n\nReply", 1)[0]
+    """The fenced data after the line ``title:`` (its ``<tag>`` lines dropped)."""
+    block = prompt.split(f"{title}:\n", 1)[1]
+    tag = block.split(">", 1)[0].lstrip("<")
+    return block.split(f"<{tag}>\n", 1)[1].split(f"\n</{tag}>", 1)[0]
 
 
 def scripted(prompt: str, *, broken_verify=False):

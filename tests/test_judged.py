@@ -81,7 +81,7 @@ def test_answer_correctness_offline_wrong_answer():
 
 def test_answer_correctness_judge_counts_and_weights():
     def reply(prompt):
-        assert "Reference answer:\n500 mg every 8 hours" in prompt
+        assert "Reference answer:\n<reference>\n500 mg every 8 hours" in prompt
         return json.dumps({"tp": ["dose 500 mg"], "fp": ["taken with food"], "fn": []})
 
     s = one("ragas_answer_correctness", AMOX, judged(reply), judge="openai:m")

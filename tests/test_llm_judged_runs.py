@@ -43,3 +43,25 @@ def test_unchanged_rerun_makes_zero_calls_not_even_the_reachability_check(demo_p
     assert llm_env.count() == 0  # every request path: chat, embeddings and /v1/models
     values = lambda run: {(s["item_id"], s["metric"]): s["value"] for s in store.scores(demo_project.db_path, run)}
     assert values(rerun) == values(first)
+
+
+ALL_JUDGED = FOUR + ("contradicted_share", "not_mentioned_share", "groundedness", "answer_relevance", "hedging",
+                     "answer_equivalence")
+
+
+def test_a_judged_run_never_makes_more_calls_than_its_estimate(demo_project, llm_env):
+    llm_env.script(responder=respond)
+    config = _config(ALL_JUDGED, model="estimate-model")
+    est = estimate(demo_project, config)
+    by_role = {e.role: e.calls for e in est.roles}
+    # per item: generator 1; context_relevance 4 (top_k); the faithfulness family 1 + 40/8;
+    # ragas_answer_correctness 1 per reference; groundedness 40/8; the other four metrics 1 each
+    refs = [sum(1 for r in it["references"] if r.strip()) for it in store.qa_items(demo_project.db_path, DEMO_QA)]
+    assert by_role == {"generator": 43, "judge": sum(4 + 6 + r + 5 + 4 for r in refs)}
+    assert "before retries and re-asks" in est.note
+    summary = execute(demo_project, start_run(demo_project, config))
+    assert summary.done == 43
+    made = llm_env.count("/v1/chat/completions")
+    assert 43 < made <= est.calls  # no faults, so no retries; replies parse, so no re-asks
+    scores = store.scores(demo_project.db_path, summary.run_id)
+    assert {s["metric"] for s in scores if s["status"] == "ok"} == set(ALL_JUDGED)

@@ -30,11 +30,14 @@ def test_sporadic_429s_do_not_lower_the_limit():
 
 def test_frequent_429s_halve_once_per_burst_and_the_limit_recovers_when_they_stop():
     clock = Clock()
-    lim = AIMDLimiter(8, clock=clock)
+    lim = AIMDLimiter(8, clock=clock, min_calls=8)
     tokens = [lim.acquire() for _ in range(8)]
     for token in tokens:  # a burst of 8 rejections of calls started in the same epoch: one halving
         lim.release(token, "throttled")
     assert lim.stats().limit == 4 and lim.stats().decreases == 1
+    for _ in range(4):  # successes while 429s are recent: no increase
+        lim.release(lim.acquire(), "ok")
+    assert lim.stats().limit == 4
     for _ in range(3):  # a second halving needs fresh evidence: 4 new 429s in the window
         lim.release(lim.acquire(), "throttled")
     assert lim.stats().limit == 4
@@ -54,7 +57,7 @@ def test_frequent_429s_halve_once_per_burst_and_the_limit_recovers_when_they_sto
 
 
 def test_limiter_never_goes_below_one_and_errors_do_not_count():
-    lim = AIMDLimiter(2, min_throttled=1)
+    lim = AIMDLimiter(2, min_throttled=1, min_calls=1)
     for _ in range(5):
         lim.release(lim.acquire(), "throttled")
     assert lim.stats().limit == 1

@@ -7,6 +7,8 @@ from typing import Any
 
 import pytest
 
+from rageval.llm.replies import validator
+
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
 from rageval.metrics.correctness import (
@@ -80,8 +82,8 @@ def test_equivalence_heuristic_is_thresholded_correctness_and_says_bem_is_not_sh
 
 def test_render_prompt_fills_each_slot_once():
     text = render_prompt("what is {candidate}?", ["a {references}", "b"], "c {question}")
-    assert "Question: what is {candidate}?" in text
-    assert "a {references} | b" in text and "Candidate answer: c {question}" in text
+    assert "Question:\n<question>\nwhat is {candidate}?\n</question>" in text
+    assert "a {references} | b" in text and "Candidate answer:\n<candidate>\nc {question}\n</candidate>" in text
     assert '{"equivalent": true or false' in text
 
 
@@ -116,10 +118,11 @@ class ScriptedLLM:
     def model(self, role: str) -> str:
         return self._model
 
-    def chat_json(self, role, messages, *, validate, temperature=0.0):
+    def chat_json(self, role, messages, *, validate=None, schema=None, temperature=0.0):
         assert role == "judge"
+        validate = validator(schema, validate)
         self.prompts.append(messages[-1]["content"])
-        reply = next(r for k, r in self.replies.items() if f"Candidate answer: {k}\n" in messages[-1]["content"])
+        reply = next(r for k, r in self.replies.items() if f"<candidate>\n{k}\n" in messages[-1]["content"])
         return Reply(validate(reply.value), "ok", None, reply.raw) if reply.status == "ok" else reply
 
     def map(self, fn, items):
@@ -141,7 +144,7 @@ def test_equivalence_with_judge_maps_statuses():
     assert got[0].details["reason"] == "same person" and "BEM checkpoint not shipped" in got[0].details["note"]
     assert (got[2].status, got[2].reason) == ("unscored", "judge_parse_error")
     assert (got[3].status, got[3].reason) == ("failed", "llm_error: 500")
-    assert "Gold answer (any one of these is correct): Bram Stoker" in llm.prompts[0]
+    assert "Gold answer (any one of these is correct):\n<gold>\nBram Stoker" in llm.prompts[0]
     sig = metric.signature()
     assert sig.startswith("answer_equivalence|judge:openai:judge-model|prompt:") and len(sig.split("prompt:")[1]) == 11
 
@@ -164,7 +167,7 @@ def test_equivalence_through_the_real_llm_client(llm_env):
 
     def responder(request):
         prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
-        verdict = "Candidate answer: Bram Stoker\n" in prompt
+        verdict = "<candidate>\nBram Stoker\n" in prompt
         return json.dumps({"equivalent": verdict, "reason": "compared with the gold answer"})
 
     llm_env.script(responder=responder, plan={2: "prose"})

@@ -35,19 +35,24 @@ Retries
     ``reason="llm_error: <short>"``: it marks its own item, and the run goes on.
 
 JSON replies
-    :meth:`LLMClient.chat_json` asks for ``response_format={"type": "json_object"}`` (dropped for
-    the client's lifetime if the server rejects it with a 400), parses tolerantly
-    (:mod:`rageval.llm.replies`), validates with the caller's function and re-asks once with the
-    error; still failing: ``status="unscored"``, ``reason="judge_parse_error"``, raw text kept.
+    :meth:`LLMClient.chat_json` sends the reply model's JSON schema as ``response_format``
+    (``json_schema``); a server that rejects it with a 400 naming the format is asked in JSON
+    mode (``json_object``), then with the prompt alone; the mode is remembered per (server,
+    model) in the project's cache and is part of the judge signature (``out:MODE``). Replies are
+    parsed tolerantly (:mod:`rageval.llm.replies`), validated by the pydantic reply model
+    (:mod:`rageval.prompts.schemas`) and the caller's check, and re-asked once with the error;
+    still failing: ``status="unscored"``, ``reason="judge_parse_error"``, raw text kept.
 """
 from __future__ import annotations
 
 import logging
 import os
 import random
+import re
 import threading
 import time
 import weakref
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
@@ -57,7 +62,9 @@ from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.cost import UsageSummary, cost_usd, load_prices, summarize_calls
 from rageval.llm.embeddings import Embeddings
 from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, RateCap, backoff_delay, parse_retry_after
-from rageval.llm.replies import JSON_OBJECT_FORMAT, ChatReply, JSONReply, ask_json, parse_and_validate, request_key
+from rageval.llm.replies import (
+    MODES, ChatReply, JSONReply, ask_json, parse_and_validate, request_key, response_format, validator,
+)
 from rageval.llm.roles import (
     DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, roles_from_env, scrub,
     server_message, status_error, unreachable_error,
@@ -103,7 +110,7 @@ class LLMClient:
         self._clients: dict[str, openai.OpenAI] = {}
         self._lock = threading.Lock()
         self._fatal: dict[tuple[str, str], LLMError] = {}
-        self._json_mode: dict[str, bool] = {}
+        self._modes: dict[tuple[str, str], str] = {}  # (server, model) -> structured-output mode
         # preflight=True: each role's server is checked before that role's FIRST network call,
         # so work answered from the cache makes no call at all, the reachability check included
         self._preflight_pending = set(self._roles) if preflight else set()
@@ -237,14 +244,13 @@ class LLMClient:
                    request: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
         body = {k: request[k] for k in ("model", "messages", "temperature", "seed", "max_tokens")
                 if request[k] is not None}
-        if request["response_format"] is not None and self._json_mode.get(role, True):
+        if request["response_format"] is not None:
             try:
-                with_format = {**body, "response_format": request["response_format"]}
-                completion = self._post(client, "/chat/completions", with_format)
-            except openai.BadRequestError:
-                completion = self._post(client, "/chat/completions", body)
-                self._json_mode[role] = False
-                log.info("the %s server rejected response_format; asking for JSON in the prompt only", role)
+                completion = self._post(client, "/chat/completions", {**body, "response_format": request["response_format"]})
+            except openai.BadRequestError as exc:
+                if not _FORMAT_WORDS.search(self._server_message(exc)):
+                    raise
+                raise _FormatRejected(self._server_message(exc)) from None
         else:
             completion = self._post(client, "/chat/completions", body)
         choice = completion["choices"][0]
@@ -307,30 +313,86 @@ class LLMClient:
         return self._chat(role, messages, temperature=temperature, seed=seed, max_tokens=max_tokens,
                           response_format=None, kind="chat")
 
-    def chat_json(self, role: str, messages: list[dict], *, validate: Callable[[Any], Any],
-                  temperature: float = 0.0, seed: int | None = 0, max_tokens: int | None = None) -> JSONReply:
-        """A JSON reply validated by ``validate`` (returns the clean value or raises ValueError).
+    # ------------------------------------------------------------ structured outputs
+    def _where(self, role: str) -> tuple[str, str]:
+        cfg = self._role(role)
+        return display_url(cfg.base_url), cfg.model
 
-        Asks once more with the parse/validation error appended when the first reply does not
-        do; then gives up with ``status="unscored"``, ``reason="judge_parse_error"``. Only
-        replies that parse and validate are cached: a broken reply is treated like a failed
-        call, so a re-run asks again instead of replaying it (and two identical requests that
-        raced in one run cannot leave a broken reply in the cache for the next).
+    @staticmethod
+    def _rejected_key(where: tuple[str, str], mode: str) -> str:
+        return request_key({"kind": "format_rejected", "server": where[0], "model": where[1], "mode": mode})
+
+    def output_mode(self, role: str) -> str:
+        """The structured-output mode used for ``role``'s (server, model): ``json_schema`` until
+        the server rejects it, then ``json_object``, then ``prompt``. Each rejection is recorded
+        in the project's cache (write-once facts), so a re-run starts where the last run ended
+        and its signatures match, with no call to find out."""
+        where = self._where(role)
+        with self._lock:
+            if where in self._modes:
+                return self._modes[where]
+        mode = next((m for m in MODES[:-1] if self._store.get(self._rejected_key(where, m)) is None), MODES[-1])
+        with self._lock:
+            return self._modes.setdefault(where, mode)
+
+    def _downgrade(self, role: str, rejected: str, detail: str) -> None:
+        """The server rejected ``rejected``: use the next mode from now on (once, for all threads)."""
+        where = self._where(role)
+        new = MODES[min(MODES.index(rejected) + 1, len(MODES) - 1)]
+        self.output_mode(role)  # load what the cache knows first
+        with self._lock:
+            if MODES.index(self._modes[where]) >= MODES.index(new):
+                return
+            self._modes[where] = new
+        for mode in MODES[:MODES.index(new)]:
+            self._store.put(self._rejected_key(where, mode), where[1], {"rejected": True})
+        log.info("the %s server at %s rejected response_format %s (%s); asking with %s from now on",
+                 role, where[0], rejected, detail[:120], new)
+
+    def chat_json(self, role: str, messages: list[dict], *, validate: Callable[[Any], Any] | None = None,
+                  schema: Any | None = None, temperature: float = 0.0, seed: int | None = 0,
+                  max_tokens: int | None = None) -> JSONReply:
+        """A JSON reply validated by the reply model ``schema`` (a pydantic model class) and/or
+        ``validate`` (returns the clean value or raises ValueError), in that order.
+
+        The request carries the schema as ``response_format`` JSON schema, or JSON mode, or
+        nothing, following :meth:`output_mode`; a 400 that names the format moves the server
+        down one mode and asks again. Asks once more with the parse/validation error appended
+        when the first reply does not do; then gives up with ``status="unscored"``,
+        ``reason="judge_parse_error"``. Only replies that parse and validate are cached: a
+        broken reply is treated like a failed call, so a re-run asks again instead of replaying
+        it (and two identical requests that raced in one run cannot leave a broken reply in the
+        cache for the next).
         """
-        options = {"temperature": temperature, "seed": seed, "max_tokens": max_tokens,
-                   "response_format": JSON_OBJECT_FORMAT, "kind": "json"}
-        reply = ask_json(lambda msgs: self._chat(
-            role, msgs, **options, usable=lambda text: parse_and_validate(text, validate)[1] is None),
-            messages, validate)
+        check = validator(schema, validate)
+        usable = (lambda text: parse_and_validate(text, check)[1] is None)
+        used: dict[str, Any] = {}
+
+        def send(msgs: list[dict]) -> ChatReply:
+            while True:
+                mode = self.output_mode(role)
+                fmt = response_format(mode, schema)
+                effective = "prompt" if fmt is None else ("json_schema" if fmt["type"] == "json_schema" else "json_object")
+                try:
+                    reply = self._chat(role, msgs, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                                       response_format=fmt, kind="json", usable=usable)
+                except _FormatRejected as exc:
+                    self._downgrade(role, effective, str(exc))
+                    continue
+                used.setdefault("format", fmt)
+                used["mode"] = effective
+                return reply
+
+        reply = ask_json(send, messages, check)
         if reply.status == "ok" and reply.reasked and not reply.cached:
             # the usable answer to the original request is the re-ask's: cache it under the
             # original key too, so an unchanged re-run makes no call at all for this item
             model = self._role(role).model
             key = request_key({"kind": "json", "model": model, "messages": messages, "temperature": temperature,
-                               "seed": seed, "response_format": JSON_OBJECT_FORMAT, "max_tokens": max_tokens})
+                               "seed": seed, "response_format": used.get("format"), "max_tokens": max_tokens})
             self._store.put(key, model, {"text": reply.raw or "", "tokens_in": 0, "tokens_out": 0,
                                          "finish_reason": "stop"})
-        return reply
+        return replace(reply, mode=used.get("mode"))
 
     def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
         """Vectors of ``texts`` from the embedder role (``encoding_format="float"``), cached per text.
@@ -452,6 +514,13 @@ class LLMClient:
     def __repr__(self) -> str:
         roles = ", ".join(f"{r}=openai:{c.model}@{display_url(c.base_url)}" for r, c in self._roles.items())
         return f"LLMClient({roles}, concurrency={self.concurrency})"
+
+
+class _FormatRejected(Exception):
+    """The server answered 400 to a request's ``response_format`` (not retried: downgraded)."""
+
+
+_FORMAT_WORDS = re.compile(r"response_format|json|schema|format|structured", re.IGNORECASE)
 
 
 def _attempted(error: LLMError, attempts: int) -> LLMError:

@@ -3,9 +3,10 @@
 - :class:`AIMDLimiter` bounds the model calls in flight. A 429 backs off only the call that got
   it (the caller waits its ``Retry-After``; nothing else pauses). The limit starts at the
   configured maximum and is halved (``limit = max(1, limit // 2)``) only when 429s are FREQUENT:
-  at least ``min_throttled`` (4) of the calls that ended in the last ``window`` seconds (10 s)
-  were 429s, and they were at least ``throttle_share`` (20%) of those calls - a server that is
-  really overloaded, not a sporadic 429. A decrease starts a new epoch and clears the window,
+  of the calls that ended in the last ``window`` seconds (10 s), at least ``min_calls`` (20)
+  in all, at least ``min_throttled`` (4) and at least ``throttle_share`` (25%) were 429s - a
+  server that is really overloaded, not a sporadic 429 (with 5% random 429s, 5 of 20 happens
+  about 3 times in 1,000 windows). A decrease starts a new epoch and clears the window,
   so one burst halves once and a second halving needs fresh evidence. Once no 429 has come for
   ``window`` seconds, ``limit`` successes in a row raise the limit by one, up to the maximum
   (additive increase, multiplicative decrease, as in TCP congestion control).
@@ -71,14 +72,15 @@ class LimiterStats:
 class AIMDLimiter:
     """Additive-increase / multiplicative-decrease bound on calls in flight (see module doc)."""
 
-    def __init__(self, maximum: int, *, window: float = 10.0, min_throttled: int = 4,
-                 throttle_share: float = 0.2, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, maximum: int, *, window: float = 10.0, min_throttled: int = 4, min_calls: int = 20,
+                 throttle_share: float = 0.25, clock: Callable[[], float] = time.monotonic):
         self._max = max(1, int(maximum))
         self._limit = self._max
         self._in_flight = 0
         self._epoch = 0
         self._successes = 0
         self._window, self._min_throttled, self._share = float(window), int(min_throttled), float(throttle_share)
+        self._min_calls = int(min_calls)
         self._clock = clock
         self._recent: deque[tuple[float, bool]] = deque()  # (time, throttled) of calls that ended
         self._recent_throttled = 0
@@ -123,7 +125,7 @@ class AIMDLimiter:
                 self._last_throttled = now
                 if token == self._epoch:  # a call started before the last decrease is old news
                     self._note(now, True)
-                frequent = (self._recent_throttled >= self._min_throttled
+                frequent = (len(self._recent) >= self._min_calls and self._recent_throttled >= self._min_throttled
                             and self._recent_throttled >= self._share * len(self._recent))
                 if frequent and token == self._epoch:
                     self._limit = max(1, self._limit // 2)

@@ -24,6 +24,10 @@ from typing import Any, Callable
 from rageval.util import canonical_json, sha256_hex
 
 JSON_OBJECT_FORMAT = {"type": "json_object"}
+#: structured-output modes, best first: the server enforces the reply's JSON schema; the server
+#: guarantees some JSON object; only the prompt asks for JSON. A server that rejects a mode
+#: (HTTP 400) is asked in the next one, and the choice is remembered per (server, model).
+MODES = ("json_schema", "json_object", "prompt")
 
 _FENCE = re.compile(r"```[ \t]*([A-Za-z0-9_-]*)[ \t]*\n?(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
@@ -180,6 +184,41 @@ def parse_json_reply(text: str | None) -> Any:
     return value
 
 
+def response_format(mode: str, schema: Any | None) -> dict[str, Any] | None:
+    """The ``response_format`` of ``mode`` for a reply model ``schema`` (a pydantic model class).
+
+    >>> response_format("json_object", None), response_format("prompt", None)
+    ({'type': 'json_object'}, None)
+    """
+    if mode == "json_schema" and schema is not None:
+        return {"type": "json_schema",
+                "json_schema": {"name": schema.__name__, "schema": schema.model_json_schema(), "strict": False}}
+    if mode in ("json_schema", "json_object"):
+        return JSON_OBJECT_FORMAT
+    return None
+
+
+def validator(schema: Any | None, check: Callable[[Any], Any] | None) -> Callable[[Any], Any]:
+    """Validate parsed JSON with the reply model ``schema`` (when given), then ``check`` the result."""
+    def validate(value: Any) -> Any:
+        if schema is not None:
+            value = schema.model_validate(value)
+        return check(value) if check is not None else value
+
+    return validate
+
+
+def _shape_error(exc: BaseException) -> str:
+    errors = getattr(exc, "errors", None)
+    if callable(errors):  # a pydantic ValidationError: "field.sub: message" for the first few
+        try:
+            parts = [f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in errors()[:4]]
+            return "; ".join(parts)
+        except Exception:  # noqa: BLE001 - fall back to the plain text
+            pass
+    return str(exc) or type(exc).__name__
+
+
 def parse_and_validate(text: str | None, validate: Callable[[Any], Any]) -> tuple[Any, str | None]:
     """``(value, None)`` when ``text`` parses and ``validate`` accepts it, else ``(None, error)``."""
     try:
@@ -189,8 +228,7 @@ def parse_and_validate(text: str | None, validate: Callable[[Any], Any]) -> tupl
     try:
         return validate(parsed), None
     except VALIDATION_ERRORS as exc:
-        detail = str(exc) or type(exc).__name__
-        return None, f"the JSON does not have the expected shape: {detail}"
+        return None, f"the JSON does not have the expected shape: {_shape_error(exc)}"
 
 
 def reask_messages(messages: list[dict], reply: str | None, error: str) -> list[dict]:
@@ -232,6 +270,7 @@ class JSONReply:
     error: str | None = None        # the parse/validation error or the call's error message
     reasked: bool = False
     cached: bool = False
+    mode: str | None = None         # the structured-output mode the reply was asked in
 
 
 def ask_json(chat: Callable[[list[dict]], ChatReply], messages: list[dict],

@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
@@ -210,6 +212,41 @@ def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]
     return [get_metric(n, **options) for n in names]
 
 
+def _online_judge(metric: Metric) -> bool:
+    return bool(getattr(metric, "needs_llm", False)) and str(getattr(metric, "judge", "")).startswith("openai:")
+
+
+class _SerialEmbedder:
+    """The run's embedder with one caller at a time (metrics scored in parallel share it)."""
+
+    def __init__(self, inner: Any):
+        self._inner, self._lock = inner, threading.Lock()
+
+    def embed(self, texts: Any) -> Any:
+        with self._lock:
+            return self._inner.embed(texts)
+
+    def embed_tokens(self, texts: Any) -> Any:
+        with self._lock:
+            return self._inner.embed_tokens(texts)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+def _shared(resources: Resources) -> Resources:
+    """``resources`` for metrics scored in parallel: the embedder made once and serialised."""
+    lock, made = threading.Lock(), []
+
+    def factory() -> Any:
+        with lock:
+            if not made:
+                made.append(_SerialEmbedder(resources.embedder))
+            return made[0]
+
+    return dataclasses.replace(resources, embedder_factory=factory, _embedder=None)
+
+
 def evaluate(
     samples: Sequence[Sample],
     metrics: Sequence[Metric],
@@ -221,31 +258,68 @@ def evaluate(
 
     Samples lacking a need get ``unscored`` with its reason; a metric that raises marks the
     samples it was given ``failed`` with the error's reason, and the other metrics go on.
+
+    Metrics judged by an online LLM are scored at the same time, each in its own thread, so
+    all their calls meet in the client's one pool (bounded by its concurrency) instead of
+    running metric after metric in waves; metrics of one ``llm_family`` share a thread, in
+    order, so the later ones reuse the first one's analysis. The others run here, one after
+    another. The embedder is shared and called by one metric at a time.
     """
     resources = resources or Resources()
+    judged = [m for m in metrics if _online_judge(m)]
     out: dict[str, list[Score]] = {}
-    for done, metric in enumerate(metrics):
-        scores: list[Score | None] = [None] * len(samples)
-        eligible: list[int] = []
-        for i, sample in enumerate(samples):
-            missing = [n for n in sorted(metric.needs) if n in NEED_REASONS and not sample.has(n)]
-            if missing:
-                scores[i] = Score.unscored(NEED_REASONS[missing[0]])
-            else:
-                eligible.append(i)
-        if eligible:
-            try:
-                got = metric.score_batch([samples[i] for i in eligible], resources)
-                if len(got) != len(eligible):
-                    raise RagevalError(
-                        f"metric {metric.name} returned {len(got)} scores for {len(eligible)} samples"
-                    )
-            except RagevalError as exc:
-                reason = getattr(exc, "reason", None) or f"error: {exc}"
-                got = [Score.failed(reason) for _ in eligible]
-            for i, score in zip(eligible, got):
-                scores[i] = score
-        out[metric.name] = [s for s in scores if s is not None]
-        if progress is not None:
-            progress(metric.name, done + 1, len(metrics))
-    return out
+    done = [0]
+    lock = threading.Lock()
+
+    def finish(metric: Metric, scores: list[Score]) -> None:
+        with lock:
+            out[metric.name] = scores
+            done[0] += 1
+            if progress is not None:
+                progress(metric.name, done[0], len(metrics))
+
+    if len(judged) > 1:
+        shared = _shared(resources)
+        groups: dict[str, list[Metric]] = {}
+        for metric in judged:
+            groups.setdefault(getattr(metric, "llm_family", None) or metric.name, []).append(metric)
+
+        def run_group(group: list[Metric]) -> None:
+            for metric in group:
+                finish(metric, _score_metric(samples, metric, shared))
+
+        with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="rageval-metric") as pool:
+            futures = [pool.submit(run_group, g) for g in groups.values()]
+            for metric in metrics:
+                if not _online_judge(metric):
+                    finish(metric, _score_metric(samples, metric, shared))
+            for future in futures:
+                future.result()  # re-raises what a metric raised beyond RagevalError
+    else:
+        for metric in metrics:
+            finish(metric, _score_metric(samples, metric, resources))
+    return {metric.name: out[metric.name] for metric in metrics}
+
+
+def _score_metric(samples: Sequence[Sample], metric: Metric, resources: Resources) -> list[Score]:
+    scores: list[Score | None] = [None] * len(samples)
+    eligible: list[int] = []
+    for i, sample in enumerate(samples):
+        missing = [n for n in sorted(metric.needs) if n in NEED_REASONS and not sample.has(n)]
+        if missing:
+            scores[i] = Score.unscored(NEED_REASONS[missing[0]])
+        else:
+            eligible.append(i)
+    if eligible:
+        try:
+            got = metric.score_batch([samples[i] for i in eligible], resources)
+            if len(got) != len(eligible):
+                raise RagevalError(
+                    f"metric {metric.name} returned {len(got)} scores for {len(eligible)} samples"
+                )
+        except RagevalError as exc:
+            reason = getattr(exc, "reason", None) or f"error: {exc}"
+            got = [Score.failed(reason) for _ in eligible]
+        for i, score in zip(eligible, got):
+            scores[i] = score
+    return [s for s in scores if s is not None]

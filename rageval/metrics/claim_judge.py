@@ -4,7 +4,7 @@ Extraction is one call per answer (``claim_extract.txt``). Verification sends up
 ``CLAIMS_PER_CALL`` claims of one answer with the same numbered passages in one call
 (``claim_verify.txt``); each claim is judged on its own, so its verdict must not depend on
 which other claims share the call (tests check this with a scripted judge). Calls fan out on
-``llm.map``. A failed or unparseable reply marks only the answer it belongs to.
+``llm.map`` (the claims metrics run one task per answer: extract, then verify). A failed or unparseable reply marks only the answer it belongs to.
 
 The judge's quote is located in the passage it names (exactly, then ignoring case and
 whitespace, then in any passage); when it cannot be found the evidence keeps the quote with no
@@ -16,8 +16,10 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from rageval.metrics.claim_verify import LABELS, Verdict
-from rageval.metrics.judge_io import ask, index, numbered, render, strings
+from rageval.llm.replies import validator
+from rageval.metrics.claim_verify import Verdict
+from rageval.metrics.judge_io import ask, numbered
+from rageval.prompts.schemas import Claims, Verdicts, numbered_entries, passage_index
 
 CLAIMS_PER_CALL = 8
 MAX_CLAIMS = 40
@@ -37,45 +39,25 @@ class Failure:
         return cls(reply.status, reply.reason or reply.status, reply.raw)
 
 
-def validate_claims(value: Any) -> list[str]:
-    """``{"claims": [str, ...]}`` -> at most MAX_CLAIMS non-empty claims."""
-    return strings(value, "claims")[:MAX_CLAIMS]
+def claims_of(reply: Claims) -> list[str]:
+    """A validated ``{"claims": [...]}`` -> at most MAX_CLAIMS non-empty claims."""
+    return reply.claims[:MAX_CLAIMS]
 
 
-def _label(value: Any) -> str:
-    text = re.sub(r"[\s\-]+", "_", str(value).strip().upper())
-    if text not in LABELS:
-        raise ValueError(f"verdict must be one of {', '.join(LABELS)}, not {value!r}")
-    return text
+def check_verdicts(n_claims: int, n_passages: int) -> Callable[[Verdicts], list[dict]]:
+    """A check of a validated ``Verdicts``: exactly one entry per claim 1..n_claims, passages in range."""
+
+    def check(reply: Verdicts) -> list[dict]:
+        return [{"verdict": v.verdict, "passage": passage_index(v.passage, n_passages), "quote": v.quote,
+                 "reason": v.reason, "conflict": v.conflict}
+                for v in numbered_entries(reply.verdicts, "claim", n_claims)]
+
+    return check
 
 
 def verdict_validator(n_claims: int, n_passages: int) -> Callable[[Any], list[dict]]:
-    """A validator for ``{"verdicts": [...]}`` with exactly one entry per claim 1..n_claims."""
-
-    def validate(value: Any) -> list[dict]:
-        items = value.get("verdicts") if isinstance(value, dict) else None
-        if not isinstance(items, list):
-            raise ValueError('expected a JSON object with a list "verdicts"')
-        found: dict[int, dict] = {}
-        for pos, item in enumerate(items, 1):
-            if not isinstance(item, dict):
-                raise ValueError("each verdict must be a JSON object")
-            k = index(item.get("claim", pos), n_claims, "claim")
-            if k is None:
-                raise ValueError(f"claim must be a number from 1 to {n_claims}")
-            conflict = item.get("conflict", False)
-            found[k] = {
-                "verdict": _label(item.get("verdict")),
-                "passage": index(item.get("passage"), n_passages, "passage"),
-                "quote": str(item.get("quote") or "").strip(),
-                "reason": str(item.get("reason") or "").strip(),
-                "conflict": conflict is True or str(conflict).lower() == "true",
-            }
-        if sorted(found) != list(range(1, n_claims + 1)):
-            raise ValueError(f"expected exactly one verdict for each of the {n_claims} claims")
-        return [found[k] for k in range(1, n_claims + 1)]
-
-    return validate
+    """A validator of raw ``{"verdicts": [...]}`` JSON: the reply model, then :func:`check_verdicts`."""
+    return validator(Verdicts, check_verdicts(n_claims, n_passages))
 
 
 def locate(quote: str, contexts: Sequence[str], passage: int | None) -> tuple[int | None, tuple[int, int] | None]:
@@ -97,15 +79,15 @@ def locate(quote: str, contexts: Sequence[str], passage: int | None) -> tuple[in
     return (passage - 1 if passage else None), None
 
 
+def extract_one(llm: Any, question: str, answer: str) -> list[str] | Failure:
+    """Claims of one answer by the judge (one call)."""
+    reply = ask(llm, "claim_extract", claims_of, question=question or "(not given)", answer=answer)
+    return reply.value if reply.status == "ok" else Failure.of(reply)
+
+
 def extract(llm: Any, questions: Sequence[str], answers: Sequence[str]) -> list[list[str] | Failure]:
     """Claims of each answer by the judge (one call each, fanned out)."""
-
-    def one(pair: tuple[str, str]) -> list[str] | Failure:
-        reply = ask(llm, render("claim_extract", question=pair[0] or "(not given)", answer=pair[1]),
-                    validate_claims)
-        return reply.value if reply.status == "ok" else Failure.of(reply)
-
-    return llm.map(one, list(zip(questions, answers)))
+    return llm.map(lambda pair: extract_one(llm, *pair), list(zip(questions, answers)))
 
 
 def verify(llm: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]],
@@ -118,12 +100,9 @@ def verify(llm: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]],
 
     def one(call: tuple[int, list[str], list[str]]) -> list[Verdict] | Failure:
         _, claims, contexts = call
-        prompt = render(
-            "claim_verify",
-            passages=numbered(contexts, width=PASSAGE_CHARS),
-            claims="\n".join(f"{i}. {c}" for i, c in enumerate(claims, 1)),
-        )
-        reply = ask(llm, prompt, verdict_validator(len(claims), len(contexts)))
+        reply = ask(llm, "claim_verify", check_verdicts(len(claims), len(contexts)),
+                    passages=numbered(contexts, width=PASSAGE_CHARS),
+                    claims="\n".join(f"{i}. {c}" for i, c in enumerate(claims, 1)))
         if reply.status != "ok":
             return Failure.of(reply)
         out = []

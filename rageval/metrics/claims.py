@@ -13,6 +13,8 @@ null), and ``cause`` the hallucination diagnosis of an unsupported claim (or nul
 """
 from __future__ import annotations
 
+import math
+
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
@@ -135,22 +137,22 @@ def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Anal
 
 
 def _judged(samples: Sequence[Sample], llm: Any, judge: str) -> list[Analysis]:
+    """Each answer's claims extracted, then verified, in ONE pool task per answer: the dependent
+    calls pipeline across answers (answer 2 is extracted while answer 1 is verified) instead of
+    waiting for every extraction before the first verification."""
     meta = {"judge": judge, "method": "llm"}
-    extracted = claim_judge.extract(llm, [s.question for s in samples], [s.answer or "" for s in samples])
-    jobs = [(c, s.contexts) for c, s in zip(extracted, samples) if not isinstance(c, claim_judge.Failure) and c]
-    verified = iter(claim_judge.verify(llm, jobs))
-    out = []
-    for s, claims in zip(samples, extracted):
+
+    def one(s: Sample) -> Analysis:
+        claims = claim_judge.extract_one(llm, s.question, s.answer or "")
         if isinstance(claims, claim_judge.Failure):
-            out.append(Analysis(claims.status, claims.reason, (), {}, {**meta, "stage": "extract", "raw": claims.raw}))
-            continue
-        verdicts = next(verified) if claims else []
+            return Analysis(claims.status, claims.reason, (), {}, {**meta, "stage": "extract", "raw": claims.raw})
+        verdicts = claim_judge.verify(llm, [(claims, s.contexts)])[0] if claims else []
         if isinstance(verdicts, claim_judge.Failure):
-            out.append(Analysis(verdicts.status, verdicts.reason, tuple({"text": t} for t in claims), {},
-                                {**meta, "stage": "verify", "raw": verdicts.raw}))
-            continue
-        out.append(_finish(s, [claim_record(s, t, v) for t, v in zip(claims, verdicts)], dict(meta)))
-    return out
+            return Analysis(verdicts.status, verdicts.reason, tuple({"text": t} for t in claims), {},
+                            {**meta, "stage": "verify", "raw": verdicts.raw})
+        return _finish(s, [claim_record(s, t, v) for t, v in zip(claims, verdicts)], dict(meta))
+
+    return llm.map(one, list(samples))
 
 
 @dataclass(frozen=True)
@@ -166,8 +168,16 @@ class _ClaimShare:
     judge: str = "heuristic"
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
+    llm_family = "claims"  # the three shares use one claim analysis (memoised): its calls count once
+
     def signature(self) -> str:
         return signature(self.name, self.judge, PROMPTS, f"emb:{self.embedder}")
+
+    def llm_calls(self, shape: Any) -> int:
+        """At most 1 extraction + ``ceil(MAX_CLAIMS / CLAIMS_PER_CALL)`` verification calls."""
+        if not shape.passages:
+            return 0
+        return 1 + math.ceil(claim_judge.MAX_CLAIMS / claim_judge.CLAIMS_PER_CALL)
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scores = []

@@ -24,6 +24,9 @@ from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.lexical import references_of, token_prf
 from rageval.metrics.semantic import checked_embedder, embedder_name, sentence_similarities
 from rageval.metrics.tokenize import answer_tokens, check_language, contains_tokens, normalization_name
+from rageval.llm.replies import validator
+from rageval.metrics.judge_io import fence_safe
+from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 
 WEIGHTS_PATH = Path(__file__).with_name("correctness_weights.json")
@@ -139,20 +142,19 @@ def prompt_template() -> str:
 
 def render_prompt(question: str, references: Sequence[str], candidate: str) -> str:
     """The judge prompt with {question}, {references} (joined by " | ") and {candidate} filled in once."""
-    values = {"question": question, "references": " | ".join(references), "candidate": candidate}
+    values = {"question": fence_safe(question), "references": fence_safe(" | ".join(references)),
+              "candidate": fence_safe(candidate)}
     return re.sub(r"\{(question|references|candidate)\}", lambda m: values[m[1]], prompt_template())
 
 
+def equivalence_of(reply: Equivalence) -> dict[str, Any]:
+    return {"equivalent": reply.equivalent, "reason": reply.reason}
+
+
 def validate_verdict(value: Any) -> dict[str, Any]:
-    """A judge reply -> ``{"equivalent": bool, "reason": str}``; ValueError explains a bad shape."""
-    if not isinstance(value, dict) or "equivalent" not in value:
-        raise ValueError('reply must be a JSON object with a boolean "equivalent" and a "reason"')
-    verdict = value["equivalent"]
-    if isinstance(verdict, str) and verdict.strip().lower() in ("true", "false", "yes", "no"):
-        verdict = verdict.strip().lower() in ("true", "yes")
-    if not isinstance(verdict, bool):
-        raise ValueError(f'"equivalent" must be true or false, got {value["equivalent"]!r}')
-    return {"equivalent": verdict, "reason": str(value.get("reason", ""))}
+    """Raw judge JSON -> ``{"equivalent": bool, "reason": str}`` through the reply model;
+    ValueError explains a bad shape."""
+    return validator(Equivalence, equivalence_of)(value)
 
 
 @register("answer_equivalence")
@@ -193,7 +195,12 @@ class AnswerEquivalence:
                 f"answer_equivalence|judge:heuristic|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
                 f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}|v1"
             )
-        return f"answer_equivalence|judge:{self.judge}|prompt:{sha256_hex(prompt_template())[:8]}|v1"
+        prompt = sha256_hex(prompt_template() + "\0" + schema_hash("answer_equivalence"))[:8]
+        return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|v1"
+
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call (all references in one prompt), none without a reference."""
+        return 1 if shape.references else 0
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         if self.judge == "heuristic":
@@ -219,7 +226,8 @@ class AnswerEquivalence:
 
         def one(sample: Sample) -> Score:
             prompt = render_prompt(sample.question, references_of(sample), sample.answer or "")
-            reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], validate=validate_verdict)
+            reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], schema=Equivalence,
+                                  validate=equivalence_of)
             if reply.status != "ok":
                 details = {"raw": reply.raw, "note": note}
                 make = Score.unscored if reply.status == "unscored" else Score.failed

@@ -9,17 +9,12 @@ from typing import Any, Sequence
 from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.claim_diagnose import gold_ranks
 from rageval.metrics.cues import abstention_cues, hedge_cues
-from rageval.metrics.judge_io import ask, failed_score, judge_client, render, signature, strings
+from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
+from rageval.prompts.schemas import Hedges
 
 
-def validate_hedging(value: Any) -> dict[str, Any]:
-    phrases = strings(value, "hedge_phrases")
-    abstains = value.get("abstains")
-    if not isinstance(abstains, bool):
-        if str(abstains).strip().lower() not in ("true", "false", "1", "0"):
-            raise ValueError('"abstains" must be true or false')
-        abstains = str(abstains).strip().lower() in ("true", "1")
-    return {"hedge_phrases": phrases, "abstains": abstains}
+def hedges_of(reply: Hedges) -> dict[str, Any]:
+    return {"hedge_phrases": reply.hedge_phrases, "abstains": reply.abstains}
 
 
 @register("hedging")
@@ -52,6 +47,9 @@ class Hedging:
     def signature(self) -> str:
         return signature(self.name, self.judge, ("hedging",))
 
+    def llm_calls(self, shape: Any) -> int:
+        return 1
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         if self.judge == "heuristic":
             found = [{"hedge_phrases": hedge_cues(s.answer or ""), "abstains": bool(abstention_cues(s.answer or "")),
@@ -59,8 +57,7 @@ class Hedging:
             method = "heuristic"
         else:
             llm = judge_client(self.name, self.judge, resources)
-            found = llm.map(lambda s: ask(llm, render("hedging", answer=s.answer or ""), validate_hedging),
-                            list(samples))
+            found = llm.map(lambda s: ask(llm, "hedging", hedges_of, answer=s.answer or ""), list(samples))
             method = "llm"
         out = []
         for s, f in zip(samples, found):

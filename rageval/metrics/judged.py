@@ -14,7 +14,8 @@ from rageval.metrics.claim_extract import extract_claims
 from rageval.metrics.cues import abstention_cues
 from rageval.metrics.claim_verify import SUPPORTED
 from rageval.metrics.claims import heuristic_verify
-from rageval.metrics.judge_io import ask, failed_score, judge_client, render, signature, strings
+from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
+from rageval.prompts.schemas import Questions, StatementSort
 
 
 def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
@@ -36,8 +37,8 @@ def f1_of(tp: int, fp: int, fn: int) -> float:
     return tp / (tp + 0.5 * (fp + fn))
 
 
-def validate_tpfpfn(value: Any) -> dict[str, list[str]]:
-    return {k: strings(value, k) for k in ("tp", "fp", "fn")}
+def sorted_statements(reply: StatementSort) -> dict[str, list[str]]:
+    return {"tp": reply.tp, "fp": reply.fp, "fn": reply.fn}
 
 
 @register("ragas_answer_correctness")
@@ -82,6 +83,10 @@ class RagasAnswerCorrectness:
         return signature(self.name, self.judge, ("answer_correctness",),
                          f"w:{self.factuality_weight:g}/{self.similarity_weight:g}", f"emb:{self.embedder}")
 
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call per non-empty reference."""
+        return shape.references
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
         pairs = [(i, j, ref) for i, s in enumerate(samples) for j, ref in enumerate(s.references) if ref.strip()]
@@ -99,9 +104,8 @@ class RagasAnswerCorrectness:
         return [best.get(i, Score.unscored("no_reference")) for i in range(len(samples))]
 
     def _ask(self, llm: Any, sample: Sample, reference: str) -> Any:
-        prompt = render("answer_correctness", question=sample.question or "(not given)",
-                        answer=sample.answer or "", reference=reference)
-        return ask(llm, prompt, validate_tpfpfn)
+        return ask(llm, "answer_correctness", sorted_statements, question=sample.question or "(not given)",
+                   answer=sample.answer or "", reference=reference)
 
     def _heuristic(self, samples: Sequence[Sample], pairs: list, embedder: Any) -> list[dict]:
         jobs, shapes = [], []
@@ -145,21 +149,13 @@ def _better(a: Score, b: Score) -> bool:
     return a.status == "ok" and b.status != "ok"
 
 
-def validate_questions(n: int):
-    def validate(value: Any) -> list[dict]:
-        items = value.get("questions") if isinstance(value, dict) else None
-        if not isinstance(items, list) or not items:
-            raise ValueError(f'expected a JSON object with a list "questions" of {n} entries')
-        out = []
-        for item in items[:n]:
-            if not isinstance(item, dict) or not isinstance(item.get("question"), str) or not item["question"].strip():
-                raise ValueError('each entry needs a non-empty "question" string')
-            flag = item.get("noncommittal", 0)
-            out.append({"question": item["question"].strip(),
-                        "noncommittal": flag in (1, True) or str(flag).strip().lower() in ("1", "true")})
-        return out
+def first_questions(n: int):
+    """A check of a validated ``Questions``: its first ``n`` generated questions."""
 
-    return validate
+    def check(reply: Questions) -> list[dict]:
+        return [{"question": q.question, "noncommittal": q.noncommittal} for q in reply.questions[:n]]
+
+    return check
 
 
 @register("ragas_answer_relevance")
@@ -193,6 +189,10 @@ class RagasAnswerRelevance:
     def signature(self) -> str:
         return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}")
 
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call (it writes all ``n`` questions)."""
+        return 1
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
         embedder = resources.embedder
@@ -207,8 +207,8 @@ class RagasAnswerRelevance:
                 out.append(Score.ok(value, {**base, "method": "heuristic", "similarity": round(sim, 6),
                                             "noncommittal": noncommittal, "cues": cues}))
             return out
-        replies = llm.map(lambda s: ask(llm, render("answer_relevance_questions", n=self.n, answer=s.answer or ""),
-                                        validate_questions(self.n)), list(samples))
+        replies = llm.map(lambda s: ask(llm, "answer_relevance_questions", first_questions(self.n), n=self.n,
+                                        answer=s.answer or ""), list(samples))
         pairs = [(s.question, g["question"]) for s, r in zip(samples, replies) if r.status == "ok" for g in r.value]
         sims = iter(cosines(embedder, pairs))
         out = []

@@ -5,6 +5,8 @@ score is ``rating / 3``; offline each metric has a transparent heuristic, labell
 """
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -17,11 +19,13 @@ from rageval.metrics.claim_text import content_stems
 from rageval.metrics.cues import abstention_cues
 from rageval.metrics.claim_verify import SUPPORTED
 from rageval.metrics.claims import chunk_id, heuristic_verify
-from rageval.metrics.judge_io import ask, failed_score, index, judge_client, numbered, rating, render, signature
+from rageval.metrics.judge_io import ask, failed_score, judge_client, numbered, rating_of, signature
+from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
 from rageval.metrics.judged import cosines, embedder_name
 
 TOP = 3
 SENTENCES_PER_CALL = 8
+MAX_SENTENCES = 40  # sentences the judge rates per answer (so the judge calls have a bound)
 COS_LOW, COS_HIGH = 0.1, 0.6
 
 
@@ -70,6 +74,10 @@ class ContextRelevance(_Triad):
     needs = frozenset({"question", "contexts"})
     prompt = "context_relevance"
 
+    def llm_calls(self, shape: Any) -> int:
+        """One judge call per retrieved passage."""
+        return shape.passages
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
         items = [(i, j, ctx) for i, s in enumerate(samples) for j, ctx in enumerate(s.contexts)]
@@ -83,8 +91,8 @@ class ContextRelevance(_Triad):
                               "cosine": round(cos, 6), "term_share": round(share, 6)})
             base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
         else:
-            replies = llm.map(lambda it: ask(llm, render("context_relevance", question=samples[it[0]].question,
-                                                         passage=it[2]), rating), items)
+            replies = llm.map(lambda it: ask(llm, "context_relevance", rating_of, question=samples[it[0]].question,
+                                             passage=it[2]), items)
             rated = [r if r.status != "ok" else {**r.value, "score": r.value["rating"] / TOP} for r in replies]
             base = {"judge": self.judge, "method": "llm"}
         per: list[list] = [[] for _ in samples]
@@ -101,23 +109,14 @@ class ContextRelevance(_Triad):
         return out
 
 
-def validate_ratings(n: int, n_passages: int):
-    def validate(value: Any) -> list[dict]:
-        items = value.get("ratings") if isinstance(value, dict) else None
-        if not isinstance(items, list):
-            raise ValueError('expected a JSON object with a list "ratings"')
-        found = {}
-        for pos, item in enumerate(items, 1):
-            k = index(item.get("sentence", pos) if isinstance(item, dict) else None, n, "sentence")
-            if k is None:
-                raise ValueError(f"sentence must be a number from 1 to {n}")
-            found[k] = {**rating(item), "passage": index(item.get("passage"), n_passages, "passage"),
-                        "quote": str(item.get("quote") or "").strip()}
-        if sorted(found) != list(range(1, n + 1)):
-            raise ValueError(f"expected exactly one rating for each of the {n} sentences")
-        return [found[k] for k in range(1, n + 1)]
+def check_ratings(n: int, n_passages: int):
+    """A check of a validated ``Ratings``: one rating per answer sentence 1..n, passages in range."""
 
-    return validate
+    def check(reply: Ratings) -> list[dict]:
+        return [{"rating": r.rating, "reason": r.reason, "passage": passage_index(r.passage, n_passages),
+                 "quote": r.quote} for r in numbered_entries(reply.ratings, "sentence", n)]
+
+    return check
 
 
 @register("groundedness")
@@ -128,7 +127,8 @@ class Groundedness(_Triad):
     ``groundedness = (1/m) sum_s rating_s / 3`` over the m answer sentences that carry claims
     (greetings, questions and refusals dropped; a leading pronoun replaced by the last named
     subject). Judge: rating 0-3 per sentence with a quoted
-    passage sentence (``groundedness.txt``, up to 8 sentences per call). Offline: rating 3 when
+    passage sentence (``groundedness.txt``, up to 8 sentences per call, the first 40 sentences
+    of an answer; a longer answer is scored on those). Offline: rating 3 when
     the heuristic claim verifier finds the sentence SUPPORTED, else 0 (so the score is the share
     of supported sentences). No sentences -> unscored ``no_claims``.
     """
@@ -136,6 +136,13 @@ class Groundedness(_Triad):
     name = "groundedness"
     needs = frozenset({"answer", "contexts"})
     prompt = "groundedness"
+
+    def llm_calls(self, shape: Any) -> int:
+        """``ceil(min(sentences, MAX_SENTENCES) / 8)``; before the answer exists, MAX_SENTENCES."""
+        if not shape.passages:
+            return 0
+        n = MAX_SENTENCES if shape.answer is None else min(len(resolved_sentences(shape.answer)), MAX_SENTENCES)
+        return math.ceil(n / SENTENCES_PER_CALL)
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
@@ -164,14 +171,13 @@ class Groundedness(_Triad):
 
     def _judged(self, llm: Any, samples: Sequence[Sample], sentences: list[list[str]]) -> list:
         calls = [(i, sents[lo:lo + SENTENCES_PER_CALL]) for i, sents in enumerate(sentences)
-                 for lo in range(0, len(sents), SENTENCES_PER_CALL)]
+                 for lo in range(0, min(len(sents), MAX_SENTENCES), SENTENCES_PER_CALL)]
 
         def one(call: tuple[int, list[str]]) -> Any:
             i, sents = call
             ctxs = samples[i].contexts
-            prompt = render("groundedness", passages=numbered(ctxs),
-                            sentences="\n".join(f"{n}. {t}" for n, t in enumerate(sents, 1)))
-            reply = ask(llm, prompt, validate_ratings(len(sents), len(ctxs)))
+            reply = ask(llm, "groundedness", check_ratings(len(sents), len(ctxs)), passages=numbered(ctxs),
+                        sentences="\n".join(f"{n}. {t}" for n, t in enumerate(sents, 1)))
             if reply.status != "ok":
                 return reply
             rows = []
@@ -204,6 +210,9 @@ class AnswerRelevance(_Triad):
     needs = frozenset({"answer", "question"})
     prompt = "answer_relevance"
 
+    def llm_calls(self, shape: Any) -> int:
+        return 1
+
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
         if llm is None:
@@ -220,8 +229,8 @@ class AnswerRelevance(_Triad):
                                             "term_share": round(share, 6), "abstention_cues": cues,
                                             "embedder": embedder_name(embedder)}))
             return out
-        replies = llm.map(lambda s: ask(llm, render("answer_relevance", question=s.question, answer=s.answer or ""),
-                                        rating), list(samples))
+        replies = llm.map(lambda s: ask(llm, "answer_relevance", rating_of, question=s.question,
+                                        answer=s.answer or ""), list(samples))
         base = {"judge": self.judge, "method": "llm"}
         return [failed_score(r, base) if r.status != "ok" else Score.ok(r.value["rating"] / TOP, {**base, **r.value})
                 for r in replies]

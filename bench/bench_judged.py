@@ -1,0 +1,123 @@
+"""The judged-metrics benchmark of ``bench/bench_llm.py`` (see its docstring); run that script."""
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+
+METRICS = ("faithfulness", "ragas_answer_correctness", "ragas_answer_relevance", "context_relevance")
+WORDS = ("river", "bridge", "harbour", "council", "railway", "market", "library", "festival", "museum", "tower")
+
+
+def passage(i: int, k: int) -> str:
+    """About 100 words about town i, passage k."""
+    w = WORDS[(i + k) % len(WORDS)]
+    return (f"The {w} of Town {i} was opened in {1850 + i % 150} after a long debate in the council. "
+            f"Passage {k} records that it cost {100 + 7 * i} thousand pounds and that {3 + k} architects "
+            f"worked on it. Visitors today can walk along the old {w}, read the plaques that tell its "
+            f"history, and visit a small exhibition about the engineers who built it. The town keeps "
+            f"records of every repair since the opening, and volunteers guide tours on Sundays in summer. "
+            f"Local schools use the {w} in history lessons about the growth of Town {i}.")
+
+
+def samples(n: int) -> list:
+    from rageval.metrics.base import Sample
+
+    out = []
+    for i in range(n):
+        w = WORDS[i % len(WORDS)]
+        out.append(Sample(
+            id=f"item-{i}", question=f"When was the {w} of Town {i} opened and what did it cost?",
+            answer=(f"The {w} of Town {i} was opened in {1850 + i % 150}. It cost {100 + 7 * i} thousand pounds. "
+                    "Volunteers guide tours on Sundays."),
+            contexts=tuple(passage(i, k) for k in range(3)),
+            references=(f"It opened in {1850 + i % 150} and cost {100 + 7 * i} thousand pounds.",),
+        ))
+    return out
+
+
+def _phase(project, items, url: str, concurrency: int, label: str):
+    """Score and store ``items`` on ``project``; returns timings and the client's stats."""
+    import rageval.metrics.claims as claims
+    import rageval.scoring as scoring
+    from rageval.llm.client import make_llm_client
+    from rageval.metrics.base import Resources
+    from rageval.resources import get_embedder
+
+    claims._memo.clear()  # the claim analyses of an earlier phase live in this process's memo
+    embedder = get_embedder(project, "local")
+    embedder.embed(["warm up the model before timing"])
+    client = make_llm_client({"judge": "openai:bench-judge"}, store_path=project.db_path, run_id=label,
+                             concurrency=concurrency, env={"OPENAI_BASE_URL": url})
+    timing: dict[str, float] = {}
+    real_evaluate = scoring.evaluate
+
+    def timed_evaluate(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return real_evaluate(*args, **kwargs)
+        finally:
+            timing["judged"] = time.perf_counter() - start
+
+    scoring.evaluate = timed_evaluate
+    cpu, start = time.process_time(), time.perf_counter()
+    try:
+        result = scoring.score(items, list(METRICS), judge="openai:bench-judge", project=project,
+                               resources=Resources(embedder_factory=lambda: embedder, llm=client), source=label)
+    finally:
+        scoring.evaluate = real_evaluate
+        client.close()
+    timing["total"] = time.perf_counter() - start
+    timing["cpu"] = time.process_time() - cpu
+    timing["stored"] = timing["total"] - timing["judged"]
+    statuses: dict[str, int] = {}
+    for row in result.rows:
+        for m in METRICS:
+            key = row.get(f"{m}_status") or ("ok" if row.get(m) is not None else "missing")
+            statuses[key] = statuses.get(key, 0) + 1
+    return timing, client.stats(), result, statuses
+
+
+def judged_benchmark(args, start_server, server_stats) -> None:
+    from rageval.project import open_project
+
+    os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="bench-llm-")
+    items = samples(args.items)
+    lat, conc = args.latency, args.concurrency
+    half = f"{args.fault_rate / 2:g}"
+    report = []
+
+    def line(text: str) -> None:
+        print(text, flush=True)
+        report.append(text)
+
+    line(f"items={args.items} metrics={','.join(METRICS)} latency={lat * 1000:.0f}ms concurrency={conc} "
+         f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
+    clean_project = open_project("bench-clean")
+    for label, project, extra in (
+        ("clean", clean_project, ()),
+        ("faults", open_project("bench-faults"), ("--rates", f"500={half},429={half}", "--seed", "7",
+                                                   "--retry-after", args.retry_after)),
+        ("cached", clean_project, ()),
+    ):
+        proc, url = start_server(lat, "--judge", *extra)
+        try:
+            timing, stats, result, statuses = _phase(project, items, url, conc, label)
+            info = server_stats(url)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+        chat = info["counts"].get("/v1/chat/completions", 0)
+        other = sum(n for p, n in info["counts"].items() if p != "/v1/chat/completions" and p != "/_stats")
+        ideal = chat * lat / conc
+        ratio = f"{timing['judged'] / ideal:.2f}x ideal" if ideal else "-"
+        line(f"{label:7s}: judged {timing['judged']:.2f} s ({ratio}, ideal {ideal:.2f} s), stored in "
+             f"{timing['stored']:.2f} s, total {timing['total']:.2f} s; chat calls {chat} "
+             f"({chat / args.items:.2f} per answer), other requests {other}; peak in flight {info['peak_in_flight']}; "
+             f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {stats.throttled}; "
+             f"CPU {timing['cpu']:.1f} s ({timing['cpu'] / args.items * 1000:.0f} ms per answer); "
+             f"scores {statuses}; rows {len(result.rows)}")
+    out = Path(os.environ.get("BENCH_OUT", "")) if os.environ.get("BENCH_OUT") else None
+    if out:
+        out.write_text("\n".join(report) + "\n", encoding="utf-8")
