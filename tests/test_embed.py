@@ -304,3 +304,32 @@ def test_make_embedder_rejects_unknown_specs(spec):
     with pytest.raises(ConfigError) as err:
         make_embedder(spec, client=FakeClient())
     assert repr(spec) in str(err.value) and "'local'" in str(err.value) and "openai:<model>" in str(err.value)
+
+
+# --- the fast GELU --------------------------------------------------------------------------
+
+
+def test_fast_gelu_matches_the_exact_erf_gelu():
+    from scipy.special import erf
+
+    from rageval.minilm import _gelu
+
+    x = np.concatenate([np.linspace(-30, 30, 600_001), [0.0, -0.0, 1e-30, -1e-30, 1e4, -1e4]]).astype(np.float32)
+    exact = x.astype(np.float64) / 2 * (1 + erf(x.astype(np.float64) / np.sqrt(2)))
+    got = _gelu(x.copy())
+    assert got.dtype == np.float32 and got.shape == x.shape
+    assert np.isfinite(got).all()
+    assert np.abs(got - exact).max() < 6e-5
+    far = np.array([8.5, 50.0, 3e38, -8.5, -50.0, -3e38], dtype=np.float32)
+    assert np.array_equal(_gelu(far.copy()), np.array([8.5, 50.0, 3e38, 0.0, 0.0, 0.0], dtype=np.float32))
+
+
+@needs_minilm
+def test_fast_gelu_keeps_vectors_within_cosine_0_99999_of_sentence_transformers(minilm):
+    texts = [s["text"] for s in REFERENCE["sentences"]]
+    expected = np.array([s["vector"] for s in REFERENCE["sentences"]])
+    assert cosines(minilm.embed(texts), expected).min() >= 0.99999
+    entries = REFERENCE["tokens"]
+    got = minilm.embed_tokens([REFERENCE["sentences"][e["index"]]["text"] for e in entries])
+    for entry, tv in zip(entries, got):
+        assert cosines(tv.vectors, np.array(entry["vectors"])).min() >= 0.99999
