@@ -53,7 +53,13 @@ def run_label(run: dict[str, Any]) -> str:
 
 
 def run_rows(project: Project) -> list[dict[str, Any]]:
-    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error."""
+    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error.
+
+    Runs whose owner process is gone are marked ``interrupted`` first (:func:`owners.reap`).
+    """
+    from rageval.store import owners
+
+    owners.reap(project.db_path)
     return [{
         "run": r["id"], "kind": r["kind"], "status": r["status"], "corpus": r["corpus"],
         "qa_set": r["qa_set"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],

@@ -97,6 +97,16 @@ def cmd_run(args: argparse.Namespace) -> int:
     project = _project(args)
     if args.resume:
         run_id = args.resume
+        from rageval.store import runs as run_store
+
+        found = run_store.get_run(project.db_path, run_id)
+        if found is None:
+            raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
+        if found["status"] == "finished" and found["done"] >= found["n_items"]:
+            _emit(args, {"run_id": run_id, "status": "finished", "items": found["n_items"], "done": found["done"],
+                         "failed": found["failed"], "resumed": False},
+                  f"run {run_id} is already finished ({found['done']}/{found['n_items']} items); nothing to resume")
+            return EXIT_OK
     else:
         if not args.corpus or not args.qa:
             raise ConfigError("run needs --corpus NAME and --qa NAME (or --resume ID)")
@@ -128,13 +138,20 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs: id, status, created, items done / failed."""
+    from rageval.store import owners
     from rageval.store import runs as store
 
-    runs = store.runs(_project(args).db_path)
-    payload = {"runs": [{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
-                                           "n_items", "done", "failed")} for r in runs]}
+    db = _project(args).db_path
+    owners.reap(db)  # a run whose process is gone is shown interrupted, not running
+    runs = store.runs(db)
+    hint = {r["id"]: f"python -m rageval run --resume {r['id']}" for r in runs
+            if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed", "pending")}
+    payload = {"runs": [{**{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
+                                              "n_items", "done", "failed", "error")},
+                         **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}
     text = "\n".join(f"{r['id']}  {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
                      f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or r['config'].get('source', '')}"
+                     + (f"\n    resume with: {hint[r['id']]}" if r["id"] in hint else "")
                      for r in runs) or "no runs yet"
     _emit(args, payload, text)
     return EXIT_OK
