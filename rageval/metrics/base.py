@@ -14,6 +14,8 @@ others get ``Score.unscored("no_reference")`` and the like; never a silent 0 or 
 """
 from __future__ import annotations
 
+import math
+
 import dataclasses
 import re
 from dataclasses import dataclass, field
@@ -210,6 +212,30 @@ def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]
     return [get_metric(n, **options) for n in names]
 
 
+#: how far outside its range a value may stray by floating-point error before it is a bug
+RANGE_TOLERANCE = 1e-6
+
+
+def in_range(score: Score, metric: Metric) -> Score:
+    """Clip an ``ok`` value into ``metric.range`` at the boundary, or fail it with a reason.
+
+    ``lo - 1e-6 <= v < lo`` becomes ``lo`` and ``hi < v <= hi + 1e-6`` becomes ``hi`` (BLEU's
+    1.0000000000000004 on an exact match is 1.0); a value further out, NaN or infinite is
+    ``failed`` with ``out_of_range: ...`` / ``not_a_number`` instead of being stored.
+    """
+    if score.status != "ok" or score.value is None:
+        return score
+    v = float(score.value)
+    lo, hi = metric.range
+    if math.isnan(v) or math.isinf(v):
+        return Score.failed("not_a_number", score.details)
+    if lo <= v <= hi:
+        return score
+    if lo - RANGE_TOLERANCE <= v < lo or hi < v <= hi + RANGE_TOLERANCE:
+        return Score(value=min(max(v, lo), hi), status="ok", reason=score.reason, details=score.details)
+    return Score.failed(f"out_of_range: {v!r} outside [{lo}, {hi}]", score.details)
+
+
 def evaluate(
     samples: Sequence[Sample],
     metrics: Sequence[Metric],
@@ -221,6 +247,7 @@ def evaluate(
 
     Samples lacking a need get ``unscored`` with its reason; a metric that raises marks the
     samples it was given ``failed`` with the error's reason, and the other metrics go on.
+    Every value passes :func:`in_range` (clipped at the boundary, or failed with a reason).
     """
     resources = resources or Resources()
     out: dict[str, list[Score]] = {}
@@ -244,7 +271,7 @@ def evaluate(
                 reason = getattr(exc, "reason", None) or f"error: {exc}"
                 got = [Score.failed(reason) for _ in eligible]
             for i, score in zip(eligible, got):
-                scores[i] = score
+                scores[i] = in_range(score, metric)
         out[metric.name] = [s for s in scores if s is not None]
         if progress is not None:
             progress(metric.name, done + 1, len(metrics))
