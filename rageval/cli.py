@@ -192,11 +192,15 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details)
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
     if args.out:
-        Path(args.out).write_text(lines, encoding="utf-8")
+        from rageval.metrics.base import parse_metric_list
+        from rageval.score_out import write_rows
+
+        names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
+                                                   embedder=args.embedder)]
+        write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details)
     else:
-        sys.stdout.write(lines)
+        sys.stdout.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows))
     for e in errors:
         print(f"{'ERROR' if e.level == 'error' else 'NOTE'} {e}", file=sys.stderr)
     rejected = [e for e in errors if e.level == "error"]
@@ -290,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en")
-    p.add_argument("--out", metavar="OUT")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, or part-NNN.parquet for sharded scoring")
     p.add_argument("--details", action="store_true", help="add each row's claims with verdicts")
     p.add_argument("--concurrency", type=int, default=16)
     p.add_argument("--no-cache", action="store_true")

@@ -55,7 +55,7 @@ LAYERS = [
     {"ingest", "embed", "minilm", "llm", "llm_config", "llm_cost", "llm_embed", "llm_parse", "llm_pool",
      "config", "resources"},
     {"index", "generate", "metrics", "rows"},
-    {"pipeline", "corpus", "scoring", "qa", "report"},
+    {"pipeline", "corpus", "scoring", "qa", "report", "score_out"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]
 
