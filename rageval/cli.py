@@ -28,9 +28,29 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
 
 
 def _progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
-    if args.json or not sys.stderr.isatty():
+    """Progress on stderr: one updating line per phase on a terminal; with ``--progress`` (or
+    RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
+    import os
+    import time
+
+    forced = getattr(args, "progress", False) or os.environ.get("RAGEVAL_PROGRESS") == "1"
+    tty = sys.stderr.isatty()
+    if args.json and not forced or not (tty or forced):
         return None
-    return lambda phase, done, total: print(f"\r{phase}: {done}/{total}", end="", file=sys.stderr, flush=True)
+    state = {"phase": None, "at": 0.0}
+
+    def report(phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if tty:
+            newline = "\n" if state["phase"] not in (None, phase) else ""
+            end = "\n" if done >= total else ""
+            print(f"{newline}\r{phase}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+        elif phase != state["phase"] or done >= total or now - state["at"] >= 1.0:
+            print(f"{phase}: {done}/{total}", file=sys.stderr, flush=True)
+            state["at"] = now
+        state["phase"] = phase
+
+    return report
 
 
 def _project(args: argparse.Namespace):
@@ -46,8 +66,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not Path(p).exists()]
     chunking = ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
+    from rageval.ingest.limits import Limits
+
+    limits = Limits.from_env(file_mb=args.max_file_mb, pages=args.max_pages, chars=args.max_chars)
     report = ingest(_project(args), args.corpus, paths=[p for p in args.paths if Path(p).exists()],
-                    chunking=chunking, embedder=args.embedder, progress=_progress(args))
+                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits)
     errors = [{"name": e.name, "reason": e.reason} for e in report.errors]
     errors += [{"name": str(p), "reason": "no such file or folder"} for p in missing]
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
@@ -258,6 +281,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH")
     p.add_argument("--corpus", required=True)
     _chunk_args(p)
+    p.add_argument("--max-file-mb", type=float, help="largest file to read (default $RAGEVAL_MAX_FILE_MB or 100)")
+    p.add_argument("--max-pages", type=int, help="most PDF pages per document (default $RAGEVAL_MAX_PAGES or 2000)")
+    p.add_argument("--max-chars", type=int,
+                   help="most characters per document (default $RAGEVAL_MAX_CHARS or 5,000,000)")
+    p.add_argument("--progress", action="store_true", help="report progress on stderr even when it is not a terminal")
 
     qa = sub.add_parser("qa", help="QA sets: import")
     qa_sub = qa.add_subparsers(dest="qa_command", required=True, parser_class=_Parser)
