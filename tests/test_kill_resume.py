@@ -129,3 +129,21 @@ def test_a_live_owner_is_not_reaped_and_a_dead_one_is(tmp_path, monkeypatch):
     assert sorted(owners.reap(project.db_path)) == ["dead", "stale"]
     status = {r["id"]: r["status"] for r in store.runs(project.db_path)}
     assert status == {"live": "running", "dead": "interrupted", "stale": "interrupted"}
+
+
+def test_the_app_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
+    from rageval.app_queries import resumable, run_rows
+    from rageval.store.db import connect
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    project = open_project("o")
+    store.create_run(project.db_path, "r1", kind="pipeline", corpus="c", qa_set="q", config={},
+                     config_hash="h", n_items=3)
+    store.set_run_status(project.db_path, "r1", "running")
+    owners.claim(project.db_path, "r1")
+    with connect(project.db_path) as con:
+        con.execute("UPDATE runs SET heartbeat = heartbeat - INTERVAL 1 HOUR WHERE id = 'r1'")
+    rows = run_rows(project)
+    assert rows[0]["status"] == "interrupted" and rows[0]["resume"] == "python -m rageval run --resume r1"
+    assert "no heartbeat" in rows[0]["error"]
+    assert resumable(store.get_run(project.db_path, "r1"), active=False)
