@@ -55,12 +55,21 @@ def run_label(run: dict[str, Any]) -> str:
 
 
 def run_rows(project: Project) -> list[dict[str, Any]]:
-    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error."""
+    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error,
+    and the command that resumes a stopped run (the Run page's Resume button does the same).
+
+    Runs whose owner process is gone are marked ``interrupted`` first (:func:`owners.reap`).
+    """
+    from rageval.store import owners
+
+    owners.reap(project.db_path)
     return [{
         "run": r["id"], "kind": r["kind"], "status": r["status"], "corpus": r["corpus"],
         "qa_set": r["qa_set"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
         "generator": r["config"].get("generator", "—"), "judge": r["config"].get("judge", "—"),
         "created": r["created"], "finished": r["finished"], "error": r["error"],
+        "resume": (f"python -m rageval run --resume {r['id']}"
+                   if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed") else ""),
     } for r in run_store.runs(project.db_path)]
 
 

@@ -28,9 +28,29 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
 
 
 def _progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
-    if args.json or not sys.stderr.isatty():
+    """Progress on stderr: one updating line per phase on a terminal; with ``--progress`` (or
+    RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
+    import os
+    import time
+
+    forced = getattr(args, "progress", False) or os.environ.get("RAGEVAL_PROGRESS") == "1"
+    tty = sys.stderr.isatty()
+    if args.json and not forced or not (tty or forced):
         return None
-    return lambda phase, done, total: print(f"\r{phase}: {done}/{total}", end="", file=sys.stderr, flush=True)
+    state = {"phase": None, "at": 0.0}
+
+    def report(phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if tty:
+            newline = "\n" if state["phase"] not in (None, phase) else ""
+            end = "\n" if done >= total else ""
+            print(f"{newline}\r{phase}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+        elif phase != state["phase"] or done >= total or now - state["at"] >= 1.0:
+            print(f"{phase}: {done}/{total}", file=sys.stderr, flush=True)
+            state["at"] = now
+        state["phase"] = phase
+
+    return report
 
 
 def _project(args: argparse.Namespace):
@@ -46,8 +66,11 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     missing = [p for p in args.paths if not Path(p).exists()]
     chunking = ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
+    from rageval.ingest.limits import Limits
+
+    limits = Limits.from_env(file_mb=args.max_file_mb, pages=args.max_pages, chars=args.max_chars)
     report = ingest(_project(args), args.corpus, paths=[p for p in args.paths if Path(p).exists()],
-                    chunking=chunking, embedder=args.embedder, progress=_progress(args))
+                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits)
     errors = [{"name": e.name, "reason": e.reason} for e in report.errors]
     errors += [{"name": str(p), "reason": "no such file or folder"} for p in missing]
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
@@ -100,9 +123,12 @@ def cmd_run(args: argparse.Namespace) -> int:
         from rageval.store import runs as run_store
 
         found = run_store.get_run(project.db_path, run_id)
-        if found is not None and found["status"] == "finished":
-            _emit(args, {"run_id": run_id, "status": "finished", "resumed": False, "done": found["done"]},
-                  f"run {run_id} already finished ({found['done']}/{found['n_items']} items); nothing to resume. "
+        if found is None:
+            raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
+        if found["status"] == "finished" and found["done"] >= found["n_items"]:
+            _emit(args, {"run_id": run_id, "status": "finished", "items": found["n_items"], "done": found["done"],
+                         "failed": found["failed"], "resumed": False},
+                  f"run {run_id} is already finished ({found['done']}/{found['n_items']} items); nothing to resume. "
                   f"See its scores with: rageval report --run {run_id} --out report.html")
             return EXIT_OK
     else:
@@ -160,17 +186,23 @@ def _score_lines(scores: list) -> str:
 
 
 def cmd_runs(args: argparse.Namespace) -> int:
-    """List runs: id, status, created, items done / failed, what it ran on."""
+    """List runs: id, status, created, items done / failed."""
+    from rageval.store import owners
     from rageval.store import runs as store
 
-    runs = store.runs(_project(args).db_path)
-    payload = {"runs": [{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
-                                           "n_items", "done", "failed")} for r in runs]}
+    db = _project(args).db_path
+    owners.reap(db)  # a run whose process is gone is shown interrupted, not running
+    runs = store.runs(db)
+    hint = {r["id"]: f"python -m rageval run --resume {r['id']}" for r in runs
+            if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed", "pending")}
+    payload = {"runs": [{**{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
+                                              "n_items", "done", "failed", "error")},
+                         **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}
     header = f"{'id':<23} {'status':<11} {'created':<16}  {'items':<22} source"
-    text = "\n".join([header] + [
-        f"{r['id']:<23} {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
-        f"{str(r['done']) + '/' + str(r['n_items']) + ' done, ' + str(r['failed']) + ' failed':<22} "
-        f"{r['qa_set'] or r['config'].get('source', '')}" for r in runs]) if runs else "no runs yet"
+    text = "\n".join([header] + [f"{r['id']:<23} {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
+                     f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or r['config'].get('source', '')}"
+                     + (f"\n    resume with: {hint[r['id']]}" if r["id"] in hint else "")
+                     for r in runs]) if runs else "no runs yet"
     _emit(args, payload, text)
     return EXIT_OK
 
@@ -240,11 +272,15 @@ def cmd_score(args: argparse.Namespace) -> int:
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
                    metric_options=_aligncheck_options(args))
-    lines = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
     if args.out:
-        Path(args.out).write_text(lines, encoding="utf-8")
+        from rageval.metrics.base import parse_metric_list
+        from rageval.score_out import write_rows
+
+        names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
+                                                   embedder=args.embedder)]
+        write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details)
     else:
-        sys.stdout.write(lines)
+        sys.stdout.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows))
     for e in errors:
         print(f"{'ERROR' if e.level == 'error' else 'NOTE'} {e}", file=sys.stderr)
     rejected = [e for e in errors if e.level == "error"]
@@ -393,6 +429,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("paths", nargs="+", metavar="PATH", help="PDF, TXT or MD files, or folders to walk")
     p.add_argument("--corpus", required=True, help="name of the corpus to add the documents to (made if new)")
     _chunk_args(p)
+    p.add_argument("--max-file-mb", type=float, help="largest file to read (default $RAGEVAL_MAX_FILE_MB or 100)")
+    p.add_argument("--max-pages", type=int, help="most PDF pages per document (default $RAGEVAL_MAX_PAGES or 2000)")
+    p.add_argument("--max-chars", type=int,
+                   help="most characters per document (default $RAGEVAL_MAX_CHARS or 5,000,000)")
+    p.add_argument("--progress", action="store_true", help="report progress on stderr even when it is not a terminal")
 
     qa = sub.add_parser("qa", help="QA sets: import")
     qa_sub = qa.add_subparsers(dest="qa_command", required=True, parser_class=_Parser)
@@ -438,7 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--out", metavar="OUT", help="JSONL file for the scores (default: stdout)")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",

@@ -7,8 +7,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 from rageval.ingest.chunking import ChunkingConfig, chunk_document
 from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
-from rageval.project import Project
+from rageval.ingest.limits import Limits
+from rageval.project import Project, project_lock
 from rageval.store import corpus as store
+from rageval.util import stable_hash
 
 Progress = Callable[[str, int, int], None]
 
@@ -22,16 +24,18 @@ class IngestReport:
 
 
 def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestError],
-           chunking: ChunkingConfig) -> tuple[list[dict[str, Any]], list[IngestError]]:
+           chunking: ChunkingConfig, progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[IngestError]]:
     docs = [d for d in loaded if isinstance(d, Document)]
     errors = [e for e in loaded if isinstance(e, IngestError)]
     known = {d["id"] for d in store.documents(project.db_path, corpus)}
     summary, all_chunks = [], []
-    for doc in docs:
+    for n, doc in enumerate(docs, start=1):
         chunks = chunk_document(doc, chunking)
         all_chunks.extend(chunks)
         summary.append({"name": doc.name, "id": doc.id, "pages": len(doc.pages),
                         "chunks": len(chunks), "new": doc.id not in known})
+        if progress is not None:
+            progress("chunks", n, len(docs))
     store.add_documents(project.db_path, corpus, docs, all_chunks, chunking.signature())
     store.record_ingest_errors(project.db_path, corpus, errors)
     return summary, errors
@@ -39,16 +43,24 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestErro
 
 def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
            files: Sequence[tuple[str, bytes]] = (), chunking: ChunkingConfig | None = None,
-           embedder: str = "local", progress: Progress | None = None) -> IngestReport:
+           embedder: str = "local", progress: Progress | None = None,
+           limits: Limits | None = None) -> IngestReport:
     """Load ``paths`` (files or folders) and in-memory ``files``, store them and index them.
 
-    Bad files become errors in the report (and in the project's ingest_errors) while the good
-    ones are stored; the same bytes ingested twice are stored once.
+    Bad files (and files over ``limits``) become errors in the report (and in the project's
+    ingest_errors) while the good ones are stored; the same bytes ingested twice are stored
+    once. ``progress(phase, done, total)`` hears ``documents`` (loaded), ``chunks`` (documents
+    chunked) and ``index`` (chunks embedded and added).
     """
     chunking = chunking or ChunkingConfig()
-    loaded: list[Document | IngestError] = list(load_paths(paths)) if paths else []
-    loaded += [load_file(name, data) for name, data in files]
-    summary, errors = _store(project, corpus, loaded, chunking)
+    limits = limits or Limits.from_env()
+    loaded: list[Document | IngestError] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
+    total = len(loaded) + len(files)
+    for name, data in files:
+        loaded.append(load_file(name, data, limits=limits))
+        if progress is not None:
+            progress("documents", len(loaded), total)
+    summary, errors = _store(project, corpus, loaded, chunking, progress)
     indexed = 0
     if summary:
         indexed = build_index(project, corpus, chunking, embedder, progress=progress)
@@ -90,9 +102,14 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
     from rageval.index import VectorIndex
 
     chunks = ensure_chunks(project, corpus, chunking)
-    index = VectorIndex(project, index_signature(corpus, chunking, embedder))
+    signature = index_signature(corpus, chunking, embedder)
+    index = VectorIndex(project, signature)
     report = (lambda done, total: progress("index", done, total)) if progress else None
-    return index, chunks, index.sync(chunks, model.embed, progress=report)
+    # two processes syncing one collection would both embed every missing chunk: the second
+    # waits for the first, then finds the chunks indexed (and their vectors in the cache)
+    with project_lock(project, "index-" + stable_hash([project.id, signature], 16)):
+        added = index.sync(chunks, model.embed, progress=report)
+    return index, chunks, added
 
 
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,

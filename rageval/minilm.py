@@ -238,15 +238,29 @@ def _encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray) -> np.ndarr
     return x.reshape(b, length, h)
 
 
+BUCKET = 16  # every text is padded to the next multiple of this, whatever else is in its batch
+
+
+def bucket_width(length: int) -> int:
+    """The padded width a text of ``length`` tokens is always computed at (a multiple of 16).
+
+    Floating-point sums depend on the padded width; fixing the width by the text's own length
+    makes its vectors identical whatever batch it is computed in (the batch dimension does not
+    change a row's result), so metric values never depend on the other texts of the batch.
+    """
+    return max(BUCKET, -(-length // BUCKET) * BUCKET)
+
+
 def _batches(lengths: list[int], *, batch_size: int, token_budget: int) -> list[list[int]]:
-    """Indices grouped by similar length (longest first); a batch holds at most ``batch_size``
-    texts and, past one text, at most ``token_budget`` padded positions."""
+    """Indices grouped by padded width (:func:`bucket_width`, widest first); a batch holds at
+    most ``batch_size`` texts and, past one text, at most ``token_budget`` padded positions."""
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     groups: list[list[int]] = []
     current: list[int] = []
     for i in order:
-        width = lengths[current[0]] if current else lengths[i]
-        if current and (len(current) >= batch_size or (len(current) + 1) * width > token_budget):
+        width = bucket_width(lengths[i])
+        if current and (width != bucket_width(lengths[current[0]]) or len(current) >= batch_size
+                        or (len(current) + 1) * width > token_budget):
             groups.append(current)
             current = []
         current.append(i)
@@ -288,7 +302,7 @@ class MiniLMEmbedder:
         for group in _batches(
             [len(x) for x in id_lists], batch_size=self.batch_size, token_budget=self.token_budget
         ):
-            width = max(len(id_lists[i]) for i in group)
+            width = bucket_width(len(id_lists[group[0]]))
             ids = np.zeros((len(group), width), dtype=np.int64)
             mask = np.zeros((len(group), width), dtype=np.float32)
             for row, i in enumerate(group):

@@ -5,6 +5,10 @@ finished items of a batch (answers, retrieved chunks, metric scores, claims) are
 together, through one connection and one transaction, as soon as the batch completes. Executing a run again skips the items already stored, so an
 interrupted run resumes without redoing or duplicating work. An item whose generation fails
 is stored as failed with its reason and the run goes on.
+
+The executing process records itself as the run's owner and beats a heartbeat
+(:mod:`rageval.store.owners`), so a run whose process died is shown ``interrupted``; a lock
+timeout mid-run marks it ``interrupted`` too; a finished run is never executed again.
 """
 from __future__ import annotations
 
@@ -15,9 +19,10 @@ from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 from rageval.config import RunConfig
-from rageval.errors import ConfigError, RagevalError
+from rageval.errors import ConfigError, ProjectBusyError, RagevalError
 from rageval.metrics.base import Metric, Resources, Sample, Score, evaluate, parse_metric_list
 from rageval.project import Project
+from rageval.store import owners
 from rageval.store import runs as store
 from rageval.store.items import save_items
 from rageval.util import canonical_json
@@ -164,7 +169,12 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     items = store.qa_items(project.db_path, config.qa_set)
     done_ids = store.finished_item_ids(project.db_path, run_id)
     todo = [(i, it) for i, it in enumerate(items) if it["id"] not in done_ids]
+    if run["status"] == "finished" and not todo:
+        return _summary(project, run_id, started)  # finished: never executed again
+    _check_not_owned(project, run_id)
     store.set_run_status(project.db_path, run_id, "running")
+    owners.claim(project.db_path, run_id)
+    heartbeat = owners.Heartbeat(project.db_path, run_id).start()
     client = None
     try:
         client = make_llm(project, config, run_id)
@@ -192,6 +202,9 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     except KeyboardInterrupt:
         store.set_run_status(project.db_path, run_id, "interrupted")
         raise
+    except ProjectBusyError as exc:  # a lock timeout mid-run: resumable, never left 'running'
+        _close_quietly(project, run_id, "interrupted", f"{exc}; resume with: python -m rageval run --resume {run_id}")
+        raise
     except RagevalError as exc:
         store.set_run_status(project.db_path, run_id, "failed", str(exc))
         raise
@@ -199,10 +212,30 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
         store.set_run_status(project.db_path, run_id, "failed", f"{type(exc).__name__}: {exc}")
         raise
     finally:
+        heartbeat.stop()
         if client is not None:
             client.close()  # flushes the call log and cache
     store.set_run_status(project.db_path, run_id, "finished")
     return _summary(project, run_id, started)
+
+
+def _check_not_owned(project: Project, run_id: str) -> None:
+    """Refuse to execute a run that another live process is executing right now."""
+    info = owners.owner(project.db_path, run_id)
+    if not info or info["status"] != "running" or not info["pid"]:
+        return
+    me = owners.this_process()
+    if (info["pid"], info["host"]) == (me["pid"], me["host"]) or owners.dead_reason(info):
+        return
+    raise ConfigError(f"run {run_id} is being executed by process {info['pid']} on {info['host']}; "
+                      "wait for it to finish, or stop that process and resume")
+
+
+def _close_quietly(project: Project, run_id: str, status: str, error: str) -> None:
+    try:
+        store.set_run_status(project.db_path, run_id, status, error)
+    except Exception:  # still locked: the stale heartbeat will show the run interrupted
+        pass
 
 
 def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[str, Any]]],

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from rageval.errors import ConfigError
 
@@ -43,6 +45,29 @@ class Project:
         from rageval.store.meta import project_id
 
         return project_id(self.db_path)
+
+
+@contextmanager
+def project_lock(project: Project, name: str) -> Iterator[None]:
+    """Hold the exclusive file lock ``<project>/locks/<name>.lock`` (POSIX ``flock``).
+
+    Serialises work that two processes must not do twice at once (embedding the same chunks
+    into the same collection); the second waits, then finds the work done. A no-op where
+    ``fcntl`` does not exist.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        yield
+        return
+    folder = project.root / "locks"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / f"{name}.lock", "a+b") as fh:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
 
 
 def open_project(name: str | None = None) -> Project:

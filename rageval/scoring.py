@@ -9,6 +9,7 @@ the app exactly like generated ones.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -19,7 +20,7 @@ from rageval.project import Project
 from rageval.rows import RowError, as_relevance, as_text_list, read_table
 from rageval.store import runs as store
 from rageval.store.items import save_items
-from rageval.text.hygiene import display_name
+from rageval.text.hygiene import clean_value, display_name
 from rageval.util import stable_hash
 
 
@@ -81,6 +82,16 @@ def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError
     return samples, errors
 
 
+def clean_sample(sample: Sample) -> Sample:
+    """``sample`` with every text field through :func:`rageval.text.hygiene.clean_value`."""
+    fields = {f: getattr(sample, f) for f in ("id", "question", "answer", "contexts", "references",
+                                               "retrieved_ids", "context_ids", "relevant_ids", "domain")}
+    cleaned, fixed = clean_value(fields)
+    if not fixed.changed:
+        return sample
+    return dataclasses.replace(sample, **cleaned)
+
+
 def output_rows(samples: Sequence[Sample], scores: dict[str, list[Any]], *, details: bool = False) -> list[dict[str, Any]]:
     rows = []
     for i, sample in enumerate(samples):
@@ -121,6 +132,7 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     metrics = parse_metric_list(metric_names, judge=judge, language=language, embedder=embedder,
                                 **(metric_options or {}))
     resources = resources or Resources(language=language)
+    samples = [clean_sample(s) for s in samples]  # the public boundary: no lone surrogate, no NUL
     scores = evaluate(samples, metrics, resources)
     rows = output_rows(samples, scores, details=details)
     run_id = None

@@ -54,7 +54,7 @@ LAYERS = [
     {"errors", "util", "project", "store", "prompts", "text"},
     {"ingest", "embed", "minilm", "llm", "config", "resources"},
     {"index", "generate", "metrics", "rows", "aligncheck"},
-    {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human"},
+    {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human", "score_out"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]
 

@@ -29,8 +29,9 @@ import unicodedata
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Iterable, Union
+from typing import Callable, Iterable, Union
 
+from rageval.ingest.limits import Limits
 from rageval.ingest.pdf_layout import page_text
 from rageval.text.hygiene import clean_text, display_name
 
@@ -105,13 +106,15 @@ class IngestError:
 LoadResult = Union[Document, IngestError]
 
 
-def load_file(name: str, data: bytes) -> LoadResult:
+def load_file(name: str, data: bytes, *, limits: Limits | None = None) -> LoadResult:
     """Load a file given its name (whose extension picks the format) and its bytes.
 
     The name becomes a display name (:func:`rageval.text.hygiene.display_name`: no folders,
     controls or bidi characters, at most 120 characters); the original is kept escaped in
-    ``Document.original_name``.
+    ``Document.original_name``. A file over one of ``limits`` (default: :meth:`Limits.from_env`)
+    is an ``IngestError`` naming the limit.
     """
+    limits = limits or Limits.from_env()
     shown = display_name(name)
     name = shown.name
     doc_id = hashlib.sha256(data).hexdigest()
@@ -120,11 +123,17 @@ def load_file(name: str, data: bytes) -> LoadResult:
         return IngestError(name, _unsupported_reason(name), doc_id)
     if not data:
         return IngestError(name, REASON_EMPTY, doc_id)
+    too_big = limits.size_error(len(data))
+    if too_big:
+        return IngestError(name, too_big, doc_id)
     try:
         if kind == "pdf":
-            pages = _pdf_pages(data)
+            pages = _pdf_pages(data, limits)
         else:
             pages = _text_pages(data)
+        too_long = limits.chars_error(sum(len(p.text) for p in pages))
+        if too_long:
+            raise _Rejected(too_long)
     except _Rejected as rejected:
         return IngestError(name, str(rejected), doc_id)
     except Exception as exc:  # a loader must never take the caller down with it
@@ -133,8 +142,10 @@ def load_file(name: str, data: bytes) -> LoadResult:
                     original_name=shown.original)
 
 
-def load_path(path: str | os.PathLike) -> LoadResult:
-    """Load one file from disk; an unsupported extension is reported before reading."""
+def load_path(path: str | os.PathLike, *, limits: Limits | None = None) -> LoadResult:
+    """Load one file from disk; an unsupported extension or a file over the size limit is
+    reported before reading."""
+    limits = limits or Limits.from_env()
     path = Path(path)
     if not path.exists():
         return IngestError(display_name(path.name or str(path)).name, f"file not found: {path}")
@@ -143,30 +154,38 @@ def load_path(path: str | os.PathLike) -> LoadResult:
     if _extension(path.name) not in KINDS:
         return IngestError(display_name(path.name).name, _unsupported_reason(path.name))
     try:
+        too_big = limits.size_error(path.stat().st_size)
+        if too_big:
+            return IngestError(display_name(path.name).name, too_big)
         data = path.read_bytes()
     except OSError as exc:
         return IngestError(display_name(path.name).name, f"cannot read file: {exc.strerror or exc}")
-    return load_file(path.name, data)
+    return load_file(path.name, data, limits=limits)
 
 
-def load_paths(paths: Iterable[str | os.PathLike]) -> list[LoadResult]:
+def load_paths(paths: Iterable[str | os.PathLike], *, limits: Limits | None = None,
+               progress: Callable[[str, int, int], None] | None = None) -> list[LoadResult]:
     """Load files and folders in the given order.
 
     A folder is walked recursively in sorted order and only its .pdf, .txt, .md and .markdown
     files are loaded (others, and hidden files and folders, are skipped silently). A file named
     explicitly with another extension gives an ``IngestError``. A file reached twice is loaded once.
     """
-    results: list[LoadResult] = []
+    limits = limits or Limits.from_env()
+    todo: list[Path] = []
     seen: set[Path] = set()
     for raw in paths:
         path = Path(raw)
-        files = _folder_files(path) if path.is_dir() else [path]
-        for file in files:
+        for file in (_folder_files(path) if path.is_dir() else [path]):
             key = file.resolve()
-            if key in seen:
-                continue
-            seen.add(key)
-            results.append(load_path(file))
+            if key not in seen:
+                seen.add(key)
+                todo.append(file)
+    results: list[LoadResult] = []
+    for file in todo:
+        results.append(load_path(file, limits=limits))
+        if progress is not None:
+            progress("documents", len(results), len(todo))
     return results
 
 
@@ -296,7 +315,7 @@ def _text_pages(data: bytes) -> tuple[Page, ...]:
 
 # --- pdf --------------------------------------------------------------------------------------
 
-def _pdf_pages(data: bytes) -> tuple[Page, ...]:
+def _pdf_pages(data: bytes, limits: Limits) -> tuple[Page, ...]:
     import pdfplumber
     from pdfplumber.utils.exceptions import PdfminerException
 
@@ -306,6 +325,9 @@ def _pdf_pages(data: bytes) -> tuple[Page, ...]:
         with pdfplumber.open(io.BytesIO(data)) as pdf:
             if not pdf.pages:
                 raise _Rejected("not a readable PDF: it has no pages")
+            too_many = limits.pages_error(len(pdf.pages))
+            if too_many:
+                raise _Rejected(too_many)
             pages = tuple(
                 Page(i + 1, normalize_text(page_text(page).replace("\f", "\n")))
                 for i, page in enumerate(pdf.pages)

@@ -15,6 +15,7 @@ others get ``Score.unscored("no_reference")`` and the like; never a silent 0 or 
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -247,6 +248,30 @@ def _shared(resources: Resources) -> Resources:
     return dataclasses.replace(resources, embedder_factory=factory, _embedder=None)
 
 
+#: how far outside its range a value may stray by floating-point error before it is a bug
+RANGE_TOLERANCE = 1e-6
+
+
+def in_range(score: Score, metric: Metric) -> Score:
+    """Clip an ``ok`` value into ``metric.range`` at the boundary, or fail it with a reason.
+
+    ``lo - 1e-6 <= v < lo`` becomes ``lo`` and ``hi < v <= hi + 1e-6`` becomes ``hi`` (BLEU's
+    1.0000000000000004 on an exact match is 1.0); a value further out, NaN or infinite is
+    ``failed`` with ``out_of_range: ...`` / ``not_a_number`` instead of being stored.
+    """
+    if score.status != "ok" or score.value is None:
+        return score
+    v = float(score.value)
+    lo, hi = metric.range
+    if math.isnan(v) or math.isinf(v):
+        return Score.failed("not_a_number", score.details)
+    if lo <= v <= hi:
+        return score
+    if lo - RANGE_TOLERANCE <= v < lo or hi < v <= hi + RANGE_TOLERANCE:
+        return Score(value=min(max(v, lo), hi), status="ok", reason=score.reason, details=score.details)
+    return Score.failed(f"out_of_range: {v!r} outside [{lo}, {hi}]", score.details)
+
+
 def evaluate(
     samples: Sequence[Sample],
     metrics: Sequence[Metric],
@@ -264,6 +289,8 @@ def evaluate(
     running metric after metric in waves; metrics of one ``llm_family`` share a thread, in
     order, so the later ones reuse the first one's analysis. The others run here, one after
     another. The embedder is shared and called by one metric at a time.
+
+    Every value passes :func:`in_range` (clipped at the boundary, or failed with a reason).
     """
     resources = resources or Resources()
     judged = [m for m in metrics if _online_judge(m)]
@@ -321,5 +348,5 @@ def _score_metric(samples: Sequence[Sample], metric: Metric, resources: Resource
             reason = getattr(exc, "reason", None) or f"error: {exc}"
             got = [Score.failed(reason) for _ in eligible]
         for i, score in zip(eligible, got):
-            scores[i] = score
+            scores[i] = in_range(score, metric)
     return [s for s in scores if s is not None]

@@ -1,0 +1,56 @@
+"""Writing ``score`` output: JSONL (one object per row) or a Parquet part for sharded scoring.
+
+A team scoring a very large answer set splits it into shards and runs ``score`` on each
+(``score shard-007.jsonl --out part-007.parquet``, on any machines); DuckDB then reads the parts
+together: ``SELECT avg(token_f1) FROM read_parquet('part-*.parquet')``. Since every metric's
+value depends only on its own row (see tests/test_properties.py), the parts together hold
+exactly what scoring the whole file at once gives.
+
+Each Parquet part has a fixed schema whatever its rows hold, so parts always union: ``id``
+(string), per metric ``<metric>`` (double, null when not scored) and ``<metric>_status``
+(string, null when ok), ``claims`` (JSON text, with ``--details``), and ``source`` (the input
+file the row came from).
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+
+def write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+
+
+def write_parquet(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str], *, source: str,
+                  details: bool = False) -> None:
+    """One Parquet part with the fixed schema described in the module docstring."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    fields = [pa.field("id", pa.string()), pa.field("source", pa.string())]
+    for m in metrics:
+        fields += [pa.field(m, pa.float64()), pa.field(f"{m}_status", pa.string())]
+    if details:
+        fields.append(pa.field("claims", pa.string()))
+    columns: dict[str, list[Any]] = {f.name: [] for f in fields}
+    for r in rows:
+        columns["id"].append(r["id"])
+        columns["source"].append(source)
+        for m in metrics:
+            columns[m].append(r.get(m))
+            columns[f"{m}_status"].append(r.get(f"{m}_status"))
+        if details:
+            claims = r.get("claims")
+            columns["claims"].append(None if claims is None else json.dumps(claims, ensure_ascii=False))
+    schema = pa.schema(fields)
+    pq.write_table(pa.table(columns, schema=schema), path)
+
+
+def write_rows(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str], *, source: str,
+               details: bool = False) -> None:
+    """``.parquet`` -> :func:`write_parquet`; anything else -> JSONL."""
+    if path.suffix.lower() == ".parquet":
+        write_parquet(path, rows, metrics, source=source, details=details)
+    else:
+        write_jsonl(path, rows)

@@ -1,0 +1,165 @@
+"""Who executes a run: its owner process (pid, host, start time) and heartbeat (migration 004).
+
+A run that dies (SIGKILL, out of memory, a lost lock) cannot say so itself. So the process
+executing a run records itself when it starts (:func:`claim`) and beats every
+``RAGEVAL_HEARTBEAT`` seconds (default 10; :class:`Heartbeat`). A ``running`` run is *dead*
+when
+
+* its owner ran on this host and that process is gone (no such pid, or a pid reused by a
+  process that started at another time: Linux ``/proc/<pid>/stat`` start ticks), or
+* its heartbeat is older than ``RAGEVAL_RUN_STALE`` seconds (default 120; the only test
+  possible for an owner on another host, and the one that catches a live process whose run
+  thread stopped).
+
+:func:`reap` marks dead runs ``interrupted`` (with the reason in ``error``) so that every
+listing shows them as such, with the ``run --resume ID`` hint.
+"""
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from rageval.store.db import connect
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc).replace(tzinfo=None)
+
+
+def _start_ticks(pid: int) -> str | None:
+    """The start time of process ``pid`` in clock ticks since boot (Linux), else None."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    fields = data.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None  # field 22 of stat; 3rd after the name is index 0
+
+
+def this_process() -> dict[str, Any]:
+    """``{"pid", "host", "start"}`` of the calling process."""
+    pid = os.getpid()
+    return {"pid": pid, "host": socket.gethostname(), "start": _start_ticks(pid) or ""}
+
+
+def process_alive(owner: dict[str, Any]) -> bool | None:
+    """True/False for an owner on this host; None when it ran elsewhere (cannot be checked)."""
+    if not owner.get("pid") or owner.get("host") != socket.gethostname():
+        return None
+    pid = int(owner["pid"])
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        pass  # exists, owned by someone else
+    start = _start_ticks(pid)
+    if owner.get("start") and start is not None and start != owner["start"]:
+        return False  # the pid was reused by a newer process
+    if start is None and os.path.isdir("/proc"):
+        return False
+    return True
+
+
+def stale_after() -> float:
+    return float(os.environ.get("RAGEVAL_RUN_STALE", "120"))
+
+
+def heartbeat_interval() -> float:
+    return float(os.environ.get("RAGEVAL_HEARTBEAT", "10"))
+
+
+def claim(db: Path, run_id: str) -> None:
+    """Record the calling process as the owner of ``run_id``, with a fresh heartbeat."""
+    me = this_process()
+    with connect(db) as con:
+        con.execute(
+            "UPDATE runs SET owner_pid = ?, owner_host = ?, owner_start = ?, heartbeat = ? WHERE id = ?",
+            [me["pid"], me["host"], me["start"], _now(), run_id],
+        )
+
+
+def beat(db: Path, run_id: str) -> None:
+    with connect(db) as con:
+        con.execute("UPDATE runs SET heartbeat = ? WHERE id = ? AND owner_pid = ?", [_now(), run_id, os.getpid()])
+
+
+def owner(db: Path, run_id: str) -> dict[str, Any] | None:
+    """The recorded owner of ``run_id`` (pid, host, start, heartbeat, status), or None."""
+    with connect(db) as con:
+        row = con.execute(
+            "SELECT owner_pid, owner_host, owner_start, heartbeat, status FROM runs WHERE id = ?", [run_id]
+        ).fetchone()
+    if row is None:
+        return None
+    return dict(zip(("pid", "host", "start", "heartbeat", "status"), row))
+
+
+def dead_reason(info: dict[str, Any], *, now: datetime | None = None) -> str | None:
+    """Why the owner of a ``running`` run is gone, or None while it looks alive."""
+    if not info.get("pid"):
+        return None  # a run from before owners were recorded: nothing to tell
+    alive = process_alive(info)
+    if alive is False:
+        return f"its process {info['pid']} on {info['host']} is gone"
+    beat_at = info.get("heartbeat")
+    if beat_at is not None:
+        age = ((now or _now()) - beat_at).total_seconds()
+        if age > stale_after():
+            return f"no heartbeat from process {info['pid']} on {info['host']} for {age:.0f} s"
+    return None
+
+
+def reap(db: Path) -> list[str]:
+    """Mark every ``running`` run whose owner is gone as ``interrupted``; returns their ids."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT id, owner_pid, owner_host, owner_start, heartbeat FROM runs WHERE status = 'running'"
+        ).fetchall()
+    dead = []
+    for run_id, pid, host, start, beat_at in rows:
+        reason = dead_reason({"pid": pid, "host": host, "start": start, "heartbeat": beat_at})
+        if reason:
+            dead.append((run_id, f"interrupted: {reason}; resume with: python -m rageval run --resume {run_id}"))
+    if dead:
+        with connect(db) as con:
+            for run_id, reason in dead:
+                con.execute("UPDATE runs SET status = 'interrupted', error = ?, finished = ? "
+                            "WHERE id = ? AND status = 'running'", [reason, _now(), run_id])
+    return [run_id for run_id, _ in dead]
+
+
+class Heartbeat:
+    """A daemon thread that calls :func:`beat` every :func:`heartbeat_interval` seconds."""
+
+    def __init__(self, db: Path, run_id: str):
+        self._db, self._run_id = db, run_id
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=f"rageval-heartbeat-{run_id}", daemon=True)
+
+    def start(self) -> "Heartbeat":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> "Heartbeat":
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()
+
+    def _loop(self) -> None:
+        while not self._stop.wait(heartbeat_interval()):
+            try:
+                beat(self._db, self._run_id)
+            except Exception:  # a busy database skips one beat; staleness needs many
+                continue
