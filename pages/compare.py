@@ -43,7 +43,8 @@ def main() -> None:
         l.dataframe(c.conover.round(4))
         r.markdown("**Nemenyi post-hoc p-values**")
         r.dataframe(c.nemenyi.round(4))
-        st.download_button("Post-hoc p-values (CSV)", c.conover.to_csv().encode(), "conover.csv", key="cmp_dl_post")
+        st.download_button("Post-hoc p-values (CSV)", c.conover.to_csv().encode(), "conover.csv",
+                           key="cmp_dl_post")
     if c.wilcoxon is not None and c.wilcoxon.p is not None:
         st.caption(f"Wilcoxon signed-rank W = {c.wilcoxon.statistic:.1f}, p = {c.wilcoxon.p:.3g}; mean difference "
                    f"{c.difference.diff:+.3f}, 95% bootstrap CI [{c.difference.ci_low:+.3f}, {c.difference.ci_high:+.3f}]")

@@ -70,7 +70,8 @@ def main() -> None:
     aid = st.selectbox("Analysis", ids, index=default, key="co_open")
     a = human.open_analysis(p, aid)
     st.caption(f"{a.method}, runs {', '.join(a.runs)}, grouped by {a.grouping}; consensus "
-               f"{a.settings.get('consensus')}, {a.settings.get('n_boot')} bootstrap resamples, seed {a.settings.get('seed')}")
+               f"{a.settings.get('consensus')}, {a.settings.get('n_boot')} bootstrap resamples, "
+               f"seed {a.settings.get('seed')}")
     st.subheader("Agreement with the human score", anchor=False)
     table = table_text(a)
     st.dataframe(table, width="stretch")

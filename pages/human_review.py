@@ -61,7 +61,8 @@ def main() -> None:
                              + "; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")))
     with st.form(key=f"hr_form_{run_id}_{item.item_id}", border=False):
         rating = st.radio("Rating", list(human.LABELS), format_func=lambda v: f"{v} {human.LABELS[v]}",
-                          index=None if item.mine is None else item.mine - 1, horizontal=True, key=f"hr_rating_{run_id}_{item.item_id}")
+                          index=None if item.mine is None else item.mine - 1, horizontal=True,
+                          key=f"hr_rating_{run_id}_{item.item_id}")
         saved = st.form_submit_button("Save and next", type="primary")
     if saved:
         common.need(rating is not None, "Pick a rating from 1 (Very Poor) to 5 (Very Good) first.")
