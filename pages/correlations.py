@@ -26,6 +26,25 @@ def compute_box(p, runs: list[dict]) -> None:
             common.bump()
 
 
+def agreement_box(p, a: human.Analysis) -> None:
+    """How far the annotators agree with each other (the ceiling any metric is read against)."""
+    ag = human.agreement(p, list(a.runs), by="domain")
+    o = ag["overall"]
+    if not o["annotators"]:
+        st.info("These runs have no human ratings yet: rate answers on the Human review page.")
+        return
+    def show(v, fmt):
+        return "n/a" if v is None else fmt.format(v)
+
+    st.markdown(f"**Annotators:** {o['annotators']} on {o['answers']} answers; Krippendorff's alpha (ordinal) "
+                f"{show(o['alpha'], '{:.2f}')}; exact agreement {show(o['exact'], '{:.0%}')}, within one "
+                f"{show(o['within_one'], '{:.0%}')} of {o['pairs']} pairs.")
+    with st.expander("Agreement per domain and pairwise weighted kappa"):
+        st.dataframe(pd.DataFrame({g: {k: v[k] for k in ("annotators", "answers", "alpha", "exact", "within_one")}
+                                   for g, v in ag["groups"].items()}).T, width="stretch")
+        st.dataframe(pd.DataFrame(o["kappa"]), width="stretch")
+
+
 def table_text(a: human.Analysis) -> pd.DataFrame:
     """The paper-style table as text: rho [CI] (n) per metric and group, human ceiling last."""
     rows = {}
@@ -72,6 +91,7 @@ def main() -> None:
     st.caption(f"{a.method}, runs {', '.join(a.runs)}, grouped by {a.grouping}; consensus "
                f"{a.settings.get('consensus')}, {a.settings.get('n_boot')} bootstrap resamples, "
                f"seed {a.settings.get('seed')}")
+    agreement_box(p, a)
     st.subheader("Agreement with the human score", anchor=False)
     table = table_text(a)
     st.dataframe(table, width="stretch")

@@ -21,6 +21,23 @@ def import_box(p, run_id: str) -> None:
                 st.dataframe(pd.DataFrame([{"row": e.row, "reason": e.reason} for e in res.errors]), hide_index=True)
 
 
+def discussion_box(p, run_id: str) -> None:
+    """Answers whose ratings span 2 or more, with the agreed score that overrides their consensus."""
+    cons = human.consensus(p, [run_id])
+    flagged = cons[cons["flagged"]]
+    if flagged.empty:
+        return
+    with st.expander(f"For discussion: {len(flagged)} answer(s) whose ratings differ by 2 or more"):
+        st.dataframe(flagged[["item_id", "n", "consensus", "spread", "agreed"]], hide_index=True)
+        c1, c2, c3 = st.columns([2, 1, 1])
+        item = c1.selectbox("Answer", list(flagged["item_id"]), key="hr_agree_item")
+        score = c2.number_input("Agreed score", 1, 5, 3, key="hr_agree_score")
+        if c3.button("Set agreed score", key="hr_agree_set"):
+            human.set_agreed(p, run_id, item, score, "set on the Human review page")
+            common.bump()
+            st.rerun()
+
+
 def main() -> None:
     p = common.project()
     st.title("Human review")
@@ -37,6 +54,8 @@ def main() -> None:
     blind = c2.toggle("Blinded", value=True, key="hr_blind", help="hide metric scores and other annotators' ratings")
     show_ctx = c3.toggle("Show retrieved context", key="hr_ctx")
     import_box(p, run_id)
+    if not blind:
+        discussion_box(p, run_id)
     common.need(name, "Type your name to start rating (it resumes where you stopped).")
     items = review.queue(p, run_id, name)
     common.need(items, "This run has no answers.")

@@ -76,6 +76,13 @@ def test_human_review_rates_resumes_and_counts_progress(rated):
     assert "token_f1" not in _text(at2)
     at2.toggle(key="hr_blind").set_value(False).run()
     assert "token_f1" in _text(at2) and "ann " in _text(at2)
+    # not blinded: answers whose ratings differ by 2+ can get an agreed score
+    item = at2.selectbox(key="hr_agree_item").value
+    at2.number_input(key="hr_agree_score").set_value(2)
+    at2.button(key="hr_agree_set").click().run()
+    no_failure(at2)
+    cons = human.consensus(rated, [run_id]).set_index("item_id")
+    assert cons.loc[item, "score"] == 2 and cons.loc[item, "source"] == "agreed"
 
 
 def test_correlations_computes_stores_and_draws(rated):
@@ -99,7 +106,7 @@ def test_compare_two_and_three_runs(rated):
     no_failure(at)
     at.selectbox(key="cmp_metric").set_value("token_f1").run()
     no_failure(at)
-    verdict = human.compare_runs(rated, ["r0", "r1"], "token_f1").verdict
+    verdict = human.compare_runs(rated, at.multiselect(key="cmp_runs").value, "token_f1").verdict
     shown = [e.value.replace("\\", "") for e in list(at.success) + list(at.info)]
     assert verdict in shown
     at.multiselect(key="cmp_runs").set_value(["r0", "r1", "r2"]).run()
