@@ -97,6 +97,9 @@ nav = st.navigation([
     st.Page(PAGES["qa"], title="QA sets", icon=":material/quiz:"),
     st.Page(PAGES["run"], title="Run", icon=":material/play_circle:"),
     st.Page(PAGES["answers"], title="Answers", icon=":material/fact_check:"),
+    st.Page(PAGES["human_review"], title="Human review", icon=":material/rate_review:"),
+    st.Page(PAGES["correlations"], title="Correlations", icon=":material/grid_on:"),
+    st.Page(PAGES["compare"], title="Compare", icon=":material/compare_arrows:"),
 ])
 project_switcher()
 nav.run()

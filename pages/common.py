@@ -24,6 +24,8 @@ PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
     "run": "pages/run.py", "answers": "pages/answers.py",
 }
+PAGES.update({"human_review": "pages/human_review.py", "correlations": "pages/correlations.py",  # issue 14
+              "compare": "pages/compare.py"})
 COLOURS = {  # verdict -> (background, accent)
     "SUPPORTED": ("#dcf5e3", "#1e8a44"),
     "CONTRADICTED": ("#fde0e0", "#c62828"),

@@ -4,7 +4,8 @@
 included) and returns what it made; later calls return the existing run at once, and a build
 that was interrupted resumes its run. The ratings are illustrative: written by the rageval team
 for the demo run's answers (three annotator profiles: balanced, strict about verbose answers,
-lenient), not collected in a study.
+lenient), not collected in a study. The demo also stores one correlation analysis of its
+metrics against those ratings; the Compare page compares its two runs.
 """
 from __future__ import annotations
 
@@ -66,11 +67,25 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
             store.save_ratings(project.db_path, run_id,
                                [r for r in load_ratings(ratings_file) if r[0] in known])
     run = store.get_run(project.db_path, run_id)
-    imported = None
+    imported = analysis = None
     if run["status"] == "finished":
         imported = _import_llm_answers(project, run_id)
+        analysis = demo_analysis(project, run_id)
     return {"project": project.slug, "run_id": run_id, "items": run["n_items"], "status": run["status"],
-            "import_run_id": imported}
+            "import_run_id": imported, "analysis_id": analysis}
+
+
+DEMO_COMPARE_METRIC = "answer_correctness_offline"
+
+
+def demo_analysis(project, run_id: str) -> str:
+    """The demo's stored correlation analysis (every metric vs the illustrative ratings), made once."""
+    from rageval.human import correlate_runs, list_analyses
+
+    for a in list_analyses(project):
+        if a["runs"] == [run_id] and a["grouping"] == "none":
+            return a["id"]
+    return correlate_runs(project, [run_id]).id
 
 
 LLM_ANSWERS_SOURCE = "demo: answers of an LLM-based system (written for the demo)"

@@ -39,6 +39,10 @@ class Analysis:
     settings: dict[str, Any]
     cells: list[dict[str, Any]] = field(repr=False)
     created: Any = None
+    _index: dict = field(init=False, repr=False, compare=False, default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self._index.update({(c["group_value"], c["metric_a"], c["metric_b"]): c for c in self.cells})
 
     @property
     def groups(self) -> list[str]:
@@ -53,7 +57,7 @@ class Analysis:
         return sorted(n for n in names if n != "human") + (["human"] if "human" in names else [])
 
     def cell(self, group: str, a: str, b: str) -> dict[str, Any] | None:
-        return next((c for c in self.cells if (c["group_value"], c["metric_a"], c["metric_b"]) == (group, a, b)), None)
+        return self._index.get((group, a, b))
 
     def matrix(self, group: str, attr: str = "rho") -> pd.DataFrame:
         """Square table of one attribute for one group (metrics and human)."""

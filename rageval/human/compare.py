@@ -14,7 +14,7 @@ import pandas as pd
 
 from rageval import stats
 from rageval.errors import ConfigError
-from rageval.human.frame import build_frame
+from rageval.human.frame import build_frame, metric_columns
 from rageval.project import Project
 
 
@@ -68,7 +68,7 @@ def score_table(project: Project, run_ids: Sequence[str], metric: str) -> pd.Dat
     """Items x runs of one metric (``human`` for the consensus), complete items only."""
     frame = build_frame(project, run_ids)
     if metric not in frame.columns:
-        names = sorted(c for c in frame.columns if c not in ("run_id", "item_id", "question", "dataset", "domain", "model"))
+        names = metric_columns(frame)
         raise ConfigError(f"no metric {metric!r} in runs {', '.join(run_ids)}; available: {', '.join(names)}")
     table = frame.pivot_table(index="item_id", columns="run_id", values=metric, aggfunc="first")
     return table.reindex(columns=list(run_ids)).dropna(how="any")

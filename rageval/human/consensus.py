@@ -8,7 +8,8 @@
   within-one shares (formulas in :mod:`rageval.stats.agreement`), overall and per group.
 - Human ceiling: each annotator's ratings correlated with the consensus of the *other*
   annotators on the answers both cover (leave-one-annotator-out); the ceiling is the mean of
-  those correlations over annotators (weighted by their number of answers), reported beside
+  those correlations over annotators (weighted by their number of answers; ``n`` is the number
+  of answers rated at least twice), reported beside
   every metric's correlation with the consensus so a user sees how close a metric comes to a
   person.
 """
@@ -117,4 +118,5 @@ def human_ceiling(long: pd.DataFrame, *, method: str = "spearman", consensus_met
     valid = [v for v in per.values() if v["rho"] is not None]
     total = sum(v["n"] for v in valid)
     rho = sum(v["rho"] * v["n"] for v in valid) / total if total else None
-    return {"rho": rho, "n": total, "annotators": per}
+    answers = int((np.isfinite(w.to_numpy(dtype=float)).sum(axis=0) >= 2).sum()) if not w.empty else 0
+    return {"rho": rho, "n": answers, "pairs": total, "annotators": per}

@@ -1,0 +1,53 @@
+"""Compare: are runs really different on a metric (or the human score)? Tests and a verdict."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from rageval import app_queries as q
+from rageval import human
+from rageval.human import charts
+
+
+def main() -> None:
+    p = common.project()
+    st.title("Compare runs")
+    runs = q.finished_runs(p)
+    common.need(len(runs) >= 2, "Comparing needs two or more finished runs over the same QA items.", "run",
+                "Start a run")
+    by_id = {r["id"]: r for r in runs}
+    chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="cmp_runs",
+                            format_func=lambda i: q.run_label(by_id[i]))
+    common.need(len(chosen) >= 2, "Pick at least two runs.")
+    frame = human.build_frame(p, chosen)
+    options = human.metric_columns(frame)
+    common.need(options, "These runs have no scores in common.")
+    from rageval.demo import DEMO_COMPARE_METRIC
+
+    default = options.index(DEMO_COMPARE_METRIC) if DEMO_COMPARE_METRIC in options else 0
+    metric = st.selectbox("Metric", options, index=default, key="cmp_metric",
+                          help="'human' is the consensus of the human ratings")
+    c = human.compare_runs(p, chosen, metric)
+    (st.success if "no significant" not in c.verdict else st.info)(common.md(c.verdict))
+    table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
+    st.dataframe(table.round(3), width="stretch")
+    st.download_button("Summary (CSV)", table.to_csv().encode(), "compare.csv", key="cmp_dl")
+    if c.friedman.statistic is not None:
+        st.caption(f"Friedman chi2 = {c.friedman.statistic:.3f}, p = {c.friedman.p:.3g}, n = {c.n} items; "
+                   f"{'higher' if c.higher_is_better else 'lower'} is better; mean ranks count higher as better.")
+    st.plotly_chart(charts.cd_diagram(c), key="cmp_cd")
+    if c.conover is not None:
+        l, r = st.columns(2)
+        l.markdown("**Conover post-hoc p-values (Holm)**")
+        l.dataframe(c.conover.round(4))
+        r.markdown("**Nemenyi post-hoc p-values**")
+        r.dataframe(c.nemenyi.round(4))
+        st.download_button("Post-hoc p-values (CSV)", c.conover.to_csv().encode(), "conover.csv",
+                           key="cmp_dl_post")
+    if c.wilcoxon is not None and c.wilcoxon.p is not None:
+        st.caption(f"Wilcoxon signed-rank W = {c.wilcoxon.statistic:.1f}, p = {c.wilcoxon.p:.3g}; mean difference "
+                   f"{c.difference.diff:+.3f}, 95% bootstrap CI [{c.difference.ci_low:+.3f}, {c.difference.ci_high:+.3f}]")
+
+
+common.run_page(main)

@@ -1,0 +1,101 @@
+"""Human review: rate a run's answers 1-5 (Very Poor ... Very Good), resuming where you stopped."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from rageval import app_queries as q
+from rageval import human
+from rageval.human import review
+
+
+def import_box(p, run_id: str) -> None:
+    with st.expander("Import ratings from a file (CSV, JSON, JSONL: item_id or question, annotator, rating)"):
+        up = st.file_uploader("Ratings file", type=["csv", "json", "jsonl"], key="hr_upload")
+        if up is not None and st.button("Import", key="hr_import"):
+            res = human.import_ratings(p, up.name, up.getvalue(), run=run_id)
+            common.bump()
+            st.success(f"{res.imported} rating(s) imported, {len(res.errors)} row(s) rejected")
+            if res.errors:
+                st.dataframe(pd.DataFrame([{"row": e.row, "reason": e.reason} for e in res.errors]), hide_index=True)
+
+
+def discussion_box(p, run_id: str) -> None:
+    """Answers whose ratings span 2 or more, with the agreed score that overrides their consensus."""
+    cons = human.consensus(p, [run_id])
+    flagged = cons[cons["flagged"]]
+    if flagged.empty:
+        return
+    with st.expander(f"For discussion: {len(flagged)} answer(s) whose ratings differ by 2 or more"):
+        st.dataframe(flagged[["item_id", "n", "consensus", "spread", "agreed"]], hide_index=True)
+        c1, c2, c3 = st.columns([2, 1, 1])
+        item = c1.selectbox("Answer", list(flagged["item_id"]), key="hr_agree_item")
+        score = c2.number_input("Agreed score", 1, 5, 3, key="hr_agree_score")
+        if c3.button("Set agreed score", key="hr_agree_set"):
+            human.set_agreed(p, run_id, item, score, "set on the Human review page")
+            common.bump()
+            st.rerun()
+
+
+def main() -> None:
+    p = common.project()
+    st.title("Human review")
+    runs = q.finished_runs(p)
+    common.need(runs, "No finished run to review yet.", "run", "Start a run")
+    by_id = {r["id"]: r for r in runs}
+    run_id = st.selectbox("Run", list(by_id), format_func=lambda i: q.run_label(by_id[i]), key="hr_run")
+    if p.slug == "demo":
+        st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
+    known = review.annotators(p, run_id)
+    c1, c2, c3 = st.columns([2, 1, 1])
+    name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",
+                         help="Known annotators: " + (", ".join(known) or "none yet")).strip()
+    blind = c2.toggle("Blinded", value=True, key="hr_blind", help="hide metric scores and other annotators' ratings")
+    show_ctx = c3.toggle("Show retrieved context", key="hr_ctx")
+    import_box(p, run_id)
+    if not blind:
+        discussion_box(p, run_id)
+    common.need(name, "Type your name to start rating (it resumes where you stopped).")
+    items = review.queue(p, run_id, name)
+    common.need(items, "This run has no answers.")
+    done, total = review.progress(items)
+    st.progress(done / total, text=f"{name}: {done} of {total} answers rated")
+    pos_key = f"hr_pos_{run_id}_{name}"
+    if pos_key not in st.session_state:
+        st.session_state[pos_key] = review.next_index(items)
+    i = st.session_state[pos_key]
+    item = items[i]
+    st.subheader(f"{item.ordinal + 1}. {item.question}", anchor=False)
+    st.markdown("**Answer**")
+    common.text_box(item.answer, empty="(no answer)")
+    st.markdown("**Gold answer**")
+    common.text_box(" | ".join(item.references), empty="(no gold answer)")
+    if show_ctx:
+        with st.expander("Retrieved context", expanded=True):
+            for ctx in item.contexts:
+                common.text_box(ctx)
+    if not blind:
+        st.caption(common.md("Scores: " + (", ".join(f"{m} {v:.2f}" for m, v in item.scores.items()) or "none")
+                             + "; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")))
+    with st.form(key=f"hr_form_{run_id}_{item.item_id}", border=False):
+        rating = st.radio("Rating", list(human.LABELS), format_func=lambda v: f"{v} {human.LABELS[v]}",
+                          index=None if item.mine is None else item.mine - 1, horizontal=True,
+                          key=f"hr_rating_{run_id}_{item.item_id}")
+        saved = st.form_submit_button("Save and next", type="primary")
+    if saved:
+        common.need(rating is not None, "Pick a rating from 1 (Very Poor) to 5 (Very Good) first.")
+        human.rate(p, run_id, item.item_id, name, rating)
+        common.bump()
+        st.session_state[pos_key] = review.next_index(review.queue(p, run_id, name), (i + 1) % total)
+        st.rerun()
+    b1, b2, _ = st.columns([1, 1, 4])
+    if b1.button("Previous", key="hr_prev", disabled=i == 0):
+        st.session_state[pos_key] = i - 1
+        st.rerun()
+    if b2.button("Skip", key="hr_next", disabled=i == total - 1):
+        st.session_state[pos_key] = i + 1
+        st.rerun()
+
+
+common.run_page(main)
