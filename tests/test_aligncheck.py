@@ -290,8 +290,11 @@ def test_three_metrics_share_one_analysis(monkeypatch):
     calls = []
     real = entities.parse
     monkeypatch.setattr(entities, "parse", lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw))
+    triples.clear_readings()
     run(samples=SAMPLES[:2])
-    assert len(calls) == 1
+    assert calls == [3]  # two answers and one reference, parsed once for the three metrics
+    run("aligncheck_f1", samples=SAMPLES[:2], aligncheck_objects="nouns")
+    assert calls == [3]  # another reading of the same texts: no new parse
 
 
 # ------------------------------------------------------------------------------ CLI
@@ -312,3 +315,17 @@ def test_cli_score_details_and_options(tmp_path, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out)["aligncheck_f1"] == pytest.approx(0.8)
     assert main(["score", str(src), "--metrics", "aligncheck_f1", "--aligncheck-types", "0", "--no-store"]) == 2
     assert "aligncheck_types" in capsys.readouterr().err
+
+
+def test_noun_objects_only_when_asked():
+    text = "Apple cut prices in March. Tim Cook is the CEO of Apple."
+    doc = entities.parse([text])[text]
+    cands = triples.candidates(doc)
+    ents = {(f.subject, f.predicate, f.object) for f in triples.facts(cands, None, Aliases([]))}
+    nouns = {(f.subject, f.predicate, f.object) for f in triples.facts(cands, None, Aliases([]), objects="nouns")}
+    assert ents == {("apple", "cut in", "march"), ("tim cook", "is ceo of", "apple")}
+    assert nouns == ents | {("apple", "cut", "prices"), ("tim cook", "is", "ceo")}
+    m = get_metric("aligncheck_f1", aligncheck_objects="nouns")
+    assert "obj:nouns" in m.signature() and "obj:entities" in get_metric("aligncheck_f1").signature()
+    with pytest.raises(ConfigError):
+        get_metric("aligncheck_f1", aligncheck_objects="verbs")

@@ -2,7 +2,8 @@
 
 The source is the reference answer (``aligncheck_source="reference"``, the default; with several
 references the one giving the highest F1 is used) or the retrieved contexts joined in rank order
-(``"contexts"``). Facts come from spaCy (:mod:`rageval.aligncheck`); the entity types that may
+(``"contexts"``). Objects are named entities (``aligncheck_objects="entities"``, the paper's
+definition) or also common nouns (``"nouns"``). Facts come from spaCy (:mod:`rageval.aligncheck`); the entity types that may
 be subjects are chosen by ``aligncheck_types`` (``"all"``, a number n of top TF-IDF types over the
 texts scored together, or explicit types such as ``"PERSON,ORG"``); predicates are compared by
 BERTScore F1 over MiniLM's token vectors (:func:`rageval.metrics.semantic.greedy_match`, no idf).
@@ -16,6 +17,7 @@ Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -60,27 +62,27 @@ _LAST_LOCK = threading.Lock()
 
 
 def analyse(samples: Sequence[Sample], resources: Resources, *, source: str, types: str, language: str,
-            embedder_spec: str, metric: str) -> list[tuple[Alignment | None, str | None, dict[str, Any]]]:
+            embedder_spec: str, metric: str, objects: str = "entities") -> list[tuple[Alignment | None, str | None, dict[str, Any]]]:
     """Per sample: (best Alignment or None, unscored reason or None, details), shared by the three metrics.
 
     The most recent result is kept (one entry) and reused when the same texts are analysed with
     the same options and the same embedder object, as ``evaluate`` does for the three metrics.
     """
     key = (tuple((s.answer or "", tuple(source_texts(s, source))) for s in samples), source, types, language,
-           resources.language, embedder_spec)
+           resources.language, embedder_spec, objects)
     with _LAST_LOCK:
         hit = _LAST.get("key") == key and _LAST.get("resources") is resources
         if hit:
             return _LAST["value"]
     value = _analyse(samples, resources, source=source, types=types, language=language,
-                     embedder_spec=embedder_spec, metric=metric)
+                     embedder_spec=embedder_spec, metric=metric, objects=objects)
     with _LAST_LOCK:
         _LAST.update(key=key, resources=resources, value=value)
     return value
 
 
 def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, types: str, language: str,
-             embedder_spec: str, metric: str) -> list[tuple[Alignment | None, str | None, dict[str, Any]]]:
+             embedder_spec: str, metric: str, objects: str) -> list[tuple[Alignment | None, str | None, dict[str, Any]]]:
     granularity = parse_granularity(types)
     lang_reason = entities.unsupported_reason(language) or entities.unsupported_reason(resources.language)
     jobs = [(s.answer or "", source_texts(s, source)) for s in samples]
@@ -88,11 +90,10 @@ def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, ty
         return [(None, lang_reason, {}) for _ in samples]
     langs = {t: entities.guess_language(t) for answer, srcs in jobs for t in [answer, *srcs]}
     english = [t for t, lang in langs.items() if lang == "en"]
-    docs = entities.parse(english)
-    cands = {t: triples.candidates(d) for t, d in docs.items()}
+    readings = triples.read_texts(english)
     kept = None
     if granularity.types or granularity.top_n is not None:
-        kept = kept_types([entities.type_bag(d) for d in docs.values()], granularity)
+        kept = kept_types([Counter(readings[t].type_bag) for t in english], granularity)
     # every (source, target) fact list first, so predicates are embedded in one batch
     planned = []
     for answer, srcs in jobs:
@@ -102,9 +103,10 @@ def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, ty
             continue
         pairs = []
         for text in srcs:
-            aliases = triples.Aliases(triples.person_names(cands[text], docs[text])
-                                      + triples.person_names(cands[answer], docs[answer]))
-            pairs.append((triples.facts(cands[text], kept, aliases), triples.facts(cands[answer], kept, aliases)))
+            src, tgt = readings[text], readings[answer]
+            aliases = triples.Aliases([*src.person_names, *tgt.person_names])
+            pairs.append((triples.facts(src.candidates, kept, aliases, objects=objects),
+                          triples.facts(tgt.candidates, kept, aliases, objects=objects)))
         planned.append(pairs)
     phrases = [f.predicate for p in planned if not isinstance(p, str) for fs, ft in p for f in [*fs, *ft]]
     similarity = PredicateSimilarity(checked_embedder(embedder_spec, resources, metric), phrases) if phrases else None
@@ -130,6 +132,7 @@ def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, ty
 class _AlignCheck:
     aligncheck_source: str = "reference"
     aligncheck_types: str = "all"
+    aligncheck_objects: str = "entities"
     embedder: str = "local"
     language: str = "en"
 
@@ -144,6 +147,8 @@ class _AlignCheck:
         if self.aligncheck_source not in SOURCES:
             raise ConfigError(f"aligncheck_source={self.aligncheck_source!r}; use one of {', '.join(SOURCES)}")
         parse_granularity(self.aligncheck_types)
+        if self.aligncheck_objects not in triples.OBJECTS:
+            raise ConfigError(f"aligncheck_objects={self.aligncheck_objects!r}; use one of {', '.join(triples.OBJECTS)}")
         object.__setattr__(self, "language", check_language(self.language))
 
     @property
@@ -156,14 +161,16 @@ class _AlignCheck:
 
     def signature(self) -> str:
         types = parse_granularity(self.aligncheck_types).label
-        return (f"{self.name}|source:{self.aligncheck_source}|types:{types}|ner:{entities.pipeline_version()}"
+        return (f"{self.name}|source:{self.aligncheck_source}|types:{types}|obj:{self.aligncheck_objects}"
+                f"|ner:{entities.pipeline_version()}"
                 f"|pred:bertscore-f1:{embedder_name(self.embedder)}|pairing:best|lang:{self.language}|{VERSION}")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scores = []
         for alignment, reason, details in analyse(
                 samples, resources, source=self.aligncheck_source, types=self.aligncheck_types,
-                language=self.language, embedder_spec=self.embedder, metric=self.name):
+                language=self.language, embedder_spec=self.embedder, metric=self.name,
+                objects=self.aligncheck_objects):
             if alignment is None:
                 scores.append(Score.unscored(reason or "unscored", dict(details) or None))
             else:
