@@ -329,3 +329,34 @@ def test_noun_objects_only_when_asked():
     assert "obj:nouns" in m.signature() and "obj:entities" in get_metric("aligncheck_f1").signature()
     with pytest.raises(ConfigError):
         get_metric("aligncheck_f1", aligncheck_objects="verbs")
+
+
+def test_fact_tables_and_answers_page_shows_the_facts(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from rageval.metrics.aligncheck import fact_tables
+    from rageval.project import open_project
+    from rageval.scoring import score
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    samples = [Sample(id="w", question="Who founded Apple?", answer=SAMPLES[1].answer, references=(REF,))]
+    result = score(samples, "aligncheck_f1,token_f1", embedder=FakeEmbedder.name, resources=fake_resources(),
+                   project=open_project("ac"), source="a.jsonl")
+    tables = fact_tables(evaluate(samples, parse_metric_list("aligncheck_f1", embedder=FakeEmbedder.name),
+                                  fake_resources())["aligncheck_f1"][0].details)
+    assert [r["object"] for r in tables["added"]] == ["1977", "google"]
+    assert [r["object"] for r in tables["dropped"]] == ["1976", "san francisco"]
+    assert tables["matched"][0]["predicate similarity"] == 1.0
+    assert fact_tables(None) == {"matched": [], "added": [], "dropped": []}
+    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90)
+    at.session_state["project"] = "ac"
+    at.run()
+    at.switch_page("pages/answers.py").run()
+    at.selectbox(key="ans_run").set_value(next(o for o in at.selectbox(key="ans_run").options
+                                               if o.startswith(result.run_id))).run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [e.label for e in at.expander]
+    assert "AlignCheck facts: 1 matched, 2 added by the answer (possible fabrication), 2 dropped" in labels
+    shown = [df.value for df in at.dataframe]
+    assert any("subject" in d.columns and "tim cook" in list(d["subject"]) for d in shown)

@@ -213,3 +213,21 @@ class AlignCheckPrecision(_AlignCheck):
 class AlignCheckRecall(_AlignCheck):
     __doc__ = _DOC.format(part="recall", formula="R = TP / (TP + FN)", cls="AlignCheckRecall", short="recall")
     part = "recall"
+
+
+ALIGNCHECK_METRICS = ("aligncheck_f1", "aligncheck_precision", "aligncheck_recall")
+
+
+def fact_tables(details: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
+    """Flat rows for display: ``{"matched": [...], "added": [...] (FP), "dropped": [...] (FN)}``."""
+    facts = (details or {}).get("aligncheck") or {}
+
+    def row(f: dict[str, Any]) -> dict[str, Any]:
+        return {"subject": f.get("subject"), "predicate": f.get("predicate"), "object": f.get("object"),
+                "sentence": f.get("sentence")}
+
+    matched = [{"subject": p["source"]["subject"], "object": p["source"]["object"],
+                "source predicate": p["source"]["predicate"], "answer predicate": p["target"]["predicate"],
+                "predicate similarity": p["predicate_similarity"]} for p in facts.get("tp_pairs", [])]
+    return {"matched": matched, "added": [row(f) for f in facts.get("fp_facts", [])],
+            "dropped": [row(f) for f in facts.get("fn_facts", [])]}
