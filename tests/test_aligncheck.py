@@ -360,3 +360,35 @@ def test_fact_tables_and_answers_page_shows_the_facts(tmp_path, monkeypatch):
     assert "AlignCheck facts: 1 matched, 2 added by the answer (possible fabrication), 2 dropped" in labels
     shown = [df.value for df in at.dataframe]
     assert any("subject" in d.columns and "tim cook" in list(d["subject"]) for d in shown)
+
+
+def test_run_config_carries_aligncheck_options_without_changing_old_hashes():
+    from rageval.config import RunConfig
+
+    base = RunConfig(corpus="c", qa_set="q")
+    assert "aligncheck_types" not in base.result_fields()  # runs made before the option keep their hash
+    top2 = RunConfig(corpus="c", qa_set="q", aligncheck_types="2", aligncheck_source="contexts")
+    assert top2.config_hash() != base.config_hash()
+    assert RunConfig.from_dict(top2.to_dict()) == top2
+    metric = parse_metric_list("aligncheck_f1", **top2.metric_options())[0]
+    assert "source:contexts|types:top2-tfidf" in metric.signature()
+
+
+def test_run_page_asks_for_granularity_only_with_an_aligncheck_metric(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import build_project
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    build_project("acr", runs=False)
+    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90)
+    at.session_state["project"] = "acr"
+    at.run()
+    at.switch_page("pages/run.py").run()
+    assert not [t for t in at.text_input if t.key == "run_aligncheck_types"]
+    at.multiselect(key="run_metrics").set_value(["token_f1", "aligncheck_f1"]).run()
+    at.text_input(key="run_aligncheck_types").set_value("0").run()
+    assert any("aligncheck_types" in e.value.replace("\\", "") for e in at.error)
+    at.text_input(key="run_aligncheck_types").set_value("PERSON,ORG").run()
+    assert not at.error and not at.exception
