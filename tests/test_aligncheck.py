@@ -392,3 +392,56 @@ def test_run_page_asks_for_granularity_only_with_an_aligncheck_metric(tmp_path, 
     assert any("aligncheck_types" in e.value.replace("\\", "") for e in at.error)
     at.text_input(key="run_aligncheck_types").set_value("PERSON,ORG").run()
     assert not at.error and not at.exception
+
+
+# ------------------------------------------------------------------------------ judge extractor
+JUDGE_TRIPLES = {
+    "Steve Jobs founded Apple in 1977.": [
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded", "object": "Apple", "object_type": "ORG"},
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded in", "object": "1977", "object_type": "DATE"}],
+    "Apple was founded by Steve Jobs in 1976.": [
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded", "object": "Apple", "object_type": "ORG"},
+        {"subject": "Steve Jobs", "subject_type": "person", "predicate": "founded in", "object": "1976", "object_type": "DATE"}],
+    "Steve Jobs ha fondato Apple nel 1976.": [
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "ha fondato", "object": "Apple", "object_type": "ORG"},
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "ha fondato nel", "object": "1976", "object_type": "DATE"}],
+}
+
+
+def judge_responder(request):
+    prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    text = prompt.split("Text:\n", 1)[1].split("\n\nReply with", 1)[0].strip()
+    if text == "BROKEN":
+        return "no JSON here"
+    return json.dumps({"triples": JUDGE_TRIPLES.get(text, [])})
+
+
+def test_judge_extractor_through_the_llm_client(llm_env):
+    from rageval.llm import make_llm_client
+    from rageval.metrics import aligncheck_judge
+    from rageval.metrics.base import Resources
+
+    llm_env.script(responder=judge_responder)
+    client = make_llm_client({"judge": "openai:fake-judge"}, concurrency=2, use_cache=False, max_retries=1,
+                             timeout=5.0, backoff_base=0.01, backoff_cap=0.05)
+    try:
+        ref = "Apple was founded by Steve Jobs in 1976."
+        samples = [Sample(id="en", answer="Steve Jobs founded Apple in 1977.", references=(ref,)),
+                   Sample(id="it", answer="Steve Jobs ha fondato Apple nel 1976.", references=(ref,)),
+                   Sample(id="bad", answer="BROKEN", references=(ref,))]
+        metrics = parse_metric_list("aligncheck_f1,aligncheck_precision", judge="openai:fake-judge",
+                                    embedder=FakeEmbedder.name)
+        assert metrics[0].needs_llm and "judge:openai:fake-judge|prompt:" in metrics[0].signature()
+        got = evaluate(samples, metrics, Resources(embedder_factory=FakeEmbedder, llm=client))
+        en, it, bad = got["aligncheck_f1"]
+        assert en.value == pytest.approx(0.5) and en.details["extractor"] == "openai:fake-judge"
+        assert [f["object"] for f in en.details["aligncheck"]["fp_facts"]] == ["1977"]
+        # an Italian answer: the judge reads it, the pairs match, the predicates differ in wording
+        assert it.status == "ok" and it.details["aligncheck"]["fp"] == 0 and it.details["aligncheck"]["fn"] == 0
+        assert (bad.status, bad.reason) == ("unscored", "judge_parse_error") and bad.value is None
+    finally:
+        client.close()
+    with pytest.raises(ValueError):
+        aligncheck_judge.validate_triples({"triples": [{"subject": "x", "subject_type": "??", "predicate": "p",
+                                                        "object": "y"}]})
+    assert aligncheck_judge.validate_triples({"triples": [{"subject": "", "predicate": "p", "object": "y"}]}) == []
