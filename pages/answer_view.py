@@ -13,6 +13,7 @@ import streamlit as st
 from pages import common
 from rageval import app_highlight as hl
 from rageval import app_queries as q
+from rageval.metrics.aligncheck import ALIGNCHECK_METRICS, fact_tables
 
 _TABLE = "width:100%;border-collapse:collapse;font-size:0.92rem"
 _CELL = "padding:0.35rem 0.5rem;border-bottom:1px solid #e8ebf1;vertical-align:top;text-align:left"
@@ -76,6 +77,25 @@ def contexts(view: q.AnswerView) -> None:
             st.html(common.highlight_html(hl.segments(ctx.text, spans.get(i, []))))
 
 
+def aligncheck_facts(view: q.AnswerView) -> None:
+    """AlignCheck's facts beside the claim verdicts: matched pairs, added (FP) and dropped (FN) facts."""
+    name = next((m for m in ALIGNCHECK_METRICS if m in view.scores), None)
+    if name is None:
+        return
+    score = view.scores[name]
+    if score["status"] != "ok":
+        st.caption(f"AlignCheck: {common.md(score['status'])}: {common.md(score['reason'])}")
+        return
+    tables = fact_tables(view.details(name))
+    with st.expander(f"AlignCheck facts: {len(tables['matched'])} matched, {len(tables['added'])} added by the answer "
+                     f"(possible fabrication), {len(tables['dropped'])} dropped"):
+        for title, rows in (("Matched (subject, object) pairs", tables["matched"]),
+                            ("Added by the answer (FP)", tables["added"]), ("Dropped from the source (FN)", tables["dropped"])):
+            if rows:
+                st.markdown(f"**{title}**")
+                st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
 def metrics_table(view: q.AnswerView) -> None:
     rows = [{"metric": m, "value": s["value"], "status": s["status"], "reason": s["reason"],
              "judge": "heuristic" if q.is_heuristic(s["signature"]) else "", "signature": s["signature"]}
@@ -114,6 +134,7 @@ def show(view: q.AnswerView) -> None:
         st.html(claims_table(view))
     else:
         st.caption("No claims stored for this answer (no claim metric in the run, or nothing factual to check).")
+    aligncheck_facts(view)
     chunks_tab, metrics_tab = st.tabs(["Retrieved chunks", "Metric values"])
     with chunks_tab:
         contexts(view)

@@ -31,13 +31,28 @@ def settings(corpora: list[str], sets: list[str]) -> RunConfig | None:
     judge = common.spec_input("Judge", "heuristic", key="run_judge", model="gpt-4o-mini", container=c4)
     options = q.metric_options(top_k)
     metrics = st.multiselect("Metrics", options, default=q.default_metrics(options), key="run_metrics")
+    source, types = aligncheck_settings(metrics)
     try:
+        q.check_metric_options(metrics, aligncheck_source=source, aligncheck_types=types)
         return RunConfig(corpus=corpus, qa_set=qa_set, embedder=embedder, top_k=top_k, generator=generator,
                          chunking=ChunkingConfig(method=method, size=int(size), overlap=int(overlap)),
-                         temperature=float(temperature), judge=judge, metrics=tuple(metrics))
+                         temperature=float(temperature), judge=judge, metrics=tuple(metrics),
+                         aligncheck_source=source, aligncheck_types=types)
     except ConfigError as exc:
         st.error(common.md(str(exc)))
         return None
+
+
+def aligncheck_settings(metrics: list[str]) -> tuple[str, str]:
+    """AlignCheck's source and entity-type granularity, asked only when an aligncheck metric is chosen."""
+    if not any(m.startswith("aligncheck_") for m in metrics):
+        return "reference", "all"
+    c1, c2 = st.columns(2)
+    source = c1.selectbox("AlignCheck source", ("reference", "contexts"), key="run_aligncheck_source",
+                          help="compare the answer's facts with the gold answer, or with the retrieved chunks")
+    types = c2.text_input("AlignCheck entity types", "all", key="run_aligncheck_types",
+                          help="all | N (top N types by TF-IDF over the batch) | types such as PERSON,ORG")
+    return source, types.strip() or "all"
 
 
 @st.fragment(run_every=1.0)

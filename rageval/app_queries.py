@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from rageval.config import DEFAULT_METRICS
 from rageval.errors import RagevalError
 from rageval.ingest.chunking import ChunkingConfig
-from rageval.metrics.base import Resources, get_metric, metric_names
+from rageval.metrics.base import Resources, get_metric, metric_names, parse_metric_list
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
@@ -90,6 +90,12 @@ def metric_options(top_k: int = 10) -> list[str]:
         else:
             out.append(name)
     return out
+
+
+def check_metric_options(metrics: Sequence[str], **options: Any) -> None:
+    """ConfigError when the chosen metrics reject an option value (e.g. ``aligncheck_types="0"``)."""
+    if metrics:
+        parse_metric_list(list(metrics), **options)
 
 
 def default_metrics(options: Sequence[str]) -> list[str]:

@@ -50,6 +50,9 @@ class RunConfig:
     judge: str = "heuristic"
     metrics: tuple[str, ...] = DEFAULT_METRICS
     language: str = "en"
+    # AlignCheck's options (they reach only the aligncheck_* metrics)
+    aligncheck_source: str = "reference"
+    aligncheck_types: str = "all"
     # not part of the hash:
     concurrency: int = 16
     use_cache: bool = True
@@ -88,6 +91,10 @@ class RunConfig:
         data = self.to_dict()
         data.pop("concurrency")
         data.pop("use_cache")
+        # at their defaults AlignCheck's options stay out, so runs made before they existed keep their hash
+        for name, default in (("aligncheck_source", "reference"), ("aligncheck_types", "all")):
+            if data.get(name) == default:
+                data.pop(name)
         return data
 
     def config_hash(self) -> str:
@@ -95,8 +102,9 @@ class RunConfig:
         return stable_hash(self.result_fields())
 
     def metric_options(self) -> dict[str, str]:
-        """The options every metric that has such a field takes from the run (judge, language, embedder)."""
-        return {"judge": self.judge, "language": self.language, "embedder": self.embedder}
+        """The options every metric that has such a field takes from the run (judge, language, embedder, aligncheck_*)."""
+        return {"judge": self.judge, "language": self.language, "embedder": self.embedder,
+                "aligncheck_source": self.aligncheck_source, "aligncheck_types": self.aligncheck_types}
 
     def index_signature(self) -> str:
         """The run's vector collection: :func:`index_signature` of its corpus, chunking, embedder."""

@@ -290,8 +290,11 @@ def test_three_metrics_share_one_analysis(monkeypatch):
     calls = []
     real = entities.parse
     monkeypatch.setattr(entities, "parse", lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw))
+    triples.clear_readings()
     run(samples=SAMPLES[:2])
-    assert len(calls) == 1
+    assert calls == [3]  # two answers and one reference, parsed once for the three metrics
+    run("aligncheck_f1", samples=SAMPLES[:2], aligncheck_objects="nouns")
+    assert calls == [3]  # another reading of the same texts: no new parse
 
 
 # ------------------------------------------------------------------------------ CLI
@@ -312,3 +315,133 @@ def test_cli_score_details_and_options(tmp_path, monkeypatch, capsys):
     assert json.loads(capsys.readouterr().out)["aligncheck_f1"] == pytest.approx(0.8)
     assert main(["score", str(src), "--metrics", "aligncheck_f1", "--aligncheck-types", "0", "--no-store"]) == 2
     assert "aligncheck_types" in capsys.readouterr().err
+
+
+def test_noun_objects_only_when_asked():
+    text = "Apple cut prices in March. Tim Cook is the CEO of Apple."
+    doc = entities.parse([text])[text]
+    cands = triples.candidates(doc)
+    ents = {(f.subject, f.predicate, f.object) for f in triples.facts(cands, None, Aliases([]))}
+    nouns = {(f.subject, f.predicate, f.object) for f in triples.facts(cands, None, Aliases([]), objects="nouns")}
+    assert ents == {("apple", "cut in", "march"), ("tim cook", "is ceo of", "apple")}
+    assert nouns == ents | {("apple", "cut", "prices"), ("tim cook", "is", "ceo")}
+    m = get_metric("aligncheck_f1", aligncheck_objects="nouns")
+    assert "obj:nouns" in m.signature() and "obj:entities" in get_metric("aligncheck_f1").signature()
+    with pytest.raises(ConfigError):
+        get_metric("aligncheck_f1", aligncheck_objects="verbs")
+
+
+def test_fact_tables_and_answers_page_shows_the_facts(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from rageval.metrics.aligncheck import fact_tables
+    from rageval.project import open_project
+    from rageval.scoring import score
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    samples = [Sample(id="w", question="Who founded Apple?", answer=SAMPLES[1].answer, references=(REF,))]
+    result = score(samples, "aligncheck_f1,token_f1", embedder=FakeEmbedder.name, resources=fake_resources(),
+                   project=open_project("ac"), source="a.jsonl")
+    tables = fact_tables(evaluate(samples, parse_metric_list("aligncheck_f1", embedder=FakeEmbedder.name),
+                                  fake_resources())["aligncheck_f1"][0].details)
+    assert [r["object"] for r in tables["added"]] == ["1977", "google"]
+    assert [r["object"] for r in tables["dropped"]] == ["1976", "san francisco"]
+    assert tables["matched"][0]["predicate similarity"] == 1.0
+    assert fact_tables(None) == {"matched": [], "added": [], "dropped": []}
+    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90)
+    at.session_state["project"] = "ac"
+    at.run()
+    at.switch_page("pages/answers.py").run()
+    at.selectbox(key="ans_run").set_value(next(o for o in at.selectbox(key="ans_run").options
+                                               if o.startswith(result.run_id))).run()
+    assert not at.exception, [e.value for e in at.exception]
+    labels = [e.label for e in at.expander]
+    assert "AlignCheck facts: 1 matched, 2 added by the answer (possible fabrication), 2 dropped" in labels
+    shown = [df.value for df in at.dataframe]
+    assert any("subject" in d.columns and "tim cook" in list(d["subject"]) for d in shown)
+
+
+def test_run_config_carries_aligncheck_options_without_changing_old_hashes():
+    from rageval.config import RunConfig
+
+    base = RunConfig(corpus="c", qa_set="q")
+    assert "aligncheck_types" not in base.result_fields()  # runs made before the option keep their hash
+    top2 = RunConfig(corpus="c", qa_set="q", aligncheck_types="2", aligncheck_source="contexts")
+    assert top2.config_hash() != base.config_hash()
+    assert RunConfig.from_dict(top2.to_dict()) == top2
+    metric = parse_metric_list("aligncheck_f1", **top2.metric_options())[0]
+    assert "source:contexts|types:top2-tfidf" in metric.signature()
+
+
+def test_run_page_asks_for_granularity_only_with_an_aligncheck_metric(tmp_path, monkeypatch):
+    from streamlit.testing.v1 import AppTest
+
+    from tests.test_app import build_project
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    build_project("acr", runs=False)
+    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90)
+    at.session_state["project"] = "acr"
+    at.run()
+    at.switch_page("pages/run.py").run()
+    assert not [t for t in at.text_input if t.key == "run_aligncheck_types"]
+    at.multiselect(key="run_metrics").set_value(["token_f1", "aligncheck_f1"]).run()
+    at.text_input(key="run_aligncheck_types").set_value("0").run()
+    assert any("aligncheck_types" in e.value.replace("\\", "") for e in at.error)
+    at.text_input(key="run_aligncheck_types").set_value("PERSON,ORG").run()
+    assert not at.error and not at.exception
+
+
+# ------------------------------------------------------------------------------ judge extractor
+JUDGE_TRIPLES = {
+    "Steve Jobs founded Apple in 1977.": [
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded", "object": "Apple", "object_type": "ORG"},
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded in", "object": "1977", "object_type": "DATE"}],
+    "Apple was founded by Steve Jobs in 1976.": [
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded", "object": "Apple", "object_type": "ORG"},
+        {"subject": "Steve Jobs", "subject_type": "person", "predicate": "founded in", "object": "1976", "object_type": "DATE"}],
+    "Steve Jobs ha fondato Apple nel 1976.": [
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "ha fondato", "object": "Apple", "object_type": "ORG"},
+        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "ha fondato nel", "object": "1976", "object_type": "DATE"}],
+}
+
+
+def judge_responder(request):
+    prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
+    text = prompt.split("Text:\n", 1)[1].split("\n\nReply with", 1)[0].strip()
+    if text == "BROKEN":
+        return "no JSON here"
+    return json.dumps({"triples": JUDGE_TRIPLES.get(text, [])})
+
+
+def test_judge_extractor_through_the_llm_client(llm_env):
+    from rageval.llm import make_llm_client
+    from rageval.metrics import aligncheck_judge
+    from rageval.metrics.base import Resources
+
+    llm_env.script(responder=judge_responder)
+    client = make_llm_client({"judge": "openai:fake-judge"}, concurrency=2, use_cache=False, max_retries=1,
+                             timeout=5.0, backoff_base=0.01, backoff_cap=0.05)
+    try:
+        ref = "Apple was founded by Steve Jobs in 1976."
+        samples = [Sample(id="en", answer="Steve Jobs founded Apple in 1977.", references=(ref,)),
+                   Sample(id="it", answer="Steve Jobs ha fondato Apple nel 1976.", references=(ref,)),
+                   Sample(id="bad", answer="BROKEN", references=(ref,))]
+        metrics = parse_metric_list("aligncheck_f1,aligncheck_precision", judge="openai:fake-judge",
+                                    embedder=FakeEmbedder.name)
+        assert metrics[0].needs_llm and "judge:openai:fake-judge|prompt:" in metrics[0].signature()
+        got = evaluate(samples, metrics, Resources(embedder_factory=FakeEmbedder, llm=client))
+        en, it, bad = got["aligncheck_f1"]
+        assert en.value == pytest.approx(0.5) and en.details["extractor"] == "openai:fake-judge"
+        assert [f["object"] for f in en.details["aligncheck"]["fp_facts"]] == ["1977"]
+        # an Italian answer: the judge reads it, the pairs match, the predicates differ in wording
+        assert it.status == "ok" and it.details["aligncheck"]["fp"] == 0 and it.details["aligncheck"]["fn"] == 0
+        assert (bad.status, bad.reason) == ("unscored", "judge_parse_error") and bad.value is None
+    finally:
+        client.close()
+    with pytest.raises(ValueError):
+        aligncheck_judge.validate_triples({"triples": [{"subject": "x", "subject_type": "??", "predicate": "p",
+                                                        "object": "y"}]})
+    assert aligncheck_judge.validate_triples({"triples": [{"subject": "", "predicate": "p", "object": "y"}]}) == []

@@ -14,8 +14,10 @@ For every verb (and copula) of a parsed text:
 - conjoined subjects and objects each give a triple; a conjoined verb without a subject of its
   own inherits its head verb's; a ``neg`` child puts "not" in front of the predicate.
 
-Subjects and objects are named entities (the paper's "subject named entity" and "type-free
-object named entity"): the entity covering the token, never a pronoun or a common noun. The
+Subjects are named entities (the paper's "subject named entity"): the entity covering the
+token, never a pronoun or a common noun. Objects are named entities of any type (the paper's
+"type-free object named entity"); candidates also carry common-noun objects (``object_type``
+empty), which :func:`facts` keeps only with ``objects="nouns"``. The
 predicate is the lowercased surface words (negation, verb, particle, non-entity complement,
 preposition). :class:`Candidate` keeps the raw spans and types; :func:`facts` filters subjects
 to the kept types and normalises entity strings with :func:`normalise` and :class:`Aliases`.
@@ -23,9 +25,12 @@ to the kept types and normalises entity strings with :func:`normalise` and :clas
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+import threading
+from collections import OrderedDict, defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Sequence
+
+from rageval.aligncheck import entities
 
 _SUBJECTS = ("nsubj", "nsubjpass")
 _OBJECTS = ("dobj", "dative", "attr", "oprd", "acomp")
@@ -133,8 +138,8 @@ def _objects(verb: Any, base: list[str], ent_of: dict[int, Any]) -> list[tuple[s
     for child in verb.children:
         if child.dep_ in _OBJECTS:
             for obj in _with_conj(child):
+                out.append((" ".join(base), obj))
                 if obj.i in ent_of:
-                    out.append((" ".join(base), obj))
                     continue
                 # a non-entity complement ("the CEO") carries prepositional objects ("of Apple")
                 words = [w.text.lower() for w in obj.children if w.dep_ in ("compound", "amod") and w.i < obj.i]
@@ -167,10 +172,19 @@ def candidates(doc: Any) -> list[Candidate]:
             pairs += [(s, pred, o) for s in subjects for pred, o in _objects(verb, base, ent_of)]
         for subj, pred, obj in pairs:
             s_ent, o_ent = ent_of.get(subj.i), ent_of.get(obj.i)
-            if s_ent is None or o_ent is None or s_ent == o_ent:
+            if s_ent is None or s_ent == o_ent:
                 continue
-            out.append(Candidate(s_ent.text, s_ent.label_, pred, o_ent.text, o_ent.label_, verb.sent.text.strip()))
+            if o_ent is not None:
+                out.append(Candidate(s_ent.text, s_ent.label_, pred, o_ent.text, o_ent.label_, verb.sent.text.strip()))
+            elif obj.pos_ in ("NOUN", "PROPN", "NUM"):
+                out.append(Candidate(s_ent.text, s_ent.label_, pred, _noun_phrase(obj), "", verb.sent.text.strip()))
     return out
+
+
+def _noun_phrase(token: Any) -> str:
+    """A common-noun object: its compounds, modifiers and numbers, then the noun ("net sales")."""
+    mods = [c.text for c in token.children if c.dep_ in ("compound", "amod", "nummod", "poss") and c.i < token.i]
+    return " ".join([*mods, token.text])
 
 
 def person_names(cands: Sequence[Candidate], doc: Any | None = None) -> list[str]:
@@ -181,12 +195,22 @@ def person_names(cands: Sequence[Candidate], doc: Any | None = None) -> list[str
     return list(dict.fromkeys(n for n in names if n))
 
 
-def facts(cands: Sequence[Candidate], kept: Iterable[str] | None, aliases: Aliases) -> list[Fact]:
-    """The distinct normalised facts whose subject type is kept (``kept=None``: every type)."""
+OBJECTS = ("entities", "nouns")
+
+
+def facts(cands: Sequence[Candidate], kept: Iterable[str] | None, aliases: Aliases, *,
+          objects: str = "entities") -> list[Fact]:
+    """The distinct normalised facts whose subject type is kept (``kept=None``: every type).
+
+    ``objects="entities"`` (the paper's definition) keeps named-entity objects only;
+    ``"nouns"`` also keeps common-noun objects ("Apple cut prices" -> (apple, cut, prices)).
+    """
     allowed = None if kept is None else set(kept)
     out: dict[Fact, None] = {}
     for c in cands:
         if allowed is not None and c.subject_type not in allowed:
+            continue
+        if objects == "entities" and not c.object_type:
             continue
         s, o = normalise(c.subject), normalise(c.object)
         s = aliases.resolve(s) if c.subject_type == "PERSON" else s
@@ -194,3 +218,42 @@ def facts(cands: Sequence[Candidate], kept: Iterable[str] | None, aliases: Alias
         if s and o and s != o:
             out.setdefault(Fact(s, c.predicate, o, c.subject_type, c.sentence), None)
     return list(out)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the metrics keep of one parsed text: its candidate triples, type bag and PERSON names."""
+
+    candidates: tuple[Candidate, ...]
+    type_bag: dict[str, int]
+    person_names: tuple[str, ...]
+
+
+_READINGS: "OrderedDict[str, Reading]" = OrderedDict()
+_READINGS_MAX = 8192
+_READINGS_LOCK = threading.Lock()
+
+
+def read_texts(texts: Sequence[str]) -> dict[str, Reading]:
+    """``{text: Reading}``; texts read before (the last 8,192) are not parsed again."""
+    with _READINGS_LOCK:
+        known = {t: _READINGS[t] for t in dict.fromkeys(texts) if t in _READINGS}
+    missing = [t for t in dict.fromkeys(texts) if t not in known]
+    fresh = {}
+    if missing:
+        for text, doc in entities.parse(missing).items():
+            cands = tuple(candidates(doc))
+            fresh[text] = Reading(cands, dict(entities.type_bag(doc)), tuple(person_names(cands, doc)))
+    with _READINGS_LOCK:
+        for text, reading in fresh.items():
+            _READINGS[text] = reading
+            _READINGS.move_to_end(text)
+        while len(_READINGS) > _READINGS_MAX:
+            _READINGS.popitem(last=False)
+    return {**known, **fresh}
+
+
+def clear_readings() -> None:
+    """Forget every cached Reading (tests)."""
+    with _READINGS_LOCK:
+        _READINGS.clear()

@@ -2,12 +2,15 @@
 
 The source is the reference answer (``aligncheck_source="reference"``, the default; with several
 references the one giving the highest F1 is used) or the retrieved contexts joined in rank order
-(``"contexts"``). Facts come from spaCy (:mod:`rageval.aligncheck`); the entity types that may
+(``"contexts"``). Objects are named entities (``aligncheck_objects="entities"``, the paper's
+definition) or also common nouns (``"nouns"``). Facts come from spaCy (:mod:`rageval.aligncheck`); the entity types that may
 be subjects are chosen by ``aligncheck_types`` (``"all"``, a number n of top TF-IDF types over the
 texts scored together, or explicit types such as ``"PERSON,ORG"``); predicates are compared by
 BERTScore F1 over MiniLM's token vectors (:func:`rageval.metrics.semantic.greedy_match`, no idf).
 
-Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact of a kept type),
+With ``judge="openai:MODEL"`` the judge LLM extracts the triples instead of spaCy
+(:mod:`rageval.metrics.aligncheck_judge`; any language); a failed or unparseable reply makes the
+sample failed / unscored with the judge's reason. Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact of a kept type),
 ``no_spacy_pipeline_for_language:<code>`` (the run's language, or the language
 :func:`~rageval.aligncheck.entities.guess_language` finds in the answer or source, is not English).
 ``details["aligncheck"]`` holds the TP pairs with their predicate similarity and the FP facts
@@ -16,6 +19,7 @@ Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -26,6 +30,7 @@ from rageval.aligncheck.granularity import kept_types, parse_granularity
 from rageval.aligncheck.score import Alignment, align
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.judge_io import check_judge, prompt_hash
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match
 from rageval.metrics.tokenize import check_language
@@ -60,69 +65,93 @@ _LAST_LOCK = threading.Lock()
 
 
 def analyse(samples: Sequence[Sample], resources: Resources, *, source: str, types: str, language: str,
-            embedder_spec: str, metric: str) -> list[tuple[Alignment | None, str | None, dict[str, Any]]]:
-    """Per sample: (best Alignment or None, unscored reason or None, details), shared by the three metrics.
+            embedder_spec: str, metric: str, objects: str = "entities", judge: str = "heuristic") -> list[tuple]:
+    """Per sample: (best Alignment or None, status, reason or None, details), shared by the three metrics.
 
     The most recent result is kept (one entry) and reused when the same texts are analysed with
     the same options and the same embedder object, as ``evaluate`` does for the three metrics.
     """
     key = (tuple((s.answer or "", tuple(source_texts(s, source))) for s in samples), source, types, language,
-           resources.language, embedder_spec)
+           resources.language, embedder_spec, objects, judge)
     with _LAST_LOCK:
         hit = _LAST.get("key") == key and _LAST.get("resources") is resources
         if hit:
             return _LAST["value"]
     value = _analyse(samples, resources, source=source, types=types, language=language,
-                     embedder_spec=embedder_spec, metric=metric)
+                     embedder_spec=embedder_spec, metric=metric, objects=objects, judge=judge)
     with _LAST_LOCK:
         _LAST.update(key=key, resources=resources, value=value)
     return value
 
 
+def _readings(texts: list[str], resources: Resources, *, judge: str, language: str,
+              metric: str) -> dict[str, Any]:
+    """``{text: Reading}``, or per text the reason (str) or judge Failure that stops its samples."""
+    if judge == "heuristic":
+        reason = entities.unsupported_reason(language) or entities.unsupported_reason(resources.language)
+        if reason:
+            return {t: reason for t in texts}
+        langs = {t: entities.guess_language(t) for t in texts}
+        english = [t for t in texts if langs[t] == "en"]
+        return {**{t: entities.unsupported_reason(lang) for t, lang in langs.items() if lang != "en"},
+                **triples.read_texts(english)}
+    from rageval.metrics import aligncheck_judge
+    from rageval.metrics.judge_io import judge_client
+
+    out: dict[str, Any] = {}
+    for text, got in aligncheck_judge.extract(judge_client(metric, judge, resources), texts).items():
+        if isinstance(got, aligncheck_judge.Failure):
+            out[text] = got
+            continue
+        bag = Counter(c.subject_type for c in got) + Counter(c.object_type for c in got if c.object_type)
+        persons = triples.person_names(got)
+        out[text] = triples.Reading(tuple(got), dict(bag), tuple(persons))
+    return out
+
+
 def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, types: str, language: str,
-             embedder_spec: str, metric: str) -> list[tuple[Alignment | None, str | None, dict[str, Any]]]:
+             embedder_spec: str, metric: str, objects: str, judge: str) -> list[tuple]:
     granularity = parse_granularity(types)
-    lang_reason = entities.unsupported_reason(language) or entities.unsupported_reason(resources.language)
     jobs = [(s.answer or "", source_texts(s, source)) for s in samples]
-    if lang_reason:
-        return [(None, lang_reason, {}) for _ in samples]
-    langs = {t: entities.guess_language(t) for answer, srcs in jobs for t in [answer, *srcs]}
-    english = [t for t, lang in langs.items() if lang == "en"]
-    docs = entities.parse(english)
-    cands = {t: triples.candidates(d) for t, d in docs.items()}
+    texts = list(dict.fromkeys(t for answer, srcs in jobs for t in [answer, *srcs]))
+    readings = _readings(texts, resources, judge=judge, language=language, metric=metric)
+    read = [t for t in texts if isinstance(readings[t], triples.Reading)]
     kept = None
     if granularity.types or granularity.top_n is not None:
-        kept = kept_types([entities.type_bag(d) for d in docs.values()], granularity)
+        kept = kept_types([Counter(readings[t].type_bag) for t in read], granularity)
     # every (source, target) fact list first, so predicates are embedded in one batch
-    planned = []
+    planned: list[Any] = []
     for answer, srcs in jobs:
-        bad = next((langs[t] for t in [answer, *srcs] if langs[t] != "en"), None)
-        if bad is not None:
-            planned.append(entities.unsupported_reason(bad))
+        stop = next((readings[t] for t in [answer, *srcs] if not isinstance(readings[t], triples.Reading)), None)
+        if stop is not None:
+            planned.append(("unscored", stop, {}) if isinstance(stop, str)
+                           else (stop.status, stop.reason, {"raw": stop.raw}))
             continue
         pairs = []
         for text in srcs:
-            aliases = triples.Aliases(triples.person_names(cands[text], docs[text])
-                                      + triples.person_names(cands[answer], docs[answer]))
-            pairs.append((triples.facts(cands[text], kept, aliases), triples.facts(cands[answer], kept, aliases)))
+            src, tgt = readings[text], readings[answer]
+            aliases = triples.Aliases([*src.person_names, *tgt.person_names])
+            pairs.append((triples.facts(src.candidates, kept, aliases, objects=objects),
+                          triples.facts(tgt.candidates, kept, aliases, objects=objects)))
         planned.append(pairs)
-    phrases = [f.predicate for p in planned if not isinstance(p, str) for fs, ft in p for f in [*fs, *ft]]
+    phrases = [f.predicate for p in planned if isinstance(p, list) for fs, ft in p for f in [*fs, *ft]]
     similarity = PredicateSimilarity(checked_embedder(embedder_spec, resources, metric), phrases) if phrases else None
     out = []
+    base = {"kept_types": list(kept) if kept is not None else "all", "source": source,
+            "extractor": "spacy" if judge == "heuristic" else judge}
     for p in planned:
-        if isinstance(p, str):
-            out.append((None, p, {}))
+        if isinstance(p, tuple):
+            out.append((None, p[0], p[1], {**base, **p[2]}))
             continue
         results = [align(fs, ft, similarity) for fs, ft in p]
         scored = [(i, a) for i, a in enumerate(results) if a.reason is None]
-        base = {"kept_types": list(kept) if kept is not None else "all", "source": source}
         if not scored:
             first = next((a for a in results if a.reason == "no_answer_facts"), results[0])
-            out.append((None, first.reason, {**base, "aligncheck": first.details()}))
+            out.append((None, "unscored", first.reason, {**base, "aligncheck": first.details()}))
             continue
         best_i, best = max(scored, key=lambda x: (x[1].f1, -x[0]))
         extra = {"best_reference": best_i} if source == "reference" else {}
-        out.append((best, None, {**base, **extra, "aligncheck": best.details()}))
+        out.append((best, "ok", None, {**base, **extra, "aligncheck": best.details()}))
     return out
 
 
@@ -130,21 +159,29 @@ def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, ty
 class _AlignCheck:
     aligncheck_source: str = "reference"
     aligncheck_types: str = "all"
+    aligncheck_objects: str = "entities"
+    judge: str = "heuristic"  # heuristic: spaCy extracts the facts; openai:MODEL: the judge does (JSON triples)
     embedder: str = "local"
     language: str = "en"
 
     range = (0.0, 1.0)
     higher_is_better = True
     kind = "semantic"
-    languages = ("en",)  # the only spaCy pipeline installable offline from PyPI
-    needs_llm = False
+    languages = ("en",)  # the only spaCy pipeline installable offline from PyPI (the judge reads any)
     part = "f1"
+
+    @property
+    def needs_llm(self) -> bool:
+        return self.judge != "heuristic"
 
     def __post_init__(self) -> None:
         if self.aligncheck_source not in SOURCES:
             raise ConfigError(f"aligncheck_source={self.aligncheck_source!r}; use one of {', '.join(SOURCES)}")
         parse_granularity(self.aligncheck_types)
+        if self.aligncheck_objects not in triples.OBJECTS:
+            raise ConfigError(f"aligncheck_objects={self.aligncheck_objects!r}; use one of {', '.join(triples.OBJECTS)}")
         object.__setattr__(self, "language", check_language(self.language))
+        check_judge(self.judge, self.name)
 
     @property
     def name(self) -> str:
@@ -156,16 +193,27 @@ class _AlignCheck:
 
     def signature(self) -> str:
         types = parse_granularity(self.aligncheck_types).label
-        return (f"{self.name}|source:{self.aligncheck_source}|types:{types}|ner:{entities.pipeline_version()}"
+        return (f"{self.name}|source:{self.aligncheck_source}|types:{types}|obj:{self.aligncheck_objects}"
+                f"|{self._extractor()}"
                 f"|pred:bertscore-f1:{embedder_name(self.embedder)}|pairing:best|lang:{self.language}|{VERSION}")
+
+    def _extractor(self) -> str:
+        if self.judge == "heuristic":
+            return f"ner:{entities.pipeline_version()}"
+        from rageval.metrics.aligncheck_judge import PROMPT
+
+        return f"judge:{self.judge}|prompt:{prompt_hash(PROMPT)}"
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scores = []
-        for alignment, reason, details in analyse(
+        for alignment, status, reason, details in analyse(
                 samples, resources, source=self.aligncheck_source, types=self.aligncheck_types,
-                language=self.language, embedder_spec=self.embedder, metric=self.name):
-            if alignment is None:
-                scores.append(Score.unscored(reason or "unscored", dict(details) or None))
+                language=self.language, embedder_spec=self.embedder, metric=self.name,
+                objects=self.aligncheck_objects, judge=self.judge):
+            if status == "failed":
+                scores.append(Score.failed(reason or "failed", dict(details)))
+            elif alignment is None:
+                scores.append(Score.unscored(reason or "unscored", dict(details)))
             else:
                 scores.append(Score.ok(getattr(alignment, self.part), dict(details)))
         return scores
@@ -206,3 +254,21 @@ class AlignCheckPrecision(_AlignCheck):
 class AlignCheckRecall(_AlignCheck):
     __doc__ = _DOC.format(part="recall", formula="R = TP / (TP + FN)", cls="AlignCheckRecall", short="recall")
     part = "recall"
+
+
+ALIGNCHECK_METRICS = ("aligncheck_f1", "aligncheck_precision", "aligncheck_recall")
+
+
+def fact_tables(details: dict[str, Any] | None) -> dict[str, list[dict[str, Any]]]:
+    """Flat rows for display: ``{"matched": [...], "added": [...] (FP), "dropped": [...] (FN)}``."""
+    facts = (details or {}).get("aligncheck") or {}
+
+    def row(f: dict[str, Any]) -> dict[str, Any]:
+        return {"subject": f.get("subject"), "predicate": f.get("predicate"), "object": f.get("object"),
+                "sentence": f.get("sentence")}
+
+    matched = [{"subject": p["source"]["subject"], "object": p["source"]["object"],
+                "source predicate": p["source"]["predicate"], "answer predicate": p["target"]["predicate"],
+                "predicate similarity": p["predicate_similarity"]} for p in facts.get("tp_pairs", [])]
+    return {"matched": matched, "added": [row(f) for f in facts.get("fp_facts", [])],
+            "dropped": [row(f) for f in facts.get("fn_facts", [])]}
