@@ -417,7 +417,7 @@ def judge_responder(request):
 
 
 def test_judge_extractor_through_the_llm_client(llm_env):
-    from rageval.llm import make_llm_client
+    from rageval.llm.client import make_llm_client
     from rageval.metrics import aligncheck_judge
     from rageval.metrics.base import Resources
 
