@@ -58,7 +58,7 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     """Score and store ``items`` on ``project``; returns timings and the client's stats."""
     import rageval.metrics.claims as claims
     import rageval.scoring as scoring
-    from rageval.llm.client import make_llm_client
+    from bench_llm import make_llm_client
     from rageval.metrics.base import Resources
     from rageval.resources import get_embedder
 
@@ -112,6 +112,9 @@ def judged_benchmark(args, start_server, server_stats) -> None:
         print(text, flush=True)
         report.append(text)
 
+    import rageval
+
+    line(f"rageval from {Path(rageval.__file__).parent}")
     line(f"items={args.items} metrics={','.join(METRICS)} latency={lat * 1000:.0f}ms concurrency={conc} "
          f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
     clean_project = open_project("bench-clean")
@@ -136,7 +139,7 @@ def judged_benchmark(args, start_server, server_stats) -> None:
         line(f"{label:7s}: judged {timing['judged']:.2f} s ({ratio}, ideal {ideal:.2f} s), stored in "
              f"{timing['stored']:.2f} s, total {timing['total']:.2f} s; chat calls {chat} "
              f"({chat / args.items:.2f} per answer), other requests {other}; peak in flight {info['peak_in_flight']}; "
-             f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {stats.throttled}; "
+             f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {getattr(stats, 'throttled', '?')}; "
              f"CPU per answer: judged {timing['judged_cpu'] * per:.0f} ms (embedding {timing['embed_cpu'] * per:.0f} ms), "
              f"stored {(timing['cpu'] - timing['judged_cpu']) * per:.0f} ms, server {info.get('cpu_seconds', 0) * per:.0f} ms; "
              f"load {os.getloadavg()[0]:.1f}; scores {statuses}; rows {len(result.rows)}")

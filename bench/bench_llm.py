@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -39,9 +40,17 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# BENCH_RAGEVAL=DIR measures the rageval package in DIR instead (e.g. an older commit unpacked with
+# `git archive COMMIT rageval | tar -x -C DIR`), with this script, server and judge: a before/after
+# comparison under the same machine load
 sys.path.insert(0, str(ROOT))
+if os.environ.get("BENCH_RAGEVAL"):
+    sys.path.insert(0, os.environ["BENCH_RAGEVAL"])
 
-from rageval.llm.client import make_llm_client  # noqa: E402
+try:
+    from rageval.llm.client import make_llm_client  # noqa: E402
+except ImportError:  # before issue 16 the client lived in rageval/llm.py
+    from rageval.llm import make_llm_client  # noqa: E402
 
 PASSAGE = ("The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres "
            "tall and was the tallest man-made structure until 1930. Gustave Eiffel's company "
