@@ -124,6 +124,8 @@ def judged_benchmark(args, start_server, server_stats) -> None:
                                                    "--retry-after", args.retry_after)),
         ("cached", clean_project, ()),
     ):
+        if label not in args.phases.split(","):
+            continue
         proc, url = start_server(lat, "--judge", *extra)
         try:
             timing, stats, result, statuses = _phase(project, items, url, conc, label)

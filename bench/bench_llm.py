@@ -125,6 +125,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--fault-rate", type=float, default=0.1, help="share of calls failing (half 500, half 429)")
     parser.add_argument("--retry-after", default="1", help="Retry-After seconds sent with the 429s")
+    parser.add_argument("--phases", default="clean,faults,cached", help="which of clean,faults,cached to run")
     parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
     args = parser.parse_args()
     if not args.raw:
