@@ -37,28 +37,48 @@ def samples(n: int) -> list:
     return out
 
 
+class _TimedEmbedder:
+    """The run's embedder, counting the CPU seconds its calls take (thread time)."""
+
+    def __init__(self, inner):
+        self.inner, self.cpu = inner, 0.0
+
+    def embed(self, texts):
+        start = time.thread_time()
+        try:
+            return self.inner.embed(texts)
+        finally:
+            self.cpu += time.thread_time() - start
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+
 def _phase(project, items, url: str, concurrency: int, label: str):
     """Score and store ``items`` on ``project``; returns timings and the client's stats."""
     import rageval.metrics.claims as claims
     import rageval.scoring as scoring
-    from rageval.llm.client import make_llm_client
+    from bench_llm import make_llm_client
     from rageval.metrics.base import Resources
     from rageval.resources import get_embedder
 
     claims._memo.clear()  # the claim analyses of an earlier phase live in this process's memo
-    embedder = get_embedder(project, "local")
+    embedder = _TimedEmbedder(get_embedder(project, "local"))
     embedder.embed(["warm up the model before timing"])
+    embedder.cpu = 0.0
     client = make_llm_client({"judge": "openai:bench-judge"}, store_path=project.db_path, run_id=label,
                              concurrency=concurrency, env={"OPENAI_BASE_URL": url})
     timing: dict[str, float] = {}
     real_evaluate = scoring.evaluate
 
     def timed_evaluate(*args, **kwargs):
-        start = time.perf_counter()
+        start, cpu0 = time.perf_counter(), time.process_time()
         try:
             return real_evaluate(*args, **kwargs)
         finally:
             timing["judged"] = time.perf_counter() - start
+            timing["judged_cpu"] = time.process_time() - cpu0
+            timing["embed_cpu"] = embedder.cpu
 
     scoring.evaluate = timed_evaluate
     cpu, start = time.process_time(), time.perf_counter()
@@ -92,6 +112,9 @@ def judged_benchmark(args, start_server, server_stats) -> None:
         print(text, flush=True)
         report.append(text)
 
+    import rageval
+
+    line(f"rageval from {Path(rageval.__file__).parent}")
     line(f"items={args.items} metrics={','.join(METRICS)} latency={lat * 1000:.0f}ms concurrency={conc} "
          f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
     clean_project = open_project("bench-clean")
@@ -101,6 +124,8 @@ def judged_benchmark(args, start_server, server_stats) -> None:
                                                    "--retry-after", args.retry_after)),
         ("cached", clean_project, ()),
     ):
+        if label not in args.phases.split(","):
+            continue
         proc, url = start_server(lat, "--judge", *extra)
         try:
             timing, stats, result, statuses = _phase(project, items, url, conc, label)
@@ -112,12 +137,14 @@ def judged_benchmark(args, start_server, server_stats) -> None:
         other = sum(n for p, n in info["counts"].items() if p != "/v1/chat/completions" and p != "/_stats")
         ideal = chat * lat / conc
         ratio = f"{timing['judged'] / ideal:.2f}x ideal" if ideal else "-"
+        per = 1000 / args.items
         line(f"{label:7s}: judged {timing['judged']:.2f} s ({ratio}, ideal {ideal:.2f} s), stored in "
              f"{timing['stored']:.2f} s, total {timing['total']:.2f} s; chat calls {chat} "
              f"({chat / args.items:.2f} per answer), other requests {other}; peak in flight {info['peak_in_flight']}; "
-             f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {stats.throttled}; "
-             f"CPU {timing['cpu']:.1f} s ({timing['cpu'] / args.items * 1000:.0f} ms per answer); "
-             f"scores {statuses}; rows {len(result.rows)}")
+             f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {getattr(stats, 'throttled', '?')}; "
+             f"CPU per answer: judged {timing['judged_cpu'] * per:.0f} ms (embedding {timing['embed_cpu'] * per:.0f} ms), "
+             f"stored {(timing['cpu'] - timing['judged_cpu']) * per:.0f} ms, server {info.get('cpu_seconds', 0) * per:.0f} ms; "
+             f"load {os.getloadavg()[0]:.1f}; scores {statuses}; rows {len(result.rows)}")
     out = Path(os.environ.get("BENCH_OUT", "")) if os.environ.get("BENCH_OUT") else None
     if out:
         out.write_text("\n".join(report) + "\n", encoding="utf-8")

@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import subprocess
 import sys
 import tempfile
@@ -39,9 +40,17 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+# BENCH_RAGEVAL=DIR measures the rageval package in DIR instead (e.g. an older commit unpacked with
+# `git archive COMMIT rageval | tar -x -C DIR`), with this script, server and judge: a before/after
+# comparison under the same machine load
 sys.path.insert(0, str(ROOT))
+if os.environ.get("BENCH_RAGEVAL"):
+    sys.path.insert(0, os.environ["BENCH_RAGEVAL"])
 
-from rageval.llm.client import make_llm_client  # noqa: E402
+try:
+    from rageval.llm.client import make_llm_client  # noqa: E402
+except ImportError:  # before issue 16 the client lived in rageval/llm.py
+    from rageval.llm import make_llm_client  # noqa: E402
 
 PASSAGE = ("The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres "
            "tall and was the tallest man-made structure until 1930. Gustave Eiffel's company "
@@ -116,6 +125,7 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--fault-rate", type=float, default=0.1, help="share of calls failing (half 500, half 429)")
     parser.add_argument("--retry-after", default="1", help="Retry-After seconds sent with the 429s")
+    parser.add_argument("--phases", default="clean,faults,cached", help="which of clean,faults,cached to run")
     parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
     args = parser.parse_args()
     if not args.raw:

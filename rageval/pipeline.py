@@ -28,6 +28,7 @@ from rageval.store.items import save_items
 from rageval.util import canonical_json
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
+JUDGED_BATCHES = 4  # a run with online-judged metrics takes batches of 4 x concurrency items
 
 
 @dataclass(frozen=True)
@@ -152,8 +153,10 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
             should_stop: Callable[[], bool] | None = None, batch_size: int | None = None) -> RunSummary:
     """Execute (or resume) run ``run_id`` until every item is stored or ``should_stop()``.
 
-    Items go in batches of ``batch_size`` (default: the run's concurrency, so a batch keeps the
-    LLM pool busy); each batch is stored before the next starts.
+    Items go in batches of ``batch_size``; each batch is stored before the next starts. The
+    default is the run's concurrency, and four times that when a metric is judged by an online
+    LLM: all metrics' judge calls of a batch share the one pool, and a batch ends only when its
+    slowest chain of dependent calls does, so longer batches leave the pool idle less often.
     """
     from rageval.corpus import sync_index
     from rageval.generate import ExtractiveGenerator, LLMGenerator
@@ -186,7 +189,8 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
                      else LLMGenerator(client, temperature=config.temperature))
         metrics = parse_metric_list(config.metrics, **config.metric_options())
         resources = Resources(embedder_factory=lambda: embedder, llm=client, language=config.language)
-        batch_size = batch_size or config.concurrency
+        judged = any(str(getattr(m, "judge", "")).startswith("openai:") for m in metrics)
+        batch_size = batch_size or config.concurrency * (JUDGED_BATCHES if judged else 1)
         total, finished = len(items), len(done_ids)
         if progress:
             progress("items", finished, total)

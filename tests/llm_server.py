@@ -258,7 +258,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 if self.path == "/_stats":  # for benchmarks running the server in another process
                     with server._lock:
                         counts = dict(server._counts)
-                    self._send(200, {"counts": counts, "peak_in_flight": server.peak_in_flight})
+                    self._send(200, {"counts": counts, "peak_in_flight": server.peak_in_flight,
+                                     "cpu_seconds": time.process_time()})
                 elif self.path.rstrip("/") == "/v1/models":
                     names = sorted(server.models) if server.models is not None else ["test-model"]
                     data = [{"id": n, "object": "model", "created": 0, "owned_by": "test"} for n in names]

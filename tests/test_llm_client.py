@@ -83,8 +83,8 @@ def test_writes_are_flushed_while_idle_and_the_file_is_not_held(fake_llm, tmp_pa
 
 def test_429_storm_lowers_then_raises_concurrency_and_all_items_end_ok(fake_llm):
     fake_llm.script(plan={n: "429" for n in range(1, 25)}, retry_after="0.02", latency=0.02)
-    with client_for(fake_llm, concurrency=8, max_retries=8, throttle_window=0.1) as client:
-        replies = ask(client, 120)
+    with client_for(fake_llm, concurrency=8, max_retries=8, throttle_window=0.3) as client:
+        replies = ask(client, 240)
         stats = client.stats()
     assert all(r.status == "ok" for r in replies)
     assert stats.decreases >= 1 and stats.min_limit < 8

@@ -65,3 +65,21 @@ def test_a_judged_run_never_makes_more_calls_than_its_estimate(demo_project, llm
     assert 43 < made <= est.calls  # no faults, so no retries; replies parse, so no re-asks
     scores = store.scores(demo_project.db_path, summary.run_id)
     assert {s["metric"] for s in scores if s["status"] == "ok"} == set(ALL_JUDGED)
+
+
+def test_all_metrics_calls_share_the_pool_at_once_not_in_waves(fake_llm):
+    """Four one-call-per-item metrics on 4 items: metric after metric the server would never see
+    more than 4 calls at once; scheduled together it sees all 16."""
+    from rageval.llm.client import make_llm_client
+    from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
+
+    fake_llm.script(responder=respond, latency=0.4)
+    samples = [Sample(id=str(i), question=f"When did the wall fall? ({i})", answer="It fell in 1989.",
+                      references=("1989",), contexts=("The wall fell in 1989.",)) for i in range(4)]
+    metrics = parse_metric_list(["answer_relevance", "ragas_answer_relevance", "hedging", "answer_equivalence"],
+                                judge="openai:together-model")
+    env = {"OPENAI_BASE_URL": fake_llm.url, "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+    with make_llm_client({"judge": "openai:together-model"}, None, "r", 16, False, env=env) as llm:
+        got = evaluate(samples, metrics, Resources(llm=llm))
+    assert all(s.status == "ok" for scores in got.values() for s in scores)
+    assert fake_llm.count("/v1/chat/completions") == 16 and fake_llm.peak_in_flight >= 12

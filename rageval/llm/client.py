@@ -61,13 +61,16 @@ import openai
 from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.cost import UsageSummary, cost_usd, load_prices, summarize_calls
 from rageval.llm.embeddings import Embeddings
+from rageval.llm.formats import OutputModes
+from rageval.llm.wire import FormatRejected, post, send_chat
+from rageval.llm.preflight import check_role
 from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, RateCap, backoff_delay, parse_retry_after
 from rageval.llm.replies import (
-    MODES, ChatReply, JSONReply, ask_json, parse_and_validate, request_key, response_format, validator,
+    ChatReply, JSONReply, ask_json, parse_and_validate, request_key, response_format, validator,
 )
 from rageval.llm.roles import (
     DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, roles_from_env, scrub,
-    server_message, status_error, unreachable_error,
+    server_message, status_error,
 )
 from rageval.store.llm_cache import LLMStore
 
@@ -107,10 +110,10 @@ class LLMClient:
         self._caps = {role: RateCap(cfg.rpm, cfg.tpm) for role, cfg in self._roles.items() if cfg.rpm or cfg.tpm}
         self._pool = BoundedPool(concurrency)
         self._store = LLMStore(store_path, [c.model for c in self._roles.values()], read=use_cache, write=use_cache)
+        self._modes = OutputModes(self._store)
         self._clients: dict[str, openai.OpenAI] = {}
         self._lock = threading.Lock()
         self._fatal: dict[tuple[str, str], LLMError] = {}
-        self._modes: dict[tuple[str, str], str] = {}  # (server, model) -> structured-output mode
         # preflight=True: each role's server is checked before that role's FIRST network call,
         # so work answered from the cache makes no call at all, the reachability check included
         self._preflight_pending = set(self._roles) if preflight else set()
@@ -230,40 +233,11 @@ class LLMClient:
             reason=f"llm_error: {short}"), attempt + 1)
 
     # ------------------------------------------------------------ chat
-    @staticmethod
-    def _post(client: openai.OpenAI, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        # The client's raw request (its documented way to call any endpoint): the same auth,
-        # base URL, timeout and error classes as chat.completions.create, without building typed
-        # params and models - under 16 threads that costs ~10 ms a call, 10% of a 100 ms reply.
-        reply = client.post(path, body=body, cast_to=object)
-        if not isinstance(reply, Mapping):
-            raise ValueError(f"the server's reply to {path} is not a JSON object")
-        return reply
+    _post = staticmethod(post)
 
     def _send_chat(self, client: openai.OpenAI, role: str,
                    request: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
-        body = {k: request[k] for k in ("model", "messages", "temperature", "seed", "max_tokens")
-                if request[k] is not None}
-        if request["response_format"] is not None:
-            try:
-                completion = self._post(client, "/chat/completions", {**body, "response_format": request["response_format"]})
-            except openai.BadRequestError as exc:
-                if not _FORMAT_WORDS.search(self._server_message(exc)):
-                    raise
-                raise _FormatRejected(self._server_message(exc)) from None
-        else:
-            completion = self._post(client, "/chat/completions", body)
-        choice = completion["choices"][0]
-        text = choice["message"].get("content")
-        if text is not None and not isinstance(text, str):
-            raise ValueError("the reply's message content is not text")
-        usage = completion.get("usage") or {}
-        if usage.get("prompt_tokens") is not None:
-            tokens_in, tokens_out = int(usage["prompt_tokens"]), int(usage.get("completion_tokens") or 0)
-        else:  # servers without usage: the ~4 characters per token rule
-            tokens_in = sum(len(str(m.get("content", ""))) for m in request["messages"]) // 4
-            tokens_out = len(text or "") // 4
-        return text, tokens_in, tokens_out, choice.get("finish_reason")
+        return send_chat(client, request, self._server_message)
 
     def _chat(self, role: str, messages: list[dict], *, temperature: float, seed: int | None,
               max_tokens: int | None, response_format: dict | None, kind: str,
@@ -318,36 +292,9 @@ class LLMClient:
         cfg = self._role(role)
         return display_url(cfg.base_url), cfg.model
 
-    @staticmethod
-    def _rejected_key(where: tuple[str, str], mode: str) -> str:
-        return request_key({"kind": "format_rejected", "server": where[0], "model": where[1], "mode": mode})
-
     def output_mode(self, role: str) -> str:
-        """The structured-output mode used for ``role``'s (server, model): ``json_schema`` until
-        the server rejects it, then ``json_object``, then ``prompt``. Each rejection is recorded
-        in the project's cache (write-once facts), so a re-run starts where the last run ended
-        and its signatures match, with no call to find out."""
-        where = self._where(role)
-        with self._lock:
-            if where in self._modes:
-                return self._modes[where]
-        mode = next((m for m in MODES[:-1] if self._store.get(self._rejected_key(where, m)) is None), MODES[-1])
-        with self._lock:
-            return self._modes.setdefault(where, mode)
-
-    def _downgrade(self, role: str, rejected: str, detail: str) -> None:
-        """The server rejected ``rejected``: use the next mode from now on (once, for all threads)."""
-        where = self._where(role)
-        new = MODES[min(MODES.index(rejected) + 1, len(MODES) - 1)]
-        self.output_mode(role)  # load what the cache knows first
-        with self._lock:
-            if MODES.index(self._modes[where]) >= MODES.index(new):
-                return
-            self._modes[where] = new
-        for mode in MODES[:MODES.index(new)]:
-            self._store.put(self._rejected_key(where, mode), where[1], {"rejected": True})
-        log.info("the %s server at %s rejected response_format %s (%s); asking with %s from now on",
-                 role, where[0], rejected, detail[:120], new)
+        """The structured-output mode for ``role``'s (server, model) (:class:`OutputModes`)."""
+        return self._modes.get(self._where(role))
 
     def chat_json(self, role: str, messages: list[dict], *, validate: Callable[[Any], Any] | None = None,
                   schema: Any | None = None, temperature: float = 0.0, seed: int | None = 0,
@@ -376,8 +323,8 @@ class LLMClient:
                 try:
                     reply = self._chat(role, msgs, temperature=temperature, seed=seed, max_tokens=max_tokens,
                                        response_format=fmt, kind="json", usable=usable)
-                except _FormatRejected as exc:
-                    self._downgrade(role, effective, str(exc))
+                except FormatRejected as exc:
+                    self._modes.downgrade(self._where(role), effective, str(exc))
                     continue
                 used.setdefault("format", fmt)
                 used["mode"] = effective
@@ -412,43 +359,12 @@ class LLMClient:
         return self._pool.map(fn, items)
 
     def preflight(self, role: str) -> None:
-        """Check before a run that the role's server answers and knows the model; raise LLMError if not.
-
-        Lists ``/models`` (3 s connect timeout, 3 attempts); when the model is not listed or the
-        list is not served, sends one tiny request (1-token chat, or one embedding).
-        """
+        """Check that the role's server answers and knows the model; raise LLMError if not
+        (:func:`rageval.llm.preflight.check_role`)."""
         cfg = self._role(role)
         client = self._make_client(role, timeout=10.0, connect=3.0)
         try:
-            listed: set[str] = set()
-            for attempt in range(3):
-                try:
-                    listed = {m.id for m in client.models.list().data}
-                    break
-                except openai.APIConnectionError as exc:
-                    if attempt == 2:
-                        raise unreachable_error(cfg, connection_detail(exc)) from None
-                    time.sleep(0.2 * 2**attempt)
-                except openai.APIStatusError as exc:
-                    if exc.status_code in (401, 403):
-                        raise self._status_error(role, cfg.model, exc) from None
-                    break
-                except Exception:  # noqa: BLE001 - a /models we cannot read: probe instead
-                    break
-            if cfg.model in listed:
-                return
-            try:
-                if role == "embedder":
-                    client.embeddings.create(model=cfg.model, input=["ping"], encoding_format="float")
-                else:
-                    client.chat.completions.create(model=cfg.model, max_tokens=1,
-                                                   messages=[{"role": "user", "content": "ping"}])
-            except openai.APIConnectionError as exc:
-                raise unreachable_error(cfg, connection_detail(exc)) from None
-            except openai.APIStatusError as exc:
-                # 400/422 (e.g. max_tokens refused), 429, 5xx: the server is there and knows the model
-                if exc.status_code in (401, 403, 404):
-                    raise self._status_error(role, cfg.model, exc) from None
+            check_role(cfg, client, lambda exc: self._status_error(role, cfg.model, exc))
         finally:
             client.close()
 
@@ -514,13 +430,6 @@ class LLMClient:
     def __repr__(self) -> str:
         roles = ", ".join(f"{r}=openai:{c.model}@{display_url(c.base_url)}" for r, c in self._roles.items())
         return f"LLMClient({roles}, concurrency={self.concurrency})"
-
-
-class _FormatRejected(Exception):
-    """The server answered 400 to a request's ``response_format`` (not retried: downgraded)."""
-
-
-_FORMAT_WORDS = re.compile(r"response_format|json|schema|format|structured", re.IGNORECASE)
 
 
 def _attempted(error: LLMError, attempts: int) -> LLMError:
