@@ -92,16 +92,19 @@ def default_metrics() -> list[str]:
     return [m for m in DEFAULT_METRICS]
 
 
-def end_to_end(path: Path, metrics: list[str], *, store: bool) -> dict:
-    """One ``rageval score`` in a fresh process and home: wall and CPU-seconds of the child."""
+def end_to_end(path: Path, metrics: list[str], *, store: bool, root: Path = ROOT) -> dict:
+    """One ``rageval score`` in a fresh process and home: wall and CPU-seconds of the child.
+
+    ``root``: the checkout whose ``rageval`` runs (another one gives an A/B under the same load).
+    """
     with tempfile.TemporaryDirectory() as home:
-        env = {**os.environ, "RAGEVAL_HOME": home}
+        env = {**os.environ, "RAGEVAL_HOME": home, "PYTHONPATH": str(root)}
         out = Path(home) / "scores.jsonl"
         cmd = [sys.executable, "-m", "rageval", "score", str(path), "--metrics", ",".join(metrics),
                "--out", str(out)] + ([] if store else ["--no-store"])
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
-        done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True)
+        done = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
         wall = time.perf_counter() - start
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if done.returncode != 0:
@@ -140,6 +143,9 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--metrics", default=None, help="comma-separated (default: the 14 run defaults)")
     parser.add_argument("--skip-per-metric", action="store_true")
+    parser.add_argument("--per-metric-n", type=int, default=None, help="answers for the per-metric part (default --n)")
+    parser.add_argument("--baseline", default=None,
+                        help="another checkout (e.g. of main) timed alternately with this one, same answers")
     parser.add_argument("--no-store-too", action="store_true", help="also time score --no-store")
     args = parser.parse_args()
     metrics = args.metrics.split(",") if args.metrics else default_metrics()
@@ -147,19 +153,28 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "answers.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-        runs = [end_to_end(path, metrics, store=True) for _ in range(args.repeats)]
+        runs, base = [], []
+        for _ in range(args.repeats):
+            runs.append(end_to_end(path, metrics, store=True))
+            if args.baseline:
+                base.append(end_to_end(path, metrics, store=True, root=Path(args.baseline)))
         best = min(runs, key=lambda r: r["wall_s"])
         summary = {"bench": "offline_score", "answers": args.n, "metrics": len(metrics), "stored": True,
                    "runs": runs, "answers_per_s": round(args.n / best["wall_s"], 2),
                    "cpu_s_per_answer": round(best["cpu_s"] / args.n, 4),
                    "answers_per_cpu_s": round(args.n / best["cpu_s"], 2),
                    "load_avg": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+        if base:
+            b = min(base, key=lambda r: r["wall_s"])
+            summary["baseline"] = {"root": args.baseline, "runs": base,
+                                   "answers_per_s": round(args.n / b["wall_s"], 2),
+                                   "cpu_s_per_answer": round(b["cpu_s"] / args.n, 4)}
         if args.no_store_too:
             nostore = [end_to_end(path, metrics, store=False) for _ in range(args.repeats)]
             summary["no_store_runs"] = nostore
         print(json.dumps(summary), flush=True)
     if not args.skip_per_metric:
-        for row in per_metric(rows, metrics):
+        for row in per_metric(rows[: args.per_metric_n or args.n], metrics):
             print(json.dumps({"bench": "offline_metric", **row}), flush=True)
 
 

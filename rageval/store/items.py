@@ -55,31 +55,37 @@ def _float(value: Any) -> float | None:
 
 def _rows(run_id: str, entries: Sequence[Entry]) -> dict[str, dict[str, list]]:
     """Column lists per table for ``entries`` (already de-duplicated by item id)."""
-    cols: dict[str, dict[str, list]] = {t: {f.name: [] for f in _SCHEMAS[t]} for t in _TABLES}
-
-    def add(table: str, **values: Any) -> None:
-        for name, column in cols[table].items():
-            column.append(values[name])
-
-    for item, scores, claims in entries:
-        key = {"run_id": run_id, "item_id": item["item_id"]}
-        add("answers", **key, ordinal=item["ordinal"], question=item["question"],
-            answer=item.get("answer"), refs=json.dumps(list(item.get("references", ()))),
-            contexts=json.dumps(list(item.get("contexts", ()))), status=item["status"],
-            reason=item.get("reason"), latency_ms=_float(item.get("latency_ms")),
-            details=json.dumps(item.get("details") or {}))
-        for rank, (chunk_id, score) in enumerate(item.get("retrieved") or (), start=1):
-            add("retrievals", **key, rank=rank, chunk_id=chunk_id, score=_float(score))
-        for s in scores:
-            add("metric_scores", **key, metric=s["metric"], signature=s["signature"],
-                value=_float(s["value"]), status=s["status"], reason=s["reason"],
-                details=json.dumps(s["details"]) if s.get("details") is not None else None)
-        for c in claims:
-            add("claims", **key, signature=c["signature"], ordinal=c["ordinal"], text=c["text"],
-                verdict=c["verdict"], evidence=c.get("evidence"), evidence_chunk=c.get("evidence_chunk"),
-                span_start=c.get("span_start"), span_end=c.get("span_end"), reason=c.get("reason"),
-                judge=c["judge"], details=json.dumps(c.get("details") or {}))
-    return cols
+    dumps = json.dumps
+    items = [item for item, _, _ in entries]
+    answers = {
+        "run_id": [run_id] * len(items), "item_id": [it["item_id"] for it in items],
+        "ordinal": [it["ordinal"] for it in items], "question": [it["question"] for it in items],
+        "answer": [it.get("answer") for it in items],
+        "refs": [dumps(list(it.get("references", ()))) for it in items],
+        "contexts": [dumps(list(it.get("contexts", ()))) for it in items],
+        "status": [it["status"] for it in items], "reason": [it.get("reason") for it in items],
+        "latency_ms": [_float(it.get("latency_ms")) for it in items],
+        "details": [dumps(it.get("details") or {}) for it in items],
+    }
+    hits = [(it["item_id"], rank, chunk_id, score) for it in items
+            for rank, (chunk_id, score) in enumerate(it.get("retrieved") or (), start=1)]
+    retrievals = {"run_id": [run_id] * len(hits), "item_id": [h[0] for h in hits],
+                  "rank": [h[1] for h in hits], "chunk_id": [h[2] for h in hits],
+                  "score": [_float(h[3]) for h in hits]}
+    rows = [(item["item_id"], s) for item, scores, _ in entries for s in scores]
+    scores = {"run_id": [run_id] * len(rows), "item_id": [i for i, _ in rows],
+              "metric": [s["metric"] for _, s in rows], "signature": [s["signature"] for _, s in rows],
+              "value": [_float(s["value"]) for _, s in rows], "status": [s["status"] for _, s in rows],
+              "reason": [s["reason"] for _, s in rows],
+              "details": [dumps(s["details"]) if s.get("details") is not None else None for _, s in rows]}
+    found = [(item["item_id"], c) for item, _, claims in entries for c in claims]
+    claims = {"run_id": [run_id] * len(found), "item_id": [i for i, _ in found]}
+    for name in ("signature", "ordinal", "text", "verdict", "judge"):
+        claims[name] = [c[name] for _, c in found]
+    for name in ("evidence", "evidence_chunk", "span_start", "span_end", "reason"):
+        claims[name] = [c.get(name) for _, c in found]
+    claims["details"] = [dumps(c.get("details") or {}) for _, c in found]
+    return {"answers": answers, "retrievals": retrievals, "metric_scores": scores, "claims": claims}
 
 
 def _write_batch(con: Any, run_id: str, entries: Sequence[Entry]) -> None:

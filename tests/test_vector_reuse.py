@@ -1,0 +1,69 @@
+"""Vectors are computed once per text and shared by every metric of a run; chunks embedded at
+ingest are never embedded again by a run's metrics (context_relevance reads them back)."""
+import numpy as np
+import pytest
+
+from rageval import resources as shared
+from rageval.config import RunConfig
+from rageval.embed import CachedEmbedder
+from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
+from rageval.pipeline import execute, start_run
+from rageval.store import corpus as corpus_store
+from tests.projects import small_project
+
+
+class CountingEmbedder:
+    """Deterministic vectors from the text's hash, under the local embedder's name; counts texts."""
+
+    name = "minilm-l6-v2-numpy"
+    dim = 16
+
+    def __init__(self):
+        self.seen: list[str] = []
+
+    def embed(self, texts):
+        self.seen.extend(texts)
+        rows = [np.random.default_rng(abs(hash(t)) % 2**32).standard_normal(self.dim) for t in texts]
+        m = np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    def embed_tokens(self, texts):
+        raise AssertionError("no token vectors in these metrics")
+
+
+def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
+    inner = CountingEmbedder()
+    embedder = CachedEmbedder(inner)
+    ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
+    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Etna is 3,357 metres high.",
+                      contexts=ctx, references=("3,357 metres",)) for i in range(4)]
+    metrics = parse_metric_list("answer_similarity,answer_relevance,context_relevance,faithfulness,"
+                                "answer_correctness_offline,groundedness")
+    scores = evaluate(samples, metrics, Resources(embedder_factory=lambda: embedder))
+    assert all(s.status == "ok" for col in scores.values() for s in col[:1]), scores
+    assert inner.seen, "the metrics embedded nothing"
+    assert len(inner.seen) == len(set(inner.seen)), [t for t in set(inner.seen) if inner.seen.count(t) > 1]
+    assert set(ctx) <= set(inner.seen)  # whole contexts, once, for context_relevance
+
+
+def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    project = small_project(tmp_path)
+    chunk_texts = {c["text"] for c in corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())}
+    assert chunk_texts
+    shared._EMBEDDERS.clear()  # a new process: nothing in memory, the ingest vectors only in the project's cache
+    seen: list[str] = []
+    from rageval.minilm import MiniLMEmbedder
+
+    real = MiniLMEmbedder.embed
+
+    def counting(self, texts):
+        seen.extend(texts)
+        return real(self, texts)
+
+    monkeypatch.setattr(MiniLMEmbedder, "embed", counting)
+    run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", metrics=("context_relevance",), top_k=3))
+    summary = execute(project, run_id)
+    assert summary.done == 5
+    assert not (set(seen) & chunk_texts), "chunks embedded again"
+    assert seen  # the questions were embedded
