@@ -233,7 +233,7 @@ def test_qa_upload_shows_row_errors_and_preview(home):
     at.button(key="qa_import").click().run()
     no_failure(at)
     assert any("Imported 1 question(s) as my-set." in unescape(s.value) for s in at.success)
-    assert "my-set.csv, row 2: missing question" in "\n".join(c.value for c in at.code)
+    assert "my-set.csv, row 2 (line 3), column 'question': empty question" in "\n".join(c.value for c in at.code)
     assert any(list(d.value["question"]) == ["What time does it open?"] for d in at.dataframe
                if "question" in d.value)
     assert [s["name"] for s in run_store.qa_sets(open_project("qa").db_path)] == ["my-set"]
