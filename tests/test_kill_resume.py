@@ -147,3 +147,30 @@ def test_the_app_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
     assert rows[0]["status"] == "interrupted" and rows[0]["resume"] == "python -m rageval run --resume r1"
     assert "no heartbeat" in rows[0]["error"]
     assert resumable(store.get_run(project.db_path, "r1"), active=False)
+
+
+def test_a_lock_timeout_mid_run_marks_the_run_interrupted(tmp_path, monkeypatch, capsys):
+    from rageval import pipeline
+    from rageval.errors import ProjectBusyError
+    from tests.projects import small_project
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    project = small_project(tmp_path)
+    run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", metrics=("token_f1",), top_k=2, concurrency=2))
+    real, calls = pipeline._run_batch, []
+
+    def busy_on_second(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise ProjectBusyError("the project database is in use by another process; waited 30 s")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pipeline, "_run_batch", busy_on_second)
+    assert main(["run", "--resume", run_id, "--project", "t"]) == 1
+    assert "in use by another process" in capsys.readouterr().err
+    run = store.get_run(project.db_path, run_id)
+    assert run["status"] == "interrupted" and f"run --resume {run_id}" in run["error"] and run["done"] == 2
+    monkeypatch.setattr(pipeline, "_run_batch", real)
+    assert main(["run", "--resume", run_id, "--project", "t"]) == 0
+    assert store.get_run(project.db_path, run_id)["status"] == "finished"
+    assert len(store.answers(project.db_path, run_id)) == 5
