@@ -42,6 +42,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from rageval import human, stats  # noqa: E402
+from rageval.human.consensus import wide  # noqa: E402
 from rageval.metrics.base import Sample  # noqa: E402
 from rageval.project import open_project  # noqa: E402
 from rageval.scoring import score  # noqa: E402
@@ -78,12 +79,12 @@ def to_rating(correctness: float) -> int:
     return min(5, 1 + int(math.floor(correctness / 20.0)))
 
 
-def score_systems(project, rows: list[dict]) -> dict[str, str]:
+def score_systems(project, rows: list[dict], systems=SYSTEMS) -> dict[str, str]:
     """One import run per system (reused when the project already has it)."""
     runs = {}
     existing = {r["config"].get("source"): r["id"] for r in rstore.runs(project.db_path)
                 if r["kind"] == "import" and r["status"] == "finished"}
-    for system in SYSTEMS:
+    for system in systems:
         source = SOURCE.format(system=system)
         if source in existing:
             runs[system] = existing[source]
@@ -148,7 +149,7 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
             cells += ["", ""]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     long = human.ratings_frame(project, run_ids)
-    w = human.consensus.wide(long)
+    w = wide(long)
     raw_r = {(r["question_id"], runs[r["system"]], f"rater{rt['rater']}"): rt["correctness"] for r in rows for rt in r["ratings"]}
     wr = w.copy()
     for a in wr.index:
@@ -208,9 +209,14 @@ def main() -> None:
     ap.add_argument("--data")
     ap.add_argument("--n-boot", type=int, default=1000)
     ap.add_argument("--write", metavar="MD")
+    ap.add_argument("--score-only", metavar="SYSTEM", choices=SYSTEMS,
+                    help="only score this system (to score the three in parallel processes), then stop")
     a = ap.parse_args()
     rows = load(data_dir(a.data))
     project = open_project("squality")
+    if a.score_only:
+        score_systems(project, rows, (a.score_only,))
+        return
     runs = score_systems(project, rows)
     if not human.ratings_frame(project, list(runs.values())).shape[0]:
         imported = import_raters(project, rows, runs)

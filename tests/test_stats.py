@@ -237,3 +237,17 @@ def test_agreement_shares():
     got = stats.agreement_shares(r)
     # pairs: item0 (1,1)(1,2)(1,2); item1 (3,4); item2 (5,3)(5,5)(3,5)
     assert got == {"pairs": 7, "exact": pytest.approx(2 / 7), "within_one": pytest.approx(5 / 7)}
+
+
+def test_post_hoc_tests_when_every_item_ties():
+    x = np.ones((6, 3))
+    assert stats.friedman(x).reason == "all_tied"
+    assert (stats.conover(x).to_numpy() == 1).all()
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from rageval.stats import correlation
+
+    assert doctest.testmod(correlation).failed == 0

@@ -125,7 +125,7 @@ def correlate_runs(project: Project, run_ids: Sequence[str], *, group_by: str = 
         ceiling = human_ceiling(sub, method=method, consensus_method=consensus_method)
         cells.append({"group_value": value, "metric_a": CEILING, "metric_b": "human", "rho": ceiling["rho"],
                       "p": None, "n": ceiling["n"], "ci_low": None, "ci_high": None, "ci_method": None,
-                      "reason": None if ceiling["rho"] is not None else "fewer_than_two_annotators"})
+                      "reason": ceiling["reason"]})
     for c in cells:
         c.pop("method", None)
     settings = {"consensus": consensus_method, "n_boot": n_boot, "seed": seed, "confidence": 0.95,

@@ -114,9 +114,13 @@ def human_ceiling(long: pd.DataFrame, *, method: str = "spearman", consensus_met
         rest = np.array([combine(col[np.isfinite(col)], consensus_method) if np.isfinite(col).any() else np.nan
                          for col in others.T]) if others.size else np.full(own.shape, np.nan)
         c = stats.correlate(own, rest, method=method, n_boot=0)
-        per[str(annotator)] = {"rho": c.rho, "n": c.n, "p": c.p}
+        per[str(annotator)] = {"rho": c.rho, "n": c.n, "p": c.p, "reason": c.reason}
     valid = [v for v in per.values() if v["rho"] is not None]
     total = sum(v["n"] for v in valid)
     rho = sum(v["rho"] * v["n"] for v in valid) / total if total else None
     answers = int((np.isfinite(w.to_numpy(dtype=float)).sum(axis=0) >= 2).sum()) if not w.empty else 0
-    return {"rho": rho, "n": answers, "pairs": total, "annotators": per}
+    reason = None
+    if rho is None:
+        reason = "fewer_than_two_annotators" if len(per) < 2 else next(
+            (v["reason"] for v in per.values() if v["reason"]), "undefined")
+    return {"rho": rho, "n": answers, "pairs": total, "annotators": per, "reason": reason}

@@ -113,6 +113,8 @@ def conover(scores, names: Sequence[str] | None = None, *, p_adjust: str | None 
     r = rank(df.to_numpy(), axis=1)
     sums = r.sum(axis=0)
     s2 = (float((r ** 2).sum()) - k * n * (k + 1.0) ** 2 / 4.0) / (k - 1.0)
+    if s2 <= 1e-12:  # every item ties every system: no pair differs
+        return _square(df.columns, np.ones(k * (k - 1) // 2))
     t2 = float(((sums - n * (k + 1.0) / 2.0) ** 2).sum()) / s2
     dof = n * k - k - n + 1.0
     a = s2 * 2.0 * n * (k - 1.0) / dof
