@@ -34,7 +34,11 @@ _FUNCTION_WORDS = {
     "de": "der die das und ist ein eine nicht mit von zu den im auf für sich dem des auch es".split(),
     "pt": "o a os as de que e em um uma é para com não do da dos das no na se por".split(),
 }
-_FUNCTION_SETS = {lang: frozenset(words) for lang, words in _FUNCTION_WORDS.items()}
+#: tokens that are also English words or pieces of English text ("per night", "a", "e.g.", ".com"):
+#: they never count as evidence for another language
+_ENGLISH_TOO = frozenset("a an as be do e i in is me no o on per so to we die con com son".split())
+_FUNCTION_SETS = {lang: frozenset(words) - (_ENGLISH_TOO if lang != "en" else frozenset())
+                  for lang, words in _FUNCTION_WORDS.items()}
 _WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 
 
@@ -42,7 +46,8 @@ def guess_language(text: str) -> str:
     """ISO 639-1 code of the language whose function words occur most in ``text``.
 
     Counts hits of about 20 frequent function words each for en, it, fr, es, de, pt (words
-    shared by two lists count for both). Returns ``"en"`` when English ties for the most hits or
+    shared by two lists count for both; words that are also English, such as "per" or "a", count
+    only for English). Returns ``"en"`` when English ties for the most hits or
     when fewer than 2 function words are found at all (short names-only texts are read as English,
     which is what the rest of the project assumes).
 
@@ -50,6 +55,8 @@ def guess_language(text: str) -> str:
     'en'
     >>> guess_language("La Torre di Pisa è il campanile della cattedrale.")
     'it'
+    >>> guess_language("City: Oslo; Lodging cap per night: 190 EUR; Meals per diem: 70 EUR.")
+    'en'
     """
     words = [w.lower() for w in _WORD.findall(text)]
     hits = {lang: sum(w in vocab for w in words) for lang, vocab in _FUNCTION_SETS.items()}

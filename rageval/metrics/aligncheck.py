@@ -2,19 +2,22 @@
 
 The source is the reference answer (``aligncheck_source="reference"``, the default; with several
 references the one giving the highest F1 is used) or the retrieved contexts joined in rank order
-(``"contexts"``). Objects are named entities (``aligncheck_objects="entities"``, the paper's
-definition) or also common nouns (``"nouns"``). Facts come from spaCy (:mod:`rageval.aligncheck`); the entity types that may
-be subjects are chosen by ``aligncheck_types`` (``"all"``, a number n of top TF-IDF types over the
-texts scored together, or explicit types such as ``"PERSON,ORG"``); predicates are compared by
-BERTScore F1 over MiniLM's token vectors (:func:`rageval.metrics.semantic.greedy_match`, no idf).
+(``"contexts"``). Facts come from spaCy (:mod:`rageval.aligncheck`); objects are named entities
+(``aligncheck_objects="entities"``, the paper's definition) or also common nouns (``"nouns"``);
+the entity types that may be subjects are chosen by ``aligncheck_types`` (``"all"``, a number n
+of top TF-IDF types over the texts scored together, or explicit types such as ``"PERSON,ORG"``);
+predicates are compared by BERTScore F1 over MiniLM's token vectors
+(:func:`rageval.metrics.semantic.greedy_match`, no idf).
 
 With ``judge="openai:MODEL"`` the judge LLM extracts the triples instead of spaCy
 (:mod:`rageval.metrics.aligncheck_judge`; any language); a failed or unparseable reply makes the
-sample failed / unscored with the judge's reason. Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact of a kept type),
-``no_spacy_pipeline_for_language:<code>`` (the run's language, or the language
-:func:`~rageval.aligncheck.entities.guess_language` finds in the answer or source, is not English).
-``details["aligncheck"]`` holds the TP pairs with their predicate similarity and the FP facts
-(added by the answer: possible fabrication) and FN facts (dropped).
+sample failed / unscored with the judge's reason.
+
+Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact of a kept
+type), ``no_spacy_pipeline_for_language:<code>`` (spaCy path: the run's language, or the
+language :func:`~rageval.aligncheck.entities.guess_language` finds in the answer or source, is
+not English). ``details["aligncheck"]`` holds the TP pairs with their predicate similarity and
+the FP facts (added by the answer: possible fabrication) and FN facts (dropped).
 """
 from __future__ import annotations
 
@@ -27,7 +30,7 @@ import numpy as np
 
 from rageval.aligncheck import entities, triples
 from rageval.aligncheck.granularity import kept_types, parse_granularity
-from rageval.aligncheck.score import Alignment, align
+from rageval.aligncheck.score import align
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.judge_io import check_judge, prompt_hash
