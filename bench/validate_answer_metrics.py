@@ -42,7 +42,7 @@ sys.path.insert(0, str(ROOT))
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
 from rageval.util import sha256_hex  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data"
+DATA = Path(os.environ.get("RAGEVAL_DATA", ROOT.parent / "shared" / "data"))  # a worktree elsewhere sets RAGEVAL_DATA
 METRICS = [
     "exact_match", "token_f1", "token_precision", "token_recall", "bleu", "rouge1", "rouge2", "rougeL",
     "rougeLsum", "bertscore_f1", "answer_similarity", "answer_equivalence", "answer_correctness_offline",

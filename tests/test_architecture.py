@@ -51,7 +51,7 @@ def test_pages_hold_no_sql():
 
 #: imports point one way: a module may import its own layer or lower ones, never a higher one
 LAYERS = [
-    {"errors", "util", "project", "store", "prompts"},
+    {"errors", "util", "project", "store", "prompts", "text", "models"},
     {"ingest", "embed", "minilm", "llm", "llm_config", "llm_cost", "llm_embed", "llm_parse", "llm_pool",
      "config", "resources"},
     {"index", "generate", "metrics", "rows"},
