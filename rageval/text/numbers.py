@@ -402,8 +402,9 @@ def normalize_numbers(text: str, language: str | None = None) -> str:
 
 
 def same_quantity(a: Quantity, b: Quantity) -> bool:
-    """Whether two quantities agree: equal canonical text; a bare number agrees with any quantity of
-    the same value; a year agrees with a date in that year; a month (``2021-03``) with a day in it.
+    """Whether two quantities agree: equal canonical text; the same amount with and without a rate
+    ("EUR 120" and "EUR 120 a month"); a bare number and any quantity of the same value; a year and
+    a date in that year; a month (``2021-03``) and a day in it.
 
     >>> a, b = quantities("7"), quantities("7 days")
     >>> same_quantity(a[0], b[0])
@@ -411,6 +412,8 @@ def same_quantity(a: Quantity, b: Quantity) -> bool:
     """
     if a.canonical == b.canonical:
         return True
+    if ("/" in a.unit) != ("/" in b.unit) and a.kind == b.kind:  # "EUR 120" answers "EUR 120 a month"
+        return a.canonical.split(" per ")[0] == b.canonical.split(" per ")[0]
     if "date" in (a.kind, b.kind) or "year" in (a.kind, b.kind):
         x, y = sorted((a.canonical, b.canonical), key=len)
         return a.kind in ("date", "year") and b.kind in ("date", "year") and y.startswith(x + "-")
