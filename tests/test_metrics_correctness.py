@@ -11,14 +11,8 @@ from rageval.llm.replies import validator
 
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.metrics.correctness import (
-    FEATURES,
-    correctness_features,
-    load_weights,
-    logistic,
-    render_prompt,
-    validate_verdict,
-)
+from rageval.metrics.correctness import load_model, probability, render_prompt, validate_verdict
+from rageval.metrics.correctness_features import FEATURES, correctness_features
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
 FAKE = FakeEmbedder.name
@@ -26,32 +20,34 @@ FAKE = FakeEmbedder.name
 
 def test_features_by_hand():
     f = correctness_features(
-        "who wrote the novel dracula", "Dracula was written by Bram Stoker.", ["Bram Stoker", "Abraham Stoker"], 0.7
+        "who wrote the novel dracula", "Dracula was written by Bram Stoker.", "Bram Stoker", 0.7
     )
-    assert f["contains"] == 1.0 and f["recall"] == 1.0
-    # 6 answer tokens: dracula was written by bram stoker; P = 2/6, R = 1
-    assert f["f1"] == pytest.approx(2 * (2 / 6) * 1 / (2 / 6 + 1))
-    assert f["question_overlap"] == pytest.approx(1 / 6)  # only "dracula" is in the question
-    assert f["similarity"] == 0.7
-    assert f["length"] == pytest.approx(math.log1p(6) / math.log1p(256))
-    echo = correctness_features("who wrote the novel dracula", "the novel dracula", ["Bram Stoker"], -0.2)
+    # reference tokens: dracula was written by bram stoker (6); answer tokens: bram stoker (2)
+    assert f["contains"] == 0.0 and f["precision"] == 1.0 and f["recall"] == pytest.approx(2 / 6)
+    assert f["f1"] == pytest.approx(2 * (2 / 6) / (1 + 2 / 6))
+    assert f["novel_recall"] == pytest.approx(2 / 5)  # "dracula" is in the question: 5 novel tokens
+    assert f["question_overlap"] == 0.0 and f["similarity"] == 0.7
+    assert f["length"] == pytest.approx(math.log1p(2) / math.log1p(256))
+    assert f["length_ratio"] == pytest.approx(math.log(3 / 7) / math.log(257))
+    echo = correctness_features("who wrote the novel dracula", "Bram Stoker", "the novel dracula", -0.2)
     assert echo["question_overlap"] == 1.0 and echo["contains"] == 0.0 and echo["similarity"] == 0.0
-    assert set(f) == set(FEATURES) and all(0.0 <= v <= 1.0 for v in f.values())
+    assert list(f) == list(FEATURES) and all(-1.0 <= v <= 1.0 for v in f.values())
 
 
 def test_containment_needs_whole_tokens():
-    assert correctness_features("", "in 1990s", ["1990"], 0.0)["contains"] == 0.0
-    assert correctness_features("", "it was in 1990, I think", ["1990"], 0.0)["contains"] == 1.0
+    assert correctness_features("", "1990", "in 1990s", 0.0)["contains"] == 0.0
+    assert correctness_features("", "1990", "it was in 1990, I think", 0.0)["contains"] == 1.0
 
 
-def test_weights_file_says_what_it_was_fit_on():
-    model = load_weights()
-    assert list(model["features"]) == list(FEATURES)
-    assert model["fit_on"]["rows"] > 1000 and "evouna" in model["fit_on"]["data"]
+def test_model_file_says_what_it_was_trained_on():
+    model = load_model()
+    assert list(model["features"]) == list(FEATURES) and model["version"] == 2
+    assert model["trained_on"]["evouna_tq"]["rows"] > 1000 and "evouna" in model["trained_on"]["evouna_tq"]["data"]
+    assert model["trained_on"]["generated"]["rows"] > 1000 and model["trained_on"]["generated"]["italian_rows"] > 100
     assert model["embedder"] == "minilm-l6-v2-numpy" and len(model["hash"]) == 8
     x = {f: 0.5 for f in FEATURES}
     z = model["bias"] + 0.5 * sum(model["weights"].values())
-    assert logistic(x, model) == pytest.approx(1 / (1 + math.exp(-z)))
+    assert probability(x, model) == pytest.approx(1 / (1 + math.exp(-z)))
 
 
 def test_correct_answer_scores_higher_than_wrong_one():
@@ -62,7 +58,7 @@ def test_correct_answer_scores_higher_than_wrong_one():
     got = evaluate(samples, [get_metric("answer_correctness_offline", embedder=FAKE)], fake_resources())
     right, wrong = got["answer_correctness_offline"]
     assert 0.0 <= wrong.value < right.value <= 1.0
-    assert set(right.details["features"]) == set(FEATURES)
+    assert list(right.details["features"]) == list(FEATURES) and right.details["best_reference"] == 0
     assert "warning" in right.details  # the fake embedder is not the one the weights were fit with
 
 

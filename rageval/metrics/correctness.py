@@ -1,8 +1,11 @@
-"""Answer correctness against gold answers: an offline logistic score and a BEM-style equivalence judge.
+"""Answer correctness against gold answers: a learned offline equivalence model and a BEM-style judge.
 
-``answer_correctness_offline`` combines lexical and embedding signals with a logistic model whose
-weights were fit once, by ``bench/fit_correctness.py``, on one human-labelled data set (named in
-``correctness_weights.json``) and validated on others (docs/validation.md).
+``answer_correctness_offline`` (v2) is a logistic model over the features of one (question,
+reference, candidate) triple (rageval/metrics/correctness_features.py: token overlap after number,
+unit, date and currency normalisation, MiniLM similarity, quantity match and conflict, negation
+mismatch, abstention). Its parameters, ``rageval/models/answer_correctness.json``, were trained by
+``bench/train_correctness.py`` on EVOUNA's TriviaQA part plus generated pairs, and are reported on
+other data only (docs/validation.md). With several references the item's score is the max.
 
 ``answer_equivalence`` asks "is the candidate equivalent to the gold answer for this question?",
 in the spirit of BEM (Bulian et al. 2022). The BEM checkpoint is NOT shipped with rageval (it is a
@@ -19,90 +22,97 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.lexical import references_of, token_prf
-from rageval.metrics.semantic import checked_embedder, embedder_name, sentence_similarities
-from rageval.metrics.tokenize import answer_tokens, check_language, contains_tokens, normalization_name
+from rageval.metrics.correctness_features import FEATURES, correctness_features
+from rageval.metrics.lexical import references_of
+from rageval.metrics.semantic import checked_embedder, embedder_name
+from rageval.metrics.tokenize import check_language, normalization_name
 from rageval.llm.replies import validator
 from rageval.metrics.judge_io import fence_safe
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 
-WEIGHTS_PATH = Path(__file__).with_name("correctness_weights.json")
+MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "answer_correctness.json"
 PROMPT_PATH = Path(__file__).resolve().parent.parent / "prompts" / "answer_equivalence.txt"
-FEATURES = ("contains", "recall", "f1", "similarity", "question_overlap", "length")
-LENGTH_CAP = 256  # tokens; the length feature is log1p(n) / log1p(LENGTH_CAP), capped at 1
 BEM_NOTE = (
     "BEM checkpoint not shipped: this is a BEM-style, question-aware equivalence decision by {by}, "
     "not the BEM model's score"
 )
 
 
-def correctness_features(
-    question: str, answer: str, references: Sequence[str], similarity: float, language: str = "en"
-) -> dict[str, float]:
-    """The six signals, each in [0, 1].
-
-    contains: a normalised reference occurs in the normalised answer as whole tokens;
-    recall, f1: SQuAD token recall / F1, max over references; similarity: max(cosine, 0);
-    question_overlap: share of answer tokens that occur in the question (high for answers that
-    only repeat it); length: log1p(answer tokens) / log1p(256), capped at 1.
-    """
-    pred = answer_tokens(answer, language)
-    golds = [g for g in (answer_tokens(r, language) for r in references) if g]
-    prf = [token_prf(pred, g) for g in golds] or [(0.0, 0.0, 0.0)]
-    asked = set(answer_tokens(question, language))
-    return {
-        "contains": 1.0 if any(contains_tokens(pred, g) for g in golds) else 0.0,
-        "recall": max(x[1] for x in prf),
-        "f1": max(x[2] for x in prf),
-        "similarity": max(float(similarity), 0.0),
-        "question_overlap": sum(1 for t in pred if t in asked) / len(pred) if pred else 0.0,
-        "length": min(math.log1p(len(pred)) / math.log1p(LENGTH_CAP), 1.0),
-    }
-
-
 @lru_cache(maxsize=4)
-def load_weights(path: str = str(WEIGHTS_PATH)) -> Mapping[str, Any]:
-    """The fitted model: ``{"features", "weights", "bias", "embedder", "fit_on", ...}`` plus its hash."""
+def load_model(path: str = str(MODEL_PATH)) -> Mapping[str, Any]:
+    """The trained model: ``{"features", "weights", "bias", "embedder", "trained_on", ...}`` plus
+    ``hash`` (first 8 hex digits of the file's sha256, pinned in the signature) and ``vector``
+    (bias first, then the weights in feature order, as a NumPy array)."""
     file = Path(path)
     if not file.is_file():
-        raise ConfigError(f"{file} is missing; run bench/fit_correctness.py to fit the correctness weights")
+        raise ConfigError(f"{file} is missing; run bench/train_correctness.py to train the correctness model")
     text = file.read_text(encoding="utf-8")
     model = json.loads(text)
     if list(model["features"]) != list(FEATURES):
-        raise ConfigError(f"{file} was fit on features {model['features']}, this code computes {list(FEATURES)}")
-    return {**model, "hash": sha256_hex(text)[:8]}
+        raise ConfigError(f"{file} was trained on features {model['features']}, this code computes {list(FEATURES)}")
+    vector = np.array([model["bias"], *[model["weights"][f] for f in FEATURES]], dtype=np.float64)
+    return {**model, "hash": sha256_hex(text)[:8], "vector": vector}
 
 
-def logistic(features: Mapping[str, float], model: Mapping[str, Any]) -> float:
-    """sigmoid(bias + sum_i w_i * x_i)."""
-    z = model["bias"] + sum(model["weights"][f] * features[f] for f in FEATURES)
+def probability(features: Mapping[str, float], model: Mapping[str, Any]) -> float:
+    """sigmoid(bias + sum_i w_i * x_i), computed stably for large |z|."""
+    x = np.array([1.0, *[features[f] for f in FEATURES]], dtype=np.float64)
+    z = float(x @ model["vector"])
     return 1.0 / (1.0 + math.exp(-z)) if z >= 0 else math.exp(z) / (1.0 + math.exp(z))
 
 
-def _correctness(samples: Sequence[Sample], embedder: Any, language: str) -> list[tuple[float, dict]]:
-    model = load_weights()
-    sims = sentence_similarities(embedder, samples)
+def score_references(
+    question: str, answer: str, references: Sequence[str], similarities: Sequence[float], language: str = "en"
+) -> tuple[float, int, dict[str, float]]:
+    """(max probability over references, index of that reference, its features)."""
+    model = load_model()
+    best = (-1.0, 0, {})
+    for i, (ref, sim) in enumerate(zip(references, similarities)):
+        feats = correctness_features(question, ref, answer, sim, language)
+        p = probability(feats, model)
+        if p > best[0]:
+            best = (p, i, feats)
+    return best
+
+
+def _similarities(embedder: Any, samples: Sequence[Sample]) -> list[list[float]]:
+    """Per sample, cos(e(answer), e(reference)) for each reference, in order."""
+    texts = list(dict.fromkeys(t for s in samples for t in [s.answer or "", *references_of(s)]))
+    vectors = embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
+    row = {t: i for i, t in enumerate(texts)}
     out = []
-    for sample, (sim, _) in zip(samples, sims):
-        feats = correctness_features(sample.question, sample.answer or "", references_of(sample), sim, language)
-        out.append((logistic(feats, model), feats))
+    for s in samples:
+        a = vectors[row[s.answer or ""]]
+        out.append([min(max(float(np.dot(a, vectors[row[r]])), -1.0), 1.0) for r in references_of(s)])
+    return out
+
+
+def _correctness(samples: Sequence[Sample], embedder: Any, language: str) -> list[tuple[float, dict]]:
+    out = []
+    for sample, sims in zip(samples, _similarities(embedder, samples)):
+        p, i, feats = score_references(sample.question or "", sample.answer or "", references_of(sample), sims, language)
+        out.append((p, {"features": feats, "best_reference": i}))
     return out
 
 
 @register("answer_correctness_offline")
 @dataclass(frozen=True)
 class AnswerCorrectnessOffline:
-    """Probability that the answer is correct given the gold answers, from a fitted logistic model.
+    """Probability that the answer is correct given the gold answers, from a learned equivalence model.
 
-    Signals: gold containment, token recall, token F1, embedding similarity, overlap with the
-    question and length (see :func:`correctness_features`). The weights were fit on one data set
-    and are reported on others; ``correctness_weights.json`` says which. The question is used
-    when present (question_overlap = 0 without it).
+    For each reference r the features x(q, r, a) of rageval/metrics/correctness_features.py are
+    computed (token overlap after normalising numbers, units, dates and currencies in English and
+    Italian; MiniLM similarity; quantity recall and conflict; negation mismatch; abstention) and
+    scored by the logistic model in rageval/models/answer_correctness.json, trained by
+    bench/train_correctness.py on EVOUNA-TQ plus generated pairs. A wrong number, a negated rule or
+    an "I don't know" scores low; "one week" for "7 days" scores as the same answer.
 
-    Formula: p = 1 / (1 + exp(-(b + w · x))), x = (contains, recall, f1, similarity, question_overlap, length)
+    Formula: p = max_r 1 / (1 + exp(-(b + w · x(q, r, a))))
     """
 
     language: str = "en"
@@ -113,26 +123,26 @@ class AnswerCorrectnessOffline:
     range = (0.0, 1.0)
     higher_is_better = True
     kind = "semantic"
-    languages = ("en",)
+    languages = ("en", "it")
     needs_llm = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "language", check_language(self.language))
 
     def signature(self) -> str:
-        model = load_weights()
+        model = load_model()
         return (
             f"answer_correctness_offline|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
-            f"|norm:{normalization_name(self.language)}|v1"
+            f"|norm:{normalization_name(self.language)}+numbers|refs:max|v2"
         )
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         embedder = checked_embedder(self.embedder, resources, self.name)
-        model = load_weights()
+        model = load_model()
         note = {}
         if embedder.name != model["embedder"]:
-            note = {"warning": f"weights were fit with {model['embedder']} similarities, not {embedder.name}"}
-        return [Score.ok(p, {"features": feats, **note}) for p, feats in _correctness(samples, embedder, self.language)]
+            note = {"warning": f"the model was trained with {model['embedder']} similarities, not {embedder.name}"}
+        return [Score.ok(p, {**details, **note}) for p, details in _correctness(samples, embedder, self.language)]
 
 
 # ------------------------------------------------------------------------- answer equivalence
@@ -190,10 +200,10 @@ class AnswerEquivalence:
 
     def signature(self) -> str:
         if self.judge == "heuristic":
-            model = load_weights()
+            model = load_model()
             return (
                 f"answer_equivalence|judge:heuristic|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
-                f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}|v1"
+                f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers|v2"
             )
         prompt = sha256_hex(prompt_template() + "\0" + schema_hash("answer_equivalence"))[:8]
         return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|v1"

@@ -1,0 +1,422 @@
+"""Numbers, units, currencies, percentages and dates in English and Italian, normalised.
+
+One parser for every part of rageval that compares quantities. :func:`quantities` finds each
+quantity in a text and gives it a canonical form; :func:`normalize_numbers` rewrites a text with
+every quantity replaced by that form, so that token-level metrics see "EUR 1,500,000,000" and
+"1.5 billion euros" as the same tokens. The rules:
+
+- digits: ``1,500,000`` / ``1.500.000`` / ``1 500 000`` (narrow or no-break spaces) are grouped
+  thousands, ``3.5`` / ``3,5`` are decimals; one separator followed by exactly three digits
+  (``1,500`` / ``1.500``) is a thousands separator when it is a comma in English or a full stop in
+  Italian, else a decimal point;
+- number words: English (``seven``, ``twenty-one``, ``two hundred and five``) and Italian
+  (``sette``, ``ventuno``, ``duemila``); ``a`` / ``an`` / ``un`` / ``una`` count as 1 before a
+  scale or a unit ("a week");
+- scales: thousand/k, million/mn/m (``m`` only after a currency), billion/bn, trillion; Italian
+  mila/mille, milione/milioni/mln, miliardo/miliardi/mld;
+- currencies: $ € £ ¥, USD/EUR/GBP/JPY/CHF codes before or after, euro(s), dollar(s), pound(s),
+  yen, franc(s), "di euro"; cents become hundredths;
+- percent: ``%``, percent, per cent, per cento, percento;
+- units, converted to one base unit per dimension: durations in days (second ... year, a month
+  is 365/12 days, Italian secondi ... anni), lengths in metres, masses in grams, volumes in
+  litres, data in bytes; rates "a year" / "per annum" / "all'anno" / "annuo" become "per year";
+- dates: ``3 March 2021``, ``March 3, 2021``, ``3rd of March 2021``, ``3 marzo 2021``,
+  ``1° marzo 2021``, ``2021-03-03``, ``03/03/2021`` (day first; month first only in English
+  when the second number exceeds 12) become ISO ``2021-03-03``; ``March 2021`` becomes ``2021-03``; a lone year 1500-2099 is a year.
+
+Canonical forms: ``1500000000 eur``, ``0.75 % per year``, ``7 day``, ``2021-03-03``, ``2021``.
+Values are rounded to 6 significant digits in the canonical text, so equal quantities written
+differently have equal canonical text, and :func:`same_quantity` compares by it.
+
+>>> normalize_numbers("EUR 1,500,000,000") == normalize_numbers("1.5 billion euros")
+True
+>>> normalize_numbers("on 3 March 2021")
+'on 2021-03-03'
+>>> normalize_numbers("0,75% all'anno", "it") == normalize_numbers("0.75% a year")
+True
+>>> [q.canonical for q in quantities("refunds within 7 days, or one week")]
+['7 day', '7 day']
+"""
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from rageval.text.lang import guess_language
+
+__all__ = ["Quantity", "quantities", "normalize_numbers", "same_quantity", "parse_number", "format_value"]
+
+# ------------------------------------------------------------------------------- tables
+MONTHS = {
+    **{m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())},
+    **{m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())},
+    "sept": 9,
+    **{m: i + 1 for i, m in enumerate("gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre".split())},
+}
+_EN_SMALL = {w: i for i, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen".split())}
+_EN_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
+_IT_SMALL = {w: i for i, w in enumerate(
+    "zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici quattordici quindici "
+    "sedici diciassette diciotto diciannove".split())}
+_IT_TENS = {w: 10 * (i + 2) for i, w in enumerate("venti trenta quaranta cinquanta sessanta settanta ottanta novanta".split())}
+_ONE = {"a", "an", "un", "una", "uno", "one", "single"}
+
+SCALES = {
+    "thousand": 1e3, "thousands": 1e3, "k": 1e3, "mila": 1e3, "mille": 1e3,
+    "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6, "milione": 1e6, "milioni": 1e6, "m": 1e6,
+    "billion": 1e9, "billions": 1e9, "bn": 1e9, "miliardo": 1e9, "miliardi": 1e9, "mld": 1e9, "mrd": 1e9,
+    "trillion": 1e12, "trillions": 1e12, "bilione": 1e12, "bilioni": 1e12,
+}
+CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
+CURRENCY_WORDS = {
+    "usd": "usd", "us$": "usd", "dollar": "usd", "dollars": "usd", "dollari": "usd", "dollaro": "usd",
+    "eur": "eur", "euro": "eur", "euros": "eur",
+    "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "sterline": "gbp", "sterlina": "gbp",
+    "jpy": "jpy", "yen": "jpy", "chf": "chf", "franc": "chf", "francs": "chf", "franchi": "chf",
+}
+_CURRENCY_CODES = ("usd", "eur", "gbp", "jpy", "chf", "us$")
+_DAY = 1.0
+#: unit word -> (dimension, factor to the base unit of the dimension)
+UNITS = {
+    **dict.fromkeys(("second", "seconds", "sec", "secs", "secondo", "secondi"), ("day", 1 / 86400)),
+    **dict.fromkeys(("minute", "minutes", "min", "mins", "minuto", "minuti"), ("day", 1 / 1440)),
+    **dict.fromkeys(("hour", "hours", "h", "hr", "hrs", "ora", "ore"), ("day", 1 / 24)),
+    **dict.fromkeys(("day", "days", "giorno", "giorni", "gg", "giornata", "giornate"), ("day", _DAY)),
+    **dict.fromkeys(("week", "weeks", "settimana", "settimane"), ("day", 7.0)),
+    **dict.fromkeys(("fortnight", "fortnights"), ("day", 14.0)),
+    **dict.fromkeys(("month", "months", "mese", "mesi"), ("day", 365 / 12)),
+    **dict.fromkeys(("year", "years", "yr", "yrs", "anno", "anni"), ("day", 365.0)),
+    **dict.fromkeys(("decade", "decades", "decennio", "decenni"), ("day", 3650.0)),
+    **dict.fromkeys(("mm", "millimetre", "millimetres", "millimeter", "millimeters", "millimetro", "millimetri"), ("m", 1e-3)),
+    **dict.fromkeys(("cm", "centimetre", "centimetres", "centimeter", "centimeters", "centimetro", "centimetri"), ("m", 1e-2)),
+    **dict.fromkeys(("m", "metre", "metres", "meter", "meters", "metro", "metri"), ("m", 1.0)),
+    **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers", "chilometro", "chilometri"), ("m", 1e3)),
+    **dict.fromkeys(("mile", "miles", "miglio", "miglia"), ("m", 1609.344)),
+    **dict.fromkeys(("ft", "foot", "feet", "piede", "piedi"), ("m", 0.3048)),
+    **dict.fromkeys(("inch", "inches", "pollice", "pollici"), ("m", 0.0254)),
+    **dict.fromkeys(("mg", "milligram", "milligrams", "milligrammo", "milligrammi"), ("g", 1e-3)),
+    **dict.fromkeys(("g", "gram", "grams", "grammo", "grammi"), ("g", 1.0)),
+    **dict.fromkeys(("kg", "kilogram", "kilograms", "kilo", "kilos", "chilo", "chili", "chilogrammo", "chilogrammi"), ("g", 1e3)),
+    **dict.fromkeys(("tonne", "tonnes", "ton", "tons", "tonnellata", "tonnellate"), ("g", 1e6)),
+    **dict.fromkeys(("lb", "lbs"), ("g", 453.59237)),
+    **dict.fromkeys(("ml", "millilitre", "millilitres", "milliliter", "milliliters", "millilitro", "millilitri"), ("l", 1e-3)),
+    **dict.fromkeys(("l", "litre", "litres", "liter", "liters", "litro", "litri"), ("l", 1.0)),
+    **dict.fromkeys(("kb", "kilobyte", "kilobytes"), ("byte", 1e3)),
+    **dict.fromkeys(("mb", "megabyte", "megabytes"), ("byte", 1e6)),
+    **dict.fromkeys(("gb", "gigabyte", "gigabytes"), ("byte", 1e9)),
+    **dict.fromkeys(("tb", "terabyte", "terabytes"), ("byte", 1e12)),
+    **dict.fromkeys(("°c", "celsius", "degrees", "degree", "gradi", "grado"), ("deg", 1.0)),
+}
+PERCENT = re.compile(r"\s?(?:%|per\s?cent\b|percent\b|per\s?cento\b|percento\b)")
+RATE = re.compile(
+    r"\s*(?:(?:a|an|per|each|every|ogni|al|all['\u2019]|l['\u2019])\s*(year|annum|anno|month|mese|week|settimana|day|giorno)\b"
+    r"|(annually|yearly|annuo|annua|annui|annue|monthly|mensile|mensili|weekly|settimanale|daily|giornaliero))"
+)
+_RATE_PERIOD = {
+    "year": "year", "annum": "year", "anno": "year", "annually": "year", "yearly": "year", "annuo": "year",
+    "annua": "year", "annui": "year", "annue": "year", "month": "month", "mese": "month", "monthly": "month",
+    "mensile": "month", "mensili": "month", "week": "week", "settimana": "week", "weekly": "week",
+    "settimanale": "week", "day": "day", "giorno": "day", "daily": "day", "giornaliero": "day",
+}
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One quantity found in a text: its kind, value in the base unit, unit and canonical text.
+
+    kind is one of ``number``, ``percent``, ``money``, ``day`` (durations), ``m``, ``g``, ``l``,
+    ``byte``, ``deg`` (unit dimensions), ``date`` (value 0, canonical ISO text) and ``year``.
+    """
+
+    kind: str
+    value: float
+    unit: str
+    canonical: str
+    start: int
+    end: int
+
+
+def format_value(value: float) -> str:
+    """A number with 6 significant digits, no exponent, no trailing zeros.
+
+    >>> format_value(1.5e9), format_value(0.75), format_value(7.0), format_value(2 / 3)
+    ('1500000000', '0.75', '7', '0.666667')
+    """
+    if value == 0:
+        return "0"
+    text = f"{float(f'{value:.6g}'):.6f}".rstrip("0").rstrip(".")
+    return text if text not in ("", "-0") else "0"
+
+
+def parse_number(raw: str, language: str = "en") -> float:
+    """The value of a digit string under the separator rules of the module docstring.
+
+    >>> parse_number("1,500,000"), parse_number("1.500.000", "it"), parse_number("0,75", "it")
+    (1500000.0, 1500000.0, 0.75)
+    >>> parse_number("1,500"), parse_number("1,500", "it"), parse_number("1.500", "it"), parse_number("3.5")
+    (1500.0, 1.5, 1500.0, 3.5)
+    """
+    s = re.sub(r"[\u00a0\u202f ']", "", raw)
+    if "," in s and "." in s:
+        dec = "," if s.rfind(",") > s.rfind(".") else "."
+        s = s.replace("." if dec == "," else ",", "").replace(dec, ".")
+    elif "," in s or "." in s:
+        sep = "," if "," in s else "."
+        parts = s.split(sep)
+        if len(parts) > 2:
+            s = "".join(parts)
+        elif len(parts[1]) == 3 and parts[0] not in ("0", ""):
+            grouping = sep == ("." if language == "it" else ",")
+            s = "".join(parts) if grouping else parts[0] + "." + parts[1]
+        else:
+            s = parts[0] + "." + parts[1]
+    return float(s)
+
+
+def _it_word(w: str) -> float | None:
+    """Value of an Italian number word written as one word (``ventitré``, ``duemila``)."""
+    w = unicodedata.normalize("NFD", w)
+    w = "".join(c for c in w if unicodedata.category(c) != "Mn")
+    if not w:
+        return None
+    if w in _IT_SMALL:
+        return float(_IT_SMALL[w])
+    if w in _IT_TENS:
+        return float(_IT_TENS[w])
+    if w in ("cento", "mille"):
+        return 100.0 if w == "cento" else 1000.0
+    if w.endswith("mila") and len(w) > 4:
+        left = _it_word(w[:-4])
+        return left * 1000 if left is not None else None
+    if w.startswith("mille"):
+        rest = _it_word(w[5:])
+        return 1000 + rest if rest is not None else None
+    if "cento" in w:
+        i = w.index("cento")
+        left = _it_word(w[:i]) if i else 1.0
+        rest = _it_word(w[i + 5:]) if w[i + 5:] else 0.0
+        return left * 100 + rest if left is not None and rest is not None else None
+    for tens, value in _IT_TENS.items():
+        for stem in (tens, tens[:-1]):  # ventuno, ventotto drop the vowel
+            if w.startswith(stem) and w[len(stem):] in _IT_SMALL and _IT_SMALL[w[len(stem):]] < 10:
+                return float(value + _IT_SMALL[w[len(stem):]])
+    return None
+
+
+def _en_word(w: str) -> float | None:
+    if w in _EN_SMALL:
+        return float(_EN_SMALL[w])
+    if w in _EN_TENS:
+        return float(_EN_TENS[w])
+    if "-" in w:
+        a, _, b = w.partition("-")
+        if a in _EN_TENS and b in _EN_SMALL and _EN_SMALL[b] < 10:
+            return float(_EN_TENS[a] + _EN_SMALL[b])
+    return None
+
+
+_DIGITS = r"\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[\u00a0\u202f]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
+_DIGITS_RE = re.compile(_DIGITS)
+_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?|\d", re.UNICODE)
+_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
+_DATE_PATTERNS = (
+    re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)"),  # ISO
+    re.compile(rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th|°|º)?\s+(?:of\s+|di\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})(?!\d)", re.I),
+    re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)", re.I),
+    re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?![\d/.])"),
+    re.compile(rf"\b({_MONTH_RE})\s+(?:of\s+|del\s+|di\s+)?(\d{{4}})(?!\d)", re.I),
+)
+
+
+def _dates(text: str, language: str) -> list[Quantity]:
+    out: list[Quantity] = []
+    taken: list[tuple[int, int]] = []
+    for kind, pattern in enumerate(_DATE_PATTERNS):
+        for m in pattern.finditer(text):
+            if any(m.start() < e and s < m.end() for s, e in taken):
+                continue
+            g = m.groups()
+            if kind == 0:
+                y, mo, d = int(g[0]), int(g[1]), int(g[2])
+            elif kind == 1:
+                d, mo, y = int(g[0]), MONTHS[g[1].lower()], int(g[2])
+            elif kind == 2:
+                mo, d, y = MONTHS[g[0].lower()], int(g[1]), int(g[2])
+            elif kind == 3:
+                a, b, y = int(g[0]), int(g[1]), int(g[2])
+                d, mo = (b, a) if language == "en" and b > 12 else (a, b)
+            else:
+                mo, y, d = MONTHS[g[0].lower()], int(g[1]), 0
+            if g and kind in (2, 4) and g[0].lower() == "may" and not m.group().lower().startswith("may "):
+                continue
+            if not (1 <= mo <= 12 and 0 <= d <= 31 and 1000 <= y <= 2999) or (kind != 4 and d == 0):
+                continue
+            iso = f"{y:04d}-{mo:02d}" + (f"-{d:02d}" if d else "")
+            out.append(Quantity("date", 0.0, "", iso, m.start(), m.end()))
+            taken.append((m.start(), m.end()))
+    return out
+
+
+def _number_at(text: str, low: str, pos: int, language: str) -> tuple[float, int] | None:
+    """A number (digits or words) starting at ``pos``: (value, end) or None."""
+    m = _DIGITS_RE.match(text, pos)
+    if m and (pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] in ".,")):
+        if re.match(r"[.,]\d", text[m.end():m.end() + 2]):  # "2.0.1", an IP or a version: not a number
+            return None
+        return parse_number(m.group(), language), m.end()
+    w = _WORD.match(low, pos)
+    if not w or (pos and low[pos - 1].isalnum()):
+        return None
+    word = w.group()
+    value = _en_word(word)
+    if value is None and (language == "it" or len(word) >= 5):
+        value = _it_word(word)
+    if value is None:
+        return None
+    end = w.end()
+    while True:  # "two hundred (and) five", "one thousand two hundred"
+        nxt = re.compile(r"\s+(?:and\s+)?([a-z]+(?:-[a-z]+)?)").match(low, end)
+        if not nxt:
+            break
+        word = nxt.group(1)
+        if word == "hundred" and value < 100:
+            value, end = value * 100, nxt.end()
+        elif value >= 100 and (_en_word(word) or 0) and (_en_word(word) or 0) < 100 and value % 100 == 0:
+            value, end = value + (_en_word(word) or 0), nxt.end()
+        else:
+            break
+    return value, end
+
+
+def _quantity_after(text: str, low: str, start: int, value: float, end: int, cur: str | None) -> Quantity:
+    """Extend a number at [start, end) by scale, currency, percent, unit and rate words."""
+    scale = re.compile(r"\s?([a-z]+)\b\.?").match(low, end)
+    if scale and scale.group(1) in SCALES and (scale.group(1) != "m" or cur):
+        value, end = value * SCALES[scale.group(1)], scale.end()
+        if scale.group(1).rstrip(".") in ("mila", "milioni", "miliardi", "milione", "miliardo"):
+            di = re.compile(r"\s+di\b").match(low, end)
+            if di and re.compile(r"\s+di\s+(euro|dollari|sterline)\b").match(low, end):
+                end = di.end()
+    kind, unit = "number", ""
+    if cur:
+        kind, unit = "money", cur
+    pct = PERCENT.match(low, end)
+    word = re.compile(r"\s?([a-z°$]+[a-z$]*)\b").match(low, end)
+    if pct:
+        kind, unit, end = "percent", "%", pct.end()
+    elif word and word.group(1) in CURRENCY_WORDS and kind != "money":
+        kind, unit, end = "money", CURRENCY_WORDS[word.group(1)], word.end()
+    elif word and word.group(1) in ("cents", "cent", "centesimi") and not cur:
+        kind, unit, value, end = "money", "usd", value / 100, word.end()
+    elif word and word.group(1) in UNITS and kind == "number":
+        dim, factor = UNITS[word.group(1)]
+        single = word.group(1) in ("h", "m", "g", "l")
+        if not single or word.end() == len(low) or not low[word.end()].isalpha():
+            kind, unit, value, end = dim, dim, value * factor, word.end()
+    rate = RATE.match(low, end) if kind in ("percent", "money", "number") else None
+    canonical = format_value(value) + (f" {unit}" if unit else "")
+    if rate:
+        period = _RATE_PERIOD[(rate.group(1) or rate.group(2)).lower()]
+        canonical, end = f"{canonical} per {period}", rate.end()
+        unit = f"{unit}/{period}"
+    elif kind == "number" and value == int(value) and 1500 <= value <= 2099 and re.fullmatch(r"\d{4}", text[start:end]):
+        kind, canonical = "year", str(int(value))
+        if low[end:end + 1] == "s" and not low[end + 1:end + 2].isalnum():  # "the 1990s"
+            canonical, end = f"{canonical}s", end + 1
+    return Quantity(kind, value, unit, canonical, start, end)
+
+
+def quantities(text: str, language: str | None = None) -> list[Quantity]:
+    """Every date and quantity in ``text``, in order (see the module docstring for the rules).
+
+    ``language`` ("en", "it") decides ambiguous separators and which number words count; ``None``
+    guesses it from the text (:func:`rageval.text.lang.guess_language`).
+
+    >>> [q.canonical for q in quantities("Il canone è di 1.200 euro al mese dal 1° marzo 2021")]
+    ['1200 eur per month', '2021-03-01']
+    >>> [q.canonical for q in quantities("$4.2bn, 35 cents, 12%, 500 mg every 8 hours, in 1999")]
+    ['4200000000 usd', '0.35 usd', '12 %', '0.5 g', '0.333333 day', '1999']
+    """
+    language = language or guess_language(text)
+    text = unicodedata.normalize("NFC", text)
+    low = text.lower()
+    found = _dates(text, language)
+    taken = [(q.start, q.end) for q in found]
+    pos = 0
+    while pos < len(low):
+        if any(s <= pos < e for s, e in taken):
+            pos = next(e for s, e in taken if s <= pos < e)
+            continue
+        start, cur, at = pos, None, pos
+        sign = low[pos]
+        if sign in CURRENCY_SIGNS:
+            cur, at = CURRENCY_SIGNS[sign], pos + 1 + (low[pos + 1:pos + 2] == " ")
+        else:
+            code = re.compile(r"(usd|eur|gbp|jpy|chf|us\$)\s?(?=\d)").match(low, pos)
+            if code and (pos == 0 or not low[pos - 1].isalnum()):
+                cur, at = CURRENCY_WORDS[code.group(1)], code.end()
+        got = _number_at(text, low, at, language)
+        one = None
+        if got is None and low[at:at + 4].split(" ")[0] in _ONE and (at == 0 or not low[at - 1].isalnum()):
+            one = re.compile(r"(an|a|una|uno|un|one|single)\s+([a-z]+)\b").match(low, at)
+            if one and (one.group(2) in SCALES and one.group(2) != "m" or one.group(2) in UNITS and len(one.group(2)) > 2):
+                got = (1.0, at + len(one.group(1)))
+        if got is None:
+            pos += 1
+            while pos < len(low) and low[pos - 1].isalnum() and low[pos].isalnum():
+                pos += 1
+            continue
+        value, end = got
+        if cur is None:
+            before = re.compile(r"(?:€|\$|£)$").search(low[:start])
+            if before:
+                cur = CURRENCY_SIGNS[before.group()]
+        q = _quantity_after(text, low, start, value, end, cur)
+        if one and q.kind == "number":  # "a man": the article stays a word
+            pos = end
+            continue
+        found.append(q)
+        taken.append((q.start, q.end))
+        pos = q.end
+    return sorted(found, key=lambda q: q.start)
+
+
+def normalize_numbers(text: str, language: str | None = None) -> str:
+    """``text`` with each quantity replaced by its canonical form (module docstring).
+
+    >>> normalize_numbers("Rimborso entro sette giorni", "it")
+    'Rimborso entro 7 day'
+    >>> normalize_numbers("It costs 2 mila euro")
+    'It costs 2000 eur'
+    """
+    out, last = [], 0
+    for q in quantities(text, language):
+        out.append(text[last:q.start])
+        out.append(q.canonical)
+        last = q.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def same_quantity(a: Quantity, b: Quantity) -> bool:
+    """Whether two quantities agree: equal canonical text; the same amount with and without a rate
+    ("EUR 120" and "EUR 120 a month"); a bare number and any quantity of the same value; a year and
+    a date in that year; a month (``2021-03``) and a day in it.
+
+    >>> a, b = quantities("7"), quantities("7 days")
+    >>> same_quantity(a[0], b[0])
+    True
+    """
+    if a.canonical == b.canonical:
+        return True
+    if ("/" in a.unit) != ("/" in b.unit) and a.kind == b.kind:  # "EUR 120" answers "EUR 120 a month"
+        return a.canonical.split(" per ")[0] == b.canonical.split(" per ")[0]
+    if "date" in (a.kind, b.kind) or "year" in (a.kind, b.kind):
+        x, y = sorted((a.canonical, b.canonical), key=len)
+        return a.kind in ("date", "year") and b.kind in ("date", "year") and y.startswith(x + "-")
+    if "number" in (a.kind, b.kind) and not ({a.kind, b.kind} & {"date", "year"}):
+        return format_value(a.value) == format_value(b.value)
+    return False
