@@ -54,7 +54,7 @@ LAYERS = [
     {"errors", "util", "project", "store", "prompts"},
     {"ingest", "embed", "minilm", "llm", "llm_config", "llm_cost", "llm_embed", "llm_parse", "llm_pool",
      "config", "resources"},
-    {"index", "generate", "metrics", "rows"},
+    {"index", "generate", "metrics", "rows", "claims"},
     {"pipeline", "corpus", "scoring", "qa", "report"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]

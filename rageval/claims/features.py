@@ -48,6 +48,7 @@ from rageval.metrics.claim_text import (
     years,
 )
 from rageval.metrics.claim_verify import HeuristicVerifier, Verdict
+from rageval.metrics.claim_verify import _features as rule_features
 
 CANDIDATES = 6
 MISMATCH_KINDS = ("numbers", "units", "dates", "negation", "antonyms", "entities")
@@ -163,32 +164,18 @@ class FeatureExtractor:
     def __init__(self, embedder: Any = None, heuristic: HeuristicVerifier | None = None):
         self.embedder = embedder
         self.heuristic = heuristic or HeuristicVerifier(embedder)
-        self._vec: dict[str, np.ndarray] = {}
-
-    def _embed(self, texts: Sequence[str]) -> None:
-        todo = list(dict.fromkeys(t for t in texts if t not in self._vec))
-        if self.embedder is None or not todo:
-            return
-        for lo in range(0, len(todo), 256):
-            batch = todo[lo:lo + 256]
-            for t, v in zip(batch, np.asarray(self.embedder.embed(batch), dtype=np.float32)):
-                self._vec[t] = v
-        if len(self._vec) > 40000:
-            for old in list(self._vec)[:10000]:
-                del self._vec[old]
-
-    def _cos(self, a: str, b: str) -> float:
-        if self.embedder is None:
-            return 0.0
-        return float(np.dot(self._vec[a], self._vec[b]))
 
     def many(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[PairFeatures]]:
-        """``[(claims, contexts), ...]`` -> per job, one :class:`PairFeatures` per claim."""
-        rules = self.heuristic.verify_many(jobs)
+        """``[(claims, contexts), ...]`` -> per job, one :class:`PairFeatures` per claim.
+
+        All sentences this needs and the rule verifier needs are embedded in one call (the rule
+        verifier's vector cache is shared), before the rule verifier runs."""
+        rules_v = self.heuristic
         prepared = []
         texts: list[str] = []
         for claims, contexts in jobs:
             sents = sentences(contexts)
+            units = rules_v._sentences(tuple(contexts))
             joined = "\n".join(contexts)
             ctx_keys = frozenset().union(*[s.keys for s in sents]) if sents else frozenset()
             items = []
@@ -199,23 +186,31 @@ class FeatureExtractor:
                 cands = [sents[i] for i in scored[:CANDIDATES]]
                 texts.append(claim)
                 texts.extend(s.text for s in cands)
+                texts.extend(p for k in rules_v._candidates(rule_features(claim), units) for p in k.sent.parts)
                 items.append((claim, ckeys, cands))
             prepared.append((items, sents, joined, ctx_keys))
-        self._embed(texts)
+        rules_v._embed(texts)
+        sims = [[[self._cos(claim, s.text) for s in cands] for claim, _, cands in items] for items, *_ in prepared]
+        rules = rules_v.verify_many(jobs)
         out = []
-        for (items, sents, joined, ctx_keys), verdicts in zip(prepared, rules):
-            out.append([self._one(claim, ckeys, cands, sents, joined, ctx_keys, h)
-                        for (claim, ckeys, cands), h in zip(items, verdicts)])
+        for (items, sents, joined, ctx_keys), verdicts, job_sims in zip(prepared, rules, sims):
+            out.append([self._one(claim, ckeys, cands, sim, sents, joined, ctx_keys, h)
+                        for (claim, ckeys, cands), h, sim in zip(items, verdicts, job_sims)])
         return out
 
-    def _one(self, claim: str, ckeys: frozenset, cands: list[Sentence], sents: list[Sentence], joined: str,
-             ctx_keys: frozenset, h: Verdict) -> PairFeatures:
+    def _cos(self, a: str, b: str) -> float:
+        if self.embedder is None:
+            return 0.0
+        vec = self.heuristic._vectors
+        return float(np.dot(vec[a], vec[b]))
+
+    def _one(self, claim: str, ckeys: frozenset, cands: list[Sentence], sims: list[float], sents: list[Sentence],
+             joined: str, ctx_keys: frozenset, h: Verdict) -> PairFeatures:
         f = dict.fromkeys(NAMES, 0.0)
         lang = L.language(claim + " " + joined[:2000])
         f["italian"] = float(lang == "it")
         best = closest = None
         if cands:
-            sims = [self._cos(claim, s.text) for s in cands]
             covs = [_share(ckeys, s.keys) if ckeys else 0.0 for s in cands]
             bi = max(range(len(cands)), key=lambda i: covs[i] + sims[i])
             ci = max(range(len(cands)), key=lambda i: sims[i])
