@@ -26,6 +26,14 @@ SYNONYMS = {
            ("azienda", "società"), ("sufficiente", "bastante"), ("ha dichiarato", "ha affermato"),
            ("aumento", "crescita"), ("quasi", "pressoché"), ("attualmente", "oggi"), ("medico", "dottore")],
 }
+#: more pairs, used only by :func:`chain` (the second pass), so the first pass stays as it was
+SYNONYMS_MORE = {
+    "en": [("can", "may"), ("up to", "as many as"), ("no more than", "at most"), ("receive", "get"),
+           ("needs to", "must"), ("starts", "begins"), ("gets", "receives"), ("shows", "indicates"),
+           ("big", "large"), ("buy", "purchase"), ("help", "support"), ("about", "around")],
+    "it": [("può", "potrà"), ("fino a", "al massimo"), ("ricevono", "ottengono"), ("hanno diritto a", "ricevono"),
+           ("costa", "ha un prezzo di"), ("dura", "ha una durata di"), ("è stato", "è risultato")],
+}
 _TRAILING = re.compile(r",\s+(?:which|who|where|while|including|with|and|but|although|as well as|che|dove|mentre|con|"
                        r"e|ma|inclusi|compresi)\b[^,;]*$", re.I)
 _LEADING = re.compile(r"^(?:However|In addition|Moreover|Meanwhile|Also|Inoltre|Tuttavia|Intanto),\s+", re.I)
@@ -38,10 +46,10 @@ def _swap_word(text: str, a: str, b: str) -> str | None:
     return pat.sub(lambda m: b.capitalize() if m.group()[0].isupper() else b, text, count=1)
 
 
-def paraphrase(s: str, rng: random.Random, lang: str) -> str | None:
+def paraphrase(s: str, rng: random.Random, lang: str, more: bool = False) -> str | None:
     """Synonym swaps and a moved leading phrase ("In 2019, X did Y." -> "X did Y in 2019.")."""
     out, changed = s, False
-    pairs = SYNONYMS[lang][:]
+    pairs = SYNONYMS[lang][:] + (SYNONYMS_MORE[lang] if more else [])
     rng.shuffle(pairs)
     for a, b in pairs:
         for x, y in ((a, b), (b, a)):
@@ -248,6 +256,47 @@ def temporal(s: str, rng: random.Random, lang: str) -> str | None:
             if new:
                 return new
     return None
+
+
+def year_front(s: str, rng: random.Random, lang: str) -> str | None:
+    """A leading "In 2019" / "Nel 2019" moved to the end (or a trailing one to the front)."""
+    m = re.match(r"^(In|Nel|Il|Dal)\s+(\d{4}),?\s+(.+?)([.!?])?$", s)
+    if m:
+        body = m.group(3)
+        return body[0].upper() + body[1:] + f" {m.group(1).lower()} {m.group(2)}" + (m.group(4) or ".")
+    m = re.match(r"^(.+?)\s+(in|nel)\s+(\d{4})([.!?])$", s)
+    if m and len(m.group(1).split()) >= 3:
+        head = m.group(1)
+        return f"{m.group(2).capitalize()} {m.group(3)} " + head[0].lower() + head[1:] + m.group(4) \
+            if not re.match(r"^[A-Z][a-z]+\s[A-Z]", head) else f"{m.group(2).capitalize()} {m.group(3)} {head}{m.group(4)}"
+    return None
+
+
+_VERBS = re.compile(r"\b(is|was|are|were|has|have|had|can|will|weighs|costs|opens|lasts|covers|è|ha|sono|pesa|"
+                    r"costa|dura|copre|può)\b")
+_PRONOUN = re.compile(r"^(It|He|She|They|Esso|Essa)\s+(.+)$")
+
+
+def resolve_pronoun(prev: str, s: str) -> str | None:
+    """"The X weighs 2 kg. It is not ..." -> "The X is not ..." (the subject of ``prev``)."""
+    m = _PRONOUN.match(s)
+    v = _VERBS.search(prev)
+    if not m or not v:
+        return None
+    subject = prev[:v.start()].strip().rstrip(",")
+    if not (1 <= len(subject.split()) <= 6) or not subject[0].isupper():
+        return None
+    return f"{subject} {m.group(2)}"
+
+
+def chain(s: str, rng: random.Random, lang: str) -> str | None:
+    """Several meaning-keeping edits in a row (each applied when it can be)."""
+    out, n = s, 0
+    for edit in (paraphrase, year_front, compression, number_format):
+        new = edit(out, rng, lang, True) if edit is paraphrase else edit(out, rng, lang)
+        if new and rng.random() < 0.75:
+            out, n = new, n + 1
+    return out if n >= 1 and out != s else None
 
 
 SUPPORT_EDITS = {"paraphrase": paraphrase, "compression": compression, "number_format": number_format}

@@ -91,6 +91,7 @@ def good_target(s: str) -> bool:
 class Generator:
     def __init__(self, seed: int):
         self.rng = random.Random(seed)
+        self.extra = random.Random(seed + 1)  # the second pass below draws only from this one
         self.rows: list[dict] = []
         self.n = 0
 
@@ -124,6 +125,24 @@ class Generator:
             self._supported(split, source, contexts, target, lang)
             self._contradicted(split, source, contexts, target, lang, pool)
             self._not_mentioned(split, source, contexts, sents, lo, size, others, pool, lang)
+            self._second_pass(split, source, contexts, window, targets, lang)
+
+    def _second_pass(self, split, source, contexts, window, targets, lang):
+        """More varied SUPPORTED claims (chained paraphrases; a pronoun replaced by its subject,
+        and the negated form of that claim as CONTRADICTED), drawn from ``self.extra``."""
+        rng = self.extra
+        target = rng.choice(targets)
+        new = E.chain(target, rng, lang)
+        if new:
+            self.add(split, source, "generated", contexts, new, "SUPPORTED", "paraphrase_chain", lang)
+        for prev, cur in zip(window, window[1:]):
+            resolved = E.resolve_pronoun(prev, cur)
+            if resolved:
+                self.add(split, source, "generated", contexts, resolved, "SUPPORTED", "pronoun", lang)
+                neg = E.negation(resolved, rng, lang)
+                if neg and rng.random() < 0.5:
+                    self.add(split, source, "generated", contexts, neg, "CONTRADICTED", "negation", lang)
+                break
 
     def _supported(self, split, source, contexts, s, lang):
         kinds = list(E.SUPPORT_EDITS)
