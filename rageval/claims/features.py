@@ -23,8 +23,10 @@ The vector (names in :data:`NAMES`, in order):
   quantifier or temporal-order word replaced by another of its group;
 - the Italian flag;
 - the rule-based verifier (:class:`rageval.metrics.claim_verify.HeuristicVerifier`): its label
-  (one-hot), its mismatch kind (one-hot), its conflict flag, coverage and similarity. Kept
-  because the dev-split ablation (docs/validation.md) shows they add accuracy.
+  (one-hot), its mismatch kind (one-hot), its conflict flag, coverage and similarity. They are
+  computed (the rule verifier also quotes evidence and names mismatches in reasons), but the
+  shipped model gives them zero weight: on the dev split the model without them was as good
+  (the ablation in docs/validation.md), so training selected it.
 """
 from __future__ import annotations
 
