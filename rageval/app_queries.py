@@ -310,3 +310,20 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
     elif d.get("gold_in_contexts") is False:
         parts.append("gold answer in no retrieved chunk")
     return "; ".join(parts)
+
+
+# --- claim confidence and evidence role (issue 13) -----------------------------------------------
+
+def claim_confidence(claim: dict[str, Any]) -> str:
+    """The verifier's probability of the claim's verdict as "0.93", or "" (LLM judges give none)."""
+    conf = (claim.get("details") or {}).get("confidence")
+    return f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+
+
+def evidence_prefix(claim: dict[str, Any]) -> str:
+    """"closest passage: " for evidence that is only the nearest sentence (a NOT_MENTIONED claim),
+    never shown as support; "" otherwise."""
+    role = (claim.get("details") or {}).get("evidence_role")
+    if role == "closest passage" or (role is None and claim.get("verdict") == "NOT_MENTIONED"):
+        return "closest passage: "
+    return ""

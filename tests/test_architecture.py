@@ -53,7 +53,7 @@ def test_pages_hold_no_sql():
 LAYERS = [
     {"errors", "util", "project", "store", "prompts", "text", "models"},
     {"ingest", "embed", "minilm", "llm", "config", "resources"},
-    {"index", "generate", "metrics", "rows", "aligncheck"},
+    {"index", "generate", "metrics", "rows", "aligncheck", "claims"},
     {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human", "score_out"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]

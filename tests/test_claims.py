@@ -204,21 +204,8 @@ def minilm():
     return make_embedder("local")
 
 
-# Measured with MiniLM (docs/validation.md, "Claim verification"): the development set, whose
-# failures were looked at while the rules were written, 0.917 / 0.943; the held-out set, written
-# after the rules were frozen and never tuned on, 0.793 / 0.710. Floors are those minus a margin.
-@pytest.mark.parametrize("path, acc_floor, recall_floor", [
-    ("tests/data/claims_gold.jsonl", 0.85, 0.85),
-    ("tests/data/claims_gold_holdout.jsonl", 0.75, 0.65),
-])
-def test_gold_sets_accuracy_and_contradiction_recall(minilm, path, acc_floor, recall_floor):
-    rows = load(path)
-    assert len(rows) >= 48 and {r["label"] for r in rows} == {"SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"}
-    got = HeuristicVerifier(minilm).verify_many([([r["claim"]], [r["context"]]) for r in rows])
-    pred = [g[0].label for g in got]
-    acc = np.mean([p == r["label"] for p, r in zip(pred, rows)])
-    contra = [p == "CONTRADICTED" for p, r in zip(pred, rows) if r["label"] == "CONTRADICTED"]
-    assert acc >= acc_floor and np.mean(contra) >= recall_floor, (acc, np.mean(contra))
+# The team's hand-written sets (tests/data/claims_gold*.jsonl) are development data only since
+# issue 13: their figures are reported by bench/validate_claims.py, never used as a CI floor.
 
 
 def test_gold_set_covers_domains_and_contradiction_types():

@@ -13,9 +13,9 @@ For a claim that is not SUPPORTED, the first rule that applies gives its cause:
    unsupported;
 6. none (``null``): a hedged answer with an unsupported claim.
 
-A gold answer is *in* a chunk when one of the references, normalised (lower case, no accents,
-punctuation or articles, single spaces), is a substring of the normalised chunk, or when the
-chunk holds >= 0.8 of a longer reference's content words. The answer's cause is the most common
+A gold answer is *in* a chunk when :func:`holds_answer` says so for one of the references (the
+same rule as the retrieval metrics' evidence mode, plus >= 0.8 of a longer reference's content
+words). The answer's cause is the most common
 cause among its unsupported claims (ties in the order above).
 """
 from __future__ import annotations
@@ -35,6 +35,7 @@ from rageval.metrics.claim_text import (
     years,
 )
 from rageval.metrics.cues import abstention_cues, hedge_cues
+from rageval.metrics.tokenize import answer_tokens, contains_tokens
 
 CAUSES = (
     "conflicting_sources",
@@ -65,8 +66,13 @@ def gold_ranks(sample: Sample) -> list[int] | None:
 
 
 def holds_answer(context: str, reference: str) -> bool:
-    """Whether ``context`` contains ``reference`` (normalised containment, or >= 0.8 of the
-    content words of a reference longer than 6 words)."""
+    """Whether ``context`` contains ``reference``: the rule of the retrieval metrics'
+    ``relevance="evidence"`` mode (the SQuAD-normalised reference is a run of whole tokens of the
+    normalised context, :func:`rageval.metrics.tokenize.contains_tokens`), or, for a reference
+    longer than 6 words, >= 0.8 of its content words in the context. The diagnosis, the hedging
+    metric and the app's "gold answer retrieved" line all use this one function."""
+    if contains_tokens(answer_tokens(context), answer_tokens(reference)):
+        return True
     ref = normalise(reference)
     if not ref:
         return False

@@ -80,11 +80,17 @@ class Verdict:
     similarity: float = 0.0
     conflict: bool = False
     novel: tuple[str, ...] = ()
+    confidence: float | None = None  # the learned verifier's probability of ``label``
+    probabilities: dict | None = None  # the learned verifier's probability of each label
+    evidence_role: str | None = None  # "support", "refutes" or "closest passage"
 
     @property
     def strength(self) -> float:
-        """A graded support score in [0, 1]: 0 when contradicted, else the mean of coverage and
-        (non-negative) similarity of the best evidence; used for AUROC, not for the label."""
+        """A graded support score in [0, 1]: the learned verifier's probability of SUPPORTED when
+        it has one; else 0 when contradicted and the mean of coverage and (non-negative)
+        similarity of the best evidence; used for AUROC, not for the label."""
+        if self.probabilities:
+            return float(self.probabilities.get(SUPPORTED, 0.0))
         if self.label == CONTRADICTED:
             return 0.0
         return 0.5 * self.coverage + 0.5 * max(self.similarity, 0.0)

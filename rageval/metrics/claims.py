@@ -2,14 +2,18 @@
 CONTRADICTED or NOT_MENTIONED against the retrieved contexts, with quoted evidence.
 
 Pipeline (per answer, computed once per judge and shared by the three metrics below):
-extraction (:mod:`claim_extract` offline, or the judge), verification (:mod:`claim_verify`'s
-heuristic offline, or the judge, several claims per call), diagnosis (:mod:`claim_diagnose`).
+extraction (:mod:`claim_extract` offline, or the judge), verification (offline: the learned
+verifier of :mod:`rageval.claims.verifier`, whose version is in the signature; or the judge,
+several claims per call), diagnosis (:mod:`claim_diagnose`).
 
 ``Score.details`` of all three metrics holds ``claims``: a list of ``{"text", "verdict",
 "evidence", "evidence_chunk", "span", "reason", "cause"}`` (plus ``mismatch`` and
 ``conflict``) where ``evidence_chunk`` is ``Sample.context_ids[i]`` (or ``"context[i]"``),
 ``span`` the ``[start, end]`` character offsets of the evidence inside that context string (or
-null), and ``cause`` the hallucination diagnosis of an unsupported claim (or null).
+null), and ``cause`` the hallucination diagnosis of an unsupported claim (or null). Offline
+claims also carry ``confidence`` (the model's probability of the verdict), ``probabilities``
+and ``evidence_role``: ``support``, ``refutes`` or ``closest passage`` (a NOT_MENTIONED claim's
+evidence is only the closest passage, never support).
 """
 from __future__ import annotations
 
@@ -20,6 +24,7 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
+from rageval.claims.verifier import learned_verify, version as verifier_version
 from rageval.metrics import claim_judge
 from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.claim_diagnose import diagnose
@@ -69,6 +74,9 @@ def claim_record(sample: Sample, text: str, v: Verdict) -> dict[str, Any]:
         "cause": None,
         "mismatch": v.mismatch,
         "conflict": v.conflict,
+        "confidence": v.confidence,
+        "probabilities": v.probabilities,
+        "evidence_role": v.evidence_role,
     }
 
 
@@ -130,8 +138,8 @@ def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric:
 
 def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:
     claims = [extract_claims(s.answer or "") for s in samples]
-    verdicts = heuristic_verify(embedder, [(c, s.contexts) for c, s in zip(claims, samples)])
-    meta = {"judge": "heuristic", "method": "heuristic", "embedder": name}
+    verdicts = learned_verify(embedder, [(c, s.contexts) for c, s in zip(claims, samples)])
+    meta = {"judge": "heuristic", "method": "learned", "verifier": verifier_version(), "embedder": name}
     return [_finish(s, [claim_record(s, t, v) for t, v in zip(c, vs)], meta)
             for s, c, vs in zip(samples, claims, verdicts)]
 
@@ -171,6 +179,8 @@ class _ClaimShare:
     llm_family = "claims"  # the three shares use one claim analysis (memoised): its calls count once
 
     def signature(self) -> str:
+        if self.judge == "heuristic":  # the offline verifier's version pins weights, word lists, rules
+            return signature(self.name, self.judge, PROMPTS, f"emb:{self.embedder}", f"verifier:{verifier_version()}")
         return signature(self.name, self.judge, PROMPTS, f"emb:{self.embedder}")
 
     def llm_calls(self, shape: Any) -> int:
@@ -202,8 +212,8 @@ class Faithfulness(_ClaimShare):
     ``faithfulness = #SUPPORTED / #claims``; an answer with no claims (only greetings, hedges or
     "I don't know") is unscored with reason ``no_claims``.
 
-    >>> Faithfulness().signature()
-    'faithfulness|judge:heuristic|emb:local|v1'
+    >>> Faithfulness().signature()  # doctest: +ELLIPSIS
+    'faithfulness|judge:heuristic|emb:local|verifier:mlp-...|v1'
     """
 
     name = "faithfulness"

@@ -1,0 +1,88 @@
+"""The learned claim verifier's parameters (rageval/models/claim_verifier.json) and its NumPy
+forward pass.
+
+The model (trained by bench/train_claim_verifier.py) is a one-hidden-layer MLP over the feature
+vector ``x`` of :mod:`rageval.claims.features`::
+
+    z = (x - mean) / std
+    p = softmax(W2 tanh(W1 z + b1) + b2)        over (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
+
+The verifier's *version* is a hash of what changes its verdicts: the parameter file, the
+decision rule's constants, the feature names and the word lists of :mod:`rageval.claims.lang`
+and of :mod:`rageval.metrics.claim_text` (stop words, negations, antonyms). Every claim metric
+puts it into its signature. (A change to the feature code that keeps these must retrain: the
+parameter file then changes, and so does the version.)
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from rageval.errors import ConfigError
+
+MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "claim_verifier.json"
+#: constants of the decision rule (part of the version): the verdict is the most probable label
+DECISION = {"rule": "argmax"}
+
+
+@dataclass(frozen=True, eq=False)
+class ClaimModel:
+    labels: tuple[str, ...]
+    features: tuple[str, ...]
+    mean: np.ndarray
+    std: np.ndarray
+    W1: np.ndarray
+    b1: np.ndarray
+    W2: np.ndarray
+    b2: np.ndarray
+    version: str
+
+    def probabilities(self, X: np.ndarray) -> np.ndarray:
+        """Rows of ``X`` (n, d) -> (n, 3) probabilities in the order of ``labels``."""
+        Z = (np.asarray(X, dtype=np.float64) - self.mean) / self.std
+        logits = np.tanh(Z @ self.W1 + self.b1) @ self.W2 + self.b2
+        logits = logits - logits.max(axis=1, keepdims=True)
+        P = np.exp(logits)
+        return P / P.sum(axis=1, keepdims=True)
+
+
+def version_of(raw: bytes) -> str:
+    """``mlp-<10 hex>``: hash of the parameter bytes, decision rule, feature names and word lists."""
+    from rageval.claims import features, lang
+    from rageval.metrics import claim_text
+
+    h = hashlib.sha256(raw)
+    for part in (json.dumps(DECISION, sort_keys=True), " ".join(features.NAMES), lang.word_lists_text(),
+                 " ".join(sorted(claim_text.STOPWORDS)), " ".join(sorted(claim_text.NEGATIONS)),
+                 " ".join(claim_text._ANTONYM_PAIRS)):
+        h.update(b"\0" + part.encode("utf-8"))
+    return "mlp-" + h.hexdigest()[:10]
+
+
+def load(path: Path | str | None = None) -> ClaimModel:
+    """The shipped model (or the one at ``path``); a ConfigError names a missing or bad file."""
+    from rageval.claims.features import NAMES
+
+    p = Path(path) if path else MODEL_PATH
+    try:
+        raw = p.read_bytes()
+        data = json.loads(raw)
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"the claim verifier's parameters {p} cannot be read ({exc}); "
+                          "retrain with bench/train_claim_verifier.py --write") from exc
+    if tuple(data.get("features", ())) != NAMES:
+        raise ConfigError(f"{p} was trained on other features than rageval.claims.features.NAMES; "
+                          "retrain with bench/train_claim_verifier.py --write")
+    arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "std", "W1", "b1", "W2", "b2")}
+    return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(raw), **arr)
+
+
+@functools.lru_cache(maxsize=1)
+def shipped() -> ClaimModel:
+    """The shipped model, loaded once."""
+    return load()
