@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import os
 import threading
+from pathlib import Path
 
 import streamlit as st
 
 from pages.common import PAGES, md, show_error
 from rageval.project import list_projects, open_project
 
-st.set_page_config(page_title="rageval", layout="wide")  # no page_icon: material favicons are fetched from a CDN
+# a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com
+st.set_page_config(page_title="rageval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 
 
 @st.cache_resource(show_spinner=False)
