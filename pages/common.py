@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -19,6 +18,7 @@ from rageval import app_highlight as hl
 from rageval import app_queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
+from rageval.worker import RunWorkers
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -188,55 +188,9 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
 
 # --- background runs ---------------------------------------------------------------------------
 
-class RunWorkers:
-    """Runs executing in threads of the server process, so closing a tab never stops them."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._threads: dict[tuple[str, str], threading.Thread] = {}
-        self._errors: dict[tuple[str, str], str] = {}
-        self._stop: set[tuple[str, str]] = set()
-
-    def start(self, p: Project, run_id: str) -> bool:
-        """Start (or resume) ``run_id`` unless it is already executing here; True when started."""
-        from rageval.pipeline import execute
-
-        key = (str(p.root), run_id)
-
-        def work() -> None:
-            try:
-                execute(p, run_id, should_stop=lambda: key in self._stop)
-            except BaseException as exc:  # noqa: BLE001 - kept for the page; the run is marked failed
-                self._errors[key] = str(exc) if isinstance(exc, RagevalError) else f"{type(exc).__name__}: {exc}"
-            finally:
-                self._stop.discard(key)
-
-        with self._lock:
-            if key in self._threads and self._threads[key].is_alive():
-                return False
-            self._errors.pop(key, None)
-            thread = threading.Thread(target=work, name=f"rageval-run-{run_id}", daemon=True)
-            self._threads[key] = thread
-            thread.start()
-        return True
-
-    def stop(self, p: Project, run_id: str) -> None:
-        self._stop.add((str(p.root), run_id))
-
-    def active(self, p: Project) -> list[str]:
-        with self._lock:
-            return [rid for (root, rid), t in self._threads.items() if root == str(p.root) and t.is_alive()]
-
-    def error(self, p: Project, run_id: str) -> str | None:
-        return self._errors.get((str(p.root), run_id))
-
-    def join(self, timeout: float | None = None) -> None:
-        for t in list(self._threads.values()):
-            t.join(timeout)
-
-
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:
+    """One per server process: every tab sees the same runs (rageval.worker)."""
     return RunWorkers()
 
 

@@ -53,9 +53,9 @@ def test_pages_hold_no_sql():
 LAYERS = [
     {"errors", "util", "project", "store", "prompts"},
     {"ingest", "embed", "minilm", "llm", "llm_config", "llm_cost", "llm_embed", "llm_parse", "llm_pool",
-     "config", "resources"},
+     "config", "resources", "presets"},
     {"index", "generate", "metrics", "rows"},
-    {"pipeline", "corpus", "scoring", "qa", "report"},
+    {"pipeline", "corpus", "scoring", "qa", "report", "worker"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]
 
