@@ -1,8 +1,9 @@
 """rageval dashboard: ``streamlit run app.py``.
 
-The sidebar switches between projects under ``RAGEVAL_HOME``. On the first start the bundled
-demo project is built and evaluated (about 15 seconds), so a newcomer sees answers and scores at
-once; set ``RAGEVAL_NO_AUTODEMO=1`` to skip that (the tests do).
+The sidebar switches between projects under ``RAGEVAL_HOME`` and creates new ones. On the first
+start the bundled demo project is built and evaluated (12 s on an idle 2-core machine, up to
+about 100 s on a busy one), so a newcomer sees answers and scores at once; set
+``RAGEVAL_NO_AUTODEMO=1`` to skip that (the tests do).
 """
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ def ensure_demo() -> None:
         if demo_run_id() is not None:
             gate["tried"] = True
             return
-        bar = st.progress(0.0, text="Building the demo project (first start only, about 15 seconds)…")
+        bar = st.progress(0.0, text="Building the demo project (first start only; 10-100 s, depending on the machine)…")
 
         def progress(phase: str, done: int, total: int) -> None:
             label = {"index": "embedding the demo documents", "items": "answering and scoring"}.get(phase, phase)
@@ -72,6 +73,8 @@ def _create_project() -> None:
     else:
         st.session_state.pop("new_project_error", None)
         st.session_state["project"] = created.slug
+        st.session_state["new_project_name"] = ""  # the field is empty again after use
+        st.session_state["new_project_done"] = created.slug
 
 
 def project_switcher() -> None:
@@ -83,13 +86,16 @@ def project_switcher() -> None:
     options = sorted(set(list_projects()) | {current})
     st.session_state["project_select"] = current  # the widget follows the chosen project
     with st.sidebar:
-        st.selectbox("Project", options, key="project_select", on_change=_choose_project)
-        with st.expander("New project", icon=":material/add:"):
-            st.text_input("Name", placeholder="my-handbook", key="new_project_name",
-                          help="1-63 lowercase letters, digits, '-' or '_'")
-            st.button("Create", key="create_project", on_click=_create_project)
-            if st.session_state.get("new_project_error"):
-                st.error(md(st.session_state["new_project_error"]))
+        st.selectbox("Project", options, key="project_select", on_change=_choose_project,
+                     help="Everything you upload and run belongs to the chosen project.")
+        c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+        c1.text_input("New project", placeholder="my-handbook", key="new_project_name",
+                      help="1-63 lowercase letters, digits, '-' or '_'; a new project starts empty")
+        c2.button("Create", key="create_project", on_click=_create_project)
+        if st.session_state.get("new_project_error"):
+            st.error(md(st.session_state["new_project_error"]))
+        elif st.session_state.get("new_project_done") == current:
+            st.success(f"Created project {md(current)}: upload documents to start.")
 
 
 # Navigation first, so the sidebar is right even while the demo is being built.
@@ -99,6 +105,7 @@ nav = st.navigation([
     st.Page(PAGES["qa"], title="QA sets", icon=":material/quiz:"),
     st.Page(PAGES["run"], title="Run", icon=":material/play_circle:"),
     st.Page(PAGES["answers"], title="Answers", icon=":material/fact_check:"),
+    # i14's pages go here, in this order: Human review, Correlations, Compare
 ])
 project_switcher()
 nav.run()

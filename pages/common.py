@@ -18,6 +18,8 @@ from rageval import app_highlight as hl
 from rageval import app_queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
+from rageval.report import leaderboard as board_model
+from rageval.report import meaning
 from rageval.worker import RunWorkers
 
 PAGES = {
@@ -174,16 +176,64 @@ def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
 
 
 def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
-    """One bordered card per metric: mean over scored items, and the unscored count below it."""
+    """One bordered card per metric: mean over scored items, direction, and the unscored count below.
+
+    The tooltip says what the metric measures, its range and direction (rageval.report.meaning).
+    """
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         for col, s in zip(cols, items[start:start + per_row]):
             value = "—" if s.mean is None else f"{s.mean:.3f}"
             note = f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
-            judge = "heuristic judge (offline)" if s.heuristic else ""
-            col.metric(s.metric, value, help=f"{s.metric}: mean over the {s.n_ok} scored items; {note}. {judge}".strip(),
+            meant = meaning.info(s.metric)
+            arrow = "↑" if meant.higher_is_better else "↓"
+            judge = " Judged by the offline heuristic judge." if s.heuristic else ""
+            col.metric(f"{s.metric} {arrow}", value, help=md(meant.help(s.n_unscored + s.n_failed) + judge),
                        border=True)
             col.caption(note + (" · heuristic" if s.heuristic else ""))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
+    p = Project(slug=slug, root=Path(root))
+    return board_model.leaderboard(p, [r for r in board_model.run_store.runs(p.db_path) if r["id"] in stamp[0]])
+
+
+def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
+    """The leaderboard of ``runs`` (cached on their ids and states)."""
+    return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
+
+
+def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
+    """Runs as rows, metric means as columns; the best value per column highlighted and starred."""
+    table = board.table.drop(columns=["id"])
+    best_rows = {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
+
+    def mark(col):
+        return ["background-color: rgba(47,95,208,0.22); font-weight: 700" if best_rows.get(col.name) == i else ""
+                for i in col.index]
+
+    config = {"run": st.column_config.TextColumn("run", width="large", help="what produced the answers, and when"),
+              "judge": st.column_config.TextColumn("judge", help="heuristic = offline rules and learned models; "
+                                                   "LLM = a model on an OpenAI-compatible server")}
+    for m in board.metrics:
+        meant = meaning.info(m)
+        config[m] = st.column_config.NumberColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}",
+                                                  help=meant.help(), format="%.3f")
+    styled = table.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else table
+    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
+    notes = ["Means over the items each metric scored; the best run per column is highlighted "
+             "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if board.unscored:
+        names = dict(zip(board.table["id"], board.table["run"]))
+        per_run: dict[str, list[str]] = {}
+        for (rid, m), n in board.unscored.items():
+            per_run.setdefault(rid, []).append(f"{m} {n}")
+        notes.append("Unscored items, not in the means: " + "; ".join(
+            f"{names.get(rid, rid)}: {', '.join(sorted(v))}" for rid, v in per_run.items()) + ".")
+    if board.incomparable:
+        notes.append("Not compared (their settings differ between runs): " + ", ".join(board.incomparable))
+    st.caption(md(" ".join(notes)))
 
 
 # --- background runs ---------------------------------------------------------------------------
