@@ -1,11 +1,16 @@
-"""Answers: per-run metric means, filters, and each answer's claims, evidence and scores."""
+"""Answers: per-run metric means, a sortable filterable table of every answer, each answer's
+claims, evidence and scores, plots, and the same question side by side across two runs."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from pages import answer_view, common
+from pages import answer_compare, answer_view, common
 from rageval import app_queries as q
+from rageval.report import answer_table as at_model
+from rageval.report import table_csv
+from rageval.report.leaderboard import run_name
+from rageval.report.meaning import info
 
 
 def filters(views: list[q.AnswerView], summaries: list[q.MetricSummary]) -> list[q.AnswerView]:
@@ -23,13 +28,45 @@ def filters(views: list[q.AnswerView], summaries: list[q.MetricSummary]) -> list
                           at_least=value if metric and direction == "at least" else None)
 
 
+def table(p, run, shown_ids: list[str]):
+    """The filtered answers as a sortable table; a selected row opens that answer below."""
+    full = common.answer_table(p, run)
+    c1, c2, c3, c4 = st.columns([2, 1.2, 1.2, 0.8])
+    text = c1.text_input("Search question or answer", key="ans_search")
+    diagnosis = c2.selectbox("Diagnosis", [""] + sorted(d for d in full["diagnosis"].unique() if d), key="ans_diag",
+                             format_func=lambda d: d or "(any)", help="likely cause of unsupported claims")
+    domain = c3.selectbox("Domain", [""] + sorted(d for d in full["domain"].dropna().unique()), key="ans_domain",
+                          format_func=lambda d: d or "(any)")
+    hedged = c4.toggle("Hedges", key="ans_hedged", help="answers flagged by the hedging metric")
+    rows = at_model.filter_table(full, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged, ids=shown_ids)
+    metrics = at_model.metric_columns(full)
+    config = {m: st.column_config.NumberColumn(f"{m} {'↑' if info(m).higher_is_better else '↓'}",
+                                               help=common.md(info(m).help()), format="%.3f") for m in metrics}
+    config.update({"question": st.column_config.TextColumn(width="medium"),
+                   "answer": st.column_config.TextColumn(width="medium")})
+    cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "diagnosis",
+            "hedging_flag", "domain", *metrics]
+    event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
+                         column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
+    c1, c2 = st.columns([4, 1])
+    c1.caption(f"{len(rows)} of {len(full)} answers · click a column to sort, a row to open it below "
+               "· empty cells: not scored (missing input), never 0")
+    c2.download_button("Table as CSV", table_csv(rows[cols]), f"answers-{run['id']}.csv", "text/csv", key="ans_csv")
+    picked = getattr(getattr(event, "selection", None), "rows", None) or []
+    if picked:
+        st.session_state["ans_item"] = rows.iloc[picked[0]]["id"]
+    return list(rows["id"])
+
+
 def main() -> None:
     p = common.project()
     st.title("Answers")
     runs = q.finished_runs(p)
     common.need(runs, "No finished run in this project yet.", "run", "Start a run")
     by_id = {r["id"]: r for r in runs}
-    run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: q.run_label(by_id[i]), key="ans_run")]
+    if st.session_state.get("ans_run") not in by_id:
+        st.session_state.pop("ans_run", None)
+    run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: f"{run_name(by_id[i])} · {i}", key="ans_run")]
     summaries = common.summaries(p, run)
     if summaries:
         common.metric_cards(summaries, per_row=5)
@@ -41,17 +78,34 @@ def main() -> None:
             st.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
     views = common.answer_views(p, run)
     common.need(views, "This run has no stored answers yet.", "run", "See the run's progress")
-    shown = filters(views, summaries)
-    st.caption(f"{len(shown)} of {len(views)} answers match")
-    if not shown:
-        st.info("No answer matches these filters; loosen them to see more.")
-        return
-    items = {v.item_id: v for v in shown}
-    view = items[st.selectbox("Question", list(items), key="ans_item",
-                              format_func=lambda i: f"{items[i].ordinal + 1}. {items[i].question[:90]}")]
-    if view.unscored():
-        st.caption("Unscored here: " + common.md("; ".join(f"{m} ({r})" for m, r in view.unscored().items())))
-    answer_view.show(view)
+    others = [r for r in runs if r["id"] != run["id"]]
+    other_id = st.selectbox("Compare with run", [""] + [r["id"] for r in others], key="ans_compare",
+                            format_func=lambda i: run_name(by_id[i]) if i else "(none)",
+                            help="the same questions answered by another run, side by side")
+    other = by_id.get(other_id) if other_id else None
+    answers_tab, plots_tab = st.tabs(["Answers", "Plots"])
+    with plots_tab:
+        answer_compare.plots(p, run, other, [s.metric for s in summaries if s.mean is not None])
+    with answers_tab:
+        shown = filters(views, summaries)
+        ids = table(p, run, [v.item_id for v in shown])
+        st.caption(f"{len(ids)} of {len(views)} answers match")
+        if not ids:
+            st.info("No answer matches these filters; loosen them to see more.")
+            return
+        items = {v.item_id: v for v in views if v.item_id in set(ids)}
+        if st.session_state.get("ans_item") not in items:
+            st.session_state.pop("ans_item", None)
+        view = items[st.selectbox("Question", list(items), key="ans_item",
+                                  format_func=lambda i: f"{items[i].ordinal + 1}. {items[i].question[:90]}")]
+        if view.unscored():
+            st.caption("Unscored here: " + common.md("; ".join(f"{m} ({r})" for m, r in view.unscored().items())))
+        if other is not None:
+            st.subheader("Side by side")
+            match = {v.item_id: v for v in common.answer_views(p, other)}.get(view.item_id)
+            answer_compare.side_by_side(view, match, (run_name(run), run_name(other)))
+            st.divider()
+        answer_view.show(view)
 
 
 common.run_page(main)

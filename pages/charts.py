@@ -23,9 +23,11 @@ def means_bars(table: pd.DataFrame, metrics: Sequence[str]) -> go.Figure:
     labels = [f"{m} {'↑' if info(m).higher_is_better else '↓'}" for m in metrics]
     for i, row in enumerate(table.to_dict(orient="records")):
         values = [row.get(m) for m in metrics]
-        fig.add_bar(name=str(row["run"]), x=labels, y=values, marker_color=PALETTE[i % len(PALETTE)],
-                    hovertemplate="%{x}: %{y:.3f}<extra>%{fullData.name}</extra>")
-    fig.update_layout(barmode="group", title="Mean per metric (↑ higher is better, ↓ lower is better)", **_LAYOUT)
+        fig.add_bar(name=str(row["run"]), y=labels, x=values, orientation="h", marker_color=PALETTE[i % len(PALETTE)],
+                    hovertemplate="%{y}: %{x:.3f}<extra>%{fullData.name}</extra>")
+    layout = {**_LAYOUT, "height": 120 + 26 * len(metrics) * max(len(table), 1)}
+    fig.update_layout(barmode="group", title="Mean per metric (↑ higher is better, ↓ lower is better)", **layout)
+    fig.update_yaxes(autorange="reversed")
     return fig
 
 

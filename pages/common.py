@@ -167,6 +167,28 @@ def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.Metric
     return q.run_summaries(Project(slug=slug, root=Path(root)), run_id)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
+    from rageval.report.answer_table import answer_table
+
+    return answer_table(Project(slug=slug, root=Path(root)), run_id)
+
+
+def answer_table(p: Project, run: dict[str, Any]) -> Any:
+    """The run's answers as one table row each (rageval.report.answer_table), cached."""
+    return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _item_values(root: str, slug: str, run_ids: tuple, stamp: tuple) -> Any:
+    return board_model.item_values(Project(slug=slug, root=Path(root)), list(run_ids))
+
+
+def item_values(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
+    """Long per-item metric values of ``runs`` for plots, cached."""
+    return _item_values(str(p.root), p.slug, tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs))
+
+
 def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:
     return _views(str(p.root), p.slug, run["id"], run_stamp(run))
 
@@ -213,7 +235,7 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
         return ["background-color: rgba(47,95,208,0.22); font-weight: 700" if best_rows.get(col.name) == i else ""
                 for i in col.index]
 
-    config = {"run": st.column_config.TextColumn("run", width="large", help="what produced the answers, and when"),
+    config = {"run": st.column_config.TextColumn("run", width="medium", help="what produced the answers, and when"),
               "judge": st.column_config.TextColumn("judge", help="heuristic = offline rules and learned models; "
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
