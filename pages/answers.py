@@ -58,6 +58,28 @@ def table(p, run, shown_ids: list[str]):
     return list(rows["id"])
 
 
+def exports(p, run) -> None:
+    """The run as a customer-ready HTML report, and as data (with contexts) to score elsewhere."""
+    from rageval.report import export_run, run_report_html, run_table
+    from rageval.report.exports import to_parquet_bytes
+
+    with st.expander("Export this run: HTML report, JSONL, Parquet, RAGAS format, CSV"):
+        st.caption("The HTML report is one self-contained page (summary, distributions, worst answers with "
+                   "their claims) to mail to a customer. The data exports carry contexts and ids; the RAGAS "
+                   "file (user_input, response, retrieved_contexts, reference) scores back with `rageval score`.")
+        if not st.toggle("Prepare the files", key="ans_exports"):
+            return
+        rid = run["id"]
+        c = st.columns(5)
+        c[0].download_button("HTML report", run_report_html(p, rid), f"report-{rid}.html", "text/html", key="dl_report")
+        c[1].download_button("JSONL", export_run(p, rid, "jsonl"), f"run-{rid}.jsonl", "application/json", key="dl_run_jsonl")
+        c[2].download_button("Parquet", to_parquet_bytes(run_table(p, rid)), f"run-{rid}.parquet",
+                             "application/octet-stream", key="dl_run_parquet")
+        c[3].download_button("RAGAS JSONL", export_run(p, rid, "ragas"), f"ragas-{rid}.jsonl", "application/json",
+                             key="dl_run_ragas")
+        c[4].download_button("CSV", export_run(p, rid, "csv"), f"run-{rid}.csv", "text/csv", key="dl_run_csv")
+
+
 def main() -> None:
     p = common.project()
     st.title("Answers")
@@ -76,6 +98,7 @@ def main() -> None:
     if reasons:
         with st.expander(f"Unscored and why ({sum(r['items'] for r in reasons)} item-metric pairs)"):
             st.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
+    exports(p, run)
     views = common.answer_views(p, run)
     common.need(views, "This run has no stored answers yet.", "run", "See the run's progress")
     others = [r for r in runs if r["id"] != run["id"]]
