@@ -94,7 +94,7 @@ def project_switcher() -> None:
         c2.button("Create", key="create_project", on_click=_create_project)
         if st.session_state.get("new_project_error"):
             st.error(md(st.session_state["new_project_error"]))
-        elif st.session_state.get("new_project_done") == current:
+        elif st.session_state.pop("new_project_done", None) == current:  # shown once, after creating
             st.success(f"Created project {md(current)}: upload documents to start.")
 
 

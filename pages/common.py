@@ -32,7 +32,7 @@ COLOURS = {  # verdict -> (background, accent)
     "NOT_MENTIONED": ("#fff1cc", "#b7791f"),
 }
 _BOX = ("white-space:pre-wrap;line-height:1.65;padding:0.7rem 0.9rem;border:1px solid #e3e7ee;"
-        "border-radius:0.5rem;background:#fafbfd;font-size:0.97rem;overflow-wrap:anywhere")
+        "border-radius:0.5rem;background:#fafbfd;color:#1d2330;font-size:0.97rem;overflow-wrap:anywhere")  # readable in dark themes too
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^])")
 
 

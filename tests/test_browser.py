@@ -215,6 +215,8 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             expect(page.get_by_text("Claims (").first).to_be_visible()
             badges = page.locator("td span", has_text=re.compile(r"^(SUPPORTED|CONTRADICTED|NOT_MENTIONED)$"))
             expect(badges.first).to_be_visible()
+            page.get_by_text("Claims (").first.scroll_into_view_if_needed()
+            page.mouse.wheel(0, -350)
             _shot(page, tmp_path, "answers")
             page.get_by_role("tab", name="Plots").click()
             expect(page.locator(".js-plotly-plot").first).to_be_visible()
