@@ -244,6 +244,8 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                                                   help=meant.help(), format="%.3f")
     styled = table.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else table
     st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
+    st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
+                       key=f"{key}_csv")
     notes = ["Means over the items each metric scored; the best run per column is highlighted "
              "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
     if board.unscored:

@@ -10,6 +10,7 @@ from rageval import app_queries as q
 from rageval import pipeline
 from rageval.errors import ConfigError, LLMError
 from rageval.pipeline import start_run
+from rageval.report import table_csv
 from rageval.report.leaderboard import runs_overview
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
@@ -72,6 +73,7 @@ def main() -> None:
     rows = runs_overview(p)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                  column_config={"name": st.column_config.TextColumn(width="large")})
+    st.download_button("Runs as CSV", table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
     stopped = [r for r in runs if q.resumable(r, active=r["id"] in workers.active(p))]
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
