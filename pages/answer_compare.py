@@ -55,7 +55,7 @@ def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[st
     metric = st.selectbox("Metric", metrics, key="plot_metric", help=common.md(info(metrics[0]).help()))
     runs = [run] + ([other] if other else [])
     names = {r["id"]: lb.run_name(r) for r in runs}
-    values = common.item_values(p, runs)
+    values = common.item_values(p, runs, [metric])
     st.plotly_chart(charts.distributions(values, metric, names), key="plot_dist")
     domains = lb.domain_means(values, metric)
     if len(domains) and set(domains["domain"]) != {"(no domain)"}:

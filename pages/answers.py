@@ -13,24 +13,24 @@ from rageval.report.leaderboard import run_name
 from rageval.report.meaning import info
 
 
-def filters(views: list[q.AnswerView], summaries: list[q.MetricSummary]) -> list[q.AnswerView]:
+def filters(full, summaries: list[q.MetricSummary]):
+    """Filters by verdicts, unscored metrics and a metric threshold, over the answers table."""
     c1, c2, c3, c4, c5 = st.columns([1.3, 1, 1.2, 0.9, 1.4])
     contradicted = c1.toggle("With contradicted claims", key="ans_contradicted")
     unscored = c2.toggle("Unscored", key="ans_unscored", help="with a metric selected: unscored by that metric")
     metric = c3.selectbox("Metric", ["(any)"] + [s.metric for s in summaries], key="ans_metric")
     metric = None if metric == "(any)" else metric
     direction = c4.selectbox("Threshold", ["off", "below", "at least"], key="ans_direction", disabled=metric is None)
-    low, high = q.value_bounds(views, metric) if metric else (0.0, 1.0)
+    low, high = at_model.bounds(full, metric) if metric else (0.0, 1.0)
     value = c5.slider("Value", low, high, (low + high) / 2, key=f"ans_value_{metric}",
                       disabled=metric is None or direction == "off")
-    return q.filter_views(views, contradicted=contradicted, unscored=unscored, metric=metric,
-                          below=value if metric and direction == "below" else None,
-                          at_least=value if metric and direction == "at least" else None)
+    return at_model.filter_scores(full, contradicted=contradicted, unscored=unscored, metric=metric,
+                                  below=value if metric and direction == "below" else None,
+                                  at_least=value if metric and direction == "at least" else None)
 
 
-def table(p, run, shown_ids: list[str]):
+def table(p, run, full, shown):
     """The filtered answers as a sortable table; a selected row opens that answer below."""
-    full = common.answer_table(p, run)
     c1, c2, c3, c4 = st.columns([2, 1.2, 1.2, 0.8])
     text = c1.text_input("Search question or answer", key="ans_search")
     diagnosis = c2.selectbox("Diagnosis", [""] + sorted(d for d in full["diagnosis"].unique() if d), key="ans_diag",
@@ -38,7 +38,7 @@ def table(p, run, shown_ids: list[str]):
     domain = c3.selectbox("Domain", [""] + sorted(d for d in full["domain"].dropna().unique()), key="ans_domain",
                           format_func=lambda d: d or "(any)")
     hedged = c4.toggle("Hedges", key="ans_hedged", help="answers flagged by the hedging metric")
-    rows = at_model.filter_table(full, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged, ids=shown_ids)
+    rows = at_model.filter_table(shown, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged)
     metrics = at_model.metric_columns(full)
     config = {m: st.column_config.NumberColumn(f"{m} {'↑' if info(m).higher_is_better else '↓'}",
                                                help=common.md(info(m).help()), format="%.3f") for m in metrics}
@@ -55,7 +55,7 @@ def table(p, run, shown_ids: list[str]):
     picked = getattr(getattr(event, "selection", None), "rows", None) or []
     if picked:
         st.session_state["ans_item"] = rows.iloc[picked[0]]["id"]
-    return list(rows["id"])
+    return rows
 
 
 def exports(p, run) -> None:
@@ -99,8 +99,8 @@ def main() -> None:
         with st.expander(f"Unscored and why ({sum(r['items'] for r in reasons)} item-metric pairs)"):
             st.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
     exports(p, run)
-    views = common.answer_views(p, run)
-    common.need(views, "This run has no stored answers yet.", "run", "See the run's progress")
+    full = common.answer_table(p, run)
+    common.need(len(full), "This run has no stored answers yet.", "run", "See the run's progress")
     others = [r for r in runs if r["id"] != run["id"]]
     other_id = st.selectbox("Compare with run", [""] + [r["id"] for r in others], key="ans_compare",
                             format_func=lambda i: run_name(by_id[i]) if i else "(none)",
@@ -110,23 +110,24 @@ def main() -> None:
     with plots_tab:
         answer_compare.plots(p, run, other, [s.metric for s in summaries if s.mean is not None])
     with answers_tab:
-        shown = filters(views, summaries)
-        ids = table(p, run, [v.item_id for v in shown])
-        st.caption(f"{len(ids)} of {len(views)} answers match")
-        if not ids:
+        rows = table(p, run, full, filters(full, summaries))
+        st.caption(f"{len(rows)} of {len(full)} answers match")
+        if not len(rows):
             st.info("No answer matches these filters; loosen them to see more.")
             return
-        items = {v.item_id: v for v in views if v.item_id in set(ids)}
+        items = dict(zip(rows["id"], rows["#"].astype(str) + ". " + rows["question"].str.slice(0, 90)))
         if st.session_state.get("ans_item") not in items:
             st.session_state.pop("ans_item", None)
-        view = items[st.selectbox("Question", list(items), key="ans_item",
-                                  format_func=lambda i: f"{items[i].ordinal + 1}. {items[i].question[:90]}")]
+        item_id = st.selectbox("Question", list(items), key="ans_item", format_func=items.get)
+        view = common.answer_view(p, run, item_id)
+        if view is None:
+            st.info("This answer is no longer stored; reload the page.")
+            return
         if view.unscored():
             st.caption("Unscored here: " + common.md("; ".join(f"{m} ({r})" for m, r in view.unscored().items())))
         if other is not None:
             st.subheader("Side by side")
-            match = {v.item_id: v for v in common.answer_views(p, other)}.get(view.item_id)
-            answer_compare.side_by_side(view, match, (run_name(run), run_name(other)))
+            answer_compare.side_by_side(view, common.answer_view(p, other, item_id), (run_name(run), run_name(other)))
             st.divider()
         answer_view.show(view)
 

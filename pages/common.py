@@ -180,13 +180,25 @@ def answer_table(p: Project, run: dict[str, Any]) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _item_values(root: str, slug: str, run_ids: tuple, stamp: tuple) -> Any:
-    return board_model.item_values(Project(slug=slug, root=Path(root)), list(run_ids))
+def _item_values(root: str, slug: str, run_ids: tuple, metrics: tuple | None, stamp: tuple) -> Any:
+    return board_model.item_values(Project(slug=slug, root=Path(root)), list(run_ids),
+                                   None if metrics is None else list(metrics))
 
 
-def item_values(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
-    """Long per-item metric values of ``runs`` for plots, cached."""
-    return _item_values(str(p.root), p.slug, tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs))
+def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[str] | None = None) -> Any:
+    """Long per-item metric values of ``runs`` (of ``metrics`` only, when given) for plots, cached."""
+    return _item_values(str(p.root), p.slug, tuple(r["id"] for r in runs),
+                        None if metrics is None else tuple(metrics), tuple(run_stamp(r) for r in runs))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _answer_view(root: str, slug: str, run_id: str, item_id: str, stamp: tuple) -> q.AnswerView | None:
+    return q.answer_view_of(Project(slug=slug, root=Path(root)), run_id, item_id)
+
+
+def answer_view(p: Project, run: dict[str, Any], item_id: str) -> q.AnswerView | None:
+    """One answer's view, read for that answer only (fast on runs of any size), cached."""
+    return _answer_view(str(p.root), p.slug, run["id"], item_id, run_stamp(run))
 
 
 def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:

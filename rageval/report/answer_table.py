@@ -77,6 +77,45 @@ def filter_table(table: pd.DataFrame, *, text: str = "", diagnosis: str = "", do
     return table[keep]
 
 
+def filter_scores(table: pd.DataFrame, *, contradicted: bool = False, unscored: bool = False,
+                  metric: str | None = None, below: float | None = None, at_least: float | None = None) -> pd.DataFrame:
+    """Rows with a CONTRADICTED claim / an unscored metric / ``metric`` below or at least a value.
+
+    The same semantics as ``app_queries.filter_views`` on the table: conditions combine with AND;
+    ``unscored`` with ``metric`` means that metric is unscored (NaN); threshold filters keep only
+    answers the metric scored.
+    """
+    keep = pd.Series(True, index=table.index)
+    if contradicted:
+        keep &= table["contradicted"] > 0
+    metrics = metric_columns(table)
+    if unscored:
+        keep &= table[metric].isna() if metric in table else table[metrics].isna().any(axis=1)
+    if metric and (below is not None or at_least is not None):
+        values = table[metric] if metric in table else pd.Series(float("nan"), index=table.index)
+        keep &= values.notna()
+        if below is not None:
+            keep &= values < below
+        if at_least is not None:
+            keep &= values >= at_least
+    return table[keep]
+
+
+def bounds(table: pd.DataFrame, metric: str) -> tuple[float, float]:
+    """Slider bounds for ``metric``: its declared range where finite, widened to the values seen."""
+    import math
+
+    from rageval.report.meaning import info
+
+    m = info(metric)
+    seen = table[metric].dropna() if metric in table else pd.Series(dtype=float)
+    low = m.low if math.isfinite(m.low) else float(seen.min()) if len(seen) else 0.0
+    high = m.high if math.isfinite(m.high) else float(seen.max()) if len(seen) else 1.0
+    if len(seen):
+        low, high = min(low, float(seen.min())), max(high, float(seen.max()))
+    return (float(low), float(high)) if high > low else (float(low), float(low) + 1.0)
+
+
 def score_diff(a: dict, b: dict, metrics: Sequence[str]) -> pd.DataFrame:
     """Per metric: the value in run A and run B for one question, and B - A (None when either is missing)."""
     rows = []

@@ -86,3 +86,46 @@ def diagnoses(db: Path, run_id: str) -> list[tuple[str, str | None]]:
             " WHERE run_id = ? AND metric = 'faithfulness'",
             [run_id],
         ).fetchall()
+
+
+def score_reasons(db: Path, run_id: str) -> list[tuple[str, str, str | None, int]]:
+    """``(metric, status, reason, items)`` for the run's scores that are not ``ok``."""
+    with connect(db) as con:
+        return con.execute(
+            "SELECT metric, status, reason, count(*) FROM metric_scores WHERE run_id = ? AND status <> 'ok'"
+            " GROUP BY metric, status, reason ORDER BY metric, status, reason",
+            [run_id],
+        ).fetchall()
+
+
+def answer_of(db: Path, run_id: str, item_id: str) -> dict[str, Any] | None:
+    """One stored answer with its retrieved ``(chunk_id, score)`` list, as ``runs.answers`` gives them."""
+    import json
+
+    with connect(db) as con:
+        row = con.execute(
+            "SELECT item_id, ordinal, question, answer, refs, contexts, status, reason, latency_ms, details"
+            " FROM answers WHERE run_id = ? AND item_id = ?", [run_id, item_id]).fetchone()
+        ret = con.execute("SELECT chunk_id, score FROM retrievals WHERE run_id = ? AND item_id = ? ORDER BY rank",
+                          [run_id, item_id]).fetchall()
+    if row is None:
+        return None
+    keys = ("item_id", "ordinal", "question", "answer", "references", "contexts", "status", "reason",
+            "latency_ms", "details")
+    a = dict(zip(keys, row))
+    a["references"], a["contexts"] = json.loads(a["references"]), json.loads(a["contexts"])
+    a["details"] = json.loads(a["details"]) if a["details"] else {}
+    a["retrieved"] = [(cid, score) for cid, score in ret]
+    return a
+
+
+def scores_of(db: Path, run_id: str, item_id: str) -> list[dict[str, Any]]:
+    """One answer's metric scores, as ``runs.scores`` gives them."""
+    import json
+
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT item_id, metric, signature, value, status, reason, details FROM metric_scores"
+            " WHERE run_id = ? AND item_id = ? ORDER BY metric", [run_id, item_id]).fetchall()
+    keys = ("item_id", "metric", "signature", "value", "status", "reason", "details")
+    return [{**dict(zip(keys, r)), "details": json.loads(r[6]) if r[6] else None} for r in rows]
