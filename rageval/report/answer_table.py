@@ -19,11 +19,7 @@ VERDICT_COLUMNS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NO
 def answer_table(project: Project, run_id: str) -> pd.DataFrame:
     """Columns: ``#, id, question, answer, status, domain, supported, contradicted, not_mentioned,
     diagnosis, hedging_flag`` then one column per metric (value, NaN when unscored)."""
-    db = project.db_path
-    base = pd.DataFrame(report_store.answer_rows(db, run_id),
-                        columns=["id", "#", "question", "answer", "status", "reason", "domain"])
-    base["#"] = base["#"] + 1
-    counts = pd.DataFrame(report_store.verdict_counts(db, run_id), columns=["id", "signature", "verdict", "n"])
+    base, values, counts, diag = report_store.answer_table_frames(project.db_path, run_id)
     if len(counts):
         # one claim family per answer: the faithfulness claims when present, as the detail view shows
         counts["pref"] = ~counts["signature"].str.startswith("faithfulness|")
@@ -34,13 +30,11 @@ def answer_table(project: Project, run_id: str) -> pd.DataFrame:
         base = base.merge(wide, on="id", how="left")
     for col in VERDICT_COLUMNS.values():
         base[col] = base[col].fillna(0).astype(int) if col in base else 0
-    diag = pd.DataFrame(report_store.diagnoses(db, run_id), columns=["id", "diagnosis"])
     base = base.merge(diag, on="id", how="left")
-    base["diagnosis"] = base["diagnosis"].fillna("").str.replace("_", " ")
-    values = pd.DataFrame(report_store.score_values(db, [run_id]),
-                          columns=["run_id", "id", "metric", "value", "status", "reason"])
+    base["diagnosis"] = base["diagnosis"].fillna("").astype(str).str.replace("_", " ")
     if len(values):
         wide = values.pivot_table(index="id", columns="metric", values="value", aggfunc="first", dropna=False)
+        wide.columns = [str(c) for c in wide.columns]
         base = base.merge(wide.reset_index(), on="id", how="left")
     base["hedging_flag"] = base["hedging"].fillna(0) > 0 if "hedging" in base else False
     return base

@@ -129,3 +129,24 @@ def scores_of(db: Path, run_id: str, item_id: str) -> list[dict[str, Any]]:
             " WHERE run_id = ? AND item_id = ? ORDER BY metric", [run_id, item_id]).fetchall()
     keys = ("item_id", "metric", "signature", "value", "status", "reason", "details")
     return [{**dict(zip(keys, r)), "details": json.loads(r[6]) if r[6] else None} for r in rows]
+
+
+def answer_table_frames(db: Path, run_id: str):
+    """In one connection, as DataFrames: answers (no contexts), score values, claim verdict counts
+    and faithfulness diagnoses of a run (the parts of the Answers table)."""
+    with connect(db) as con:
+        answers = con.execute(
+            "SELECT a.item_id AS id, a.ordinal + 1 AS \"#\", a.question, a.answer, a.status, a.reason,"
+            " coalesce(i.domain, json_extract_string(a.details, '$.domain')) AS domain"
+            " FROM answers a JOIN runs r ON r.id = a.run_id"
+            " LEFT JOIN qa_items i ON i.qa_set = r.qa_set AND i.id = a.item_id"
+            " WHERE a.run_id = ? ORDER BY a.ordinal", [run_id]).df()
+        values = con.execute("SELECT item_id AS id, metric, value FROM metric_scores WHERE run_id = ?",
+                             [run_id]).df()
+        verdicts = con.execute(
+            "SELECT item_id AS id, signature, verdict, count(*) AS n FROM claims WHERE run_id = ?"
+            " GROUP BY item_id, signature, verdict", [run_id]).df()
+        diagnosis = con.execute(
+            "SELECT item_id AS id, json_extract_string(details, '$.diagnosis.answer_cause') AS diagnosis"
+            " FROM metric_scores WHERE run_id = ? AND metric = 'faithfulness'", [run_id]).df()
+    return answers, values, verdicts, diagnosis
