@@ -49,7 +49,7 @@ def table(p, run, full, shown):
     event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
     c1, c2 = st.columns([4, 1])
-    c1.caption(f"{len(rows)} of {len(full)} answers · click a column to sort, a row to open it below "
+    c1.caption("Click a column to sort, a row to open it below "
                "· empty cells: not scored (missing input), never 0")
     c2.download_button("Table as CSV", table_csv(rows[cols]), f"answers-{run['id']}.csv", "text/csv", key="ans_csv")
     picked = getattr(getattr(event, "selection", None), "rows", None) or []

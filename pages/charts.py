@@ -36,12 +36,14 @@ def distributions(values: pd.DataFrame, metric: str, names: dict[str, str]) -> g
     m = info(metric)
     fig = go.Figure()
     ok = values[(values["metric"] == metric) & (values["status"] == "ok")]
+    finite = m.low > float("-inf") and m.high < float("inf")
+    bins = dict(start=m.low, end=m.high, size=(m.high - m.low) / 20) if finite else None
     for i, (run_id, group) in enumerate(ok.groupby("run_id", sort=False)):
-        fig.add_histogram(x=group["value"], name=names.get(run_id, run_id), opacity=0.65, nbinsx=20,
-                          marker_color=PALETTE[i % len(PALETTE)])
+        fig.add_histogram(x=group["value"], name=names.get(run_id, run_id), opacity=0.65,
+                          marker_color=PALETTE[i % len(PALETTE)], **({"xbins": bins} if bins else {"nbinsx": 20}))
     fig.update_layout(barmode="overlay", title=f"{metric}: distribution over scored items ({m.direction})",
                       xaxis_title=metric, yaxis_title="answers", **_LAYOUT)
-    if m.low > float("-inf") and m.high < float("inf"):
+    if finite:
         fig.update_xaxes(range=[m.low, m.high])
     return fig
 

@@ -111,7 +111,7 @@ def test_upload_a_document_then_inspect_answers(server, tmp_path):
             contradicted = page.locator('span[title="CONTRADICTED"]', has_text="Green tea originated in Japan.")
             expect(contradicted).to_be_visible()
             # hostile text from the document and the "model" is shown as text and loads nothing
-            expect(page.get_by_text("<script>alert(1)</script>", exact=False).first).to_be_visible()
+            expect(page.get_by_text("<script>alert(1)</script>", exact=False).filter(visible=True).first).to_be_visible()
             assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
             page.screenshot(path=str(tmp_path / "answers.png"), full_page=True)
             shots = os.environ.get("RAGEVAL_SCREENSHOTS")
@@ -172,6 +172,8 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
         try:
             page.goto(server)
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+            expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the runs compared
+            page.wait_for_timeout(1500)  # let the table's canvas paint before the screenshot
             _shot(page, tmp_path, "home")
 
             # a project, created in plain sight; it starts empty
