@@ -14,6 +14,7 @@ from pages import common
 from rageval import app_highlight as hl
 from rageval import app_queries as q
 from rageval.metrics.aligncheck import ALIGNCHECK_METRICS, fact_tables
+from rageval.report import meaning
 
 _TABLE = "width:100%;border-collapse:collapse;font-size:0.92rem"
 _CELL = "padding:0.35rem 0.5rem;border-bottom:1px solid #e8ebf1;vertical-align:top;text-align:left"
@@ -99,13 +100,28 @@ def aligncheck_facts(view: q.AnswerView) -> None:
 
 def metrics_table(view: q.AnswerView) -> None:
     rows = [{"metric": m, "value": s["value"], "status": s["status"], "reason": s["reason"],
-             "judge": "heuristic" if q.is_heuristic(s["signature"]) else "", "signature": s["signature"]}
+             "direction": meaning.info(m).direction, "range": meaning.info(m).range_text,
+             "judge": "heuristic" if q.is_heuristic(s["signature"]) else "", "what it measures": meaning.info(m).what,
+             "signature": s["signature"]}
             for m, s in view.scores.items()]
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                      column_config={"value": st.column_config.NumberColumn(format="%.3f")})
     else:
         st.info("No metric scored this answer.")
+
+
+def answer_box(view: q.AnswerView) -> None:
+    """The answer with each claim highlighted in its verdict colour (or why there is none)."""
+    if view.status != "ok":
+        st.error(f"Generation failed: {common.md(view.reason)}")
+    if view.answer:
+        segments, lost = hl.answer_segments(view.answer, view.claims)
+        st.html(common.highlight_html(segments))
+        if lost:
+            st.caption(f"Claim(s) {', '.join(map(str, lost))} are rewordings not found verbatim in the answer.")
+    else:
+        common.text_box(None, empty="(no answer)")
 
 
 def show(view: q.AnswerView) -> None:
@@ -120,15 +136,7 @@ def show(view: q.AnswerView) -> None:
     head.markdown("**Answer**")
     with key:
         common.legend()
-    if view.status != "ok":
-        st.error(f"Generation failed: {common.md(view.reason)}")
-    if view.answer:
-        segments, lost = hl.answer_segments(view.answer, view.claims)
-        st.html(common.highlight_html(segments))
-        if lost:
-            st.caption(f"Claim(s) {', '.join(map(str, lost))} are rewordings not found verbatim in the answer.")
-    else:
-        common.text_box(None, empty="(no answer)")
+    answer_box(view)
     flags(view)
     if view.claims:
         st.markdown(f"**Claims** ({len(view.claims)}, checked against the retrieved chunks)")

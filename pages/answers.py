@@ -1,26 +1,83 @@
-"""Answers: per-run metric means, filters, and each answer's claims, evidence and scores."""
+"""Answers: per-run metric means, a sortable filterable table of every answer, each answer's
+claims, evidence and scores, plots, and the same question side by side across two runs."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from pages import answer_view, common
+from pages import answer_compare, answer_view, common
 from rageval import app_queries as q
+from rageval.report import answer_table as at_model
+from rageval.report import table_csv
+from rageval.report.leaderboard import run_name
+from rageval.report.meaning import info
 
 
-def filters(views: list[q.AnswerView], summaries: list[q.MetricSummary]) -> list[q.AnswerView]:
+def filters(full, summaries: list[q.MetricSummary]):
+    """Filters by verdicts, unscored metrics and a metric threshold, over the answers table."""
     c1, c2, c3, c4, c5 = st.columns([1.3, 1, 1.2, 0.9, 1.4])
     contradicted = c1.toggle("With contradicted claims", key="ans_contradicted")
     unscored = c2.toggle("Unscored", key="ans_unscored", help="with a metric selected: unscored by that metric")
     metric = c3.selectbox("Metric", ["(any)"] + [s.metric for s in summaries], key="ans_metric")
     metric = None if metric == "(any)" else metric
     direction = c4.selectbox("Threshold", ["off", "below", "at least"], key="ans_direction", disabled=metric is None)
-    low, high = q.value_bounds(views, metric) if metric else (0.0, 1.0)
+    low, high = at_model.bounds(full, metric) if metric else (0.0, 1.0)
     value = c5.slider("Value", low, high, (low + high) / 2, key=f"ans_value_{metric}",
                       disabled=metric is None or direction == "off")
-    return q.filter_views(views, contradicted=contradicted, unscored=unscored, metric=metric,
-                          below=value if metric and direction == "below" else None,
-                          at_least=value if metric and direction == "at least" else None)
+    return at_model.filter_scores(full, contradicted=contradicted, unscored=unscored, metric=metric,
+                                  below=value if metric and direction == "below" else None,
+                                  at_least=value if metric and direction == "at least" else None)
+
+
+def table(p, run, full, shown):
+    """The filtered answers as a sortable table; a selected row opens that answer below."""
+    c1, c2, c3, c4 = st.columns([2, 1.2, 1.2, 0.8])
+    text = c1.text_input("Search question or answer", key="ans_search")
+    diagnosis = c2.selectbox("Diagnosis", [""] + sorted(d for d in full["diagnosis"].unique() if d), key="ans_diag",
+                             format_func=lambda d: d or "(any)", help="likely cause of unsupported claims")
+    domain = c3.selectbox("Domain", [""] + sorted(d for d in full["domain"].dropna().unique()), key="ans_domain",
+                          format_func=lambda d: d or "(any)")
+    hedged = c4.toggle("Hedges", key="ans_hedged", help="answers flagged by the hedging metric")
+    rows = at_model.filter_table(shown, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged)
+    metrics = at_model.metric_columns(full)
+    config = {m: st.column_config.NumberColumn(f"{m} {'↑' if info(m).higher_is_better else '↓'}",
+                                               help=common.md(info(m).help()), format="%.3f") for m in metrics}
+    config.update({"question": st.column_config.TextColumn(width="medium"),
+                   "answer": st.column_config.TextColumn(width="medium")})
+    cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "diagnosis",
+            "hedging_flag", "domain", *metrics]
+    event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
+                         column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
+    c1, c2 = st.columns([4, 1])
+    c1.caption("Click a column to sort, a row to open it below "
+               "· empty cells: not scored (missing input), never 0")
+    c2.download_button("Table as CSV", table_csv(rows[cols]), f"answers-{run['id']}.csv", "text/csv", key="ans_csv")
+    picked = getattr(getattr(event, "selection", None), "rows", None) or []
+    if picked:
+        st.session_state["ans_item"] = rows.iloc[picked[0]]["id"]
+    return rows
+
+
+def exports(p, run) -> None:
+    """The run as a customer-ready HTML report, and as data (with contexts) to score elsewhere."""
+    from rageval.report import export_run, run_report_html, run_table
+    from rageval.report.exports import to_parquet_bytes
+
+    with st.expander("Export this run: HTML report, JSONL, Parquet, RAGAS format, CSV"):
+        st.caption("The HTML report is one self-contained page (summary, distributions, worst answers with "
+                   "their claims) to mail to a customer. The data exports carry contexts and ids; the RAGAS "
+                   "file (user_input, response, retrieved_contexts, reference) scores back with `rageval score`.")
+        if not st.toggle("Prepare the files", key="ans_exports"):
+            return
+        rid = run["id"]
+        c = st.columns(5)
+        c[0].download_button("HTML report", run_report_html(p, rid), f"report-{rid}.html", "text/html", key="dl_report")
+        c[1].download_button("JSONL", export_run(p, rid, "jsonl"), f"run-{rid}.jsonl", "application/json", key="dl_run_jsonl")
+        c[2].download_button("Parquet", to_parquet_bytes(run_table(p, rid)), f"run-{rid}.parquet",
+                             "application/octet-stream", key="dl_run_parquet")
+        c[3].download_button("RAGAS JSONL", export_run(p, rid, "ragas"), f"ragas-{rid}.jsonl", "application/json",
+                             key="dl_run_ragas")
+        c[4].download_button("CSV", export_run(p, rid, "csv"), f"run-{rid}.csv", "text/csv", key="dl_run_csv")
 
 
 def main() -> None:
@@ -29,7 +86,9 @@ def main() -> None:
     runs = q.finished_runs(p)
     common.need(runs, "No finished run in this project yet.", "run", "Start a run")
     by_id = {r["id"]: r for r in runs}
-    run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: q.run_label(by_id[i]), key="ans_run")]
+    if st.session_state.get("ans_run") not in by_id:
+        st.session_state.pop("ans_run", None)
+    run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: f"{run_name(by_id[i])} · {i}", key="ans_run")]
     summaries = common.summaries(p, run)
     if summaries:
         common.metric_cards(summaries, per_row=5)
@@ -39,19 +98,38 @@ def main() -> None:
     if reasons:
         with st.expander(f"Unscored and why ({sum(r['items'] for r in reasons)} item-metric pairs)"):
             st.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
-    views = common.answer_views(p, run)
-    common.need(views, "This run has no stored answers yet.", "run", "See the run's progress")
-    shown = filters(views, summaries)
-    st.caption(f"{len(shown)} of {len(views)} answers match")
-    if not shown:
-        st.info("No answer matches these filters; loosen them to see more.")
-        return
-    items = {v.item_id: v for v in shown}
-    view = items[st.selectbox("Question", list(items), key="ans_item",
-                              format_func=lambda i: f"{items[i].ordinal + 1}. {items[i].question[:90]}")]
-    if view.unscored():
-        st.caption("Unscored here: " + common.md("; ".join(f"{m} ({r})" for m, r in view.unscored().items())))
-    answer_view.show(view)
+    exports(p, run)
+    full = common.answer_table(p, run)
+    common.need(len(full), "This run has no stored answers yet.", "run", "See the run's progress")
+    others = [r for r in runs if r["id"] != run["id"]]
+    other_id = st.selectbox("Compare with run", [""] + [r["id"] for r in others], key="ans_compare",
+                            format_func=lambda i: run_name(by_id[i]) if i else "(none)",
+                            help="the same questions answered by another run, side by side")
+    other = by_id.get(other_id) if other_id else None
+    answers_tab, plots_tab = st.tabs(["Answers", "Plots"])
+    with plots_tab:
+        answer_compare.plots(p, run, other, [s.metric for s in summaries if s.mean is not None])
+    with answers_tab:
+        rows = table(p, run, full, filters(full, summaries))
+        st.caption(f"{len(rows)} of {len(full)} answers match")
+        if not len(rows):
+            st.info("No answer matches these filters; loosen them to see more.")
+            return
+        items = dict(zip(rows["id"], rows["#"].astype(str) + ". " + rows["question"].str.slice(0, 90)))
+        if st.session_state.get("ans_item") not in items:
+            st.session_state.pop("ans_item", None)
+        item_id = st.selectbox("Question", list(items), key="ans_item", format_func=items.get)
+        view = common.answer_view(p, run, item_id)
+        if view is None:
+            st.info("This answer is no longer stored; reload the page.")
+            return
+        if view.unscored():
+            st.caption("Unscored here: " + common.md("; ".join(f"{m} ({r})" for m, r in view.unscored().items())))
+        if other is not None:
+            st.subheader("Side by side")
+            answer_compare.side_by_side(view, common.answer_view(p, other, item_id), (run_name(run), run_name(other)))
+            st.divider()
+        answer_view.show(view)
 
 
 common.run_page(main)

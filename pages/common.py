@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 import re
-import threading
 import traceback
 from pathlib import Path
 from typing import Any, Callable, Sequence
@@ -19,6 +18,9 @@ from rageval import app_highlight as hl
 from rageval import app_queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
+from rageval.report import leaderboard as board_model
+from rageval.report import meaning
+from rageval.worker import RunWorkers
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -32,7 +34,7 @@ COLOURS = {  # verdict -> (background, accent)
     "NOT_MENTIONED": ("#fff1cc", "#b7791f"),
 }
 _BOX = ("white-space:pre-wrap;line-height:1.65;padding:0.7rem 0.9rem;border:1px solid #e3e7ee;"
-        "border-radius:0.5rem;background:#fafbfd;font-size:0.97rem;overflow-wrap:anywhere")
+        "border-radius:0.5rem;background:#fafbfd;color:#1d2330;font-size:0.97rem;overflow-wrap:anywhere")  # readable in dark themes too
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^])")
 
 
@@ -167,6 +169,40 @@ def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.Metric
     return q.run_summaries(Project(slug=slug, root=Path(root)), run_id)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
+    from rageval.report.answer_table import answer_table
+
+    return answer_table(Project(slug=slug, root=Path(root)), run_id)
+
+
+def answer_table(p: Project, run: dict[str, Any]) -> Any:
+    """The run's answers as one table row each (rageval.report.answer_table), cached."""
+    return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _item_values(root: str, slug: str, run_ids: tuple, metrics: tuple | None, stamp: tuple) -> Any:
+    return board_model.item_values(Project(slug=slug, root=Path(root)), list(run_ids),
+                                   None if metrics is None else list(metrics))
+
+
+def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[str] | None = None) -> Any:
+    """Long per-item metric values of ``runs`` (of ``metrics`` only, when given) for plots, cached."""
+    return _item_values(str(p.root), p.slug, tuple(r["id"] for r in runs),
+                        None if metrics is None else tuple(metrics), tuple(run_stamp(r) for r in runs))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _answer_view(root: str, slug: str, run_id: str, item_id: str, stamp: tuple) -> q.AnswerView | None:
+    return q.answer_view_of(Project(slug=slug, root=Path(root)), run_id, item_id)
+
+
+def answer_view(p: Project, run: dict[str, Any], item_id: str) -> q.AnswerView | None:
+    """One answer's view, read for that answer only (fast on runs of any size), cached."""
+    return _answer_view(str(p.root), p.slug, run["id"], item_id, run_stamp(run))
+
+
 def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:
     return _views(str(p.root), p.slug, run["id"], run_stamp(run))
 
@@ -176,69 +212,76 @@ def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
 
 
 def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
-    """One bordered card per metric: mean over scored items, and the unscored count below it."""
+    """One bordered card per metric: mean over scored items, direction, and the unscored count below.
+
+    The tooltip says what the metric measures, its range and direction (rageval.report.meaning).
+    """
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         for col, s in zip(cols, items[start:start + per_row]):
             value = "—" if s.mean is None else f"{s.mean:.3f}"
             note = f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
-            judge = "heuristic judge (offline)" if s.heuristic else ""
-            col.metric(s.metric, value, help=f"{s.metric}: mean over the {s.n_ok} scored items; {note}. {judge}".strip(),
+            meant = meaning.info(s.metric)
+            arrow = "↑" if meant.higher_is_better else "↓"
+            judge = " Judged by the offline heuristic judge." if s.heuristic else ""
+            col.metric(f"{s.metric} {arrow}", value, help=md(meant.help(s.n_unscored + s.n_failed) + judge),
                        border=True)
             col.caption(note + (" · heuristic" if s.heuristic else ""))
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
+    p = Project(slug=slug, root=Path(root))
+    return board_model.leaderboard(p, [r for r in board_model.run_store.runs(p.db_path) if r["id"] in stamp[0]])
+
+
+def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
+    """The leaderboard of ``runs`` (cached on their ids and states)."""
+    return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
+
+
+def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
+    """Runs as rows, metric means as columns; the best value per column highlighted and starred."""
+    table = board.table.drop(columns=["id"])
+    best_rows = {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
+
+    def mark(col):
+        return ["background-color: rgba(47,95,208,0.22); font-weight: 700" if best_rows.get(col.name) == i else ""
+                for i in col.index]
+
+    config = {"run": st.column_config.TextColumn("run", width="medium", help="what produced the answers, and when"),
+              "judge": st.column_config.TextColumn("judge", help="heuristic = offline rules and learned models; "
+                                                   "LLM = a model on an OpenAI-compatible server")}
+    for m in board.metrics:
+        meant = meaning.info(m)
+        config[m] = st.column_config.NumberColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}",
+                                                  help=meant.help(), format="%.3f")
+    # the Styler's own format: without it a missing mean would read "None" (it means: not scored)
+    styled = table.style.format({m: "{:.3f}" for m in board.metrics}, na_rep="—")
+    if best_rows:
+        styled = styled.apply(mark, subset=[m for m in board.metrics if m in best_rows])
+    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
+    st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
+                       key=f"{key}_csv")
+    notes = ["Means over the items each metric scored; the best run per column is highlighted "
+             "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if board.unscored:
+        names = dict(zip(board.table["id"], board.table["run"]))
+        per_run: dict[str, list[str]] = {}
+        for (rid, m), n in board.unscored.items():
+            per_run.setdefault(rid, []).append(f"{m} {n}")
+        notes.append("Unscored items, not in the means: " + "; ".join(
+            f"{names.get(rid, rid)}: {', '.join(sorted(v))}" for rid, v in per_run.items()) + ".")
+    if board.incomparable:
+        notes.append("Not compared (their settings differ between runs): " + ", ".join(board.incomparable))
+    st.caption(md(" ".join(notes)))
+
+
 # --- background runs ---------------------------------------------------------------------------
-
-class RunWorkers:
-    """Runs executing in threads of the server process, so closing a tab never stops them."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._threads: dict[tuple[str, str], threading.Thread] = {}
-        self._errors: dict[tuple[str, str], str] = {}
-        self._stop: set[tuple[str, str]] = set()
-
-    def start(self, p: Project, run_id: str) -> bool:
-        """Start (or resume) ``run_id`` unless it is already executing here; True when started."""
-        from rageval.pipeline import execute
-
-        key = (str(p.root), run_id)
-
-        def work() -> None:
-            try:
-                execute(p, run_id, should_stop=lambda: key in self._stop)
-            except BaseException as exc:  # noqa: BLE001 - kept for the page; the run is marked failed
-                self._errors[key] = str(exc) if isinstance(exc, RagevalError) else f"{type(exc).__name__}: {exc}"
-            finally:
-                self._stop.discard(key)
-
-        with self._lock:
-            if key in self._threads and self._threads[key].is_alive():
-                return False
-            self._errors.pop(key, None)
-            thread = threading.Thread(target=work, name=f"rageval-run-{run_id}", daemon=True)
-            self._threads[key] = thread
-            thread.start()
-        return True
-
-    def stop(self, p: Project, run_id: str) -> None:
-        self._stop.add((str(p.root), run_id))
-
-    def active(self, p: Project) -> list[str]:
-        with self._lock:
-            return [rid for (root, rid), t in self._threads.items() if root == str(p.root) and t.is_alive()]
-
-    def error(self, p: Project, run_id: str) -> str | None:
-        return self._errors.get((str(p.root), run_id))
-
-    def join(self, timeout: float | None = None) -> None:
-        for t in list(self._threads.values()):
-            t.join(timeout)
-
 
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:
+    """One per server process: every tab sees the same runs (rageval.worker)."""
     return RunWorkers()
 
 

@@ -7,8 +7,15 @@ import streamlit as st
 from pages import common
 from rageval import app_queries as q
 from rageval.corpus import ingest
+from rageval.demo import DEMO_CORPUS, DEMO_PROJECT
 from rageval.ingest.chunking import METHODS, ChunkingConfig
 from rageval.store import corpus as corpus_store
+
+
+def default_corpus(p, corpora: list[str]) -> str:
+    """The user's own corpus (the project's first), never the demo's: files never join the demo corpus."""
+    mine = [c for c in corpora if not (p.slug == DEMO_PROJECT and c == DEMO_CORPUS)]
+    return mine[0] if mine else "my-docs"
 
 
 def upload(p) -> None:
@@ -16,7 +23,8 @@ def upload(p) -> None:
     with st.container(border=True):
         st.markdown("**Add documents** (PDF, TXT, Markdown)")
         c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
-        corpus = c1.text_input("Corpus", value=corpora[0] if corpora else "docs", key="doc_corpus").strip()
+        corpus = c1.text_input("Corpus", value=default_corpus(p, corpora), key="doc_corpus",
+                               help="A name for this set of documents; runs retrieve from one corpus.").strip()
         method = c2.selectbox("Chunking", METHODS, key="doc_method")
         size = c3.number_input("Chunk size", 50, 20000, 1024, step=64, key="doc_size")
         overlap = c4.number_input("Overlap", 0, 10000, 128, step=16, key="doc_overlap")
@@ -45,6 +53,9 @@ def upload(p) -> None:
 def main() -> None:
     p = common.project()
     st.title("Documents")
+    if p.slug == DEMO_PROJECT:
+        st.info("This is the demo project. To evaluate your own files apart from it, create a project in the "
+                "sidebar first (a new project starts empty).")
     upload(p)
     corpora = [c["name"] for c in corpus_store.corpora(p.db_path)]
     common.need(corpora, "No corpus yet: upload documents above to create one.")

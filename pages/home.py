@@ -1,52 +1,54 @@
-"""Home: what rageval does, what the current project holds, and the next step."""
+"""Home: the project, its runs as a leaderboard (best per column marked), a picture, what next."""
 from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from pages import charts, common
 from rageval import app_queries as q
+from rageval.report.leaderboard import leaderboard
+
+
+def next_steps(counts: dict[str, int]) -> None:
+    st.subheader("What to do next")
+    if not counts["documents"]:
+        st.page_link(common.PAGES["documents"], label="1. Upload documents (PDF, TXT, Markdown)",
+                     icon=":material/upload_file:")
+    elif not counts["qa_sets"]:
+        st.page_link(common.PAGES["qa"], label="2. Import a QA set (a sample file is offered there)",
+                     icon=":material/quiz:")
+    elif not counts["runs"]:
+        st.page_link(common.PAGES["run"], label="3. Start a run", icon=":material/play_circle:")
+    else:
+        st.page_link(common.PAGES["answers"], label="Inspect the answers: claims, evidence, worst first",
+                     icon=":material/fact_check:")
+        st.page_link(common.PAGES["run"], label="Start another run with other settings", icon=":material/play_circle:")
+    st.page_link(common.PAGES["qa"], label="Or score answers from your own RAG system", icon=":material/upload:")
 
 
 def main() -> None:
     p = common.project()
     st.title("rageval")
-    st.markdown(
-        "Build a retrieval-augmented QA pipeline on your own documents, run it over a question set, "
-        "and **judge every answer**: claim by claim against the retrieved evidence.  \n"
-        "Scores carry the settings and judge that produced them, and unscored items are counted, "
-        "never silently averaged as zero.  \n"
-        "Everything works offline; point it at any OpenAI-compatible server for LLM generation and judging."
-    )
-    st.subheader(f"Project {common.md(p.slug)}")
+    st.markdown("Evaluate retrieval-augmented QA on your own documents: every answer scored, every claim "
+                "checked against the retrieved evidence. Unscored items are counted, never averaged in as zero.")
     counts = q.project_counts(p)
+    st.subheader(f"Project {common.md(p.slug)}")
     cols = st.columns(4)
-    cols[0].metric("Corpora", counts["corpora"], border=True)
-    cols[1].metric("Documents", counts["documents"], border=True)
-    cols[2].metric("QA sets", counts["qa_sets"], help=f"{counts['qa_items']} questions in all", border=True)
-    cols[3].metric("Runs", counts["runs"], help=f"{counts['finished_runs']} finished", border=True)
-
+    cols[0].metric("Documents", counts["documents"], help=f"in {counts['corpora']} corpora", border=True)
+    cols[1].metric("QA sets", counts["qa_sets"], help=f"{counts['qa_items']} questions in all", border=True)
+    cols[2].metric("Runs", counts["runs"], help=f"{counts['finished_runs']} finished", border=True)
+    cols[3].caption("Switch or create projects in the sidebar; a new project starts empty.")
     runs = q.finished_runs(p)
     if runs:
-        latest = runs[0]
-        st.subheader("Latest finished run")
-        st.caption(common.md(q.run_label(latest)))
-        summaries = common.summaries(p, latest)
-        if summaries:
-            common.metric_cards(summaries)
-        else:
-            st.info("This run has no metric scores.")
-    st.subheader("Next step")
-    if not counts["documents"]:
-        st.page_link(common.PAGES["documents"], label="Upload documents", icon=":material/upload_file:")
-    elif not counts["qa_sets"]:
-        st.page_link(common.PAGES["qa"], label="Import a QA set", icon=":material/quiz:")
-    elif not counts["runs"]:
-        st.page_link(common.PAGES["run"], label="Start a run", icon=":material/play_circle:")
-    else:
-        st.page_link(common.PAGES["answers"], label="Inspect the answers", icon=":material/fact_check:")
-        st.page_link(common.PAGES["run"], label="Start another run", icon=":material/play_circle:")
-    st.page_link(common.PAGES["qa"], label="Or score answers from your own RAG system",
-                 icon=":material/upload:")
+        st.subheader("Leaderboard")
+        board = common.leaderboard(p, runs)
+        common.leaderboard_table(board)
+        by_id = {r["id"]: r for r in runs}
+        picked = st.multiselect("Compare runs", list(by_id), default=list(by_id)[:2], key="home_runs",
+                                format_func=lambda i: board.table.set_index("id").loc[i, "run"])
+        shown = board.table[board.table["id"].isin(picked)]
+        if len(shown) and board.metrics:
+            st.plotly_chart(charts.means_bars(shown, board.metrics), key="home_bars")
+    next_steps(counts)
 
 
 common.run_page(main)

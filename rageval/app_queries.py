@@ -327,3 +327,25 @@ def evidence_prefix(claim: dict[str, Any]) -> str:
     if role == "closest passage" or (role is None and claim.get("verdict") == "NOT_MENTIONED"):
         return "closest passage: "
     return ""
+
+def answer_view_of(project: Project, run_id: str, item_id: str) -> AnswerView | None:
+    """One answer's view (what :func:`answer_views` builds for every answer), read for that item only."""
+    from rageval.store import reports as report_store
+
+    db = project.db_path
+    a = report_store.answer_of(db, run_id, item_id)
+    if a is None:
+        return None
+    chunk_info = corpus_store.chunks_by_id(db, [cid for cid, _ in a["retrieved"] if cid])
+    contexts = []
+    for i, text in enumerate(a["contexts"]):
+        cid, score = a["retrieved"][i] if i < len(a["retrieved"]) else (None, None)
+        info = chunk_info.get(cid or "", {})
+        contexts.append(Context(rank=i + 1, chunk_id=cid, score=score, text=text,
+                                doc_name=info.get("doc_name"), page=info.get("page")))
+    return AnswerView(
+        item_id=a["item_id"], ordinal=a["ordinal"], question=a["question"], references=list(a["references"]),
+        answer=a["answer"], status=a["status"], reason=a["reason"], contexts=contexts,
+        scores={s["metric"]: s for s in report_store.scores_of(db, run_id, item_id)},
+        claims=display_claims(run_store.claims(db, run_id, item_id)),
+    )

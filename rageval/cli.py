@@ -1,4 +1,4 @@
-"""``python -m rageval``: ingest documents, import QA sets, run, score and export.
+"""``rageval`` (or ``python -m rageval``): ingest documents, import QA sets, run, score, export and report.
 
 Exit codes: 0 success; 1 some inputs failed but the rest were processed (or the command
 failed at run time); 2 unusable arguments. ``--json`` prints one JSON object on stdout.
@@ -417,7 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--project", help="project name (default: $RAGEVAL_PROJECT or 'default')")
     common.add_argument("--json", action="store_true", help="print JSON on stdout")
-    parser = _Parser(prog="python -m rageval", description=__doc__.splitlines()[0])
+    prog = "rageval" if Path(sys.argv[0]).name == "rageval" else "python -m rageval"  # the console command or -m
+    parser = _Parser(prog=prog, description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     def add(name: str, func: Callable[[argparse.Namespace], int], **kw: Any) -> argparse.ArgumentParser:

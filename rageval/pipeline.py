@@ -316,3 +316,14 @@ def estimate_text(est: Any) -> str:
 def run(project: Project, config: RunConfig, *, progress: Progress | None = None) -> RunSummary:
     """Create and execute a run in one go."""
     return execute(project, start_run(project, config), progress=progress)
+
+
+def check_models(project: Project, config: RunConfig) -> None:
+    """Refuse a config whose LLM roles lack a key or a reachable server, before any run exists.
+
+    Raises ConfigError (what to set) or LLMError (server unreachable, model unknown); does
+    nothing when every role is offline.
+    """
+    client = make_llm(project, config, None)
+    if client is not None:
+        client.close()

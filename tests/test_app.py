@@ -173,15 +173,23 @@ def test_every_page_opens_on_a_project_with_data(use_data, page):
     assert texts(at).strip()
 
 
-def test_home_shows_counts_and_latest_run_means(use_data):
+def test_home_shows_counts_and_a_leaderboard_of_named_runs(use_data):
     at = app("t")
+    no_failure(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Documents"] == "2" and metrics["QA sets"] == "1" and metrics["Runs"] == "2"
-    # the latest finished run is the claims import run: faithfulness is heuristic, token_f1 unscored
-    assert metrics["faithfulness"] == "0.500"
-    assert metrics["token_f1"] == "—"
-    captions = [c.value for c in at.caption]
-    assert "1 scored · 0 unscored · heuristic" in captions and "0 scored · 1 unscored" in captions
+    board = at.dataframe[0].value
+    names = list(board["run"])
+    # runs are named by what produced them, not by ids
+    assert any(n.startswith("imported claims.jsonl") for n in names)
+    assert any(n.startswith("extractive generator · top-3 · c / qa") for n in names)
+    assert "id" not in board.columns and set(board["judge"]) == {"heuristic judge (offline)"}
+    row = board[board["run"].str.startswith("imported")].iloc[0]
+    assert row["faithfulness"] == 0.5 and row["token_f1"] != row["token_f1"]  # unscored: NaN, never 0
+    caption = unescape(" ".join(c.value for c in at.caption))
+    assert "token_f1 1" in caption and "higher is better" in caption
+    # the comparison chart of the two runs
+    assert at.get("plotly_chart"), "no plot on Home"
 
 
 def test_sidebar_switches_and_creates_projects(use_data):
@@ -203,6 +211,9 @@ def test_sidebar_switches_and_creates_projects(use_data):
     at.text_input(key="new_project_name").set_value("fresh")
     at.button(key="create_project").click().run()
     assert at.session_state["project"] == "fresh" and "fresh" in list_projects()
+    # the field is cleared after use, and the new project starts empty
+    assert at.session_state["new_project_name"] == ""
+    assert {m.label: m.value for m in at.metric}["Documents"] == "0"
 
 
 def test_document_upload_through_the_widget(home):
@@ -312,8 +323,7 @@ def test_answers_page_highlights_claims_and_keeps_text_inert(use_data):
     built = use_data
     at = app("t")
     at.switch_page("pages/answers.py").run()
-    at.selectbox(key="ans_run").set_value(next(o for o in at.selectbox(key="ans_run").options
-                                               if o.startswith(built["claims_run"]))).run()
+    at.selectbox(key="ans_run").set_value(built["claims_run"]).run()
     no_failure(at)
     bodies = [h.proto.body for h in at.get("html")]
     joined = "\n".join(bodies)
@@ -347,8 +357,7 @@ def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
     built = use_data
     at = app("t")
     at.switch_page("pages/answers.py").run()
-    at.selectbox(key="ans_run").set_value(next(o for o in at.selectbox(key="ans_run").options
-                                               if o.startswith(built["run_id"]))).run()
+    at.selectbox(key="ans_run").set_value(built["run_id"]).run()
     no_failure(at)
     labels = [e.label for e in at.expander]
     assert any(lab.startswith("\\#1 · score") for lab in labels), labels

@@ -3,12 +3,16 @@
 The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME holding the
 small project of tests/test_app.py (built in a subprocess through the library). In the browser:
 open the app, upload a .txt on Documents through the hidden file input and see it ingested,
-then open Answers and see claims highlighted while hostile document text stays inert.
+then open Answers and see claims highlighted while hostile document text stays inert; and a new
+user's whole path (create a project, upload two documents and a QA set, run, open an answer, see
+claims with verdicts) with no request to any host but 127.0.0.1, taking the README's screenshots
+(``RAGEVAL_SCREENSHOTS=docs/img``).
 Skipped only when /usr/bin/chromium is absent (``apt-get install -y chromium``; .ci/run does it).
 """
 from __future__ import annotations
 
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -92,7 +96,7 @@ def test_upload_a_document_then_inspect_answers(server, tmp_path):
             page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
             page.on("request", lambda r: outside.append(r.url) if "127.0.0.1:9/" in r.url else None)
             page.goto(server)
-            expect(page.get_by_text("Latest finished run")).to_be_visible()
+            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
 
             page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
             expect(page.get_by_role("heading", name="Documents")).to_be_visible()
@@ -107,7 +111,7 @@ def test_upload_a_document_then_inspect_answers(server, tmp_path):
             contradicted = page.locator('span[title="CONTRADICTED"]', has_text="Green tea originated in Japan.")
             expect(contradicted).to_be_visible()
             # hostile text from the document and the "model" is shown as text and loads nothing
-            expect(page.get_by_text("<script>alert(1)</script>", exact=False).first).to_be_visible()
+            expect(page.get_by_text("<script>alert(1)</script>", exact=False).filter(visible=True).first).to_be_visible()
             assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
             page.screenshot(path=str(tmp_path / "answers.png"), full_page=True)
             shots = os.environ.get("RAGEVAL_SCREENSHOTS")
@@ -118,3 +122,113 @@ def test_upload_a_document_then_inspect_answers(server, tmp_path):
             ctx.close()
     assert dialogs == [], "a script from document text ran"
     assert outside == [], "markdown from document text loaded a resource"
+
+
+QA_CSV = ("id,question,reference,domain\n"
+          "b1,When does the warehouse open on Saturdays?,9 am,operations\n"
+          "b2,How many vans does the depot have?,twelve vans,fleet\n"
+          "b3,What is the depot's phone number?,,operations\n")
+DOC_A = ("The warehouse opens at 7 am on weekdays and at 9 am on Saturdays. It is closed on Sundays.\n\n"
+         "Deliveries are accepted until 4 pm.")
+DOC_B = "The depot has twelve vans and two trucks. Every van is serviced each spring."
+
+
+def _shot(page, tmp_path: Path, name: str) -> None:
+    """A screenshot in the test's folder, and in $RAGEVAL_SCREENSHOTS (docs/img for the README) when set."""
+    page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=False)
+    shots = os.environ.get("RAGEVAL_SCREENSHOTS")
+    if shots:
+        Path(shots).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=False)
+
+
+def _nav(page, name: str) -> None:
+    page.locator('[data-testid="stSidebarNav"] a', has_text=name).click()
+    page.get_by_role("heading", name=name).wait_for()
+
+
+def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_path):
+    """Create a project, upload two documents and a QA set, run, open an answer, see verdicts.
+
+    Fails with the page's text when something expected is missing, and when the page requested
+    anything from a host other than 127.0.0.1.
+    """
+    from urllib.parse import urlsplit
+
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)
+    for name, text in (("warehouse.txt", DOC_A), ("depot.md", DOC_B), ("questions.csv", QA_CSV)):
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    outside: list[str] = []
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
+                                                   headless=True, args=FLAGS,
+                                                   viewport={"width": 1400, "height": 1000})
+        page = ctx.new_page()
+        page.set_default_timeout(60_000)
+        page.on("request", lambda r: outside.append(r.url)
+                if urlsplit(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
+        try:
+            page.goto(server)
+            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+            expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the runs compared
+            page.wait_for_timeout(1500)  # let the table's canvas paint before the screenshot
+            _shot(page, tmp_path, "home")
+
+            # a project, created in plain sight; it starts empty
+            field = page.get_by_role("textbox", name="New project")
+            field.fill("e2e")
+            field.press("Enter")
+            page.get_by_role("button", name="Create").click()
+            expect(page.get_by_text("Created project e2e")).to_be_visible()
+            expect(page.get_by_role("heading", name="Project e2e")).to_be_visible()
+
+            _nav(page, "Documents")
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+                [str(tmp_path / "warehouse.txt"), str(tmp_path / "depot.md")])
+            expect(page.get_by_text("depot.md", exact=True).first).to_be_visible()
+            page.get_by_role("button", name="Ingest").click()
+            expect(page.get_by_text("warehouse.txt: 1 page(s)")).to_be_visible()
+            expect(page.get_by_text("depot.md: 1 page(s)")).to_be_visible()
+            _shot(page, tmp_path, "documents")
+
+            _nav(page, "QA sets")
+            page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
+                str(tmp_path / "questions.csv"))
+            expect(page.get_by_text("questions.csv", exact=True).first).to_be_visible()
+            page.get_by_role("button", name="Import", exact=True).click()
+            expect(page.get_by_text("Imported 3 question(s) as questions.")).to_be_visible()
+            _shot(page, tmp_path, "qa_sets")
+
+            _nav(page, "Run")
+            expect(page.get_by_text("Everything offline: no model calls, no cost.")).to_be_visible()
+            page.get_by_role("button", name="Start run").click()
+            started = time.monotonic()
+            expect(page.get_by_text("loading models").or_(page.get_by_text("answering and scoring"))
+                   .or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=10_000)
+            first_progress = time.monotonic() - started
+            _shot(page, tmp_path, "run_progress")
+            expect(page.get_by_text("Finished:")).to_be_visible(timeout=240_000)
+            _shot(page, tmp_path, "run")
+            page.get_by_role("button", name="Open its answers").click()
+
+            expect(page.get_by_role("heading", name="Answers")).to_be_visible()
+            expect(page.get_by_text("Claims (").first).to_be_visible()
+            badges = page.locator("td span", has_text=re.compile(r"^(SUPPORTED|CONTRADICTED|NOT_MENTIONED)$"))
+            expect(badges.first).to_be_visible()
+            page.get_by_text("Claims (").first.scroll_into_view_if_needed()
+            page.mouse.wheel(0, -350)
+            _shot(page, tmp_path, "answers")
+            page.get_by_role("tab", name="Plots").click()
+            expect(page.locator(".js-plotly-plot").first).to_be_visible()
+            _shot(page, tmp_path, "plots")
+
+            # CORRELATIONS (i14): open the Correlations page here and check that its heatmap renders,
+            # e.g. _nav(page, "Correlations"); expect(page.locator(".js-plotly-plot").first).to_be_visible()
+        except Exception as exc:  # noqa: BLE001 - playwright's timeouts too: fail with what the page showed
+            raise AssertionError(f"{exc}\n--- page text ---\n{page.inner_text('body')[:4000]}") from exc
+        finally:
+            ctx.close()
+    assert outside == [], f"the page requested outside hosts: {sorted(set(outside))[:10]}"
+    assert first_progress < 10, f"first progress after {first_progress:.1f} s"

@@ -98,3 +98,30 @@ def test_table_csv_turns_lists_into_json():
     text = table_csv([{"a": 1, "b": ["x", "y"]}, {"a": 2, "b": []}])
     frame = pd.read_csv(io.StringIO(text))
     assert frame["a"].tolist() == [1, 2] and json.loads(frame.loc[0, "b"]) == ["x", "y"]
+
+
+def _import_run(project, rows, metrics, source):
+    samples, errors = parse_answers(source, "".join(json.dumps(r) + "\n" for r in rows).encode())
+    assert errors == []
+    return score(samples, metrics, project=project, source=source).run_id
+
+
+def test_leaderboard_marks_the_best_run_per_column_by_direction(tmp_path, monkeypatch):
+    from rageval.project import open_project
+    from rageval.report.leaderboard import leaderboard, run_name
+    from rageval.store import runs as run_store
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    project = open_project("lb")
+    good = [{"id": "a", "question": "q?", "answer": "Paris", "reference": "Paris"},
+            {"id": "b", "question": "q?", "answer": "I am not sure, maybe Rome", "reference": "Rome"}]
+    bad = [{"id": "a", "question": "q?", "answer": "London", "reference": "Paris"},
+           {"id": "b", "question": "q?", "answer": "Milan", "reference": "Rome"}]
+    g = _import_run(project, good, ["exact_match", "hedging"], "good.jsonl")
+    b = _import_run(project, bad, ["exact_match", "hedging"], "bad.jsonl")
+    board = leaderboard(project)
+    assert board.best == {"exact_match": g, "hedging": b}  # hedging: lower is better
+    names = dict(zip(board.table["id"], board.table["run"]))
+    assert names[g].startswith("imported good.jsonl") and names[g] == run_name(run_store.get_run(project.db_path, g))
+    row = board.table.set_index("id").loc[g]
+    assert row["exact_match"] == pytest.approx(0.5) and row["hedging"] == pytest.approx(0.5)

@@ -32,6 +32,11 @@ def demo_dir() -> Path:
     return Path(str(resources.files("rageval.demo")))
 
 
+def sample_qa_csv() -> bytes:
+    """The sample QA set shipped for the README and the QA sets page (11 questions on the demo documents)."""
+    return (demo_dir() / "sample_qa.csv").read_bytes()
+
+
 def demo_run_id() -> str | None:
     """The newest finished run of the demo project, if it has been built."""
     project = open_project(DEMO_PROJECT)

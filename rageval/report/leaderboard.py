@@ -12,6 +12,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from rageval.project import Project
+from rageval.report.exports import table_csv  # noqa: F401  (pages download every table through it)
 from rageval.report.meaning import info
 from rageval.store import reports as report_store
 from rageval.store import runs as run_store
@@ -72,8 +73,7 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
     present = sorted({s["metric"] for s in stats})
     if metrics is None:
         order = [m for m in MAIN_METRICS if m in present] + [m for m in present if m not in MAIN_METRICS]
-        metrics = [m for m in order if m in MAIN_METRICS][:10] if main_only and any(
-            m in MAIN_METRICS for m in order) else order
+        metrics = order[:10] if main_only else order  # main metrics first, then others, up to 10 columns
     metrics = list(metrics)
     cell: dict[tuple[str, str], dict[str, Any]] = {}
     for s in stats:
@@ -128,3 +128,17 @@ def paired(values: pd.DataFrame, metric: str, run_a: str, run_b: str) -> pd.Data
     both = pd.concat([a, b], axis=1, join="inner").reset_index()
     both["diff"] = both["b"] - both["a"]
     return both
+
+
+def runs_overview(project: Project) -> list[dict[str, Any]]:
+    """Every run as a table row with a readable name; empty cells are "", never the text "None"."""
+    rows = []
+    for r in run_store.runs(project.db_path):
+        cfg = r["config"]
+        rows.append({
+            "name": run_name(r), "status": r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
+            "judge": judge_label(r), "generator": str(cfg.get("generator") or ("imported" if r["kind"] != "pipeline" else "")),
+            "started": r["started"] or r["created"], "finished": r["finished"] or "",
+            "error": r["error"] or "", "run": r["id"],
+        })
+    return rows

@@ -53,8 +53,29 @@ def metric_summaries(scores: Sequence[dict[str, Any]]) -> list[MetricSummary]:
 
 
 def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
-    """The run's metric summaries in the order its config lists the metrics."""
+    """The run's metric summaries in the order its config lists the metrics.
+
+    Aggregated in DuckDB (``store.reports``): the same numbers as :func:`metric_summaries` over
+    ``store.runs.scores``, without reading every score row into Python.
+    """
+    from rageval.store import reports as report_store
+
     run = run_store.get_run(project.db_path, run_id)
     order = {m: i for i, m in enumerate((run or {}).get("config", {}).get("metrics", []))}
-    found = metric_summaries(run_store.scores(project.db_path, run_id))
-    return sorted(found, key=lambda s: order.get(s.metric, len(order)))
+    groups: dict[str, dict[str, Any]] = {}
+    for s in report_store.metric_stats(project.db_path, [run_id]):
+        g = groups.setdefault(s["metric"], {"sum": 0.0, "n_ok": 0, "n_unscored": 0, "n_failed": 0,
+                                            "heuristic": False})
+        g["sum"] += (s["mean"] or 0.0) * s["n_ok"]
+        g["n_ok"] += s["n_ok"]
+        g["n_unscored"] += s["n_unscored"]
+        g["n_failed"] += s["n_failed"]
+        g["heuristic"] = g["heuristic"] or is_heuristic(s["signature"])
+    reasons: dict[str, dict[str, int]] = {}
+    for metric, status, reason, n in report_store.score_reasons(project.db_path, run_id):
+        reasons.setdefault(metric, {})[f"{status}: {reason}"] = int(n)
+    found = [MetricSummary(metric=m, mean=(g["sum"] / g["n_ok"]) if g["n_ok"] else None, n_ok=g["n_ok"],
+                           n_unscored=g["n_unscored"], n_failed=g["n_failed"], heuristic=g["heuristic"],
+                           reasons=reasons.get(m, {}))
+             for m, g in groups.items()]
+    return sorted(found, key=lambda s: (order.get(s.metric, len(order)), s.metric))

@@ -63,3 +63,90 @@ def verdict_counts(db: Path, run_id: str) -> list[tuple[str, str, str, int]]:
             " GROUP BY item_id, signature, verdict ORDER BY item_id, signature, verdict",
             [run_id],
         ).fetchall()
+
+
+def answer_rows(db: Path, run_id: str) -> list[tuple]:
+    """``(item_id, ordinal, question, answer, status, reason, domain)`` without contexts."""
+    with connect(db) as con:
+        return con.execute(
+            "SELECT a.item_id, a.ordinal, a.question, a.answer, a.status, a.reason,"
+            " coalesce(i.domain, json_extract_string(a.details, '$.domain'))"
+            " FROM answers a JOIN runs r ON r.id = a.run_id"
+            " LEFT JOIN qa_items i ON i.qa_set = r.qa_set AND i.id = a.item_id"
+            " WHERE a.run_id = ? ORDER BY a.ordinal",
+            [run_id],
+        ).fetchall()
+
+
+def diagnoses(db: Path, run_id: str) -> list[tuple[str, str | None]]:
+    """``(item_id, likely cause)`` from the faithfulness diagnosis of each answer."""
+    with connect(db) as con:
+        return con.execute(
+            "SELECT item_id, json_extract_string(details, '$.diagnosis.answer_cause') FROM metric_scores"
+            " WHERE run_id = ? AND metric = 'faithfulness'",
+            [run_id],
+        ).fetchall()
+
+
+def score_reasons(db: Path, run_id: str) -> list[tuple[str, str, str | None, int]]:
+    """``(metric, status, reason, items)`` for the run's scores that are not ``ok``."""
+    with connect(db) as con:
+        return con.execute(
+            "SELECT metric, status, reason, count(*) FROM metric_scores WHERE run_id = ? AND status <> 'ok'"
+            " GROUP BY metric, status, reason ORDER BY metric, status, reason",
+            [run_id],
+        ).fetchall()
+
+
+def answer_of(db: Path, run_id: str, item_id: str) -> dict[str, Any] | None:
+    """One stored answer with its retrieved ``(chunk_id, score)`` list, as ``runs.answers`` gives them."""
+    import json
+
+    with connect(db) as con:
+        row = con.execute(
+            "SELECT item_id, ordinal, question, answer, refs, contexts, status, reason, latency_ms, details"
+            " FROM answers WHERE run_id = ? AND item_id = ?", [run_id, item_id]).fetchone()
+        ret = con.execute("SELECT chunk_id, score FROM retrievals WHERE run_id = ? AND item_id = ? ORDER BY rank",
+                          [run_id, item_id]).fetchall()
+    if row is None:
+        return None
+    keys = ("item_id", "ordinal", "question", "answer", "references", "contexts", "status", "reason",
+            "latency_ms", "details")
+    a = dict(zip(keys, row))
+    a["references"], a["contexts"] = json.loads(a["references"]), json.loads(a["contexts"])
+    a["details"] = json.loads(a["details"]) if a["details"] else {}
+    a["retrieved"] = [(cid, score) for cid, score in ret]
+    return a
+
+
+def scores_of(db: Path, run_id: str, item_id: str) -> list[dict[str, Any]]:
+    """One answer's metric scores, as ``runs.scores`` gives them."""
+    import json
+
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT item_id, metric, signature, value, status, reason, details FROM metric_scores"
+            " WHERE run_id = ? AND item_id = ? ORDER BY metric", [run_id, item_id]).fetchall()
+    keys = ("item_id", "metric", "signature", "value", "status", "reason", "details")
+    return [{**dict(zip(keys, r)), "details": json.loads(r[6]) if r[6] else None} for r in rows]
+
+
+def answer_table_frames(db: Path, run_id: str):
+    """In one connection, as DataFrames: answers (no contexts), score values, claim verdict counts
+    and faithfulness diagnoses of a run (the parts of the Answers table)."""
+    with connect(db) as con:
+        answers = con.execute(
+            "SELECT a.item_id AS id, a.ordinal + 1 AS \"#\", a.question, a.answer, a.status, a.reason,"
+            " coalesce(i.domain, json_extract_string(a.details, '$.domain')) AS domain"
+            " FROM answers a JOIN runs r ON r.id = a.run_id"
+            " LEFT JOIN qa_items i ON i.qa_set = r.qa_set AND i.id = a.item_id"
+            " WHERE a.run_id = ? ORDER BY a.ordinal", [run_id]).df()
+        values = con.execute("SELECT item_id AS id, metric, value FROM metric_scores WHERE run_id = ?",
+                             [run_id]).df()
+        verdicts = con.execute(
+            "SELECT item_id AS id, signature, verdict, count(*) AS n FROM claims WHERE run_id = ?"
+            " GROUP BY item_id, signature, verdict", [run_id]).df()
+        diagnosis = con.execute(
+            "SELECT item_id AS id, json_extract_string(details, '$.diagnosis.answer_cause') AS diagnosis"
+            " FROM metric_scores WHERE run_id = ? AND metric = 'faithfulness'", [run_id]).df()
+    return answers, values, verdicts, diagnosis

@@ -1,0 +1,173 @@
+"""Pieces of the Run page (a helper module, not a page): settings, presets, progress, finish."""
+from __future__ import annotations
+
+import os
+
+import streamlit as st
+
+from pages import common
+from rageval import app_queries as q
+from rageval import presets as preset_store
+from rageval.config import RunConfig
+from rageval.errors import ConfigError
+from rageval.ingest.chunking import METHODS, ChunkingConfig
+from rageval.report import meaning
+from rageval.report.leaderboard import run_name
+from rageval.store import runs as run_store
+
+_KEYS = {"embedder": "run_embedder", "generator": "run_generator", "judge": "run_judge"}
+HELP = {
+    "corpus": "The documents to retrieve from (Documents page).",
+    "qa": "The questions to answer, with gold answers and optional relevance labels (QA sets page).",
+    "method": "recursive: split at paragraphs, then lines, sentences and words; chars: fixed windows.",
+    "size": "Largest chunk, in characters (default 1024). Smaller chunks retrieve more precisely, "
+            "larger ones carry more context.",
+    "overlap": "Characters shared by neighbouring chunks (default 128); must be smaller than the chunk size.",
+    "top_k": "Chunks retrieved per question and handed to the generator (default 10).",
+    "temperature": "Sampling temperature of an LLM generator (0 = deterministic).",
+    "metrics": "What to compute for every answer. Hover a metric's column on the Answers page for its "
+               "meaning; cards in docs/metrics.md.",
+}
+
+
+def missing_llm_settings(specs: dict[str, str]) -> list[str]:
+    """For each openai role with neither a key nor a server URL in the environment: what to set."""
+    out = []
+    for role, spec in specs.items():
+        if not spec.startswith("openai:"):
+            continue
+        up = role.upper()
+        names = (f"RAGEVAL_{up}_API_KEY", "OPENAI_API_KEY", f"RAGEVAL_{up}_BASE_URL", "OPENAI_BASE_URL")
+        if not any(os.environ.get(n, "").strip() for n in names):
+            out.append(f"the {role} needs OPENAI_API_KEY (or RAGEVAL_{up}_API_KEY), or OPENAI_BASE_URL "
+                       f"(or RAGEVAL_{up}_BASE_URL) for a local server without keys")
+    return out
+
+
+def presets(p) -> None:
+    """Pick a saved preset (applied through a callback, before the widgets are drawn)."""
+    saved = preset_store.presets(p)
+    if not saved:
+        return
+
+    def apply() -> None:
+        chosen = saved.get(st.session_state.get("run_preset") or "")
+        if not chosen:
+            return
+        ch = chosen.get("chunking") or {}
+        st.session_state.update({"run_method": ch.get("method", "recursive"), "run_size": int(ch.get("size", 1024)),
+                                 "run_overlap": int(ch.get("overlap", 128)), "run_top_k": int(chosen.get("top_k", 10)),
+                                 "run_temperature": float(chosen.get("temperature", 0.0))})
+        for field, key in _KEYS.items():
+            spec = str(chosen.get(field) or "")
+            if spec.startswith("openai:"):
+                st.session_state[key], st.session_state[f"{key}_model"] = "openai", spec.split(":", 1)[1]
+            elif spec:
+                st.session_state[key] = spec
+        st.session_state["run_metrics_pending"] = list(chosen.get("metrics") or [])
+
+    st.selectbox("Preset", [""] + sorted(saved), key="run_preset", on_change=apply,
+                 format_func=lambda n: n or "(choose a saved preset)",
+                 help="Saved settings (everything but the corpus and QA set); saved below the Start button.")
+
+
+def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
+    c1, c2 = st.columns(2)
+    corpus = c1.selectbox("Corpus", corpora, key="run_corpus", help=HELP["corpus"])
+    qa_set = c2.selectbox("QA set", sets, key="run_qa", help=HELP["qa"])
+    c1, c2, c3, c4 = st.columns(4)
+    method = c1.selectbox("Chunking", METHODS, key="run_method", help=HELP["method"])
+    size = c2.number_input("Chunk size", 50, 20000, 1024, step=64, key="run_size", help=HELP["size"])
+    overlap = c3.number_input("Overlap", 0, 10000, 128, step=16, key="run_overlap", help=HELP["overlap"])
+    top_k = int(c4.number_input("Top-k", 1, 100, 10, key="run_top_k", help=HELP["top_k"]))
+    c1, c2, c3, c4 = st.columns(4)
+    embedder = common.spec_input("Embedder", "local", key="run_embedder", model="text-embedding-3-small", container=c1)
+    generator = common.spec_input("Generator", "extractive", key="run_generator", model="gpt-4o-mini", container=c2)
+    temperature = c3.slider("Temperature", 0.0, 2.0, 0.0, 0.1, key="run_temperature",
+                            disabled=generator == "extractive", help=HELP["temperature"])
+    judge = common.spec_input("Judge", "heuristic", key="run_judge", model="gpt-4o-mini", container=c4)
+    options = q.metric_options(top_k)
+    items = run_store.qa_items(p.db_path, qa_set)
+    cannot = meaning.applicability(options, meaning.available_inputs(items, pipeline=True))
+    default = [m for m in q.default_metrics(options) if m not in cannot]
+    pending = st.session_state.pop("run_metrics_pending", None)
+    if pending is not None:
+        st.session_state["run_metrics"] = [m for m in pending if m in options]
+    metrics = st.multiselect("Metrics", options, default=default, key="run_metrics", help=HELP["metrics"])
+    skipped = sorted({m for m in q.default_metrics(options) if m in cannot})
+    if skipped:
+        st.caption("Not selected: " + common.md(", ".join(skipped)) + " — " + common.md(cannot[skipped[0]])
+                   + " in this QA set (relevance labels are explained on the QA sets page).")
+    source, types = aligncheck_settings(metrics)
+    try:
+        q.check_metric_options(metrics, aligncheck_source=source, aligncheck_types=types)
+        return RunConfig(corpus=corpus, qa_set=qa_set, embedder=embedder, top_k=top_k, generator=generator,
+                         chunking=ChunkingConfig(method=method, size=int(size), overlap=int(overlap)),
+                         temperature=float(temperature), judge=judge, metrics=tuple(metrics),
+                         aligncheck_source=source, aligncheck_types=types)
+    except ConfigError as exc:
+        st.error(common.md(str(exc)))
+        return None
+
+
+def aligncheck_settings(metrics: list[str]) -> tuple[str, str]:
+    """AlignCheck's source and entity-type granularity, asked only when an aligncheck metric is chosen."""
+    if not any(m.startswith("aligncheck_") for m in metrics):
+        return "reference", "all"
+    c1, c2 = st.columns(2)
+    source = c1.selectbox("AlignCheck source", ("reference", "contexts"), key="run_aligncheck_source",
+                          help="compare the answer's facts with the gold answer, or with the retrieved chunks")
+    types = c2.text_input("AlignCheck entity types", "all", key="run_aligncheck_types",
+                          help="all | N (top N types by TF-IDF over the batch) | types such as PERSON,ORG")
+    return source, types.strip() or "all"
+
+
+def save_preset(p, config: RunConfig | None) -> None:
+    with st.popover("Save as preset", disabled=config is None):
+        name = st.text_input("Preset name", key="preset_name", placeholder="e.g. small chunks, LLM judge")
+        if st.button("Save", key="preset_save", disabled=not name.strip()):
+            try:
+                preset_store.save_preset(p, name, config.to_dict())
+                st.success(f"Saved preset {common.md(name.strip())}.")
+            except ConfigError as exc:
+                st.error(common.md(str(exc)))
+
+
+@st.fragment(run_every=1.0)
+def progress(p) -> None:
+    """Live progress of the runs executing in this server process (any tab sees them)."""
+    workers = common.workers()
+    active = workers.active(p)
+    for run_id in active:
+        prog = workers.progress(p, run_id)
+        c1, c2 = st.columns([5, 1])
+        label = f"Run {run_id}: " + (prog.text() if prog else "starting")
+        if workers.stopping(p, run_id):
+            label += " · cancelling after the current batch"
+        c1.progress(prog.fraction() if prog else 0.0, text=label)
+        if c2.button("Cancel", key=f"stop_{run_id}", help="stops after the current batch; Resume continues it"):
+            workers.stop(p, run_id)
+    if not active:
+        st.rerun(scope="app")
+
+
+def finished(p) -> None:
+    """A message for each run this session started once it ends, with a link to its answers."""
+    for run_id in list(st.session_state.get("run_watch", [])):
+        if run_id in common.workers().active(p):
+            continue
+        run = run_store.get_run(p.db_path, run_id)
+        if run is None:
+            continue
+        error = common.workers().error(p, run_id)
+        if run["status"] == "finished":
+            st.success(f"Finished: {common.md(run_name(run))} — {run['done']} answers, {run['failed']} failed.")
+            if st.button("Open its answers", key=f"open_{run_id}", type="primary"):
+                st.session_state["ans_run"] = run_id
+                st.session_state["run_watch"].remove(run_id)
+                st.switch_page(common.PAGES["answers"])
+        elif error:
+            st.error(f"Run {run_id} stopped: {common.md(error)}  \nFix what the message names, then Resume "
+                     "it below or start a new run with other settings.")
+        else:
+            st.info(f"Run {run_id} is {run['status']}: resume it below.")
