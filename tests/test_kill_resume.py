@@ -174,3 +174,31 @@ def test_a_lock_timeout_mid_run_marks_the_run_interrupted(tmp_path, monkeypatch,
     assert main(["run", "--resume", run_id, "--project", "t"]) == 0
     assert store.get_run(project.db_path, run_id)["status"] == "finished"
     assert len(store.answers(project.db_path, run_id)) == 5
+
+
+def test_a_run_owned_by_another_live_process_is_refused(tmp_path, monkeypatch):
+    from rageval.errors import ConfigError
+    from rageval.store.db import connect
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    project = open_project("o")
+    store.create_run(project.db_path, "busy", kind="pipeline", corpus="c", qa_set="q",
+                     config=RunConfig(corpus="c", qa_set="q").to_dict(), config_hash="h", n_items=1)
+    store.set_run_status(project.db_path, "busy", "running")
+    owners.claim(project.db_path, "busy")
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        start = owners.this_process()["start"] and owners._start_ticks(other.pid)
+        with connect(project.db_path) as con:
+            con.execute("UPDATE runs SET owner_pid = ?, owner_start = ? WHERE id = 'busy'", [other.pid, start or ""])
+        try:
+            execute(project, "busy")
+        except ConfigError as exc:
+            assert f"is being executed by process {other.pid}" in str(exc)
+        else:
+            raise AssertionError("a run owned by a live process was executed again")
+        assert store.get_run(project.db_path, "busy")["status"] == "running"
+    finally:
+        other.kill()
+        other.wait()
+    assert owners.reap(project.db_path) == ["busy"]  # once that process is gone, it is interrupted
