@@ -239,7 +239,8 @@ def markdown(res: dict, command: str) -> str:
                   "| domain | n scored / test rows | consistent | AlignCheck F1 | AlignCheck P | ROUGE-L P | BERTScore P | faithfulness |",
                   "|---|---|---|---|---|---|---|---|"]
         for e in v["table"]:
-            cells = " | ".join(f"{f3(e[k]['auroc'])} ({f3(e[k]['bacc'])})" for k in SCORES)
+            one_class = e["consistent"] in (0, e["n"])  # AUROC and balanced accuracy need both classes
+            cells = " | ".join(f"{f3(e[k]['auroc'])} ({'n/a' if one_class else f3(e[k]['bacc'])})" for k in SCORES)
             lines.append(f"| {e['domain']} | {e['n']} / {e['n_test']} | {e['consistent']} | {cells} |")
         lines.append("")
     lines += reading(s, q)
