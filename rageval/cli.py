@@ -95,7 +95,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         found = run_store.get_run(project.db_path, run_id)
         if found is not None and found["status"] == "finished":
-            _emit(args, {"run_id": run_id, "status": "finished", "resumed": False},
+            _emit(args, {"run_id": run_id, "status": "finished", "items": found["n_items"], "done": found["done"],
+                         "failed": found["failed"], "seconds": 0.0, "resumed": False},
                   f"run {run_id} already finished ({found['done']}/{found['n_items']} items); nothing to resume. "
                   f"See its scores with: rageval report --run {run_id} --out report.html")
             return EXIT_OK
