@@ -49,8 +49,8 @@ def table(p, run, full, shown):
     event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
     c1, c2 = st.columns([4, 1])
-    c1.caption("Click a column to sort, a row to open it below "
-               "· empty cells: not scored (missing input), never 0")
+    c1.caption("Click a column to sort, a row to open it below · a grey None in a metric column: not "
+               "scored (a missing input), never counted as 0")
     c2.download_button("Table as CSV", table_csv(rows[cols]), f"answers-{run['id']}.csv", "text/csv", key="ans_csv")
     picked = getattr(getattr(event, "selection", None), "rows", None) or []
     if picked:

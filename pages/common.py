@@ -254,12 +254,12 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
         meant = meaning.info(m)
-        config[m] = st.column_config.NumberColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}",
-                                                  help=meant.help(), format="%.3f")
-    # the Styler's own format: without it a missing mean would read "None" (it means: not scored)
-    styled = table.style.format({m: "{:.3f}" for m in board.metrics}, na_rep="—")
-    if best_rows:
-        styled = styled.apply(mark, subset=[m for m in board.metrics if m in best_rows])
+        config[m] = st.column_config.TextColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}", help=meant.help())
+    # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
+    shown = table.copy()
+    for m in board.metrics:
+        shown[m] = [("—" if v is None or v != v else f"{v:.3f}") for v in table[m]]
+    styled = shown.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else shown
     st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
     st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
                        key=f"{key}_csv")

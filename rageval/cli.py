@@ -127,7 +127,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
         if found["status"] == "finished" and found["done"] >= found["n_items"]:
             _emit(args, {"run_id": run_id, "status": "finished", "items": found["n_items"], "done": found["done"],
-                         "failed": found["failed"], "resumed": False},
+                         "failed": found["failed"], "seconds": 0.0, "resumed": False},
                   f"run {run_id} is already finished ({found['done']}/{found['n_items']} items); nothing to resume. "
                   f"See its scores with: rageval report --run {run_id} --out report.html")
             return EXIT_OK

@@ -185,7 +185,7 @@ def test_home_shows_counts_and_a_leaderboard_of_named_runs(use_data):
     assert any(n.startswith("extractive generator · top-3 · c / qa") for n in names)
     assert "id" not in board.columns and set(board["judge"]) == {"heuristic judge (offline)"}
     row = board[board["run"].str.startswith("imported")].iloc[0]
-    assert row["faithfulness"] == 0.5 and row["token_f1"] != row["token_f1"]  # unscored: NaN, never 0
+    assert row["faithfulness"] == "0.500" and row["token_f1"] == "—"  # unscored: a dash, never 0 or "None"
     caption = unescape(" ".join(c.value for c in at.caption))
     assert "token_f1 1" in caption and "higher is better" in caption
     # the comparison chart of the two runs
