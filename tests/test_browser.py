@@ -224,8 +224,13 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             expect(page.locator(".js-plotly-plot").first).to_be_visible()
             _shot(page, tmp_path, "plots")
 
-            # CORRELATIONS (i14): open the Correlations page here and check that its heatmap renders,
-            # e.g. _nav(page, "Correlations"); expect(page.locator(".js-plotly-plot").first).to_be_visible()
+            # Correlations: compute and store an analysis of the run (metric x metric, no ratings yet),
+            # then its heatmap renders
+            _nav(page, "Correlations")
+            page.get_by_role("button", name="Compute and store").click()
+            expect(page.get_by_role("heading", name="Agreement with the human score")).to_be_visible(timeout=60_000)
+            expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
+            _shot(page, tmp_path, "correlations")
         except Exception as exc:  # noqa: BLE001 - playwright's timeouts too: fail with what the page showed
             raise AssertionError(f"{exc}\n--- page text ---\n{page.inner_text('body')[:4000]}") from exc
         finally:
