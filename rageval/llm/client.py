@@ -19,8 +19,10 @@ Cache key
     URL are left out: the model name identifies the model, so moving a vLLM server to another
     host keeps its cache. (A server that ignores the model name, like llama.cpp's, should get a
     distinct model name in the spec or run with ``use_cache=False``.) Failed calls are never
-    cached; replies that fail to parse are (the call succeeded), so re-running an unchanged run
-    makes zero network calls. ``use_cache=False`` turns off reads and writes.
+    cached, nor are JSON replies that fail to parse or validate (a re-run asks again); so
+    re-running an unchanged run makes zero network calls, and with ``preflight=True`` the
+    reachability check (:mod:`rageval.llm.preflight`) runs only before a role's first network
+    call, so it makes none either. ``use_cache=False`` turns off reads and writes.
 
 Retries
     The openai client runs with ``max_retries=0`` and an explicit timeout; this module retries
