@@ -67,7 +67,7 @@ def contexts(view: q.AnswerView) -> None:
     spans: dict[int, list[tuple[int, int, str, int]]] = {}
     for n, claim in enumerate(view.claims, start=1):
         found = hl.evidence_location(view, claim)
-        if found:
+        if found and not q.evidence_prefix(claim):  # a closest passage is not evidence: not highlighted
             spans.setdefault(found[0], []).append((found[1], found[2], claim["verdict"], n))
     if not view.contexts:
         st.info("No retrieved context was stored for this answer.")

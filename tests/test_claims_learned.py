@@ -134,3 +134,14 @@ def test_gold_in_chunk_uses_the_retrieval_rule(context, reference, expected):
     assert holds_answer(context, reference) is expected
     if expected:  # whatever the evidence-mode retrieval metrics count as retrieved, the diagnosis does too
         assert contains_tokens(answer_tokens(context), answer_tokens(reference))
+
+
+def test_answers_page_helpers_label_closest_passages_and_confidence():
+    from rageval.app_queries import claim_confidence, evidence_prefix
+
+    nm = {"verdict": "NOT_MENTIONED", "details": {"confidence": 0.912, "evidence_role": "closest passage"}}
+    sup = {"verdict": "SUPPORTED", "details": {"confidence": 0.5, "evidence_role": "support"}}
+    judged = {"verdict": "NOT_MENTIONED", "details": {}}  # LLM judge: no confidence, still not support
+    assert (evidence_prefix(nm), claim_confidence(nm)) == ("closest passage: ", "0.91")
+    assert (evidence_prefix(sup), claim_confidence(sup)) == ("", "0.50")
+    assert (evidence_prefix(judged), claim_confidence(judged)) == ("closest passage: ", "")
