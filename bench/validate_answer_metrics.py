@@ -437,9 +437,9 @@ READING = [
     "survives inside each system.",
     "- answer_equivalence (heuristic) is one threshold of the offline score, so its AUROC is that of a yes/no decision, "
     "comparable to the shipped judge decisions rather than to scores.",
-    "- SQuALITY's answers are paragraphs: no response equals a reference or passes the equivalence threshold "
-    "(constant, so undefined). The offline score was trained on short answers; it mostly separates human-written from "
-    "model responses. BERTScore and answer_similarity see only the first 254 word-pieces of each text.",
+    "- SQuALITY's answers are paragraphs. The offline score was trained on short answers: on SQuALITY it is weaker "
+    "than token F1 and ROUGE-L and barely ranks the two models' responses, so for long answers prefer those or an LLM "
+    "judge. BERTScore and answer_similarity see only the first 254 word-pieces of each text.",
     "- The graded 1-5 set is a development set written with the model (same author as the generator's templates), "
     "so its Spearman is an optimistic, in-house check, not evidence for the issue's target on independent data.", "",
 ]
@@ -500,7 +500,8 @@ def main() -> None:
     weights = json.loads((ROOT / "rageval" / "models" / "answer_correctness.json").read_text())
     trained = weights["trained_on"]
     lines = ["## Answer metrics", "",
-             "Command: `python bench/validate_answer_metrics.py --write docs/validation.md` "
+             f"Command: `python bench/validate_answer_metrics.py{' --skip ' + ','.join(sorted(SKIPPED)) if SKIPPED else ''} "
+             "--write docs/validation.md` "
              f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores, "
              f"{resources.embedder.fresh} sentence vectors computed and the rest read from the cache; "
              "the first run, with an empty cache and a busy machine, took about 20 minutes). The seconds column is "
