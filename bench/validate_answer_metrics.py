@@ -502,7 +502,8 @@ def main() -> None:
     lines = ["## Answer metrics", "",
              f"Command: `python bench/validate_answer_metrics.py{' --skip ' + ','.join(sorted(SKIPPED)) if SKIPPED else ''} "
              "--write docs/validation.md` "
-             f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores, "
+             f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores, load average "
+             f"{os.getloadavg()[0]:.0f} at its end from other jobs on the machine, "
              f"{resources.embedder.fresh} sentence vectors computed and the rest read from the cache; "
              "the first run, with an empty cache and a busy machine, took about 20 minutes). The seconds column is "
              "this run's scoring time: "
