@@ -27,6 +27,7 @@ EQUAL = [  # (a, b, language of b or None to guess): the same quantity in two sp
     ("3.5 kg", "3,5 kg", "it"),
     ("2 hours", "120 minutes", None),
     ("12 months", "1 year", None),
+    ("6 months", "half a year", None),
     ("10 km", "10,000 m", None),
     ("$20", "20 dollars", None),
     ("$20", "US$ 20", None),

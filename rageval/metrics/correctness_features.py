@@ -63,7 +63,7 @@ _SENTENCE = re.compile(r"[^.!?;\n]+")
 #: bounds that hold a negation word without negating ("no more than 8 tablets"), and a leading
 #: yes/no that answers the question ("No, it is closed on Mondays")
 _NOT_POLARITY = re.compile(
-    r"\b(?:no|not|non) (?:more|less|fewer|later|earlier|longer|sooner|più|meno|oltre|prima|dopo)\b(?: than| di)?"
+    r"\b(?:no|not|non) (?:[^\W\d_]+ )?(?:more|less|fewer|later|earlier|longer|sooner|più|meno|oltre|prima|dopo)\b(?: than| di)?"
     r"|\bnot (?:exceed|exceeding|over|under|before|after)\b|^\s*(?:no|yes|sì|si)\b[,.;:!]?",
     re.IGNORECASE,
 )
@@ -93,6 +93,8 @@ def has_negation(text: str) -> bool:
     (True, True, False)
     >>> has_negation("No more than 8 tablets a day"), has_negation("No, it is closed on Mondays")
     (False, False)
+    >>> has_negation("Luggage must not weigh more than 8 kg")
+    False
     """
     return bool(_NEGATION.search(_NOT_POLARITY.sub(" ", text.strip())))
 

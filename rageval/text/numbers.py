@@ -360,6 +360,16 @@ def quantities(text: str, language: str | None = None) -> list[Quantity]:
                 cur, at = CURRENCY_WORDS[code.group(1)], code.end()
         got = _number_at(text, low, at, language)
         one = None
+        half = re.compile(r"half (?:an? |un |una )?(?=[a-z])").match(low, at) if got is None else None
+        if half and (at == 0 or not low[at - 1].isalnum()):  # "half a year", "half an hour"
+            unit = re.compile(r"([a-z]+)\b").match(low, half.end())
+            if unit and unit.group(1) in UNITS and len(unit.group(1)) > 2:
+                dim, factor = UNITS[unit.group(1)]
+                q = Quantity(dim, 0.5 * factor, dim, f"{format_value(0.5 * factor)} {dim}", at, unit.end())
+                found.append(q)
+                taken.append((q.start, q.end))
+                pos = q.end
+                continue
         if got is None and low[at:at + 4].split(" ")[0] in _ONE and (at == 0 or not low[at - 1].isalnum()):
             one = re.compile(r"(an|a|una|uno|un|one|single)\s+([a-z]+)\b").match(low, at)
             if one and (one.group(2) in SCALES and one.group(2) != "m" or one.group(2) in UNITS and len(one.group(2)) > 2):
