@@ -414,7 +414,7 @@ JUDGE_TRIPLES = {
 
 def judge_responder(request):
     prompt = next(m["content"] for m in request["messages"] if m["role"] == "user")
-    text = prompt.split("Text:\n", 1)[1].split("\n\nReply with", 1)[0].strip()
+    text = prompt.split("Text:\n<text>\n", 1)[1].split("\n</text>", 1)[0].strip()
     if text == "BROKEN":
         return "no JSON here"
     return json.dumps({"triples": JUDGE_TRIPLES.get(text, [])})

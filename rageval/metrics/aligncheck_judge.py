@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from rageval.aligncheck.triples import Candidate
 from rageval.metrics.claim_judge import Failure
-from rageval.metrics.judge_io import ask, render
+from rageval.metrics.judge_io import ask
 
 PROMPT = "aligncheck_triples"
 MAX_TRIPLES = 80
@@ -23,7 +23,10 @@ _TYPE = re.compile(r"^[A-Z][A-Z_]{1,20}$")
 
 
 def validate_triples(value: Any) -> list[Candidate]:
-    """``{"triples": [...]}`` -> Candidates (at most MAX_TRIPLES); entries without subject, predicate or object are dropped."""
+    """A validated ``Triples`` reply (or the same shape as a dict) -> Candidates (at most
+    MAX_TRIPLES); entries without subject, predicate or object are dropped."""
+    if hasattr(value, "model_dump"):
+        value = value.model_dump()
     items = value.get("triples") if isinstance(value, dict) else None
     if not isinstance(items, list):
         raise ValueError('expected a JSON object with a list "triples"')
@@ -47,7 +50,7 @@ def extract(llm: Any, texts: Sequence[str]) -> dict[str, list[Candidate] | Failu
     unique = list(dict.fromkeys(texts))
 
     def one(text: str) -> list[Candidate] | Failure:
-        reply = ask(llm, render(PROMPT, text=text[:TEXT_CHARS]), validate_triples)
+        reply = ask(llm, PROMPT, validate_triples, text=text[:TEXT_CHARS])
         return reply.value if reply.status == "ok" else Failure.of(reply)
 
     return dict(zip(unique, llm.map(one, unique)))

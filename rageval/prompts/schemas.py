@@ -122,11 +122,24 @@ class Equivalence(Reply):
     reason: Text = ""
 
 
+class Triple(Reply):
+    subject: Text = ""
+    subject_type: Text = ""
+    predicate: Text = ""
+    object: Text = ""
+    object_type: Text = ""
+
+
+class Triples(Reply):
+    triples: list[Triple]
+
+
 #: prompt name -> the model of its reply
 REPLIES: dict[str, type[Reply]] = {
     "claim_extract": Claims, "claim_verify": Verdicts, "context_relevance": RatingReply,
     "answer_relevance": RatingReply, "groundedness": Ratings, "answer_relevance_questions": Questions,
     "answer_correctness": StatementSort, "hedging": Hedges, "answer_equivalence": Equivalence,
+    "aligncheck_triples": Triples,
 }
 
 
