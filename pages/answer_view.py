@@ -141,6 +141,8 @@ def show(view: q.AnswerView) -> None:
     if view.claims:
         st.markdown(f"**Claims** ({len(view.claims)}, checked against the retrieved chunks)")
         st.html(claims_table(view))
+        if q.offline_verdicts(view.claims):
+            st.caption(q.OFFLINE_VERDICT_NOTE)
     else:
         st.caption("No claims stored for this answer (no claim metric in the run, or nothing factual to check).")
     aligncheck_facts(view)

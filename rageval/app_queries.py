@@ -314,6 +314,20 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
 
 # --- claim confidence and evidence role (issue 13) -----------------------------------------------
 
+#: what the offline verdicts are worth, from docs/validation.md (held-out splits); shown beside them
+OFFLINE_VERDICT_NOTE = (
+    "Offline verdicts come from a small learned model (confidence per claim). On data it was never "
+    "tuned on it reaches balanced accuracy 0.60 on WiCE and 0.58 on SummEdits, and 0.76-0.78 3-way "
+    "accuracy on short hand-written claims: a first pass, not a ruling. Use an LLM judge for "
+    "verdicts you will act on (docs/validation.md)."
+)
+
+
+def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
+    """Whether any of ``claims`` was judged by the offline verifier (not an LLM judge)."""
+    return any(str(c.get("judge") or "").startswith("heuristic") for c in claims)
+
+
 def claim_confidence(claim: dict[str, Any]) -> str:
     """The verifier's probability of the claim's verdict as "0.93", or "" (LLM judges give none)."""
     conf = (claim.get("details") or {}).get("confidence")

@@ -105,3 +105,12 @@ def test_diagnosis_text():
                                        "gold answer retrieved at rank 6")
     assert q.diagnosis_text({"details": {"diagnosis": {"gold_in_contexts": False}}}) == "gold answer in no retrieved chunk"
     assert q.diagnosis_text(None) == ""
+
+
+def test_offline_verdicts_get_the_trust_note_and_llm_verdicts_do_not():
+    from rageval import app_queries as q
+
+    assert q.offline_verdicts([{"judge": "heuristic", "verdict": "SUPPORTED"}])
+    assert not q.offline_verdicts([{"judge": "openai:gpt-4o", "verdict": "SUPPORTED"}])
+    assert not q.offline_verdicts([])
+    assert "WiCE" in q.OFFLINE_VERDICT_NOTE and "docs/validation.md" in q.OFFLINE_VERDICT_NOTE
