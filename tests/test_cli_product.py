@@ -6,6 +6,7 @@ import argparse
 import html.parser
 import json
 import os
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -123,15 +124,23 @@ def test_export_ragas_from_the_cli_scores_back(sample_run, tmp_path, capsys):
 
 
 def test_wheel_has_the_command_and_the_data_files(tmp_path):
-    # built with the venv's own setuptools: no network
+    # built from a copy of the tracked sources (a build in the checkout would leave build/ there, whose
+    # stale files a later build would ship), with the venv's own setuptools: no network
+    src = tmp_path / "src"
+    tracked = subprocess.run(["git", "ls-files", "rageval", "pyproject.toml", "README.md", "requirements.txt"],
+                             cwd=ROOT, capture_output=True, text=True, check=True).stdout.split()
+    for name in tracked:
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / name, src / name)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(tmp_path), str(ROOT)], check=True, timeout=300,
+                    "-w", str(tmp_path), str(src)], check=True, timeout=300,
                    env={**os.environ, "PIP_NO_INDEX": "1"}, cwd=tmp_path)
     wheel = next(tmp_path.glob("rageval-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("rageval/prompts/generator.txt", "rageval/store/migrations/001_init.sql", "rageval/prices.json",
                    "rageval/demo/corpus/travel_expense_policy.pdf", "rageval/demo/sample_qa.csv",
-                   "rageval/metrics/correctness_weights.json", "rageval/demo/qa.jsonl"):
+                   "rageval/models/answer_correctness.json", "rageval/models/claim_verifier.json",
+                   "rageval/aligncheck/__init__.py", "rageval/prompts/aligncheck_triples.txt", "rageval/demo/qa.jsonl"):
         assert needed in names, needed
     meta = next(n for n in names if n.endswith("entry_points.txt"))
     assert "rageval = rageval.cli:console" in zipfile.ZipFile(wheel).read(meta).decode()
