@@ -30,6 +30,20 @@ def test_a_429_delays_only_its_own_call_for_its_retry_after(fake_llm):
     assert wall < 1.0 + 0.6
 
 
+def test_calls_waiting_out_their_retry_after_leave_their_slots_to_the_others(fake_llm):
+    # 2 slots, and both first calls get a 429 with Retry-After 1 s: the other 40 calls (0.05 s each)
+    # keep both slots busy meanwhile (about 1.1 s in all); were the waiting calls holding the only
+    # two workers, nothing would move for that second (about 2.1 s)
+    fake_llm.script(plan={1: "429", 2: "429"}, retry_after="1", latency=0.05)
+    with _client(fake_llm, concurrency=2) as client:
+        start = time.monotonic()
+        replies = _chat_all(client, 42)
+        wall = time.monotonic() - start
+    assert all(r.status == "ok" for r in replies)
+    assert fake_llm.peak_in_flight == 2  # the spare workers never exceed the concurrency
+    assert wall < 1.6
+
+
 def test_sporadic_429s_keep_the_concurrency_and_lose_nothing(fake_llm):
     fake_llm.script(rates={"429": 0.05, "500": 0.05}, seed=3, retry_after="0.05", latency=0.01)
     with _client(fake_llm, concurrency=8) as client:

@@ -86,6 +86,10 @@ R = TypeVar("R")
 log = logging.getLogger("rageval.llm")
 
 
+#: pool workers per limiter slot (see LLMClient.__init__)
+POOL_WORKERS_PER_SLOT = 2
+
+
 class LLMClient:
     """Calls the models of the configured roles: pooled, limited, retried, cached and logged."""
 
@@ -110,7 +114,10 @@ class LLMClient:
         self._rng = random.Random()
         self._limiter = AIMDLimiter(concurrency, window=throttle_window)
         self._caps = {role: RateCap(cfg.rpm, cfg.tpm) for role, cfg in self._roles.items() if cfg.rpm or cfg.tpm}
-        self._pool = BoundedPool(concurrency)
+        # twice as many workers as calls in flight: a call waiting out its Retry-After or backoff
+        # sleeps in its worker without its limiter slot, and the spare workers keep the slots busy;
+        # concurrency 1 stays strictly one call after another, in order
+        self._pool = BoundedPool(concurrency if concurrency <= 1 else POOL_WORKERS_PER_SLOT * concurrency)
         self._store = LLMStore(store_path, [c.model for c in self._roles.values()], read=use_cache, write=use_cache)
         self._modes = OutputModes(self._store)
         self._clients: dict[str, openai.OpenAI] = {}
