@@ -93,7 +93,8 @@ def fresh_app(project: str):
 
 def page_times(project: str, repeat: int) -> dict[str, list[tuple[float, float]]]:
     out: dict[str, list[tuple[float, float]]] = {}
-    pages = ["pages/home.py", "pages/documents.py", "pages/qa_sets.py", "pages/run.py", "pages/answers.py"]
+    pages = ["pages/home.py", "pages/documents.py", "pages/qa_sets.py", "pages/run.py", "pages/answers.py",
+             "pages/human_review.py", "pages/correlations.py", "pages/compare.py"]
     for _ in range(repeat):
         for page in pages:
             at = fresh_app(project)
@@ -159,6 +160,13 @@ def main() -> None:
     wall, cpu_s = timed(lambda: build(project, args.answers, args.metrics))
     print(f"built {args.answers} answers x {args.metrics} metrics in {wall:.1f} s "
           f"({project.db_path.stat().st_size / 1e6:.0f} MB DuckDB)\n")
+    from rageval import human
+    from rageval.store import runs as run_store
+
+    run_ids = [r["id"] for r in run_store.runs(project.db_path)]
+    wall, cpu_s = timed(lambda: human.correlate_runs(project, run_ids))
+    print(f"stored one correlation analysis of both runs ({args.answers} answers, metric x metric and "
+          f"against the human score) in {wall:.2f} s wall, {cpu_s:.2f} CPU s\n")
     results = page_times("bench", args.repeat)
     print("| page / interaction | median s (wall) | min s | median CPU s |")
     print("|---|---|---|---|")
