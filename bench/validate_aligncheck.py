@@ -38,7 +38,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from rageval.aligncheck import entities, triples  # noqa: E402
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
-from validate_claims import auroc, balanced_accuracy, best_threshold  # noqa: E402
+from validate_claims import auroc, balanced_accuracy  # noqa: E402
 
 import os  # noqa: E402
 
@@ -138,17 +138,19 @@ def summedits(rows: list[dict], resources: Resources) -> dict:
     return out
 
 
+def best_threshold(scores, positive) -> float:
+    """The cut (predict positive when score >= t) with the best balanced accuracy on the fit rows."""
+    cands = sorted(set(scores)) + [float("inf")]
+    return max(cands, key=lambda t: (balanced_accuracy([s >= t for s in scores], positive), -t))
+
+
 def squality_rows() -> list[dict]:
-    questions = {q["question_id"]: q for q in load_jsonl(DATA / "squality" / "questions.jsonl")}
-    rated = load_jsonl(DATA / "squality" / "rated_responses.jsonl")
-    held = {r["question_id"]: r["reference_index"] for r in rated if r["system"] == "human"}
-    out = []
-    for r in rated:
-        q = questions[r["question_id"]]
-        refs = [x for i, x in enumerate(q["references"]) if i != held.get(r["question_id"])]
-        out.append({"id": r["id"], "answer": r["response"], "references": refs, "system": r["system"],
-                    "label": r["human_mean"]})
-    return out
+    """SQuALITY's rated responses, references minus the one the human response copies (one loader
+    for every validation script: validate_answer_metrics.squality)."""
+    import validate_answer_metrics
+
+    validate_answer_metrics.DATA = DATA
+    return validate_answer_metrics.squality()
 
 
 def squality(resources: Resources) -> dict:

@@ -40,9 +40,11 @@ warnings.filterwarnings("ignore", message="All-NaN slice", category=RuntimeWarni
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
 from rageval.util import sha256_hex  # noqa: E402
+from docs_section import replace_section  # noqa: E402
 
 DATA = Path(os.environ.get("RAGEVAL_DATA", ROOT.parent / "shared" / "data"))  # a worktree elsewhere sets RAGEVAL_DATA
 METRICS = [
@@ -457,13 +459,7 @@ START, END = "<!-- answer-metrics:start -->", "<!-- answer-metrics:end -->"
 
 def write_section(path: Path, lines: list[str]) -> None:
     """Replace the Answer metrics section of ``path`` (between markers), keeping other sections."""
-    block = "\n".join([START, *lines, END])
-    text = path.read_text(encoding="utf-8") if path.is_file() else "# Validation against human judgments\n\n"
-    if START in text and END in text:
-        text = text[: text.index(START)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf-8")
+    replace_section(path, START, END, lines)
 
 
 def main() -> None:

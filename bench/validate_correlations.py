@@ -40,7 +40,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
+from docs_section import replace_section  # noqa: E402
 from rageval import human, stats  # noqa: E402
 from rageval.human.consensus import wide  # noqa: E402
 from rageval.metrics.base import Sample  # noqa: E402
@@ -193,15 +195,9 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
 
 
 def write_section(path: Path, lines: list[str]) -> None:
-    block = "\n".join([START, "## Metric-human correlations (SQuALITY, issue 14)", "",
-                       "Command: `RAGEVAL_HOME=$(mktemp -d) python bench/validate_correlations.py "
-                       "--write docs/validation.md`", "", *lines, END])
-    text = path.read_text(encoding="utf-8") if path.is_file() else "# Validation against human judgments\n"
-    if START in text and END in text:
-        text = text[: text.index(START)] + block + text[text.index(END) + len(END):]
-    else:
-        text = text.rstrip("\n") + "\n\n" + block + "\n"
-    path.write_text(text, encoding="utf-8")
+    replace_section(path, START, END, ["## Metric-human correlations (SQuALITY, issue 14)", "",
+                                       "Command: `RAGEVAL_HOME=$(mktemp -d) python bench/validate_correlations.py "
+                                       "--write docs/validation.md`", "", *lines])
 
 
 def main() -> None:
