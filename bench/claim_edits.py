@@ -115,6 +115,18 @@ def numbers(s: str, rng: random.Random, lang: str) -> str | None:
     return s[:m.start()] + new + s[m.end():]
 
 
+def numbers_from_context(s: str, rng: random.Random, lang: str, context: str) -> str | None:
+    """One number (not a year) replaced by another number that the contexts state elsewhere: the
+    mix-up of two figures of one document that answers often make."""
+    spots = [m for m in _NUMBER.finditer(s) if not re.fullmatch(r"1[5-9]\d\d|20\d\d", m.group(1))]
+    mine = {m.group(1) for m in spots}
+    others = sorted({n for n in _NUMBER.findall(context) if n not in mine and not re.fullmatch(r"1[5-9]\d\d|20\d\d", n)})
+    if not spots or not others:
+        return None
+    m = rng.choice(spots)
+    return s[:m.start()] + rng.choice(others) + s[m.end():]
+
+
 _MONTHS = {"en": ["January", "February", "March", "April", "May", "June", "July", "August", "September",
                   "October", "November", "December"],
            "it": ["gennaio", "febbraio", "marzo", "aprile", "maggio", "giugno", "luglio", "agosto", "settembre",

@@ -48,8 +48,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 import claim_edits as E  # noqa: E402
 import claim_templates as T  # noqa: E402
 
-from rageval.claims.lang import language  # noqa: E402
-from rageval.metrics.claim_text import split_sentences  # noqa: E402
+from rageval.text.lang import guess_language as language  # noqa: E402
+from rageval.claims.cues import names  # noqa: E402
+from rageval.text.sentences import split_sentences  # noqa: E402
 
 DATA = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
             ROOT.parent / "shared" / "data")
@@ -129,9 +130,20 @@ class Generator:
 
     def _second_pass(self, split, source, contexts, window, targets, lang):
         """More varied SUPPORTED claims (chained paraphrases; a pronoun replaced by its subject,
-        and the negated form of that claim as CONTRADICTED), drawn from ``self.extra``."""
+        and the negated form of that claim as CONTRADICTED), and contradictions that reuse the
+        contexts' own figures and names (a number or a name swapped for another one the contexts
+        state elsewhere), drawn from ``self.extra``."""
         rng = self.extra
+        joined = " ".join(contexts)
         target = rng.choice(targets)
+        swapped = E.numbers_from_context(target, rng, lang, joined) if rng.random() < 0.5 else None
+        if swapped and swapped != target:
+            self.add(split, source, "generated", contexts, swapped, "CONTRADICTED", "numbers_in_context", lang)
+        real = names(joined)  # capitalised runs that are names, not sentence-initial words
+        names_here = list(dict.fromkeys(m.group() for m in NAME.finditer(joined) if m.group().lower() in real))
+        swapped = E.entities(target, rng, lang, names_here) if names_here and rng.random() < 0.5 else None
+        if swapped and swapped != target:
+            self.add(split, source, "generated", contexts, swapped, "CONTRADICTED", "entities_in_context", lang)
         new = E.chain(target, rng, lang)
         if new:
             self.add(split, source, "generated", contexts, new, "SUPPORTED", "paraphrase_chain", lang)

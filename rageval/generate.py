@@ -60,7 +60,7 @@ def passage_units(text: str) -> list[str]:
     table rows stay separate; a table row is spelled out with its column headers so that it
     can answer a question on its own. Headings and fragments under four words are dropped.
     """
-    from rageval.metrics.claim_text import split_sentences, table_rows
+    from rageval.text.sentences import split_sentences, table_rows
 
     units: list[str] = []
     for block in re.split(r"\n\s*\n", _MARKUP.sub("", text)):

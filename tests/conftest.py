@@ -32,3 +32,12 @@ def llm_env(fake_llm, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", fake_llm.url)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-real-key")
     return fake_llm
+
+
+@pytest.fixture(scope="session")
+def offline_verifier():
+    """The shipped learned claim verifier over the local MiniLM embedder (one per session)."""
+    from rageval.claims.verifier import LearnedVerifier
+    from rageval.embed import make_embedder
+
+    return LearnedVerifier(make_embedder("local"))

@@ -17,6 +17,7 @@ from rageval.aligncheck.triples import Aliases, Fact, normalise
 from rageval.cli import main
 from rageval.errors import ConfigError
 from rageval.metrics.base import Sample, evaluate, get_metric, parse_metric_list
+from rageval.text.lang import guess_language
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
 F = Fact
@@ -172,13 +173,13 @@ def test_surname_alias_resolves_only_unambiguous_full_names():
 
 
 def test_guess_language():
-    assert entities.guess_language("The committee approved the budget of the city in March.") == "en"
-    assert entities.guess_language("Il comitato ha approvato il bilancio della città a marzo.") == "it"
-    assert entities.guess_language("Roma") == "en"  # too little to tell: the project's default
+    assert guess_language("The committee approved the budget of the city in March.") == "en"
+    assert guess_language("Il comitato ha approvato il bilancio della città a marzo.") == "it"
+    assert guess_language("Roma") == "en"  # too little to tell: the project's default
     # English words that other languages share never tip the balance
-    assert entities.guess_language("Included: 10 aluminium Y-stakes, 4 guy lines, a repair sleeve and a stuff sack.") == "en"
-    assert entities.guess_language("Lodging cap per night: 190 EUR; Meals per diem: 70 EUR.") == "en"
-    assert entities.guess_language("Die Regierung hat das Gesetz nicht mit der Mehrheit beschlossen.") == "de"
+    assert guess_language("Included: 10 aluminium Y-stakes, 4 guy lines, a repair sleeve and a stuff sack.") == "en"
+    assert guess_language("Lodging cap per night: 190 EUR; Meals per diem: 70 EUR.") == "en"
+    assert guess_language("Die Regierung hat das Gesetz nicht mit der Mehrheit beschlossen.") == "de"
     assert entities.unsupported_reason("it") == "no_spacy_pipeline_for_language:it"
     assert entities.unsupported_reason("en") is None
 

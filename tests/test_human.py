@@ -190,7 +190,7 @@ def test_compare_two_and_three_runs(tmp_path, monkeypatch):
     assert two.wilcoxon.p == pytest.approx(ref.pvalue) and two.n == 40
     assert two.difference.diff == pytest.approx((table["r0"] - table["r2"]).mean())
     assert two.verdict.startswith(("run r2 scores higher than run r0 on token_f1", "no significant difference"))
-    assert f"n = 40" in two.verdict
+    assert "n = 40" in two.verdict
     three = human.compare_runs(project, ["r0", "r1", "r2"], "human")
     t3 = human.score_table(project, ["r0", "r1", "r2"], "human")
     assert three.friedman.statistic == pytest.approx(ss.friedmanchisquare(*t3.to_numpy().T).statistic)

@@ -6,9 +6,9 @@ import re
 
 import pytest
 
-from rageval.metrics import claims
+from rageval.claims import analysis
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.metrics.claim_diagnose import diagnose, gold_ranks, holds_answer
+from rageval.claims.diagnose import diagnose, gold_ranks, holds_answer
 from rageval.metrics.triad import mapped_cosine
 from tests.test_claims import FAIL, BowEmbedder, FakeJudge
 
@@ -23,7 +23,7 @@ AMOX = Sample(id="a", question="What is the usual adult dose of amoxicillin?", c
 
 @pytest.fixture(autouse=True)
 def fresh_memo():
-    claims._memo.clear()
+    analysis.clear_memo()
     yield
 
 
@@ -54,7 +54,7 @@ def test_all_metrics_offline_stay_in_range_and_are_order_invariant():
                    answer="I'm not sure, but it might be Lyon.", references=("Paris",))
     metrics = [get_metric(n) for n in ALL]
     fwd = evaluate([AMOX, other], metrics, offline())
-    claims._memo.clear()
+    analysis.clear_memo()
     rev = evaluate([other, AMOX], metrics, offline())
     for name in ALL:
         assert [s.value for s in fwd[name]] == [s.value for s in rev[name]][::-1], name

@@ -1,6 +1,7 @@
 """Semantic metrics: BERTScore matching by hand with a fake embedder, then a check with real MiniLM."""
 from __future__ import annotations
 
+import json
 import hashlib
 import math
 
@@ -10,7 +11,7 @@ import pytest
 from rageval.embed import TokenVectors
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.metrics.semantic import greedy_match, idf_weights
+from rageval.metrics.semantic import greedy_match
 
 
 class FakeEmbedder:
@@ -76,18 +77,52 @@ def test_bertscore_by_hand():
     assert f.details["precision"] == pytest.approx(p.value) and f.details["recall"] == pytest.approx(r.value)
 
 
-def test_bertscore_idf_by_hand():
-    # batch references: "a c d" and "a b"; M = 2, df(a) = 2, df(b) = df(c) = df(d) = 1
+def test_bertscore_idf_by_hand(monkeypatch):
+    # a fixed table: M = 2 units, df(a) = 2, df(b) = df(c) = df(d) = 1 (ids of FakeEmbedder)
+    from rageval.metrics import semantic
+
     emb = FakeEmbedder(dim=3, fixed=HAND)
+    emb.name = semantic.embedder_name("local")  # stands in for the local MiniLM, whose tokenizer the table is over
+    ids = {t: emb.embed_tokens([t])[0].ids[0] for t in "abcd"}
+    table = {ids["a"]: math.log(3 / 3), **{ids[t]: math.log(3 / 2) for t in "bcd"}, -1: math.log(3)}
+    monkeypatch.setattr(semantic, "shipped_idf", lambda: (table, "table-test"))
     s = [Sample(id="1", answer="a b", references=("a c d",)), Sample(id="2", answer="d", references=("a b",))]
-    got = _bert("bertscore_precision", s, emb, idf=True)
+    metric = get_metric("bertscore_precision", embedder="local", idf=True)  # the table is for the local tokenizer
+    got = evaluate(s, [metric], fake_resources(emb))["bertscore_precision"]
     w_a, w_other = math.log(3 / 3), math.log(3 / 2)
     assert got[0].value == pytest.approx((w_a * 1 + w_other * 0.6) / (w_a + w_other))
     # sample 2: the candidate "d" matches nothing in "a b"
     assert got[1].value == pytest.approx(0.0)
-    assert "idf:batch-refs" in get_metric("bertscore_f1", idf=True).signature()
-    idf = idf_weights([(1, 2), (1, 3)])
-    assert idf[1] == pytest.approx(0.0) and idf[2] == pytest.approx(math.log(1.5)) and idf[-1] == pytest.approx(math.log(3))
+    assert "idf:table-test" in get_metric("bertscore_f1", idf=True).signature()
+    alone = evaluate(s[:1], [metric], fake_resources(emb))["bertscore_precision"]  # the batch no longer matters
+    assert alone[0].value == got[0].value
+
+
+def test_shipped_idf_table_is_fixed_small_and_pinned_in_the_signature():
+    from rageval.metrics.semantic import IDF_TABLE, shipped_idf
+
+    idf, tag = shipped_idf()
+    table = json.loads(IDF_TABLE.read_text())
+    m = table["units"]
+    w, df = table["df"][0]
+    assert idf[w] == pytest.approx(math.log((m + 1) / (df + 1))) and idf[-1] == pytest.approx(math.log(m + 1))
+    assert min(c for _, c in table["df"]) >= table["min_df"] and IDF_TABLE.stat().st_size < 400_000
+    assert tag.startswith("table-") and tag in get_metric("bertscore_f1", idf=True).signature()
+    with pytest.raises(ConfigError, match="embedder=local"):
+        get_metric("bertscore_f1", idf=True, embedder="openai").score_batch([], Resources())
+
+
+def test_bertscore_idf_is_the_same_whatever_the_batch():
+    from rageval.embed import make_embedder
+
+    emb = make_embedder("local")
+    s = [Sample(id=str(i), answer=a, references=(r,)) for i, (a, r) in enumerate([
+        ("The wall fell in 1989.", "The Berlin Wall fell on 9 November 1989."),
+        ("Paris is the capital.", "The capital of France is Paris."),
+        ("It weighs 2 kg.", "The tent weighs 2.1 kg packed.")])]
+    together = [x.value for x in _bert("bertscore_f1", s, emb, idf=True)]
+    alone = [_bert("bertscore_f1", [x], emb, idf=True)[0].value for x in s]
+    assert together == alone
 
 
 def test_idf_zero_weights_fall_back_to_uniform():

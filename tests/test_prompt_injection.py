@@ -22,11 +22,11 @@ SAMPLE = Sample(id="x", question="When did the Berlin Wall fall?",
 
 @pytest.fixture(autouse=True)
 def _fresh_claim_memo():
-    import rageval.metrics.claims as claims
+    import rageval.claims.analysis as analysis
 
-    claims._memo.clear()  # the process-wide memo of claim analyses would replay another test's
+    analysis.clear_memo()  # the process-wide memo of claim analyses would replay another test's
     yield
-    claims._memo.clear()
+    analysis.clear_memo()
 
 
 def _faithfulness(server, tmp_path):

@@ -1,7 +1,6 @@
 """Vectors are computed once per text and shared by every metric of a run; chunks embedded at
 ingest are never embedded again by a run's metrics (context_relevance reads them back)."""
 import numpy as np
-import pytest
 
 from rageval import resources as shared
 from rageval.config import RunConfig

@@ -8,8 +8,8 @@ vector ``x`` of :mod:`rageval.claims.features`::
     p = softmax(W2 tanh(W1 z + b1) + b2)        over (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
 
 The verifier's *version* is a hash of what changes its verdicts: the parameter file, the
-decision rule's constants, the feature names and the word lists of :mod:`rageval.claims.lang`
-and of :mod:`rageval.metrics.claim_text` (stop words, negations, antonyms). Every claim metric
+decision rule's constants, the feature names, the cue lists of :mod:`rageval.claims.cues` and the
+stop-word and negation lists of :mod:`rageval.text.words`. Every claim metric
 puts it into its signature. (A change to the feature code that keeps these must retrain: the
 parameter file then changes, and so does the version.)
 """
@@ -53,13 +53,12 @@ class ClaimModel:
 
 def version_of(raw: bytes) -> str:
     """``mlp-<10 hex>``: hash of the parameter bytes, decision rule, feature names and word lists."""
-    from rageval.claims import features, lang
-    from rageval.metrics import claim_text
+    from rageval.claims import cues, features
+    from rageval.text import words
 
     h = hashlib.sha256(raw)
-    for part in (json.dumps(DECISION, sort_keys=True), " ".join(features.NAMES), lang.word_lists_text(),
-                 " ".join(sorted(claim_text.STOPWORDS)), " ".join(sorted(claim_text.NEGATIONS)),
-                 " ".join(claim_text._ANTONYM_PAIRS)):
+    for part in (json.dumps(DECISION, sort_keys=True), " ".join(features.NAMES), cues.cue_lists_text(),
+                 words.word_lists_text()):
         h.update(b"\0" + part.encode("utf-8"))
     return "mlp-" + h.hexdigest()[:10]
 

@@ -5,14 +5,16 @@ features (:mod:`rageval.claims.features`, :mod:`rageval.claims.model`), labelled
 For each claim the model gives ``p = (p_supported, p_contradicted, p_not_mentioned)``; the
 verdict is the most probable label and its ``confidence`` that probability. Evidence and reason:
 
-- SUPPORTED: the sentence the rule verifier quoted as support when it found one, else the best
-  sentence (highest coverage + cosine); ``evidence_role = "support"``;
-- CONTRADICTED: the sentence the rule verifier found in conflict when it found one (its reason
-  names the mismatch), else the best sentence with the checks that fired on it (numbers, units,
-  dates, names, negation, antonym, quantifier, temporal order), or, when none fired, a reason
-  saying that no single check names the difference; ``evidence_role = "refutes"``;
+- SUPPORTED: the best sentence (highest coverage + cosine), ``evidence_role = "support"``;
+- CONTRADICTED: the best sentence with the checks that fired on it (quantities, units, dates,
+  names, negation, opposite words, quantifier, temporal order), or, when none fired, a reason
+  saying that no single check names the difference; ``evidence_role = "refutes"``. ``conflict``
+  is set only when its own check confirms it: another context has a sentence that states all of
+  the claim's quantities and dates (:class:`~rageval.claims.features.PairFeatures` ``agreeing``)
+  while the refuting sentence gives rival ones;
 - NOT_MENTIONED: the closest sentence, shown as ``evidence_role = "closest passage"`` (never as
-  support), with the claim's numbers, years and names found in no context when there are any.
+  support), with the claim's quantities, dates and names found in no context when there are any
+  (:func:`rageval.claims.diagnose.specifics_missing`).
 """
 from __future__ import annotations
 
@@ -22,13 +24,14 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.claims import model as M
+from rageval.claims.diagnose import specifics_missing
 from rageval.claims.features import NAMES, FeatureExtractor, PairFeatures
-from rageval.metrics.claim_verify import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
+from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
 
 _CHECKS = (
     ("num_rival", "numbers", "the claim gives a number the evidence does not: it gives another"),
     ("unit_rival", "units", "the claim gives the evidence's number with another unit"),
-    ("year_rival", "dates", "the claim gives a year the evidence does not: it gives another"),
+    ("date_rival", "dates", "the claim gives a date or year the evidence does not: it gives another"),
     ("month_rival", "dates", "the claim gives a month the evidence does not: it gives another"),
     ("name_rival", "entities", "the claim names someone or something the evidence does not: it names another"),
     ("neg_clause_diff", "negation", "the claim and the evidence differ in negation"),
@@ -72,41 +75,33 @@ class LearnedVerifier:
         labels = self.model.labels
         label = labels[int(np.argmax(p))]
         probs = {lab: round(float(v), 4) for lab, v in zip(labels, p)}
-        conf = probs[label]
-        h = f.heuristic
         cov = float(f.vector[_INDEX["cov_best"]])
         sim = float(f.vector[_INDEX["sim_best"]])
-        common = dict(confidence=conf, probabilities=probs, novel=h.novel, coverage=round(cov, 4),
-                      similarity=round(sim, 4))
+        common = dict(confidence=probs[label], probabilities=probs, coverage=round(cov, 4), similarity=round(sim, 4))
         if not contexts or f.best is None:
             return Verdict(NOT_MENTIONED, reason="no context sentences", evidence_role=None, **common)
+        s = f.best
         if label == SUPPORTED:
-            if h.label == SUPPORTED and h.evidence:
-                return Verdict(SUPPORTED, h.evidence, h.context_index, h.span, h.reason, evidence_role="support", **common)
-            s = f.best
             return Verdict(SUPPORTED, s.text, s.ctx, (s.start, s.end),
                            f"stated in the context ({round(100 * cov)}% of the claim's content words, "
                            f"cosine {sim:.2f})", evidence_role="support", **common)
         if label == CONTRADICTED:
-            if h.label == CONTRADICTED and h.evidence:
-                return Verdict(CONTRADICTED, h.evidence, h.context_index, h.span, h.reason, h.mismatch,
-                               conflict=h.conflict, evidence_role="refutes", **common)
             fired = [(kind, why) for name, kind, why in _CHECKS if f.vector[_INDEX[name]] > 0]
-            s = f.best
             if fired:
                 reason, mismatch = "; ".join(why for _, why in fired[:2]), fired[0][0]
             else:
                 reason, mismatch = ("the model reads this sentence as contradicting the claim; no single "
                                     "check names the difference"), None
-            return Verdict(CONTRADICTED, s.text, s.ctx, (s.start, s.end), reason, mismatch,
+            conflict = f.agreeing is not None and mismatch in ("numbers", "units", "dates")
+            if conflict:
+                reason += f"; context {f.agreeing.ctx + 1} states the claim's figures"
+            return Verdict(CONTRADICTED, s.text, s.ctx, (s.start, s.end), reason, mismatch, conflict=conflict,
                            evidence_role="refutes", **common)
-        s = f.closest or f.best
-        if h.novel:
-            why = "adds " + ", ".join(h.novel) + " which the context does not contain"
-        else:
-            why = "not stated in the context"
-        return Verdict(NOT_MENTIONED, s.text, s.ctx, (s.start, s.end), why + "; the closest passage is shown",
-                       evidence_role="closest passage", **common)
+        closest = f.closest or s
+        novel = tuple(specifics_missing(text, contexts))
+        why = ("adds " + ", ".join(novel) + " which the context does not contain") if novel else "not stated in the context"
+        return Verdict(NOT_MENTIONED, closest.text, closest.ctx, (closest.start, closest.end),
+                       why + "; the closest passage is shown", novel=novel, evidence_role="closest passage", **common)
 
 
 _shared: list[Any] = [None, None]
@@ -114,7 +109,8 @@ _lock = threading.RLock()
 
 
 def learned_verify(embedder: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
-    """:meth:`LearnedVerifier.verify_many` on one verifier per embedder object, one caller at a time."""
+    """:meth:`LearnedVerifier.verify_many` on one verifier per embedder object (its vector cache is
+    reused), one caller at a time."""
     with _lock:
         if _shared[0] is not embedder:
             _shared[0], _shared[1] = embedder, LearnedVerifier(embedder)

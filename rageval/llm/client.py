@@ -50,7 +50,6 @@ from __future__ import annotations
 import logging
 import os
 import random
-import re
 import threading
 import time
 import weakref

@@ -15,7 +15,7 @@ sample failed / unscored with the judge's reason.
 
 Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact of a kept
 type), ``no_spacy_pipeline_for_language:<code>`` (spaCy path: the run's language, or the
-language :func:`~rageval.aligncheck.entities.guess_language` finds in the answer or source, is
+language :func:`~rageval.text.lang.guess_language` finds in the answer or source, is
 not English). ``details["aligncheck"]`` holds the TP pairs with their predicate similarity and
 the FP facts (added by the answer: possible fabrication) and FN facts (dropped).
 """
@@ -37,6 +37,7 @@ from rageval.metrics.judge_io import check_judge, prompt_hash
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match
 from rageval.metrics.tokenize import check_language
+from rageval.text.lang import guess_language
 
 SOURCES = ("reference", "contexts")
 VERSION = "v1"
@@ -94,7 +95,7 @@ def _readings(texts: list[str], resources: Resources, *, judge: str, language: s
         reason = entities.unsupported_reason(language) or entities.unsupported_reason(resources.language)
         if reason:
             return {t: reason for t in texts}
-        langs = {t: entities.guess_language(t) for t in texts}
+        langs = {t: guess_language(t) for t in texts}
         english = [t for t in texts if langs[t] == "en"]
         return {**{t: entities.unsupported_reason(lang) for t, lang in langs.items() if lang != "en"},
                 **triples.read_texts(english)}

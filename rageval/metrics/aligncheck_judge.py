@@ -13,7 +13,7 @@ import re
 from typing import Any, Sequence
 
 from rageval.aligncheck.triples import Candidate
-from rageval.metrics.claim_judge import Failure
+from rageval.claims.judge import Failure
 from rageval.metrics.judge_io import ask
 
 PROMPT = "aligncheck_triples"

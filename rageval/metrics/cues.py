@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from rageval.metrics.claim_text import fold
+from rageval.text.words import fold
 
 HEDGE_CUES = (
     "i think", "i believe", "i guess", "i suppose", "it seems", "it appears", "seemingly",

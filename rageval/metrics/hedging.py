@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from rageval.claims.diagnose import gold_ranks
 from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.claim_diagnose import gold_ranks
 from rageval.metrics.cues import abstention_cues, hedge_cues
 from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Hedges

@@ -9,11 +9,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.errors import ConfigError
+from rageval.claims.extract import extract_claims
+from rageval.claims.verdict import SUPPORTED
+from rageval.claims.verifier import learned_verify, version as verifier_version
 from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.claim_extract import extract_claims
 from rageval.metrics.cues import abstention_cues
-from rageval.metrics.claim_verify import SUPPORTED
-from rageval.metrics.claims import heuristic_verify
 from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Questions, StatementSort
 
@@ -26,6 +26,14 @@ def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
     vecs = np.asarray(embedder.embed(texts), dtype=np.float32)
     at = {t: i for i, t in enumerate(texts)}
     return [float(np.dot(vecs[at[a]], vecs[at[b]])) for a, b in pairs]
+
+
+def offline_parts(judge: str, embedder: str) -> tuple[str, ...]:
+    """Signature parts of a metric that reads claims: the embedder, and offline the claim
+    verifier's version (which pins its weights and word lists)."""
+    if judge == "heuristic":
+        return f"emb:{embedder}", f"verifier:{verifier_version()}"
+    return (f"emb:{embedder}",)
 
 
 def embedder_name(embedder: Any) -> str:
@@ -81,7 +89,8 @@ class RagasAnswerCorrectness:
 
     def signature(self) -> str:
         return signature(self.name, self.judge, ("answer_correctness",),
-                         f"w:{self.factuality_weight:g}/{self.similarity_weight:g}", f"emb:{self.embedder}")
+                         f"w:{self.factuality_weight:g}/{self.similarity_weight:g}",
+                         *offline_parts(self.judge, self.embedder))
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call per non-empty reference."""
@@ -114,7 +123,7 @@ class RagasAnswerCorrectness:
             # a short reference ("1989") answers the question, which supplies its subject
             jobs += [(a_stmts, [f"{samples[i].question} {ref}".strip()]), (r_stmts, [samples[i].answer or ""])]
             shapes.append((a_stmts, r_stmts))
-        verdicts = heuristic_verify(embedder, jobs)
+        verdicts = learned_verify(embedder, jobs)
         out = []
         for n, (a_stmts, r_stmts) in enumerate(shapes):
             a_v, r_v = verdicts[2 * n], verdicts[2 * n + 1]

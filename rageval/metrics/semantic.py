@@ -6,9 +6,12 @@ scoring with a different one raises ConfigError instead of storing a mislabelled
 """
 from __future__ import annotations
 
+import functools
+import hashlib
+import json
 import math
-from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
@@ -83,14 +86,20 @@ class AnswerSimilarity(_Semantic):
 
 
 # ---------------------------------------------------------------------------------- BERTScore
-def idf_weights(references: Sequence[Sequence[int]]) -> dict[int, float]:
-    """BERTScore's idf over a list of tokenised references: log((M + 1) / (df(w) + 1)).
+IDF_TABLE = Path(__file__).resolve().parents[1] / "models" / "wordpiece_idf.json"
 
-    Word-pieces absent from every reference get log(M + 1) (df = 0); see :func:`idf_of`.
-    """
-    m = len(references)
-    df = Counter(w for ids in references for w in set(ids))
-    return {w: math.log((m + 1) / (c + 1)) for w, c in df.items()} | {-1: math.log(m + 1)}
+
+@functools.lru_cache(maxsize=1)
+def shipped_idf() -> tuple[dict[int, float], str]:
+    """(idf per MiniLM word-piece id, ``table-<hash>``) from the fixed table built by
+    bench/build_idf.py: ``idf(w) = log((M + 1) / (df(w) + 1))`` over its M text units; a word-piece
+    not in the table (df < 2) gets ``log(M + 1)`` (key -1, see :func:`idf_of`). The same table for
+    every batch, shard and resume, so a value never depends on which items are scored with it."""
+    raw = IDF_TABLE.read_bytes()
+    table = json.loads(raw)
+    m = int(table["units"])
+    idf = {int(w): math.log((m + 1) / (c + 1)) for w, c in table["df"]}
+    return idf | {-1: math.log(m + 1)}, "table-" + hashlib.sha256(raw).hexdigest()[:10]
 
 
 def idf_of(idf: dict[int, float] | None, ids: Sequence[int]) -> np.ndarray:
@@ -132,14 +141,17 @@ class _BertScore(_Semantic):
         return f"bertscore_{self.part}"
 
     def signature(self) -> str:
-        idf = "batch-refs" if self.idf else "no"
+        idf = shipped_idf()[1] if self.idf else "no"
         return f"{self.name}|model:{embedder_name(self.embedder)}|layer:last|idf:{idf}|rescale:no|refs:max-f|v1"
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
+        if self.idf and self.embedder != "local":
+            raise ConfigError(f"{self.name} with idf=true needs embedder=local: its idf table is over the "
+                              f"local MiniLM tokenizer's word-pieces (got embedder={self.embedder})")
         embedder = checked_embedder(self.embedder, resources, self.name)
         texts = list(dict.fromkeys(t for s in samples for t in [s.answer or "", *references_of(s)]))
         tokens = dict(zip(texts, embedder.embed_tokens(texts)))
-        idf = idf_weights([tokens[r].ids for s in samples for r in references_of(s)]) if self.idf else None
+        idf = shipped_idf()[0] if self.idf else None
         out = []
         for s in samples:
             cand = tokens[s.answer or ""]
@@ -170,7 +182,7 @@ _BERT_DOC = """BERTScore {part} by greedy cosine matching of MiniLM's contextual
 
     Each answer token is matched to its most similar reference token (precision) and each
     reference token to its most similar answer token (recall); with ``idf=True`` tokens are
-    weighted by idf over the batch's references. No baseline rescaling: no baseline file exists
+    weighted by a fixed idf table (:func:`shipped_idf`; never by the batch). No baseline rescaling: no baseline file exists
     for MiniLM, so values are raw cosine means (unrelated pairs do not score 0: about 0.11 F1 on
     NQ301; see docs/metrics.md). Texts beyond 254 word-pieces are truncated (``details["truncated"]``).
     With several references the one with the highest F1 is used for P, R and F1.

@@ -6,22 +6,22 @@ score is ``rating / 3``; offline each metric has a transparent heuristic, labell
 from __future__ import annotations
 
 import math
-
 from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
 
+from rageval.claims.analysis import chunk_id
+from rageval.claims.extract import resolved_sentences
+from rageval.claims.judge import locate
+from rageval.claims.verdict import SUPPORTED
+from rageval.claims.verifier import learned_verify
 from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.claim_extract import resolved_sentences
-from rageval.metrics.claim_judge import locate
-from rageval.metrics.claim_text import content_stems
 from rageval.metrics.cues import abstention_cues
-from rageval.metrics.claim_verify import SUPPORTED
-from rageval.metrics.claims import chunk_id, heuristic_verify
 from rageval.metrics.judge_io import ask, failed_score, judge_client, numbered, rating_of, signature
+from rageval.metrics.judged import cosines, embedder_name, offline_parts
 from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
-from rageval.metrics.judged import cosines, embedder_name
+from rageval.text.words import content_stems
 
 TOP = 3
 SENTENCES_PER_CALL = 8
@@ -129,13 +129,16 @@ class Groundedness(_Triad):
     subject). Judge: rating 0-3 per sentence with a quoted
     passage sentence (``groundedness.txt``, up to 8 sentences per call, the first 40 sentences
     of an answer; a longer answer is scored on those). Offline: rating 3 when
-    the heuristic claim verifier finds the sentence SUPPORTED, else 0 (so the score is the share
+    the offline claim verifier (:mod:`rageval.claims.verifier`) finds the sentence SUPPORTED, else 0 (so the score is the share
     of supported sentences). No sentences -> unscored ``no_claims``.
     """
 
     name = "groundedness"
     needs = frozenset({"answer", "contexts"})
     prompt = "groundedness"
+
+    def signature(self) -> str:
+        return signature(self.name, self.judge, (self.prompt,), *offline_parts(self.judge, self.embedder))
 
     def llm_calls(self, shape: Any) -> int:
         """``ceil(min(sentences, MAX_SENTENCES) / 8)``; before the answer exists, MAX_SENTENCES."""
@@ -149,7 +152,7 @@ class Groundedness(_Triad):
         sentences = [resolved_sentences(s.answer or "") for s in samples]
         if llm is None:
             embedder = resources.embedder
-            verdicts = heuristic_verify(embedder, [(sents, s.contexts) for sents, s in zip(sentences, samples)])
+            verdicts = learned_verify(embedder, [(sents, s.contexts) for sents, s in zip(sentences, samples)])
             base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
             rows_of = [[{"text": t, "rating": TOP if v.label == SUPPORTED else 0, "verdict": v.label,
                          "evidence": v.evidence, "evidence_chunk": chunk_id(s, v.context_index),

@@ -43,9 +43,10 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from rageval.text.lang import guess_language
+from rageval.text.lang import DECIMAL_COMMA, guess_language
 
-__all__ = ["Quantity", "quantities", "normalize_numbers", "same_quantity", "parse_number", "format_value"]
+__all__ = ["Quantity", "quantities", "normalize_numbers", "same_quantity", "parse_number", "format_value",
+           "is_number_word"]
 
 # ------------------------------------------------------------------------------- tables
 MONTHS = {
@@ -169,7 +170,7 @@ def parse_number(raw: str, language: str = "en") -> float:
         if len(parts) > 2:
             s = "".join(parts)
         elif len(parts[1]) == 3 and parts[0] not in ("0", ""):
-            grouping = sep == ("." if language == "it" else ",")
+            grouping = sep == ("." if language in DECIMAL_COMMA else ",")
             s = "".join(parts) if grouping else parts[0] + "." + parts[1]
         else:
             s = parts[0] + "." + parts[1]
@@ -216,6 +217,20 @@ def _en_word(w: str) -> float | None:
         if a in _EN_TENS and b in _EN_SMALL and _EN_SMALL[b] < 10:
             return float(_EN_TENS[a] + _EN_SMALL[b])
     return None
+
+
+#: Italian number words that are also common English words ("payment due")
+_IT_ENGLISH_HOMOGRAPHS = frozenset({"due"})
+
+
+def is_number_word(word: str) -> bool:
+    """Whether a folded word is an English or Italian number word (``seven``, ``ventuno``,
+    ``duemila``; not ``due``, which is also English), a scale word or ``dozen`` / ``half`` / ``twice``."""
+    if _en_word(word) is not None or word in SCALES:
+        return True
+    if word in ("hundred", "dozen", "half", "twice", "thrice", "once", "double", "triple"):
+        return True
+    return word not in _IT_ENGLISH_HOMOGRAPHS and _it_word(word) is not None
 
 
 _DIGITS = r"\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[\u00a0\u202f]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?"

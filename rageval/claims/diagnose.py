@@ -24,18 +24,13 @@ import re
 from collections import Counter
 from typing import Any, Mapping, Sequence
 
+from rageval.claims.cues import name_heads
 from rageval.metrics.base import Sample
-from rageval.metrics.claim_text import (
-    content_stems,
-    fold,
-    name_heads,
-    quantities,
-    stem,
-    words,
-    years,
-)
 from rageval.metrics.cues import abstention_cues, hedge_cues
 from rageval.metrics.tokenize import answer_tokens, contains_tokens
+from rageval.text.lang import guess_language
+from rageval.text.numbers import quantities, same_quantity
+from rageval.text.words import content_stems, fold, stem, words
 
 CAUSES = (
     "conflicting_sources",
@@ -86,12 +81,16 @@ def holds_answer(context: str, reference: str) -> bool:
 
 
 def specifics_missing(claim: str, contexts: Sequence[str]) -> list[str]:
-    """Numbers, years and names of ``claim`` that occur in none of ``contexts``."""
+    """Quantities, dates and names of ``claim`` that occur in none of ``contexts``: a quantity is
+    found when one of the contexts' agrees with it (:func:`rageval.text.numbers.same_quantity`,
+    so "EUR 1.5 billion" finds "1.500 milioni di euro"), a name when its last word occurs (as a
+    stem). Quantities are given in canonical form (``1500000000 eur``, ``2021-03-03``)."""
     joined = "\n".join(contexts)
-    values = {v for v, _ in quantities(joined)}
+    lang = guess_language(claim + " " + joined[:2000])
+    have = quantities(joined, lang)
+    out = list(dict.fromkeys(q.canonical for q in quantities(claim, lang)
+                             if not any(same_quantity(q, h) for h in have)))
     ctx_stems = {stem(w) for w in words(joined)}
-    out = [f"{v:g}" for v, _ in sorted(quantities(claim)) if v not in values]
-    out += sorted(y for y in years(claim) if y not in joined)
     out += sorted(name for head, name in name_heads(claim).items() if stem(head) not in ctx_stems)
     return out
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from rageval.llm.replies import validator
-from rageval.metrics.claim_verify import Verdict
+from rageval.claims.verdict import Verdict
 from rageval.metrics.judge_io import ask, numbered
 from rageval.prompts.schemas import Claims, Verdicts, numbered_entries, passage_index
 

@@ -2,7 +2,7 @@
 
 Steps, each a plain rule:
 
-1. split into sentences (:func:`claim_text.split_sentences`), strip list markers;
+1. split into sentences (:func:`rageval.text.sentences.split_sentences`), strip list markers;
 2. drop what is not a claim: questions, greetings and sign-offs, abstentions ("I don't know",
    "the documents do not say"), and sentences left with no content word after removing
    hedge and framing phrases ("I think", "Based on the context,");
@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import re
 
-from rageval.metrics.claim_text import content_stems, numbers, split_sentences
 from rageval.metrics.cues import abstention_cues
+from rageval.text.numbers import quantities
+from rageval.text.sentences import split_sentences
+from rageval.text.words import content_stems
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\d+[.)]|\(?[a-z]\))\s+")
 _GREETING = re.compile(
@@ -68,7 +70,7 @@ def answer_sentences(answer: str) -> list[str]:
         while prev != text:
             prev = text
             text = _FRAMING.sub("", text).strip()
-        if text and (content_stems(text) or numbers(text)):
+        if text and (content_stems(text) or quantities(text)):
             out.append(text[0].upper() + text[1:])
     return out
 
@@ -86,7 +88,7 @@ def extract_claims(answer: str) -> list[str]:
     for sentence in answer_sentences(answer):
         for clause in _split_clauses(sentence):
             clause, subject = _resolve_pronoun(clause, subject)
-            if len(content_stems(clause)) + len(numbers(clause)) >= 1:
+            if len(content_stems(clause)) + len(quantities(clause)) >= 1:
                 claims.append(_finish(clause))
     return claims
 

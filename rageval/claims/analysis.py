@@ -1,0 +1,148 @@
+"""The claim analysis of one answer, shared by the three claim metrics: extraction, verification
+and diagnosis, offline or by an LLM judge, memoised per (judge, embedder, sample).
+
+Offline: :func:`rageval.claims.extract.extract_claims`, then the learned verifier
+(:func:`rageval.claims.verifier.learned_verify`, whose version goes into the signature). With a
+judge: :mod:`rageval.claims.judge` (one pool task per answer: extract, then verify). Both end in
+:func:`rageval.claims.diagnose.diagnose`. Each claim is stored as :func:`claim_record` gives it.
+"""
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from rageval.claims import judge as judge_path
+from rageval.claims.diagnose import diagnose
+from rageval.claims.extract import extract_claims
+from rageval.claims.verdict import LABELS, Verdict
+from rageval.claims.verifier import learned_verify, version as verifier_version
+from rageval.metrics.base import Resources, Sample
+from rageval.metrics.judge_io import judge_client
+
+PROMPTS = ("claim_extract", "claim_verify")
+_MEMO_SIZE = 4096
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One answer's claims, or why there are none: status ``ok`` / ``unscored`` / ``failed``."""
+
+    status: str
+    reason: str | None
+    claims: tuple[dict, ...]
+    diagnosis: Mapping[str, Any]
+    meta: Mapping[str, Any]
+
+    def count(self, label: str) -> int:
+        return sum(c["verdict"] == label for c in self.claims)
+
+    def details(self) -> dict[str, Any]:
+        counts = {label: self.count(label) for label in LABELS}
+        return {"claims": [dict(c) for c in self.claims], "counts": counts, "n_claims": len(self.claims),
+                "diagnosis": dict(self.diagnosis), **self.meta}
+
+
+def chunk_id(sample: Sample, i: int | None) -> str | None:
+    """The id of context ``i`` (``Sample.context_ids[i]``, else ``"context[i]"``)."""
+    if i is None:
+        return None
+    return sample.context_ids[i] if i < len(sample.context_ids) else f"context[{i}]"
+
+
+def claim_record(sample: Sample, text: str, v: Verdict) -> dict[str, Any]:
+    """The stored shape of one verified claim (``cause`` is filled by the diagnosis)."""
+    return {
+        "text": text,
+        "verdict": v.label,
+        "evidence": v.evidence,
+        "evidence_chunk": chunk_id(sample, v.context_index),
+        "span": list(v.span) if v.span else None,
+        "reason": v.reason,
+        "cause": None,
+        "mismatch": v.mismatch,
+        "conflict": v.conflict,
+        "confidence": v.confidence,
+        "probabilities": v.probabilities,
+        "evidence_role": v.evidence_role,
+    }
+
+
+def _finish(sample: Sample, records: list[dict], meta: dict) -> Analysis:
+    diag = diagnose(sample, records)
+    for rec, cause in zip(records, diag["claim_causes"]):
+        rec["cause"] = cause
+    summary = {k: v for k, v in diag.items() if k != "claim_causes"}
+    return Analysis("ok", None, tuple(records), summary, meta)
+
+
+_memo: OrderedDict[tuple, Analysis] = OrderedDict()
+_lock = threading.RLock()  # runs may score from several worker threads; the memo is shared
+
+
+def clear_memo() -> None:
+    """Forget every memoised analysis (tests and benchmarks that count judge calls)."""
+    with _lock:
+        _memo.clear()
+
+
+def _key(sample: Sample, judge: str, embedder_name: str) -> tuple:
+    return (judge, embedder_name, sample.question, sample.answer, sample.contexts, sample.context_ids,
+            sample.references)
+
+
+def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric: str) -> list[Analysis]:
+    """Claims, verdicts and diagnosis for each sample (memoised; failures are not memoised)."""
+    if judge == "heuristic":
+        embedder = resources.embedder
+        name = getattr(embedder, "name", type(embedder).__name__)
+    else:
+        llm = judge_client(metric, judge, resources)
+        name = ""
+    out: list[Analysis | None] = []
+    todo: list[int] = []
+    with _lock:
+        for i, s in enumerate(samples):
+            hit = _memo.get(_key(s, judge, name))
+            out.append(hit)
+            if hit is None:
+                todo.append(i)
+    if todo:
+        fresh = (_heuristic([samples[i] for i in todo], embedder, name) if judge == "heuristic"
+                 else _judged([samples[i] for i in todo], llm, judge))
+        with _lock:
+            for i, analysis in zip(todo, fresh):
+                out[i] = analysis
+                if analysis.status == "ok":
+                    _memo[_key(samples[i], judge, name)] = analysis
+                    if len(_memo) > _MEMO_SIZE:
+                        _memo.popitem(last=False)
+    return [a for a in out if a is not None]
+
+
+def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:
+    claims = [extract_claims(s.answer or "") for s in samples]
+    verdicts = learned_verify(embedder, [(c, s.contexts) for c, s in zip(claims, samples)])
+    meta = {"judge": "heuristic", "method": "learned", "verifier": verifier_version(), "embedder": name}
+    return [_finish(s, [claim_record(s, t, v) for t, v in zip(c, vs)], meta)
+            for s, c, vs in zip(samples, claims, verdicts)]
+
+
+def _judged(samples: Sequence[Sample], llm: Any, judge: str) -> list[Analysis]:
+    """Each answer's claims extracted, then verified, in ONE pool task per answer: the dependent
+    calls pipeline across answers (answer 2 is extracted while answer 1 is verified) instead of
+    waiting for every extraction before the first verification."""
+    meta = {"judge": judge, "method": "llm"}
+
+    def one(s: Sample) -> Analysis:
+        claims = judge_path.extract_one(llm, s.question, s.answer or "")
+        if isinstance(claims, judge_path.Failure):
+            return Analysis(claims.status, claims.reason, (), {}, {**meta, "stage": "extract", "raw": claims.raw})
+        verdicts = judge_path.verify(llm, [(claims, s.contexts)])[0] if claims else []
+        if isinstance(verdicts, judge_path.Failure):
+            return Analysis(verdicts.status, verdicts.reason, tuple({"text": t} for t in claims), {},
+                            {**meta, "stage": "verify", "raw": verdicts.raw})
+        return _finish(s, [claim_record(s, t, v) for t, v in zip(claims, verdicts)], dict(meta))
+
+    return llm.map(one, list(samples))
