@@ -38,7 +38,7 @@ class _ClaimShare:
     needs = frozenset({"answer", "contexts"})
     range = (0.0, 1.0)
     kind = "claims"
-    languages = ("en",)
+    languages = ("en", "it")  # the offline verifier reads Italian numbers, negations and opposites too
     needs_llm = True
     judge: str = "heuristic"
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
