@@ -229,6 +229,35 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
             col.caption(note + (" · heuristic" if s.heuristic else ""))
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def _human_frame(root: str, slug: str, run_ids: tuple, consensus: str, stamp: tuple) -> Any:
+    from rageval import human
+
+    return human.build_frame(Project(slug=slug, root=Path(root)), list(run_ids), consensus_method=consensus)
+
+
+def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "median") -> Any:
+    """The per-answer table of ``runs`` with the human consensus (rageval.human.build_frame), cached on
+    the runs' states and the session's data version (bumped when ratings change)."""
+    return _human_frame(str(p.root), p.slug, tuple(r["id"] for r in runs), consensus,
+                        tuple(run_stamp(r) for r in runs))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _comparison(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval import human
+
+    p = Project(slug=slug, root=Path(root))
+    frame = _human_frame(root, slug, run_ids, "median", stamp)  # the page's frame, cached: not rebuilt
+    return human.compare_runs(p, list(run_ids), metric, frame=frame)
+
+
+def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
+    """rageval.human.compare_runs of ``runs`` on ``metric`` (tests and verdict) over the cached
+    :func:`human_frame`, cached like it."""
+    return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
     p = Project(slug=slug, root=Path(root))

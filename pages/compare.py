@@ -20,7 +20,8 @@ def main() -> None:
     chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="cmp_runs",
                             format_func=lambda i: q.run_label(by_id[i]))
     common.need(len(chosen) >= 2, "Pick at least two runs.")
-    frame = human.build_frame(p, chosen)
+    picked = [by_id[i] for i in chosen]
+    frame = common.human_frame(p, picked)
     options = human.metric_columns(frame)
     common.need(options, "These runs have no scores in common.")
     from rageval.demo import DEMO_COMPARE_METRIC
@@ -28,7 +29,7 @@ def main() -> None:
     default = options.index(DEMO_COMPARE_METRIC) if DEMO_COMPARE_METRIC in options else 0
     metric = st.selectbox("Metric", options, index=default, key="cmp_metric",
                           help="'human' is the consensus of the human ratings")
-    c = human.compare_runs(p, chosen, metric)
+    c = common.comparison(p, picked, metric)
     (st.success if "no significant" not in c.verdict else st.info)(common.md(c.verdict))
     table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
     st.dataframe(table.round(3), width="stretch")

@@ -61,15 +61,6 @@ def table_text(a: human.Analysis) -> pd.DataFrame:
     return pd.DataFrame(rows).T
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _frame(root: str, slug: str, runs: tuple[str, ...], consensus: str, stamp: int) -> pd.DataFrame:
-    from pathlib import Path
-
-    from rageval.project import Project
-
-    return human.build_frame(Project(slug=slug, root=Path(root)), list(runs), consensus_method=consensus)
-
-
 def main() -> None:
     p = common.project()
     st.title("Correlations")
@@ -100,7 +91,8 @@ def main() -> None:
                        key="co_dl_cells")
     group = st.selectbox("Group", a.groups, key="co_groupsel") if len(a.groups) > 1 else a.groups[0]
     st.plotly_chart(charts.heatmap(a, group), key="co_heatmap")
-    frame = _frame(str(p.root), p.slug, tuple(a.runs), a.settings.get("consensus", "median"), common.version())
+    by_id = {r["id"]: r for r in runs}
+    frame = common.human_frame(p, [by_id[i] for i in a.runs if i in by_id], a.settings.get("consensus", "median"))
     metrics = [m for m in human.metric_columns(frame) if m != "human"]
     if metrics and frame["human"].notna().any():
         metric = st.selectbox("Scatter: metric against the human score", metrics, key="co_scatter")

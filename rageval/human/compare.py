@@ -64,9 +64,10 @@ def _fmt_p(p: float | None) -> str:
     return "n/a" if p is None else ("< 0.001" if p < 0.001 else f"= {p:.3f}")
 
 
-def score_table(project: Project, run_ids: Sequence[str], metric: str) -> pd.DataFrame:
-    """Items x runs of one metric (``human`` for the consensus), complete items only."""
-    frame = build_frame(project, run_ids)
+def score_table(project: Project, run_ids: Sequence[str], metric: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Items x runs of one metric (``human`` for the consensus), complete items only; ``frame`` is
+    :func:`build_frame` of these runs when the caller has it already."""
+    frame = build_frame(project, run_ids) if frame is None else frame
     if metric not in frame.columns:
         names = metric_columns(frame)
         raise ConfigError(f"no metric {metric!r} in runs {', '.join(run_ids)}; available: {', '.join(names)}")
@@ -75,12 +76,13 @@ def score_table(project: Project, run_ids: Sequence[str], metric: str) -> pd.Dat
 
 
 def compare_runs(project: Project, run_ids: Sequence[str], metric: str, *, alpha: float = 0.05,
-                 n_boot: int = 2000, seed: int = 0) -> Comparison:
-    """Compare two or more runs on ``metric`` and say in one sentence what the tests show."""
+                 n_boot: int = 2000, seed: int = 0, frame: pd.DataFrame | None = None) -> Comparison:
+    """Compare two or more runs on ``metric`` and say in one sentence what the tests show
+    (``frame``: the runs' :func:`build_frame`, when the caller has it already)."""
     run_ids = list(dict.fromkeys(run_ids))
     if len(run_ids) < 2:
         raise ConfigError("compare needs at least two different runs: --runs A,B")
-    table = score_table(project, run_ids, metric)
+    table = score_table(project, run_ids, metric, frame)
     n, k = table.shape
     hib = _higher_is_better(metric)
     if n < 2:
