@@ -91,10 +91,12 @@ def fresh_app(project: str):
     return at
 
 
-def page_times(project: str, repeat: int) -> dict[str, list[tuple[float, float]]]:
+PAGES = ["home", "documents", "qa_sets", "run", "answers", "human_review", "correlations", "compare"]
+
+
+def page_times(project: str, repeat: int, only: list[str] | None = None) -> dict[str, list[tuple[float, float]]]:
     out: dict[str, list[tuple[float, float]]] = {}
-    pages = ["pages/home.py", "pages/documents.py", "pages/qa_sets.py", "pages/run.py", "pages/answers.py",
-             "pages/human_review.py", "pages/correlations.py", "pages/compare.py"]
+    pages = [f"pages/{name}.py" for name in (only or PAGES)]
     for _ in range(repeat):
         for page in pages:
             at = fresh_app(project)
@@ -109,6 +111,9 @@ def page_times(project: str, repeat: int) -> dict[str, list[tuple[float, float]]
             at.switch_page(page)
             out.setdefault(page, []).append(timed(at.run))
             assert not at.exception, [e.value for e in at.exception]
+            out.setdefault(page + " (re-render)", []).append(timed(at.run))
+        if only:
+            continue
         at = fresh_app(project)
         at.run()
         at.switch_page("pages/answers.py").run()
@@ -151,7 +156,9 @@ def main() -> None:
     ap.add_argument("--answers", type=int, default=10_000)
     ap.add_argument("--metrics", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--pages", default="", help=f"comma-separated subset of {','.join(PAGES)} (no filters, no progress)")
     args = ap.parse_args()
+    only = [p for p in args.pages.split(",") if p] or None
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="rageval-bench-")
     os.environ["RAGEVAL_NO_AUTODEMO"] = "1"
     from rageval.project import open_project
@@ -167,12 +174,14 @@ def main() -> None:
     wall, cpu_s = timed(lambda: human.correlate_runs(project, run_ids))
     print(f"stored one correlation analysis of both runs ({args.answers} answers, metric x metric and "
           f"against the human score) in {wall:.2f} s wall, {cpu_s:.2f} CPU s\n")
-    results = page_times("bench", args.repeat)
+    results = page_times("bench", args.repeat, only)
     print("| page / interaction | median s (wall) | min s | median CPU s |")
     print("|---|---|---|---|")
     for name, runs in results.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
         print(f"| {name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {statistics.median(cpus):.2f} |")
+    if only:
+        return
     shown, pipeline_first = first_progress()
     print(f"\nStart -> first progress shown (worker, 'loading models'): {shown:.3f} s; "
           f"-> first progress from the pipeline (model loaded): {pipeline_first:.2f} s")
