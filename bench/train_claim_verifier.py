@@ -210,6 +210,7 @@ def feature_sets() -> dict[str, np.ndarray]:
         "quantities and dates": [n for n in NAMES if n.startswith(("has_num", "num_", "unit_", "has_date", "date_", "month_"))],
         "names": [n for n in NAMES if "name" in n],
         "polarity": ["neg_diff", "neg_clause_diff", "antonym", "quantifier", "temporal"],
+        "sentence-level negation": ["neg_diff"],
     }
     out = {"all features": np.ones(len(NAMES), bool)}
     for group, names in groups.items():

@@ -19,7 +19,8 @@ every quantity replaced by that form, so that token-level metrics see "EUR 1,500
 - percent: ``%``, percent, per cent, per cento, percento;
 - units, converted to one base unit per dimension: durations in days (second ... year, a month
   is 365/12 days, Italian secondi ... anni), lengths in metres, masses in grams, volumes in
-  litres, data in bytes; rates "a year" / "per annum" / "all'anno" / "annuo" become "per year";
+  litres, data in bytes; rates "a year" / "per annum" / "all'anno" / "annuo" become "per year" (after an amount,
+  a percentage, a bare number or a duration: "three days a week" is ``3 day per week``);
 - dates: ``3 March 2021``, ``March 3, 2021``, ``3rd of March 2021``, ``3 marzo 2021``,
   ``1° marzo 2021``, ``2021-03-03``, ``03/03/2021`` (day first; month first only in English
   when the second number exceeds 12) become ISO ``2021-03-03``; ``March 2021`` becomes ``2021-03``; a lone year 1500-2099 is a year.
@@ -331,7 +332,7 @@ def _quantity_after(text: str, low: str, start: int, value: float, end: int, cur
         single = word.group(1) in ("h", "m", "g", "l")
         if not single or word.end() == len(low) or not low[word.end()].isalpha():
             kind, unit, value, end = dim, dim, value * factor, word.end()
-    rate = RATE.match(low, end) if kind in ("percent", "money", "number") else None
+    rate = RATE.match(low, end) if kind in ("percent", "money", "number", "day") else None
     canonical = format_value(value) + (f" {unit}" if unit else "")
     if rate:
         period = _RATE_PERIOD[(rate.group(1) or rate.group(2)).lower()]
