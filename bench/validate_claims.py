@@ -287,7 +287,8 @@ def main(argv=None) -> int:
         gl, gr, _, _ = verify_pairs(verifier, g)
         gold_sets.append((name, g, gl, gr))
     lines = [BEGIN, "## Claim verification", "",
-             f"Command: `python bench/make_claim_data.py --out /tmp/rageval_claims && python bench/validate_claims.py "
+             f"Command: `python bench/make_claim_data.py --out /tmp/rageval_claims && python bench/train_claim_verifier.py "
+             f"--epochs 150 && python bench/validate_claims.py "
              f"--write-docs{' --summedits-limit ' + str(args.summedits_limit) if args.summedits_limit else ''}`",
              f"(verifier `{M.shipped().version}`; measured on 2 cores, load average {load:.1f} at the start).", "",
              "The offline verifier is a small MLP over alignment, number, name and polarity features "
