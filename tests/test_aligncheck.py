@@ -11,7 +11,12 @@ import numpy as np
 import pytest
 
 from rageval.aligncheck import entities, triples
-from rageval.aligncheck.granularity import Granularity, kept_types, parse_granularity, type_weights
+from rageval.aligncheck.granularity import (
+    Granularity,
+    kept_types,
+    parse_granularity,
+    type_weights,
+)
 from rageval.aligncheck.score import align
 from rageval.aligncheck.triples import Aliases, Fact, normalise
 from rageval.cli import main

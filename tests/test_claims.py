@@ -12,14 +12,15 @@ import zlib
 import numpy as np
 import pytest
 
-from rageval.errors import ConfigError
-from rageval.claims import analysis, judge as claim_judge
+from rageval.claims import analysis
+from rageval.claims import judge as claim_judge
 from rageval.claims.cues import antonym_clash, names
 from rageval.claims.extract import extract_claims, resolved_sentences
 from rageval.claims.verifier import LearnedVerifier
+from rageval.errors import ConfigError
 from rageval.llm.replies import JSONReply, validator
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.metrics.cues import hedge_cues
+from rageval.text.hedges import hedge_cues
 from rageval.text.sentences import split_sentences
 
 

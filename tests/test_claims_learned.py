@@ -8,12 +8,12 @@ import numpy as np
 import pytest
 
 from rageval.claims import model as M
+from rageval.claims.diagnose import holds_answer
 from rageval.claims.features import NAMES
-from rageval.text.lang import guess_language
-from rageval.text.numbers import quantities
 from rageval.claims.verifier import LearnedVerifier
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.claims.diagnose import holds_answer
+from rageval.text.lang import guess_language
+from rageval.text.numbers import quantities
 
 RECORDED = Path(__file__).parent / "data" / "claim_verifier_recorded.json"
 

@@ -1,8 +1,8 @@
 """Semantic metrics: BERTScore matching by hand with a fake embedder, then a check with real MiniLM."""
 from __future__ import annotations
 
-import json
 import hashlib
+import json
 import math
 
 import numpy as np

@@ -17,7 +17,8 @@ from rageval.claims import judge as judge_path
 from rageval.claims.diagnose import diagnose
 from rageval.claims.extract import extract_claims
 from rageval.claims.verdict import LABELS, Verdict
-from rageval.claims.verifier import learned_verify, version as verifier_version
+from rageval.claims.verifier import learned_verify
+from rageval.claims.verifier import version as verifier_version
 from rageval.metrics.base import Resources, Sample
 from rageval.metrics.judge_io import judge_client
 

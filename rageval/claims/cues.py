@@ -10,7 +10,14 @@ from __future__ import annotations
 import re
 
 from rageval.text.numbers import MONTHS
-from rageval.text.words import ALL_NEGATIONS, STOPWORDS, fold, negation_count, stem, words
+from rageval.text.words import (
+    ALL_NEGATIONS,
+    STOPWORDS,
+    fold,
+    negation_count,
+    stem,
+    words,
+)
 
 # --- opposites ---------------------------------------------------------------------------
 

@@ -26,8 +26,8 @@ from typing import Any, Mapping, Sequence
 
 from rageval.claims.cues import name_heads
 from rageval.metrics.base import Sample
-from rageval.metrics.cues import abstention_cues, hedge_cues
 from rageval.metrics.tokenize import answer_tokens, contains_tokens
+from rageval.text.hedges import abstention_cues, hedge_cues
 from rageval.text.lang import guess_language
 from rageval.text.numbers import quantities, same_quantity
 from rageval.text.words import content_stems, fold, stem, words

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import re
 
-from rageval.metrics.cues import abstention_cues
+from rageval.text.hedges import abstention_cues
 from rageval.text.numbers import quantities
 from rageval.text.sentences import split_sentences
 from rageval.text.words import content_stems

@@ -16,8 +16,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
-from rageval.llm.replies import validator
 from rageval.claims.verdict import Verdict
+from rageval.llm.replies import validator
 from rageval.metrics.judge_io import ask, numbered
 from rageval.prompts.schemas import Claims, Verdicts, numbered_entries, passage_index
 

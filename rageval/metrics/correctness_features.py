@@ -33,9 +33,9 @@ import math
 import re
 from typing import Sequence
 
-from rageval.metrics.cues import abstention_cues
 from rageval.metrics.lexical import token_prf
 from rageval.metrics.tokenize import answer_tokens, contains_tokens
+from rageval.text.hedges import abstention_cues
 from rageval.text.lang import guess_language
 from rageval.text.numbers import Quantity, normalize_numbers, quantities, same_quantity
 
@@ -51,7 +51,7 @@ _NEGATION = re.compile(
     r"niente|nulla|né|senza)(?![\w'])|n['\u2019]t\b",
     re.IGNORECASE,
 )
-#: Italian refusals (English ones come from rageval.metrics.cues.ABSTAIN_CUES), over lower-case text
+#: Italian refusals (English ones come from rageval.text.hedges.ABSTAIN_CUES), over lower-case text
 ITALIAN_ABSTAIN = re.compile(
     r"\bnon (?:lo )?so\b|\bnon (?:posso|sono in grado di|riesco a) (?:rispondere|dire|trovare|determinare)"
     r"|\bnon (?:è|viene|vengono|sono) (?:specificat|indicat|menzionat|riportat|fornit|chiar)\w*"

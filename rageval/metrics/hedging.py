@@ -8,9 +8,9 @@ from typing import Any, Sequence
 
 from rageval.claims.diagnose import gold_ranks
 from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.cues import abstention_cues, hedge_cues
 from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Hedges
+from rageval.text.hedges import abstention_cues, hedge_cues
 
 
 def hedges_of(reply: Hedges) -> dict[str, Any]:

@@ -8,14 +8,15 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from rageval.errors import ConfigError
 from rageval.claims.extract import extract_claims
 from rageval.claims.verdict import SUPPORTED
-from rageval.claims.verifier import learned_verify, version as verifier_version
+from rageval.claims.verifier import learned_verify
+from rageval.claims.verifier import version as verifier_version
+from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.cues import abstention_cues
 from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Questions, StatementSort
+from rageval.text.hedges import abstention_cues
 
 
 def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:

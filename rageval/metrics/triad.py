@@ -17,10 +17,17 @@ from rageval.claims.judge import locate
 from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.cues import abstention_cues
-from rageval.metrics.judge_io import ask, failed_score, judge_client, numbered, rating_of, signature
+from rageval.metrics.judge_io import (
+    ask,
+    failed_score,
+    judge_client,
+    numbered,
+    rating_of,
+    signature,
+)
 from rageval.metrics.judged import cosines, embedder_name, offline_parts
 from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
+from rageval.text.hedges import abstention_cues
 from rageval.text.words import content_stems
 
 TOP = 3
