@@ -13,10 +13,7 @@ Steps (seeded, 2 cores, a few minutes; the slow part is the MiniLM features, cac
    weighted so that no source gives more than 1500 rows' weight; generated contradictions that
    no check of the features sees are left out); the all-features configuration with the best
    dev 3-way accuracy is kept (the dev ablation table is printed and saved);
-3. with ``--cross``: the shipped cross-encoder (rageval/claims/cross.py) is run on the dev rows and
-   the weights of ``softmax(a log p_mlp + b log p_cross + c)`` are fitted there by log loss; the
-   combination ships only when its dev 3-way accuracy beats the MLP's alone;
-4. ``--write`` saves the parameters to rageval/models/claim_verifier.json and records a few
+3. ``--write`` saves the parameters to rageval/models/claim_verifier.json and records a few
    feature vectors with this script's probabilities in tests/data/claim_verifier_recorded.json
    (the test checks that rageval's NumPy inference reproduces them).
 The test split is not looked at here (bench/validate_claims.py reports on it).
@@ -160,48 +157,6 @@ def train(X, y, w, *, hidden: int, l2: float, epochs: int, seed: int, mask: np.n
     return p
 
 
-def cross_probabilities(folder: Path, rows: list[dict]) -> np.ndarray:
-    """The shipped cross-encoder's probabilities for ``rows`` (claim, evidence window), cached in
-    ``--data``/cross.npz per row and cross-encoder version."""
-    from rageval.claims import cross
-
-    ce = cross.shipped()
-    cache = folder / "cross.npz"
-    known: dict[str, np.ndarray] = {}
-    if cache.exists():
-        z = np.load(cache)
-        if str(z["version"]) == ce.version:
-            known = dict(zip(z["keys"].tolist(), z["P"]))
-    keys = [row_key(r) for r in rows]
-    todo = [i for i, k in enumerate(keys) if k not in known]
-    if todo:
-        t0 = time.time()
-        pairs = [(rows[i]["claim"], cross.evidence_window(rows[i]["claim"], rows[i]["contexts"])) for i in todo]
-        for i, p in zip(todo, ce.probabilities(pairs)):
-            known[keys[i]] = p
-        print(f"  cross-encoder on {len(todo)} rows in {time.time() - t0:.0f}s", flush=True)
-        ks = sorted(known)
-        np.savez(cache, keys=np.array(ks), P=np.stack([known[k] for k in ks]), version=np.array(ce.version))
-    return np.stack([known[k] for k in keys])
-
-
-def fit_combination(P: np.ndarray, Q: np.ndarray, y: np.ndarray) -> dict:
-    """(a, b, c) of ``softmax(a log P + b log Q + c)`` (rageval.claims.model) by the lowest
-    log loss on the given rows (dev), c[0] = 0."""
-    from scipy.optimize import minimize
-
-    lp, lq = np.log(np.clip(P, 1e-12, 1)), np.log(np.clip(Q, 1e-12, 1))
-
-    def nll(theta):
-        logits = theta[0] * lp + theta[1] * lq + np.array([0.0, theta[2], theta[3]])
-        logits = logits - logits.max(axis=1, keepdims=True)
-        return -np.mean(logits[np.arange(len(y)), y] - np.log(np.exp(logits).sum(axis=1)))
-
-    res = minimize(nll, np.array([1.0, 0.0, 0.0, 0.0]), method="L-BFGS-B")
-    a, b, c1, c2 = (float(round(v, 6)) for v in res.x)
-    return {"mlp": a, "cross": b, "bias": [0.0, c1, c2], "dev_log_loss": round(float(res.fun), 6)}
-
-
 def feature_sets() -> dict[str, np.ndarray]:
     """The feature subsets compared on the dev split (masks over NAMES): all features, and each
     group left out in turn (the ablation table in docs/validation.md)."""
@@ -235,8 +190,6 @@ def main(argv=None) -> int:
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--refresh", action="store_true")
     ap.add_argument("--epochs", type=int, default=60)
-    ap.add_argument("--cross", action="store_true",
-                    help="combine the MLP with the shipped cross-encoder (weights fitted on dev) when that helps on dev")
     args = ap.parse_args(argv)
     folder = Path(args.data)
     rows = load_pairs(folder)
@@ -264,26 +217,6 @@ def main(argv=None) -> int:
     best = max((g for g in grid if g["features"] == "all features"), key=lambda g: g["accuracy"])
     print("best:", best["features"], best["hidden"], best["l2"], round(best["accuracy"], 3))
     ablation = [{k: v for k, v in g.items() if k != "params"} for g in grid]
-    combine = None
-    if args.cross:
-        dev_rows = [r for r, d in zip(rows, dv) if d]
-        Pm, Pc = forward(best["params"], X[dv])[0], cross_probabilities(folder, dev_rows)
-        combine = fit_combination(Pm, Pc, y[dv])
-        from rageval.claims import cross
-        from rageval.claims.model import ClaimModel
-
-        tmp = ClaimModel(LABELS, NAMES, *(np.zeros(1),) * 6, version="", combine=combine)
-        for label, P in (("MLP alone", Pm), ("cross-encoder alone", Pc), ("combined", tmp.combined(Pm, Pc))):
-            res = report(P, y[dv])
-            ablation.append({"features": label, "hidden": best["hidden"], "l2": best["l2"], **res})
-            print(f"{label:40s} dev acc {res['accuracy']:.3f} recall "
-                  f"{json.dumps({k: round(v, 3) for k, v in res['recall'].items()})}", flush=True)
-        if ablation[-1]["accuracy"] <= ablation[-3]["accuracy"]:
-            print("the combination does not help on dev: the MLP ships alone")
-            combine = None
-        else:
-            combine["cross_version"] = cross.shipped().version
-            print("combination:", combine)
     (folder / "ablation.json").write_text(json.dumps(ablation, indent=1))
     if args.write:
         p = best["params"]
@@ -294,7 +227,6 @@ def main(argv=None) -> int:
             "dev_accuracy": round(best["accuracy"], 4), "feature_set": best["features"],
             "train_rows": int(tr.sum()), "dropped_unseen_contradictions": int((unseen & (np.array([r["split"] == "train" for r in rows]))).sum()),
             "data_sha256": hashlib.sha256((folder / "pairs.jsonl").read_bytes()).hexdigest(),
-            **({"combine": combine} if combine else {}),
             **{n: np.round(v, 6).tolist() for n, v in p.items()},
         }
         MODEL.write_text(json.dumps(model, separators=(",", ":")) + "\n")
@@ -304,14 +236,8 @@ def main(argv=None) -> int:
         P = forward(rounded, xs)[0]
         from rageval.claims.model import load
 
-        record = {"version": load(MODEL).version, "features": xs.tolist(), "probabilities": P.tolist()}
-        if combine:  # the product of experts on the same rows, with the cross-encoder's probabilities
-            from rageval.claims.model import ClaimModel
-
-            Q = cross_probabilities(folder, [rows[i] for i in pick]).round(6)
-            tmp = ClaimModel(LABELS, NAMES, *(np.zeros(1),) * 6, version="", combine=combine)
-            record.update(cross=Q.tolist(), combined=tmp.combined(P, Q).tolist())
-        RECORDED.write_text(json.dumps(record, indent=1) + "\n")
+        RECORDED.write_text(json.dumps({"version": load(MODEL).version, "features": xs.tolist(),
+                                        "probabilities": P.tolist()}, indent=1) + "\n")
         (folder / "ablation.json").write_text(json.dumps(ablation, indent=1))
         print(f"wrote {MODEL} ({MODEL.stat().st_size} bytes) and {RECORDED}")
     return 0

@@ -7,12 +7,6 @@ vector ``x`` of :mod:`rageval.claims.features`::
     z = (x - mean) / std
     p = softmax(W2 tanh(W1 z + b1) + b2)        over (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
 
-When the parameter file has a ``combine`` block, the verdict combines this MLP with the
-cross-encoder of :mod:`rageval.claims.cross` (its probabilities ``q`` for the claim and its
-evidence window) as a weighted product of experts, the weights fitted on the dev split::
-
-    p' = softmax(a log p + b log q + c)          (a, b scalars; c one bias per label)
-
 The verifier's *version* is a hash of what changes its verdicts: the parameter file, the
 decision rule's constants, the feature names, the cue lists of :mod:`rageval.claims.cues` and the
 stop-word and negation lists of :mod:`rageval.text.words`. Every claim metric
@@ -47,7 +41,6 @@ class ClaimModel:
     W2: np.ndarray
     b2: np.ndarray
     version: str
-    combine: dict | None = None  # {"mlp": a, "cross": b, "bias": c, "cross_version": ...} or None
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Rows of ``X`` (n, d) -> (n, 3) probabilities in the order of ``labels``."""
@@ -56,14 +49,6 @@ class ClaimModel:
         logits = logits - logits.max(axis=1, keepdims=True)
         P = np.exp(logits)
         return P / P.sum(axis=1, keepdims=True)
-
-    def combined(self, P: np.ndarray, Q: np.ndarray) -> np.ndarray:
-        """The product of experts of the module docstring over MLP rows ``P`` and cross-encoder rows ``Q``."""
-        c = self.combine
-        logits = c["mlp"] * np.log(np.clip(P, 1e-12, 1)) + c["cross"] * np.log(np.clip(Q, 1e-12, 1)) + np.asarray(c["bias"])
-        logits = logits - logits.max(axis=1, keepdims=True)
-        E = np.exp(logits)
-        return E / E.sum(axis=1, keepdims=True)
 
 
 def version_of(raw: bytes) -> str:
@@ -93,14 +78,7 @@ def load(path: Path | str | None = None) -> ClaimModel:
         raise ConfigError(f"{p} was trained on other features than rageval.claims.features.NAMES; "
                           "retrain with bench/train_claim_verifier.py --write")
     arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "std", "W1", "b1", "W2", "b2")}
-    combine = data.get("combine")
-    if combine:
-        from rageval.claims import cross
-
-        if combine.get("cross_version") != cross.shipped().version:
-            raise ConfigError(f"{p} was combined with cross-encoder {combine.get('cross_version')}, but the "
-                              f"shipped one is {cross.shipped().version}; retrain with bench/train_claim_verifier.py --write")
-    return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(raw), combine=combine, **arr)
+    return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(raw), **arr)
 
 
 @functools.lru_cache(maxsize=1)

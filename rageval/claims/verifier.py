@@ -2,9 +2,8 @@
 features (:mod:`rageval.claims.features`, :mod:`rageval.claims.model`), labelled
 ``judge:heuristic|verifier:<version>`` in signatures.
 
-For each claim the model gives ``p = (p_supported, p_contradicted, p_not_mentioned)`` (the MLP's,
-or its product with the cross-encoder's when the shipped model combines them,
-:meth:`rageval.claims.model.ClaimModel.combined`); the verdict is the most probable label and its ``confidence`` that probability. Evidence and reason:
+For each claim the model gives ``p = (p_supported, p_contradicted, p_not_mentioned)``; the
+verdict is the most probable label and its ``confidence`` that probability. Evidence and reason:
 
 - SUPPORTED: the best sentence (highest coverage + cosine), ``evidence_role = "support"``;
 - CONTRADICTED: the best sentence with the checks that fired on it (quantities, units, dates,
@@ -63,11 +62,6 @@ class LearnedVerifier:
         feats = self.features.many(jobs)
         flat = [f for fs in feats for f in fs]
         P = self.model.probabilities(np.stack([f.vector for f in flat])) if flat else np.zeros((0, 3))
-        if self.model.combine and flat:
-            from rageval.claims import cross
-
-            pairs = [(claim, cross.evidence_window(claim, contexts)) for claims, contexts in jobs for claim in claims]
-            P = self.model.combined(P, cross.shipped().probabilities(pairs))
         out, k = [], 0
         for (claims, contexts), fs in zip(jobs, feats):
             row = []
