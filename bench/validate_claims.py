@@ -233,10 +233,10 @@ comparison, the rule verifier that shipped before the learned model: WiCE test b
 independent hand-written set nobody on the team has seen, 3-way accuracy 0.41 (issue 13).
 
 A cross-encoder was tried and not shipped: MiniLM with a rank-8 LoRA adapter on layers 3-5 and a
-3-way head, fine-tuned with torch on the same train split for 3 epochs (branch `xenc`, commit
-96b12a3: `bench/train_cross_encoder.py`, `bench/eval_cross_encoder.py`, `rageval/claims/cross.py`),
+3-way head, fine-tuned with torch on the same train split for 3 epochs (kept on branch `xenc`,
+commit 4dfbda6: `bench/train_cross_encoder.py`, `bench/eval_cross_encoder.py`, `rageval/claims/cross.py`),
 reached 0.759 dev 3-way accuracy alone (the MLP: 0.863); its product with the MLP, weighted by log
-loss on dev (`bench/train_claim_verifier.py --cross`), reached 0.846, below the MLP alone, and on the
+loss on dev (`bench/train_claim_verifier.py --cross` on that branch), reached 0.846, below the MLP alone, and on the
 human-labelled dev rows (WiCE, SummEdits) both are near chance (0.52-0.54). Measured once after
 selection, alone: generated test 0.804, WiCE test AUROC 0.604, SummEdits test AUROC 0.483. It
 verifies 12-14 claims/s in NumPy on 2 cores, so it would also halve the speed of offline scoring."""
