@@ -57,7 +57,20 @@ def test_a_name_mentioned_elsewhere_does_not_support_a_swapped_founder(offline_v
                 "Northwind Outfitters - Leave Policy. Owner: People Team (Ingrid Solberg, Head of People)."]
     verdict = offline_verifier.verify(["Northwind Outfitters was founded by Ingrid Solberg."], contexts)[0]
     assert verdict.label == "CONTRADICTED", (verdict.reason, verdict.probabilities)
-    assert not verdict.conflict  # the other context only names a person: not a second source
+
+
+def test_a_context_that_only_names_a_person_is_no_conflicting_source(offline_verifier):
+    from rageval.claims.diagnose import diagnose
+    from rageval.metrics.base import Sample
+
+    contexts = ("In 1987 Maja Eklund founded Northwind Outfitters in a former net loft.",
+                "Northwind Outfitters - Leave Policy. Owner: People Team (Ingrid Solberg, Head of People).")
+    claim = "Northwind Outfitters was founded by Ingrid Solberg."
+    verdict = offline_verifier.verify([claim], contexts)[0]
+    assert not verdict.conflict
+    sample = Sample(id="n", answer=claim, contexts=contexts)
+    causes = diagnose(sample, [{"text": claim, "verdict": "CONTRADICTED", "conflict": verdict.conflict}])
+    assert causes["claim_causes"] != ["conflicting_sources"]
 
 
 def test_an_off_topic_refutation_does_not_override_support(offline_verifier):

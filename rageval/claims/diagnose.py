@@ -3,8 +3,9 @@ triggers listed in seed paper 001.
 
 For a claim that is not SUPPORTED, the first rule that applies gives its cause:
 
-1. ``conflicting_sources``: retrieved chunks disagree on the claim (one supports it, another
-   contradicts it; the verifier's ``conflict`` flag);
+1. ``conflicting_sources``: retrieved chunks disagree on the claim: the verifier's ``conflict``
+   flag, which the offline verifier sets only when one context contradicts the claim's figures
+   while another states all of them;
 2. ``sparse_retrieval``: the sample has a gold answer and it is in no retrieved chunk;
 3. ``long_context_dilution``: the gold answer is retrieved, but only at rank > 3;
 4. ``over_specification``: the claim adds numbers, years or names found in no chunk, while the
