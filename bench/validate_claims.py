@@ -307,7 +307,7 @@ def main(argv=None) -> int:
     for name, g, gl, gr in gold_sets:
         lines.append(pair_summary(f"{name} (development only)", g, gl, gr))
     lines += ["", f"Speed: {len(test)} claims in {wall:.1f} s wall = {len(test) / wall:.1f} claims/s, "
-              f"{1000 * cpu / len(test):.0f} ms CPU per claim (MiniLM features included; under the shared load).", "",
+              f"{1000 * cpu / len(test):.0f} ms CPU per claim (sentence splitting, features, MiniLM embeddings and the model; the load average is given above).", "",
               "Per claim type (generated test split):", ""] + table3(test, learned, base, "claim_type")
     lines += ["", "Per language (generated test split):", ""] + table3(test, learned, base, "language")
     lines += ["", "Per claim type, team sets together (development only):", ""]
