@@ -36,6 +36,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import os
 import random
 import re
 import sys
@@ -52,8 +53,9 @@ from rageval.text.lang import guess_language as language  # noqa: E402
 from rageval.claims.cues import names  # noqa: E402
 from rageval.text.sentences import split_sentences  # noqa: E402
 
-DATA = next((p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()),
-            ROOT.parent / "shared" / "data")
+#: ../shared/data from the project root, or from a worktree nested deeper; RAGEVAL_DATA overrides
+DATA = Path(os.environ.get("RAGEVAL_DATA") or next(
+    (p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT.parent / "shared" / "data"))
 NAME = re.compile(r"\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?\b")
 _COMMON_CAPS = {"The", "This", "That", "They", "There", "These", "When", "What", "And", "But", "His", "Her",
                 "She", "You", "Yes", "Well", "Then", "Now", "Its", "Our", "For", "With", "Gli", "Il", "La", "Le",

@@ -38,13 +38,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from rageval.aligncheck import entities, triples  # noqa: E402
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
+from make_claim_data import DATA  # noqa: E402  (../shared/data, or RAGEVAL_DATA)
 from validate_claims import auroc, balanced_accuracy  # noqa: E402
 
-import os  # noqa: E402
-
-# ../shared/data from the project root, or from a worktree nested deeper; RAGEVAL_DATA overrides
-DATA = Path(os.environ.get("RAGEVAL_DATA") or next(
-    (p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT.parent / "shared" / "data"))
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- aligncheck:begin -->", "<!-- aligncheck:end -->"
 SEED = 20261201
