@@ -133,11 +133,16 @@ DOC_A = ("The warehouse opens at 7 am on weekdays and at 9 am on Saturdays. It i
 DOC_B = "The depot has twelve vans and two trucks. Every van is serviced each spring."
 
 
+#: the screenshots the README shows (docs/img); the others stay in the test's folder
+README_SHOTS = ("home", "answers", "run", "plots", "correlations")
+
+
 def _shot(page, tmp_path: Path, name: str) -> None:
-    """A screenshot in the test's folder, and in $RAGEVAL_SCREENSHOTS (docs/img for the README) when set."""
+    """A screenshot in the test's folder, and in $RAGEVAL_SCREENSHOTS (docs/img for the README) when
+    set and the README shows it."""
     page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=False)
     shots = os.environ.get("RAGEVAL_SCREENSHOTS")
-    if shots:
+    if shots and name in README_SHOTS:
         Path(shots).mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=False)
 
