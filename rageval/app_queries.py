@@ -215,12 +215,7 @@ def answer_views(project: Project, run_id: str) -> list[AnswerView]:
     chunk_info = corpus_store.chunks_by_id(db, chunk_ids)
     views = []
     for a in answers:
-        contexts = []
-        for i, text in enumerate(a["contexts"]):
-            cid, score = a["retrieved"][i] if i < len(a["retrieved"]) else (None, None)
-            info = chunk_info.get(cid or "", {})
-            contexts.append(Context(rank=i + 1, chunk_id=cid, score=score, text=text,
-                                    doc_name=info.get("doc_name"), page=info.get("page")))
+        contexts = _contexts(a, chunk_info)
         views.append(AnswerView(
             item_id=a["item_id"], ordinal=a["ordinal"], question=a["question"],
             references=list(a["references"]), answer=a["answer"], status=a["status"],
@@ -342,6 +337,17 @@ def evidence_prefix(claim: dict[str, Any]) -> str:
         return "closest passage: "
     return ""
 
+def _contexts(a: dict[str, Any], chunk_info: dict[str, dict[str, Any]]) -> list[Context]:
+    """One answer's contexts in rank order, with the chunk id, score, document and page each came from."""
+    contexts = []
+    for i, text in enumerate(a["contexts"]):
+        cid, score = a["retrieved"][i] if i < len(a["retrieved"]) else (None, None)
+        info = chunk_info.get(cid or "", {})
+        contexts.append(Context(rank=i + 1, chunk_id=cid, score=score, text=text,
+                                doc_name=info.get("doc_name"), page=info.get("page")))
+    return contexts
+
+
 def answer_view_of(project: Project, run_id: str, item_id: str) -> AnswerView | None:
     """One answer's view (what :func:`answer_views` builds for every answer), read for that item only."""
     from rageval.store import reports as report_store
@@ -351,12 +357,7 @@ def answer_view_of(project: Project, run_id: str, item_id: str) -> AnswerView | 
     if a is None:
         return None
     chunk_info = corpus_store.chunks_by_id(db, [cid for cid, _ in a["retrieved"] if cid])
-    contexts = []
-    for i, text in enumerate(a["contexts"]):
-        cid, score = a["retrieved"][i] if i < len(a["retrieved"]) else (None, None)
-        info = chunk_info.get(cid or "", {})
-        contexts.append(Context(rank=i + 1, chunk_id=cid, score=score, text=text,
-                                doc_name=info.get("doc_name"), page=info.get("page")))
+    contexts = _contexts(a, chunk_info)
     return AnswerView(
         item_id=a["item_id"], ordinal=a["ordinal"], question=a["question"], references=list(a["references"]),
         answer=a["answer"], status=a["status"], reason=a["reason"], contexts=contexts,

@@ -216,8 +216,9 @@ class FeatureExtractor:
         self._embed(texts)
         out = []
         for items, sents, joined, ctx_keys in prepared:
+            reads: dict[str, tuple] = {}  # the contexts' quantities per language, read once per job
             out.append([self._one(claim, ckeys, cands, [self._cos(claim, s.text) for s in cands], sents, joined,
-                                  ctx_keys) for claim, ckeys, cands in items])
+                                  ctx_keys, reads) for claim, ckeys, cands in items])
         return out
 
     def _embed(self, texts: list[str]) -> None:
@@ -238,7 +239,7 @@ class FeatureExtractor:
         return float(np.dot(self._vectors[a], self._vectors[b]))
 
     def _one(self, claim: str, ckeys: frozenset, cands: list[Sentence], sims: list[float], sents: list[Sentence],
-             joined: str, ctx_keys: frozenset) -> PairFeatures:
+             joined: str, ctx_keys: frozenset, reads: dict[str, tuple]) -> PairFeatures:
         f = dict.fromkeys(NAMES, 0.0)
         lang = guess_language(claim + " " + joined[:2000])
         f["italian"] = float(lang == "it")
@@ -271,7 +272,9 @@ class FeatureExtractor:
         f["cov_ctx"] = _share(ckeys, ctx_keys) if ckeys else 0.0
         f["n_keys"] = math.log1p(len(ckeys))
         f["missing_ctx"] = math.log1p(len(ckeys - ctx_keys))
-        x_num, x_date, x_labels = _read(joined, lang)
+        if lang not in reads:
+            reads[lang] = _read(joined, lang)
+        x_num, x_date, x_labels = reads[lang]
         cn = cues.name_tokens(claim) | cq[2]
         f.update(has_num=float(bool(cq[0])), num_ctx=_found(cq[0], x_num), has_date=float(bool(cq[1])),
                  date_ctx=_found(cq[1], x_date), has_name=float(bool(cn)),

@@ -55,13 +55,25 @@ def strip_trailing_commas(text: str) -> str:
     '{"a": [1, 2], "b": "x,]"}'
     """
     out: list[str] = []
-    in_string = False
-    escaped = False
-    i, n = 0, len(text)
-    while i < n:
+    for i, ch, inside in _scan(text):
+        if ch == "," and not inside:
+            j = i + 1
+            while j < len(text) and text[j] in " \t\r\n":
+                j += 1
+            if j < len(text) and text[j] in "}]":
+                continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _scan(text: str, start: int = 0):
+    """``(index, char, inside_a_string)`` for each character from ``start``; a string's quotes count
+    as inside, a backslash escapes the next character."""
+    in_string = escaped = False
+    for i in range(start, len(text)):
         ch = text[i]
         if in_string:
-            out.append(ch)
+            yield i, ch, True
             if escaped:
                 escaped = False
             elif ch == "\\":
@@ -70,19 +82,9 @@ def strip_trailing_commas(text: str) -> str:
                 in_string = False
         elif ch == '"':
             in_string = True
-            out.append(ch)
-        elif ch == ",":
-            j = i + 1
-            while j < n and text[j] in " \t\r\n":
-                j += 1
-            if j < n and text[j] in "}]":
-                i += 1
-                continue
-            out.append(ch)
+            yield i, ch, True
         else:
-            out.append(ch)
-        i += 1
-    return "".join(out)
+            yield i, ch, False
 
 
 def _loads_whole(text: str) -> Any:
@@ -94,19 +96,11 @@ def _loads_whole(text: str) -> Any:
 
 def _span_end(text: str, start: int) -> int | None:
     """Index just past the bracket that closes the one at ``start`` (strings skipped), or None."""
-    depth, in_string, escaped = 0, False, False
-    for i in range(start, len(text)):
-        ch = text[i]
-        if in_string:
-            if escaped:
-                escaped = False
-            elif ch == "\\":
-                escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
-        elif ch in "[{":
+    depth = 0
+    for i, ch, inside in _scan(text, start):
+        if inside:
+            continue
+        if ch in "[{":
             depth += 1
         elif ch in "]}":
             depth -= 1

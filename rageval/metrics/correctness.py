@@ -28,7 +28,7 @@ from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, Score, register
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
-from rageval.metrics.semantic import checked_embedder, embedder_name
+from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.metrics.tokenize import check_language, normalization_name
 from rageval.llm.replies import validator
 from rageval.metrics.judge_io import fence_safe
@@ -81,15 +81,8 @@ def score_references(
 
 
 def _similarities(embedder: Any, samples: Sequence[Sample]) -> list[list[float]]:
-    """Per sample, cos(e(answer), e(reference)) for each reference, in order."""
-    texts = list(dict.fromkeys(t for s in samples for t in [s.answer or "", *references_of(s)]))
-    vectors = embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
-    row = {t: i for i, t in enumerate(texts)}
-    out = []
-    for s in samples:
-        a = vectors[row[s.answer or ""]]
-        out.append([min(max(float(np.dot(a, vectors[row[r]])), -1.0), 1.0) for r in references_of(s)])
-    return out
+    """Per sample, cos(e(answer), e(reference)) for each reference, in order, clipped to [-1, 1]."""
+    return [[min(max(c, -1.0), 1.0) for c in sims] for sims in reference_cosines(embedder, samples)]
 
 
 def _correctness(samples: Sequence[Sample], embedder: Any, language: str) -> list[tuple[float, dict]]:

@@ -41,15 +41,20 @@ def checked_embedder(spec: str, resources: Resources, metric: str) -> Any:
     return embedder
 
 
-def sentence_similarities(embedder: Any, samples: Sequence[Sample]) -> list[tuple[float, int]]:
-    """Per sample: (max over references of cos(answer, reference), index of that reference)."""
+def reference_cosines(embedder: Any, samples: Sequence[Sample]) -> list[list[float]]:
+    """Per sample, cos(e(answer), e(reference)) for each reference in order (one embedding call
+    for the distinct texts of the batch; vectors are L2-normalised, so the cosine is a dot product)."""
     texts = list(dict.fromkeys(t for s in samples for t in [s.answer or "", *references_of(s)]))
     vectors = embedder.embed(texts) if texts else np.zeros((0, 1), dtype=np.float32)
     row = {t: i for i, t in enumerate(texts)}
+    return [[float(np.dot(vectors[row[s.answer or ""]], vectors[row[r]])) for r in references_of(s)]
+            for s in samples]
+
+
+def sentence_similarities(embedder: Any, samples: Sequence[Sample]) -> list[tuple[float, int]]:
+    """Per sample: (max over references of cos(answer, reference), index of that reference)."""
     out = []
-    for s in samples:
-        a = vectors[row[s.answer or ""]]
-        sims = [float(np.dot(a, vectors[row[r]])) for r in references_of(s)]
+    for sims in reference_cosines(embedder, samples):
         best = int(np.argmax(sims))
         out.append((min(max(sims[best], -1.0), 1.0), best))
     return out
