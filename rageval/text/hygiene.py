@@ -114,13 +114,12 @@ def display_name(raw: str, *, limit: int = MAX_NAME, fallback: str = "unnamed") 
     >>> display_name("../../evil\u202etxt.exe")
     DisplayName(name='eviltxt.exe', original='../../evil\\u202etxt.exe')
     """
-    text = clean_text(str(raw)).text.replace("\\", "/")
-    parts = [p for p in text.split("/") if p.strip() and p.strip() not in (".", "..")]
-    text = parts[-1] if parts else ""
-    text = unicodedata.normalize("NFC", text)
+    text = unicodedata.normalize("NFC", clean_text(str(raw)).text.replace("\\", "/"))
+    # characters are dropped before the path is split, so ".\x1b" cannot become the name "."
     text = "".join(" " if ch.isspace() else ch for ch in text
                    if ch.isspace() or unicodedata.category(ch) not in _NAME_DROP)
-    text = _SPACES.sub(" ", text).strip()
+    parts = [p for p in text.split("/") if p.strip() and p.strip() not in (".", "..")]
+    text = _SPACES.sub(" ", parts[-1] if parts else "").strip()
     if not text:
         text = fallback
     if len(text) > limit:
