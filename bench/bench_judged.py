@@ -22,7 +22,7 @@ def passage(i: int, k: int) -> str:
 
 
 def samples(n: int) -> list:
-    from rageval.metrics.base import Sample
+    from rageval.types import Sample
 
     out = []
     for i in range(n):
@@ -59,7 +59,7 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     import rageval.claims.analysis as analysis
     import rageval.scoring as scoring
     from bench_llm import make_llm_client
-    from rageval.metrics.base import Resources
+    from rageval.types import Resources
     from rageval.resources import get_embedder
 
     analysis.clear_memo()  # the claim analyses of an earlier phase live in this process's memo

@@ -17,7 +17,8 @@ from typing import Any, Sequence
 from rageval.config import DEFAULT_METRICS
 from rageval.errors import RagevalError
 from rageval.ingest.chunking import ChunkingConfig
-from rageval.metrics.base import Resources, get_metric, metric_names, parse_metric_list
+from rageval.metrics.base import get_metric, metric_names, parse_metric_list
+from rageval.types import Resources
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401

@@ -250,7 +250,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Score answers from any RAG system (JSONL/CSV/JSON rows with id, question, answer, contexts, reference)."""
-    from rageval.metrics.base import Resources
+    from rageval.types import Resources
     from rageval.scoring import parse_answers, score
 
     path = Path(args.input)

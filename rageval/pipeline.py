@@ -20,7 +20,8 @@ from typing import Any, Callable, Sequence
 
 from rageval.config import RunConfig
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError
-from rageval.metrics.base import Metric, Resources, Sample, Score, evaluate, parse_metric_list
+from rageval.metrics.base import Metric, evaluate, parse_metric_list
+from rageval.types import Resources, Sample, Score
 from rageval.project import Project
 from rageval.store import owners
 from rageval.store import runs as store

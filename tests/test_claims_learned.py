@@ -11,7 +11,8 @@ from rageval.claims import model as M
 from rageval.claims.diagnose import holds_answer
 from rageval.claims.features import NAMES
 from rageval.claims.verifier import LearnedVerifier
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from rageval.text.lang import guess_language
 from rageval.text.numbers import quantities
 

@@ -4,7 +4,7 @@ the choice is remembered per (server, model) across clients and is part of the s
 import pytest
 
 from rageval.llm.client import make_llm_client
-from rageval.metrics.base import Resources, Sample
+from rageval.types import Resources, Sample
 from rageval.metrics.triad import ContextRelevance
 from rageval.pipeline import score_rows
 from rageval.prompts.schemas import REPLIES, RatingReply, Verdicts

@@ -6,7 +6,8 @@ import sacrebleu
 from rouge_score import rouge_scorer
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Sample
 from rageval.metrics.lexical import corpus_bleu
 from rageval.metrics.tokenize import WordTokenizer, normalize_answer
 

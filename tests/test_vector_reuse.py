@@ -5,7 +5,8 @@ import numpy as np
 from rageval import resources as shared
 from rageval.config import RunConfig
 from rageval.embed import CachedEmbedder
-from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
+from rageval.metrics.base import evaluate, parse_metric_list
+from rageval.types import Resources, Sample
 from rageval.pipeline import execute, start_run
 from rageval.store import corpus as corpus_store
 from tests.projects import small_project

@@ -19,7 +19,7 @@ from rageval.claims.extract import extract_claims
 from rageval.claims.verdict import LABELS, Verdict
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
-from rageval.metrics.base import Resources, Sample
+from rageval.types import Resources, Sample
 from rageval.metrics.judge_io import judge_client
 
 PROMPTS = ("claim_extract", "claim_verify")

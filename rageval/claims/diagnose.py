@@ -26,7 +26,7 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from rageval.claims.cues import name_heads
-from rageval.metrics.base import Sample
+from rageval.types import Sample
 from rageval.metrics.tokenize import answer_tokens, contains_tokens
 from rageval.text.hedges import abstention_cues, hedge_cues
 from rageval.text.lang import guess_language

@@ -104,7 +104,7 @@ def _import_llm_answers(project, run_id: str) -> str:
     right abstention. Stored as an import run, like any user's own answers.
     """
     from rageval.config import DEFAULT_METRICS
-    from rageval.metrics.base import Sample
+    from rageval.types import Sample
     from rageval.scoring import score
 
     for r in store.runs(project.db_path):

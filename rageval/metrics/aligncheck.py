@@ -32,7 +32,8 @@ from rageval.aligncheck import entities, triples
 from rageval.aligncheck.granularity import kept_types, parse_granularity
 from rageval.aligncheck.score import align
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
 from rageval.metrics.judge_io import check_judge, prompt_hash
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match

@@ -25,7 +25,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines

@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
 from rageval.metrics.tokenize import (
     WordTokenizer,
     answer_tokens,
