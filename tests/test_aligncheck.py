@@ -428,7 +428,7 @@ def judge_responder(request):
 
 def test_judge_extractor_through_the_llm_client(llm_env):
     from rageval.llm.client import make_llm_client
-    from rageval.metrics import aligncheck_judge
+    from rageval.aligncheck import judge as aligncheck_judge
     from rageval.types import Resources
 
     llm_env.script(responder=judge_responder)

@@ -53,7 +53,7 @@ def test_pages_hold_no_sql():
 LAYERS = [
     {"errors", "util", "project", "store", "prompts", "text", "models", "types"},
     {"ingest", "embed", "minilm", "llm", "config", "resources", "presets"},
-    {"index", "generate", "metrics", "rows", "aligncheck", "claims"},
+    {"index", "generate", "metrics", "rows", "aligncheck", "claims", "judge"},
     {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human", "score_out", "worker"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]

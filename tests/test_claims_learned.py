@@ -131,7 +131,7 @@ def test_claims_carry_confidence_through_the_metric():
     ("The U.S. dollar fell.", "U.S. dollar", True),
 ])
 def test_gold_in_chunk_uses_the_retrieval_rule(context, reference, expected):
-    from rageval.metrics.tokenize import answer_tokens, contains_tokens
+    from rageval.text.tokenize import answer_tokens, contains_tokens
 
     assert holds_answer(context, reference) is expected
     if expected:  # whatever the evidence-mode retrieval metrics count as retrieved, the diagnosis does too

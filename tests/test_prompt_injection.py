@@ -10,7 +10,7 @@ import pytest
 from rageval.llm.client import make_llm_client
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
-from rageval.metrics.judge_io import PROMPT_DIR
+from rageval.judge.ask import PROMPT_DIR
 from rageval.prompts.schemas import REPLIES
 from tests.judge_responder import respond
 

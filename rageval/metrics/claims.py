@@ -27,7 +27,7 @@ from rageval.claims.analysis import PROMPTS, analyse
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
 from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
-from rageval.metrics.judge_io import signature
+from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
 
 

@@ -30,9 +30,9 @@ from rageval.types import Resources, Sample, Score
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
-from rageval.metrics.tokenize import check_language, normalization_name
+from rageval.text.tokenize import check_language, normalization_name
 from rageval.llm.replies import validator
-from rageval.metrics.judge_io import fence_safe
+from rageval.judge.ask import fence_safe
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 

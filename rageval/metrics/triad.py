@@ -18,7 +18,7 @@ from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
-from rageval.metrics.judge_io import (
+from rageval.judge.ask import (
     ask,
     failed_score,
     judge_client,
