@@ -21,7 +21,7 @@ t0 = time.perf_counter()
 from rageval.corpus import ingest
 from rageval.config import RunConfig
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
 from rageval.qa import import_qa
 t1 = time.perf_counter()

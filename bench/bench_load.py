@@ -120,7 +120,7 @@ def _rates(rate: float) -> dict[str, float]:
 
 
 def bench_judged(args, server: FakeLLMServer) -> dict:
-    from rageval.pipeline import execute, start_run
+    from rageval.runs.pipeline import execute, start_run
     from rageval.store import runs as store
 
     _fresh_home()
@@ -154,7 +154,7 @@ def _child(home: Path, *argv: str) -> subprocess.Popen:
 
 
 def bench_kill(args, server: FakeLLMServer) -> dict:
-    from rageval.pipeline import start_run
+    from rageval.runs.pipeline import start_run
     from rageval.store import llm_cache, owners
     from rageval.store import runs as store
 

@@ -119,7 +119,7 @@ def per_metric(rows: list[dict], metrics: list[str]) -> list[dict]:
     from rageval.embed import CachedEmbedder, MiniLMEmbedder
     from rageval.metrics.base import evaluate, parse_metric_list
     from rageval.types import Resources
-    from rageval.scoring import parse_answers
+    from rageval.runs.scoring import parse_answers
 
     data = "".join(json.dumps(r) + "\n" for r in rows).encode()
     samples, errors = parse_answers("bench.jsonl", data)

@@ -20,7 +20,7 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.project import Project, open_project
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
-from rageval.worker import RunWorkers
+from rageval.runs.worker import RunWorkers
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -310,7 +310,7 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
 
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:
-    """One per server process: every tab sees the same runs (rageval.worker)."""
+    """One per server process: every tab sees the same runs (rageval.runs.worker)."""
     return RunWorkers()
 
 

@@ -13,7 +13,7 @@ from rageval.errors import InputError
 from rageval.demo import sample_qa_csv
 from rageval.qa import import_qa
 from rageval.report import meaning, table_csv
-from rageval.scoring import parse_answers
+from rageval.runs.scoring import parse_answers
 from rageval.store import runs as run_store
 
 _TYPES = ["csv", "json", "jsonl"]

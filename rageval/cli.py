@@ -115,7 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
     from rageval.config import DEFAULT_METRICS, RunConfig
     from rageval.ingest.chunking import ChunkingConfig
-    from rageval.pipeline import execute, start_run
+    from rageval.runs.pipeline import execute, start_run
 
     project = _project(args)
     if args.resume:
@@ -143,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             language=args.language, concurrency=args.concurrency, use_cache=not args.no_cache,
         )
         if args.dry_run:
-            from rageval.pipeline import estimate, estimate_text
+            from rageval.runs.pipeline import estimate, estimate_text
 
             est = estimate(project, config)
             text = "no model calls: every role is offline" if est is None else estimate_text(est)
@@ -251,7 +251,7 @@ def cmd_sample(args: argparse.Namespace) -> int:
 def cmd_score(args: argparse.Namespace) -> int:
     """Score answers from any RAG system (JSONL/CSV/JSON rows with id, question, answer, contexts, reference)."""
     from rageval.types import Resources
-    from rageval.scoring import parse_answers, score
+    from rageval.runs.scoring import parse_answers, score
 
     path = Path(args.input)
     if not path.is_file():

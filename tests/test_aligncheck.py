@@ -347,7 +347,7 @@ def test_fact_tables_and_answers_page_shows_the_facts(tmp_path, monkeypatch):
 
     from rageval.metrics.aligncheck import fact_tables
     from rageval.project import open_project
-    from rageval.scoring import score
+    from rageval.runs.scoring import score
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")

@@ -54,7 +54,7 @@ LAYERS = [
     {"errors", "util", "project", "store", "prompts", "text", "models", "types"},
     {"ingest", "embed", "minilm", "llm", "config", "resources", "presets"},
     {"index", "generate", "metrics", "rows", "aligncheck", "claims", "judge"},
-    {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human", "score_out", "worker"},
+    {"runs", "corpus", "qa", "report", "stats", "human", "score_out"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]
 

@@ -16,7 +16,7 @@ from rageval.cli import main
 from rageval.config import RunConfig
 from rageval.corpus import ingest
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
 from rageval.qa import import_qa
 from rageval.store import llm_cache, owners
@@ -150,7 +150,7 @@ def test_the_app_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
 
 
 def test_a_lock_timeout_mid_run_marks_the_run_interrupted(tmp_path, monkeypatch, capsys):
-    from rageval import pipeline
+    from rageval.runs import pipeline
     from rageval.errors import ProjectBusyError
     from tests.projects import small_project
 

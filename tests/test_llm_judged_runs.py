@@ -5,7 +5,7 @@ import pytest
 from rageval.config import RunConfig
 from rageval.corpus import ingest
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.pipeline import estimate, execute, start_run
+from rageval.runs.pipeline import estimate, execute, start_run
 from rageval.project import open_project
 from rageval.qa import import_qa
 from rageval.store import runs as store

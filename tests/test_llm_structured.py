@@ -6,7 +6,7 @@ import pytest
 from rageval.llm.client import make_llm_client
 from rageval.types import Resources, Sample
 from rageval.metrics.triad import ContextRelevance
-from rageval.pipeline import score_rows
+from rageval.runs.pipeline import score_rows
 from rageval.prompts.schemas import REPLIES, RatingReply, Verdicts
 from tests.judge_responder import respond
 

@@ -4,7 +4,7 @@ import pytest
 
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.store import runs as store
 from tests.projects import small_project
 

@@ -17,7 +17,7 @@ from rageval.ingest.loaders import KINDS, Document, IngestError, Page, load_file
 from rageval.metrics.base import evaluate, get_metric, metric_names
 from rageval.types import Sample
 from rageval.rows import read_table
-from rageval.scoring import clean_sample
+from rageval.runs.scoring import clean_sample
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
 ANY = st.text(alphabet=st.characters(codec=None), max_size=120)  # lone surrogates, NUL, bidi, all planes
@@ -128,7 +128,7 @@ def test_every_loader_any_bytes_and_name(name, ext, data):
                                   max_size=4), max_size=4).map(lambda rows: __import__("json").dumps(rows).encode()))
 def test_table_parsing_any_bytes(ext, data):
     from rageval.qa import parse_qa
-    from rageval.scoring import parse_answers
+    from rageval.runs.scoring import parse_answers
 
     for parse in (read_table, parse_qa, parse_answers):
         try:

@@ -5,7 +5,7 @@ import pytest
 
 from rageval.errors import InputError
 from rageval.qa import parse_qa
-from rageval.scoring import parse_answers
+from rageval.runs.scoring import parse_answers
 
 
 def test_csv_with_bad_rows_keeps_good_ones():

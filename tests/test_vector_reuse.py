@@ -7,7 +7,7 @@ from rageval.config import RunConfig
 from rageval.embed import CachedEmbedder
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.store import corpus as corpus_store
 from tests.projects import small_project
 

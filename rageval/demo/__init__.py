@@ -18,7 +18,7 @@ from typing import Any, Callable
 
 from rageval.config import RunConfig
 from rageval.corpus import ingest
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
 from rageval.qa import import_qa
 from rageval.store import runs as store
@@ -105,7 +105,7 @@ def _import_llm_answers(project, run_id: str) -> str:
     """
     from rageval.config import DEFAULT_METRICS
     from rageval.types import Sample
-    from rageval.scoring import score
+    from rageval.runs.scoring import score
 
     for r in store.runs(project.db_path):
         if r["kind"] == "import" and r["config"].get("source") == LLM_ANSWERS_SOURCE:

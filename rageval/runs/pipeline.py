@@ -297,7 +297,7 @@ def estimate(project: Project, config: RunConfig) -> Any:
     roles = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
     if not any(spec.startswith("openai:") for spec in roles.values()):
         return None
-    from rageval.llm.estimate import estimate_run
+    from rageval.runs.estimate import estimate_run
 
     items = store.qa_items(project.db_path, config.qa_set)
     samples = [{"question": it["question"], "references": it["references"]} for it in items]

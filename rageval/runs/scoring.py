@@ -16,7 +16,7 @@ from typing import Any, Sequence
 from rageval.errors import ProjectBusyError
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
-from rageval.pipeline import new_run_id, score_rows
+from rageval.runs.pipeline import new_run_id, score_rows
 from rageval.project import Project
 from rageval.rows import RowError, as_relevance, as_text_list, read_table
 from rageval.store import runs as store
