@@ -60,7 +60,7 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     import rageval.runs.scoring as scoring
     from bench_llm import make_llm_client
     from rageval.types import Resources
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     analysis.clear_memo()  # the claim analyses of an earlier phase live in this process's memo
     embedder = _TimedEmbedder(get_embedder(project, "local"))

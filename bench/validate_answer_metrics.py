@@ -158,7 +158,7 @@ class BenchEmbedder:
     def embed_tokens(self, texts: Sequence[str]):
         if not self.cache_tokens:
             return self.inner.embed_tokens(texts)
-        from rageval.minilm import TokenVectors
+        from rageval.embed.minilm import TokenVectors
 
         model = "tokens-" + self.name
         keys = [sha256_hex(t) for t in texts]

@@ -112,7 +112,7 @@ def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequenc
 
     Returns ``(ScoreResult, row errors)``; raises ConfigError/InputError for unusable input.
     """
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
     from rageval.runs.scoring import parse_answers, score
 
     samples, errors = parse_answers(source, data)

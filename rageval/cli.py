@@ -263,7 +263,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         client = make_llm_client({"judge": args.judge, "embedder": args.embedder}, store_path=_project(args).db_path,
                                  run_id=None, concurrency=args.concurrency, use_cache=not args.no_cache)
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     project = _project(args)
     resources = Resources(embedder_factory=lambda: get_embedder(project, args.embedder, client=client),

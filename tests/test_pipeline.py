@@ -64,7 +64,7 @@ def test_chroma_top10_matches_exact_cosine_search(project):
     from rageval.corpus import ensure_chunks
     from rageval.index import VectorIndex
     from rageval.ingest.chunking import ChunkingConfig
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     chunking = ChunkingConfig(size=120, overlap=20)  # many small chunks make the check meaningful
     embedder = get_embedder(project, "local")

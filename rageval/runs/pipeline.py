@@ -161,7 +161,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     """
     from rageval.corpus import sync_index
     from rageval.generate import ExtractiveGenerator, LLMGenerator
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     started = time.monotonic()
     run = store.get_run(project.db_path, run_id)
