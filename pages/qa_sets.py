@@ -11,7 +11,7 @@ from pages import common
 from rageval import app_queries as q
 from rageval.errors import InputError
 from rageval.demo import sample_qa_csv
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.report import meaning, table_csv
 from rageval.runs.scoring import parse_answers
 from rageval.store import runs as run_store

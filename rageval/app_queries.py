@@ -22,7 +22,7 @@ from rageval.types import Resources
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
-from rageval.rows import RowError
+from rageval.ingest.rows import RowError
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 

@@ -61,7 +61,7 @@ def _project(args: argparse.Namespace):
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
-    from rageval.corpus import ingest
+    from rageval.ingest.corpus import ingest
     from rageval.ingest.chunking import ChunkingConfig
 
     missing = [p for p in args.paths if not Path(p).exists()]
@@ -89,7 +89,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_qa_import(args: argparse.Namespace) -> int:
     """Import a QA set from CSV, JSON or JSONL (id, question, reference, relevant_ids, domain)."""
-    from rageval.qa import import_qa
+    from rageval.ingest.qa import import_qa
 
     path = Path(args.file)
     if not path.is_file():
@@ -274,7 +274,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                    metric_options=_aligncheck_options(args))
     if args.out:
         from rageval.metrics.base import parse_metric_list
-        from rageval.score_out import write_rows
+        from rageval.report.score_out import write_rows
 
         names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
                                                    embedder=args.embedder)]

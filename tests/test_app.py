@@ -16,11 +16,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval.config import RunConfig
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.ingest.chunking import ChunkingConfig
 from rageval.runs.pipeline import run, start_run
 from rageval.project import list_projects, open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as run_store
 
 APP = Path(__file__).resolve().parents[1] / "app.py"

@@ -6,7 +6,7 @@ import html.parser
 import time
 
 from rageval.runs import presets
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.project import open_project
 from rageval.store import runs as run_store
 from tests.test_app import (CHUNKING, DOCS, app, data_home, home, no_failure, texts, unescape,  # noqa: F401

@@ -21,7 +21,7 @@ def project(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("RAGEVAL_PROJECT", raising=False)
     p = open_project("default")
-    from rageval.qa import import_qa
+    from rageval.ingest.qa import import_qa
 
     import_qa(p, "keep.jsonl", json.dumps(KEEP[0]).encode(), name="keep")
     import_qa(p, "keep.jsonl", json.dumps(KEEP[0]).encode(), name="target")

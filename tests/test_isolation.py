@@ -5,7 +5,7 @@ import pytest
 
 from rageval import index
 from rageval.config import index_signature
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.ingest.chunking import ChunkingConfig
 from rageval.project import open_project
 from rageval.embed.cache import get_embedder

@@ -3,11 +3,11 @@ true upper bound, and the calls of all metrics go through the one pool together.
 import pytest
 
 from rageval.config import RunConfig
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
 from rageval.runs.pipeline import estimate, execute, start_run
 from rageval.project import open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as store
 from tests.judge_responder import respond
 

@@ -61,7 +61,7 @@ def test_start_run_rejects_unknown_corpus_and_metric(project):
 
 def test_chroma_top10_matches_exact_cosine_search(project):
     from rageval.config import index_signature
-    from rageval.corpus import ensure_chunks
+    from rageval.ingest.corpus import ensure_chunks
     from rageval.index import VectorIndex
     from rageval.ingest.chunking import ChunkingConfig
     from rageval.embed.cache import get_embedder

@@ -16,7 +16,7 @@ from rageval.ingest.chunking import ChunkingConfig, chunk_document
 from rageval.ingest.loaders import KINDS, Document, IngestError, Page, load_file
 from rageval.metrics.base import evaluate, get_metric, metric_names
 from rageval.types import Sample
-from rageval.rows import read_table
+from rageval.ingest.rows import read_table
 from rageval.runs.scoring import clean_sample
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
@@ -127,7 +127,7 @@ def test_every_loader_any_bytes_and_name(name, ext, data):
        | st.lists(st.dictionaries(st.sampled_from(["id", "question", "answer", "reference", "x\ud800"]), ANY,
                                   max_size=4), max_size=4).map(lambda rows: __import__("json").dumps(rows).encode()))
 def test_table_parsing_any_bytes(ext, data):
-    from rageval.qa import parse_qa
+    from rageval.ingest.qa import parse_qa
     from rageval.runs.scoring import parse_answers
 
     for parse in (read_table, parse_qa, parse_answers):

@@ -4,7 +4,7 @@ import json
 import pytest
 
 from rageval.errors import InputError
-from rageval.qa import parse_qa
+from rageval.ingest.qa import parse_qa
 from rageval.runs.scoring import parse_answers
 
 

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rageval.config import RunConfig
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as store
 
 DEMO_PROJECT = "demo"

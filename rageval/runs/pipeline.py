@@ -159,7 +159,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     LLM: all metrics' judge calls of a batch share the one pool, and a batch ends only when its
     slowest chain of dependent calls does, so longer batches leave the pool idle less often.
     """
-    from rageval.corpus import sync_index
+    from rageval.ingest.corpus import sync_index
     from rageval.generate import ExtractiveGenerator, LLMGenerator
     from rageval.embed.cache import get_embedder
 
