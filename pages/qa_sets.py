@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval.errors import InputError
 from rageval.demo import sample_qa_csv
 from rageval.ingest.qa import import_qa

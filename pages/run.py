@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, run_parts
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval.runs import pipeline
 from rageval.errors import ConfigError, LLMError
 from rageval.runs.pipeline import start_run

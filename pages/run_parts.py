@@ -6,7 +6,7 @@ import os
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval.runs import presets as preset_store
 from rageval.config import RunConfig
 from rageval.errors import ConfigError

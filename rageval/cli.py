@@ -365,7 +365,7 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 def cmd_correlate(args: argparse.Namespace) -> int:
     """Correlate every metric with the human consensus and with each other; store the analysis."""
     from rageval.human import correlate_runs, list_analyses, open_analysis
-    from rageval.human.text import analysis_text
+    from rageval.views.human_text import analysis_text
 
     project = _project(args)
     if args.list:
@@ -386,7 +386,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks, Wilcoxon for two."""
     from rageval.human import compare_runs
-    from rageval.human.text import comparison_text
+    from rageval.views.human_text import comparison_text
 
     result = compare_runs(_project(args), _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
     _emit(args, result.as_dict(), comparison_text(result))
@@ -396,7 +396,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement between annotators: Krippendorff's alpha, weighted kappa, exact / within-one shares."""
     from rageval.human import agreement
-    from rageval.human.text import agreement_text
+    from rageval.views.human_text import agreement_text
 
     out = agreement(_project(args), _run_list(args.runs), by=args.by)
     _emit(args, out, agreement_text(out))

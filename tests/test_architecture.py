@@ -55,7 +55,7 @@ LAYERS = [
     {"ingest", "embed", "llm", "config", "index"},
     {"generate", "metrics", "aligncheck", "claims", "judge"},
     {"runs", "report", "stats", "human"},
-    {"demo", "cli", "__main__", "app_queries", "app_highlight"},
+    {"demo", "cli", "__main__", "views"},
 ]
 
 

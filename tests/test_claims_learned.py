@@ -139,7 +139,7 @@ def test_gold_in_chunk_uses_the_retrieval_rule(context, reference, expected):
 
 
 def test_answers_page_helpers_label_closest_passages_and_confidence():
-    from rageval.app_queries import claim_confidence, evidence_prefix
+    from rageval.views.queries import claim_confidence, evidence_prefix
 
     nm = {"verdict": "NOT_MENTIONED", "details": {"confidence": 0.912, "evidence_role": "closest passage"}}
     sup = {"verdict": "SUPPORTED", "details": {"confidence": 0.5, "evidence_role": "support"}}

@@ -7,7 +7,7 @@ shows can be checked (and reused by a script) without a browser.
   ``mean = sum(value_i for ok items) / n_ok``; unscored and failed items are counted, never
   averaged in as 0.
 - A score is "heuristic" when its signature contains ``judge:heuristic``.
-- Highlight spans (claims in answers, evidence in chunks) are in :mod:`rageval.app_highlight`.
+- Highlight spans (claims in answers, evidence in chunks) are in :mod:`rageval.views.highlight`.
 """
 from __future__ import annotations
 
