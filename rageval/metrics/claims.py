@@ -25,7 +25,6 @@ from typing import Any, Sequence
 from rageval.claims import judge as judge_path
 from rageval.claims.analysis import PROMPTS, analyse
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
@@ -70,7 +69,6 @@ class _ClaimShare:
         return scores
 
 
-@register("faithfulness")
 @dataclass(frozen=True)
 class Faithfulness(_ClaimShare):
     """Share of the answer's claims that the retrieved context supports.
@@ -87,7 +85,6 @@ class Faithfulness(_ClaimShare):
     label = SUPPORTED
 
 
-@register("contradicted_share")
 @dataclass(frozen=True)
 class ContradictedShare(_ClaimShare):
     """Share of the answer's claims that the retrieved context refutes (hallucinations).
@@ -100,7 +97,6 @@ class ContradictedShare(_ClaimShare):
     label = CONTRADICTED
 
 
-@register("not_mentioned_share")
 @dataclass(frozen=True)
 class NotMentionedShare(_ClaimShare):
     """Share of the answer's claims that the retrieved context neither supports nor refutes

@@ -13,7 +13,6 @@ from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
 from rageval.errors import ConfigError
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Questions, StatementSort
@@ -51,7 +50,6 @@ def sorted_statements(reply: StatementSort) -> dict[str, list[str]]:
     return {"tp": reply.tp, "fp": reply.fp, "fn": reply.fn}
 
 
-@register("ragas_answer_correctness")
 @dataclass(frozen=True)
 class RagasAnswerCorrectness:
     """RAGAS answer correctness: statement F1 against the reference, blended with semantic
@@ -169,7 +167,6 @@ def first_questions(n: int):
     return check
 
 
-@register("ragas_answer_relevance")
 @dataclass(frozen=True)
 class RagasAnswerRelevance:
     """RAGAS answer relevance: how well questions generated from the answer match the question.

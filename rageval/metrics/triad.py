@@ -16,7 +16,6 @@ from rageval.claims.extract import resolved_sentences
 from rageval.claims.judge import locate
 from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import (
     ask,
@@ -64,7 +63,6 @@ class _Triad:
         return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}")
 
 
-@register("context_relevance")
 @dataclass(frozen=True)
 class ContextRelevance(_Triad):
     """Mean relevance of the retrieved chunks to the question.
@@ -127,7 +125,6 @@ def check_ratings(n: int, n_passages: int):
     return check
 
 
-@register("groundedness")
 @dataclass(frozen=True)
 class Groundedness(_Triad):
     """How well each answer sentence is backed by the retrieved context, with evidence.
@@ -206,7 +203,6 @@ class Groundedness(_Triad):
         return merged
 
 
-@register("answer_relevance")
 @dataclass(frozen=True)
 class AnswerRelevance(_Triad):
     """How relevant the answer is to the question (the triad's answer relevance).
