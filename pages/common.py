@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from rageval.views import highlight as hl
+from rageval.views import run as run_view
 from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
@@ -261,7 +262,7 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
     p = Project(slug=slug, root=Path(root))
-    return board_model.leaderboard(p, [r for r in board_model.run_store.runs(p.db_path) if r["id"] in stamp[0]])
+    return board_model.leaderboard(p, [r for r in run_view.runs(p) if r["id"] in stamp[0]])
 
 
 def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:

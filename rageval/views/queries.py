@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
 from rageval.errors import RagevalError
-from rageval.ingest.chunking import ChunkingConfig
+from rageval.config import ChunkingConfig
 from rageval.metrics.base import get_metric, metric_names, parse_metric_list
 from rageval.types import Resources
 from rageval.project import Project
@@ -53,30 +53,6 @@ def run_label(run: dict[str, Any]) -> str:
     what = (f"{run['corpus']} / {run['qa_set']}" if run["kind"] == "pipeline"
             else f"imported {run['config'].get('source', 'answers')}")
     return f"{run['id']} · {what} · {run['status']} {run['done']}/{run['n_items']}"
-
-
-def run_rows(project: Project) -> list[dict[str, Any]]:
-    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error,
-    and the command that resumes a stopped run (the Run page's Resume button does the same).
-
-    Runs whose owner process is gone are marked ``interrupted`` first (:func:`owners.reap`).
-    """
-    from rageval.store import owners
-
-    owners.reap(project.db_path)
-    return [{
-        "run": r["id"], "kind": r["kind"], "status": r["status"], "corpus": r["corpus"],
-        "qa_set": r["qa_set"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-        "generator": r["config"].get("generator", "—"), "judge": r["config"].get("judge", "—"),
-        "created": r["created"], "finished": r["finished"], "error": r["error"],
-        "resume": (f"python -m rageval run --resume {r['id']}"
-                   if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed") else ""),
-    } for r in run_store.runs(project.db_path)]
-
-
-def resumable(run: dict[str, Any], *, active: bool) -> bool:
-    """A pipeline run that stopped before finishing and is not being executed right now."""
-    return run["kind"] == "pipeline" and run["status"] != "finished" and not active
 
 
 # --- metrics -------------------------------------------------------------------------------
