@@ -63,8 +63,7 @@ LAYERS = [
 ]
 
 #: the modules allowed at the library's root (DESIGN.md's tree): everything else lives in a package
-ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "index", "project", "settings", "types", "util",
-                "generate"}
+ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "index", "project", "settings", "types", "util"}
 
 
 def _module_name(path: Path) -> str:
