@@ -104,7 +104,8 @@ def output_rows(samples: Sequence[Sample], scores: dict[str, list[Any]], *, deta
                 row[f"{name}_status"] = f"{score.status}: {score.reason}"
             if details and score.details and "claims" in score.details and "claims" not in row:
                 row["claims"] = [
-                    {k: c.get(k) for k in ("text", "verdict", "evidence", "reason")}
+                    {**{k: c.get(k) for k in ("text", "verdict", "confidence", "evidence", "reason")},
+                     "low_confidence": bool(c.get("low_confidence"))}
                     for c in score.details["claims"]
                 ]
             if details and score.details and "aligncheck" in score.details and "aligncheck" not in row:
