@@ -4,7 +4,7 @@ import pytest
 
 from rageval.claims.cues import names
 from rageval.claims.containment import contained, normalise
-from rageval.generate import passage_units
+from rageval.generate.generators import passage_units
 from rageval.text.lang import guess_language
 from rageval.text.sentences import split_sentences, table_rows
 from rageval.text.words import content_stems, words
