@@ -104,3 +104,37 @@ def test_normalise_for_containment():
 def test_containment_guards(claim, ok):
     ctx = "It is not true that the fee is 20 EUR. Refunds take 5 days. They are paid by\nbank transfer."
     assert (contained(claim, [ctx]) is not None) is ok
+
+
+# --- the text rules are pinned in the signature of every metric whose values they change ---------
+
+TEXT_METRICS = ("faithfulness", "contradicted_share", "not_mentioned_share", "ragas_answer_correctness",
+                "ragas_answer_relevance", "groundedness", "context_relevance", "answer_relevance")
+
+
+def test_text_rules_are_in_the_signatures(monkeypatch):
+    from rageval import text
+    from rageval.metrics.base import get_metric, metric_names
+    from rageval.text import sentences, words
+
+    before = {n: get_metric(n).signature() for n in TEXT_METRICS}
+    assert all(text.version() in sig for sig in before.values())
+    assert text.version() in get_metric("groundedness", judge="openai:gpt-4o-mini").signature()  # splits answers too
+    untouched = [n for n in metric_names() if n not in TEXT_METRICS]
+    assert not any(text.version() in get_metric(n.replace("@K", "@10")).signature() for n in untouched)
+    monkeypatch.setattr(sentences, "ABBREVIATIONS", sentences.ABBREVIATIONS | {"approx2"})
+    assert all(get_metric(n).signature() != before[n] for n in TEXT_METRICS)
+    monkeypatch.undo()
+    monkeypatch.setattr(words, "ELISIONS", words.ELISIONS - {"dell"})
+    assert get_metric("context_relevance").signature() != before["context_relevance"]
+
+
+def test_generator_signature_follows_the_segmenter(monkeypatch):
+    from rageval.generate import ExtractiveGenerator
+    from rageval.text import sentences
+    from tests.test_generate import BagOfWordsEmbedder
+
+    gen = ExtractiveGenerator(BagOfWordsEmbedder())
+    before = gen.signature()
+    monkeypatch.setattr(sentences, "HEADING_WORDS", 12)
+    assert gen.signature() != before

@@ -167,6 +167,20 @@ def _sentences_in(text: str, start: int, end: int, spans: list[Span]) -> None:
     _add(spans, text, start + cut, end)
 
 
+def enclosing(text: str, start: int, end: int, *, most: int | None = None) -> Span | None:
+    """The whole sentences (or table rows) of ``text`` that ``text[start:end]`` touches, as one span
+    from the first one's start to the last one's end; None when it touches none, or more than
+    ``most``.
+
+    >>> enclosing("One two. Three four five. Six.", 13, 17).text
+    'Three four five.'
+    """
+    touched = [s for s in split_sentences(text) if s.start < end and start < s.end]
+    if not touched or (most is not None and len(touched) > most):
+        return None
+    return Span(text[touched[0].start:touched[-1].end], touched[0].start, touched[-1].end)
+
+
 def _add(spans: list[Span], text: str, start: int, end: int) -> None:
     piece = text[start:end]
     lead = len(piece) - len(piece.lstrip())
