@@ -95,11 +95,6 @@ def is_low_confidence(claim: dict[str, Any]) -> bool:
     return bool(details.get("low_confidence", claim.get("low_confidence")))
 
 
-def verdict_label(claim: dict[str, Any]) -> str:
-    """The verdict as a reader should take it: ``"CONTRADICTED"``, or ``"CONTRADICTED (low confidence)"``."""
-    return f"{claim['verdict']} ({LOW_CONFIDENCE})" if is_low_confidence(claim) else str(claim["verdict"])
-
-
 def low_confidence_claims(project: Project, run_id: str) -> tuple[int, int]:
     """``(low-confidence claims, claims)`` of a run."""
     from rageval.store import reports as report_store

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from rageval.errors import ProjectBusyError
-from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
-from rageval.pipeline import new_run_id, score_rows
+from rageval.metrics.base import evaluate, parse_metric_list
+from rageval.types import Resources, Sample
+from rageval.runs.pipeline import new_run_id, score_rows
 from rageval.project import Project
-from rageval.rows import RowError, as_relevance, as_text_list, read_table
+from rageval.ingest.rows import RowError, as_relevance, as_text_list, read_table
 from rageval.store import runs as store
 from rageval.store.items import save_items
 from rageval.text.hygiene import clean_value, display_name
