@@ -49,6 +49,9 @@ def texts(text: str) -> list[str]:
     # table rows (as the PDF loader writes them) are one unit each, never joined to prose
     ("City | Cap\nOslo | 190 EUR\nRome | 150 EUR\nThe rates apply\nto all staff.",
      ["City | Cap", "Oslo | 190 EUR", "Rome | 150 EUR", "The rates apply to all staff."]),
+    # the fields of a form or spec sheet are one unit each; one colon in wrapped prose is not a field
+    ("Price: 20 EUR\nWeight: 2,1 kg\nColour: dark\ngreen\n\nThe rule is simple: staff\nfile within 30 days.",
+     ["Price: 20 EUR", "Weight: 2,1 kg", "Colour: dark green", "The rule is simple: staff file within 30 days."]),
     ("L'utente dell'Area Riservata deve accedere\ncon le credenziali. Poi conferma.",
      ["L'utente dell'Area Riservata deve accedere con le credenziali.", "Poi conferma."]),
 ])
@@ -138,3 +141,15 @@ def test_generator_signature_follows_the_segmenter(monkeypatch):
     before = gen.signature()
     monkeypatch.setattr(sentences, "HEADING_WORDS", 12)
     assert gen.signature() != before
+
+
+def test_pdf_table_rows_stay_one_unit_each():
+    from rageval.ingest.loaders import load_file
+    from tests.test_loaders import table_pdf
+
+    text = load_file("rates.pdf", table_pdf()).pages[0].text
+    units = [" ".join(s.text.split()) for s in split_sentences(text)]
+    assert "Oslo | 180 EUR | 65 EUR" in units and "Lyon | 140 EUR | 50 EUR" in units
+    assert "Travel rates apply to every trip booked after March 2025." in units
+    assert "Rates are reviewed every January." in units
+    assert [r.text for r in table_rows(text)][0] == "City: Oslo; Lodging: 180 EUR; Meals: 65 EUR."
