@@ -22,6 +22,8 @@ from rageval.types import Resources
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
+from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
+                                    low_confidence_text)
 from rageval.ingest.rows import RowError
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
@@ -301,9 +303,17 @@ def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
 
 
 def claim_confidence(claim: dict[str, Any]) -> str:
-    """The verifier's probability of the claim's verdict as "0.93", or "" (LLM judges give none)."""
+    """The verifier's probability of the claim's verdict as "0.93", "0.61 · low confidence" below the
+    verifier's threshold, or "" (LLM judges give none)."""
     conf = (claim.get("details") or {}).get("confidence")
-    return f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+    text = f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+    return f"{text} · {LOW_CONFIDENCE}" if is_low_confidence(claim) else text
+
+
+def card_notes(project: Project, run_id: str) -> dict[str, str]:
+    """Notes under the claim metrics' cards: how many of the run's claims are low confidence."""
+    text = low_confidence_text(*low_confidence_claims(project, run_id))
+    return {m: text for m in CLAIM_METRICS} if text else {}
 
 
 def evidence_prefix(claim: dict[str, Any]) -> str:
