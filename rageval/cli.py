@@ -256,7 +256,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     path = Path(args.input)
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
-    samples, errors = parse_answers(path.name, path.read_bytes())
+    from rageval.ingest.limits import RowLimits
+
+    limits = RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth)
+    samples, errors = parse_answers(path.name, path.read_bytes(), limits=limits)
+    progress = _progress(args)
+    if progress is not None:
+        progress("reading rows", len(samples), len(samples))
     client = None
     if args.judge.startswith("openai:") or args.embedder.startswith("openai:"):
         from rageval.llm.client import make_llm_client
@@ -271,7 +277,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=_aligncheck_options(args))
+                   metric_options=_aligncheck_options(args), progress=progress)
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.score_out import write_rows
@@ -342,7 +348,7 @@ def cmd_ratings_import(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     result = import_ratings(_project(args), path.name, path.read_bytes(), run=args.run)
-    errors = [{"row": e.row, "reason": e.reason} for e in result.errors]
+    errors = [_row_problem(e) for e in result.errors]
     _emit(args, {"imported": result.imported, "errors": errors},
           "\n".join([f"ERROR {e}" for e in result.errors]
                     + [f"{result.imported} rating(s) imported, {len(errors)} row(s) rejected"]))
@@ -491,6 +497,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
+    p.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")
+    p.add_argument("--max-field-chars", type=int, metavar="N",
+                   help="reject a row with a field longer than N characters (default: $RAGEVAL_MAX_FIELD_CHARS or 100000)")
+    p.add_argument("--max-depth", type=int, metavar="N",
+                   help="reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or 32)")
 
     p = add("demo", cmd_demo)
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
