@@ -223,8 +223,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.report import run_report_html
 
+    from rageval.files import write_atomic
+
     page = run_report_html(_project(args), args.run)
-    Path(args.out).write_text(page, encoding="utf-8")
+    write_atomic(args.out, page)
     _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode())},
           f"report of run {args.run} -> {args.out}")
     return EXIT_OK
@@ -361,7 +363,9 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 
     text = export_ratings(_project(args), _run_list(args.run), args.format)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from rageval.files import write_atomic
+
+        write_atomic(args.out, text)
         _emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
     else:
         sys.stdout.write(text)
@@ -486,7 +490,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",

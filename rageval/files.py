@@ -58,16 +58,21 @@ def read_cell(value: Any) -> Any:
 def csv_text(frame: Any, *, index: bool = False) -> str:
     """A pandas DataFrame as CSV text with every text cell (and header) through :func:`safe_cell`.
 
-    Numeric columns are left as they are; in an object column only strings are changed.
+    Numeric columns are left as they are; in an object column only strings are changed. Lines end
+    with CRLF, as RFC 4180 and spreadsheets expect.
     """
+    from pandas.api.types import is_bool_dtype, is_numeric_dtype
+
     flat = frame.copy()
     for col in flat.columns:
-        if flat[col].dtype == object or str(flat[col].dtype).startswith("string"):
-            flat[col] = flat[col].map(safe_cell)
+        if not (is_numeric_dtype(flat[col]) or is_bool_dtype(flat[col])):
+            flat[col] = flat[col].astype(object).map(safe_cell)
     flat.columns = [safe_cell(str(c)) for c in flat.columns]
     if index:
         flat.index = [safe_cell(i) for i in flat.index]
-    return flat.to_csv(index=index)
+    # "\r\n" (RFC 4180): the csv module quotes a cell holding any character of the line terminator,
+    # so a lone carriage return inside a cell is quoted too (with "\n" it was written bare and split the row)
+    return flat.to_csv(index=index, lineterminator="\r\n")
 
 
 @contextlib.contextmanager

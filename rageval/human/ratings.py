@@ -12,15 +12,16 @@ the columns found, and nothing is imported. Good rows are stored and counted.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import pandas as pd
+
 from rageval.errors import ConfigError, InputError
+from rageval.files import csv_text
 from rageval.project import Project
 from rageval.rows import RowError, read_table
 from rageval.store import human as hstore
@@ -160,8 +161,4 @@ def export_ratings(project: Project, run_ids: Sequence[str], fmt: str = "csv") -
     recs = [{"run": r["run_id"], **{k: r[k] for k in cols[1:]}} for r in rows]
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in recs)
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(recs)
-    return buf.getvalue()
+    return csv_text(pd.DataFrame(recs, columns=list(cols)))
