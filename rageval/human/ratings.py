@@ -23,7 +23,7 @@ import pandas as pd
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.project import Project
-from rageval.rows import RowError, read_table
+from rageval.ingest.rows import RowError, read_table
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 

@@ -16,7 +16,7 @@ characters          5,000,000            ``RAGEVAL_MAX_CHARS`` / ``--max-chars``
 (5,000,000 characters is about 2,500 pages of prose; the 127 SQuALITY stories average 28,000.)
 
 Rows of user tables (QA sets, answers to score, ratings) have their own limits, checked per row by
-:func:`rageval.rows.read_table`: a row over one is rejected with its number and a reason naming the
+:func:`rageval.ingest.rows.read_table`: a row over one is rejected with its number and a reason naming the
 limit and the setting, and the other rows are kept (:class:`RowLimits`):
 
 ==================  ===================  =========================================

@@ -8,8 +8,9 @@ for QA sets, answers to score and ratings. A row over a :class:`rageval.ingest.l
 limit (a field of more than 100,000 characters, nesting deeper than 32 levels) is rejected with
 the limit and the setting that raises it; a JSON integer of more than 4,300 digits (Python's
 limit) is read as a float, infinite, and rejected where a number or text is expected. CSV cells
-written by :func:`rageval.files.safe_cell` (``'=1``) read back as written (``=1``). A problem with the whole file (no header, a JSON object where
-a list was expected, a required column missing from every row) is one InputError.
+written by :func:`rageval.files.safe_cell` (``'=1``) read back as written (``=1``). A problem
+with the whole file (no header, a JSON object where a list was expected, a required column
+missing from every row) is one InputError.
 RAGAS column names are accepted beside ours: ``user_input`` -> question, ``response`` ->
 answer, ``retrieved_contexts`` -> contexts, ``reference``/``ground_truth(s)`` -> reference.
 """
