@@ -14,6 +14,7 @@ from typing import Any, Callable
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+_SHOW_WARNING: Callable[..., None] = print
 
 
 class _Parser(argparse.ArgumentParser):
@@ -557,8 +558,23 @@ def console() -> None:
     sys.exit(main())
 
 
+def _note(message, category, filename, lineno, file=None, line=None) -> None:
+    """rageval's own warnings (a copied project store re-scoped) as one NOTE line on stderr."""
+    from rageval.store.meta import CopiedStoreWarning
+
+    if issubclass(category, CopiedStoreWarning):
+        print(str(message), file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
     args = build_parser().parse_args(argv)
+    if warnings.showwarning is not _note:
+        global _SHOW_WARNING
+        _SHOW_WARNING, warnings.showwarning = warnings.showwarning, _note
     try:
         return args.func(args)
     except ConfigError as exc:
