@@ -38,6 +38,6 @@ def llm_env(fake_llm, monkeypatch):
 def offline_verifier():
     """The shipped learned claim verifier over the local MiniLM embedder (one per session)."""
     from rageval.claims.verifier import LearnedVerifier
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return LearnedVerifier(make_embedder("local"))

@@ -67,7 +67,7 @@ def test_italian_numbers_are_read_by_the_shared_parser():
 
 @pytest.fixture(scope="module")
 def verifier():
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return LearnedVerifier(make_embedder("local"))
 
@@ -114,7 +114,7 @@ def test_not_mentioned_evidence_is_only_a_closest_passage(verifier):
 
 
 def test_claims_carry_confidence_through_the_metric():
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     emb = make_embedder("local")
     sample = Sample(id="p", answer="Up to 5 unused days may be carried over into the next year.", contexts=(POLICY,))
