@@ -63,7 +63,7 @@ def _project(args: argparse.Namespace):
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
     from rageval.ingest.corpus import ingest
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
 
     missing = [p for p in args.paths if not Path(p).exists()]
     chunking = ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
@@ -115,7 +115,7 @@ def _row_problem(e: Any) -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
     from rageval.config import DEFAULT_METRICS, RunConfig
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
     from rageval.runs.pipeline import execute, start_run
 
     project = _project(args)
