@@ -258,6 +258,44 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
     return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
 
 
+def seed_from_url(keys: dict[str, str]) -> None:
+    """Once per session and address: widget state from the query parameters (``{"run": "ans_run"}``),
+    so a link such as ``answers?project=demo&run=A&run_b=B&question=Q`` opens that view."""
+    seen = tuple(sorted((k, st.query_params.get(k)) for k in keys))
+    if st.session_state.get("_seeded_from_url") == seen:
+        return
+    st.session_state["_seeded_from_url"] = seen
+    for param, key in keys.items():
+        if st.query_params.get(param):
+            st.session_state[key] = st.query_params[param]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval.report.regressions import regressions
+
+    return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
+
+
+def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> None:
+    """The answers that got worse and better from run A to run B (rageval.report.regressions),
+    each with a link to the two answers side by side on the Answers page."""
+    r = _regressions(str(p.root), p.slug, tuple(x["id"] for x in runs), metric, tuple(run_stamp(x) for x in runs))
+    st.subheader("Per question: what got worse, what got better")
+    st.caption(md(f"change = B − A on {metric} ({'higher' if r.higher_is_better else 'lower'} is better); "
+                  f"{len(r.worse)} worse, {len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers "
+                  "scored by both" + (f"; {r.lost} scored in A but unscored in B" if r.lost else "")
+                  + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
+    config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
+              "question": st.column_config.TextColumn(width="large"),
+              **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%+.3f" if c == "change" else "%.3f")
+                 for c in ("a", "b", "change")}}
+    cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
+    for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
+        with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):
+            st.dataframe(df[cols], hide_index=True, width="stretch", column_config=config, key=key)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
     p = Project(slug=slug, root=Path(root))

@@ -223,7 +223,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.report import run_report_html
 
-    page = run_report_html(_project(args), args.run)
+    page = run_report_html(_project(args), args.run, baseline=args.baseline, metric=args.metric)
     Path(args.out).write_text(page, encoding="utf-8")
     _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode())},
           f"report of run {args.run} -> {args.out}")
@@ -384,12 +384,21 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks, Wilcoxon for two."""
+    """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks; for two runs the Wilcoxon
+    test and the CI of B - A in one sentence, and the questions that got worse and better."""
     from rageval.human import compare_runs
     from rageval.human.text import comparison_text
 
-    result = compare_runs(_project(args), _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
-    _emit(args, result.as_dict(), comparison_text(result))
+    project = _project(args)
+    result = compare_runs(project, _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
+    payload, text = result.as_dict(), comparison_text(result)
+    if len(result.runs) == 2 and args.metric != "human" and "#" not in args.metric:
+        from rageval.report.regressions import regression_text, regressions
+
+        reg = regressions(project, *result.runs, args.metric)
+        payload["per_question"] = reg.as_dict()
+        text += "\n\n" + regression_text(reg, limit=args.limit, names=result.names)
+    _emit(args, payload, text)
     return EXIT_OK
 
 
@@ -470,6 +479,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("report", cmd_report)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html")
+    p.add_argument("--baseline", metavar="ID", help="also list the questions that got worse / better since this run")
+    p.add_argument("--metric", help="the metric of that list (default: the report's main metric)")
 
     p = add("sample", cmd_sample)
     p.add_argument("folder", metavar="FOLDER", help="where to put docs/ and questions.csv")
@@ -532,6 +543,8 @@ def _human_parsers(sub, add, common) -> None:
     p.add_argument("--metric", required=True, help="a metric name, or 'human' for the consensus rating")
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for the difference CI (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("--limit", type=int, default=10,
+                   help="questions listed as worse and as better for two runs (all of them in --json) (default: %(default)s)")
     p = add("agreement", cmd_agreement)
     p.add_argument("--runs", required=True, metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
     p.add_argument("--by", choices=("dataset", "domain", "model", "run"), help="also report agreement per group")
