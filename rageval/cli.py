@@ -1,7 +1,9 @@
 """``rageval`` (or ``python -m rageval``): ingest documents, import QA sets, run, score, export and report.
 
 Exit codes: 0 success; 1 some inputs failed but the rest were processed (or the command
-failed at run time); 2 unusable arguments. ``--json`` prints one JSON object on stdout.
+failed at run time); 2 unusable arguments. ``check`` (the CI gate): 0 every check passed, 1 a
+check failed, 2 unusable arguments (an unknown run or metric, a bad threshold, an unreadable
+file). ``--json`` prints one JSON object on stdout.
 """
 from __future__ import annotations
 
@@ -402,6 +404,31 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_check(args: argparse.Namespace) -> int:
+    """CI gate: fail (exit 1) when a metric's mean is under a threshold, when it dropped from a baseline
+    run or file (paired Wilcoxon test and a minimum effect), or when answers are unscored; exit 0 when
+    every check passes, 2 on unusable arguments."""
+    from rageval import gate
+
+    if bool(args.run) == bool(args.scores):
+        raise ConfigError("check needs exactly one of --run ID or a scored FILE")
+    try:
+        current = gate.from_run(_project(args), args.run) if args.run else gate.from_file(Path(args.scores))
+        baseline = gate.load(lambda: _project(args), args.no_regression_from) if args.no_regression_from else None
+    except InputError as exc:  # an unreadable file is an unusable argument here: exit 2, not "gate failed"
+        raise ConfigError(str(exc)) from exc
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    result = gate.run_gate(current, fail_under=gate.parse_thresholds(args.fail_under),
+                           fail_over=gate.parse_thresholds(args.fail_over, "--fail-over"), baseline=baseline,
+                           metrics=metrics, min_effect=args.min_effect, alpha=args.alpha,
+                           allow_unscored=args.allow_unscored)
+    for path, render in ((args.junit_xml, gate.junit_xml), (args.markdown, gate.markdown)):
+        if path:
+            Path(path).write_text(render(result), encoding="utf-8")
+    _emit(args, result.as_dict(), gate.text(result))
+    return EXIT_OK if result.passed else EXIT_PARTIAL
+
+
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement between annotators: Krippendorff's alpha, weighted kappa, exact / within-one shares."""
     from rageval.human import agreement
@@ -508,6 +535,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     add("metrics", cmd_metrics)
     _human_parsers(sub, add, common)
+    _check_parser(add)
     return parser
 
 
@@ -548,6 +576,29 @@ def _human_parsers(sub, add, common) -> None:
     p = add("agreement", cmd_agreement)
     p.add_argument("--runs", required=True, metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
     p.add_argument("--by", choices=("dataset", "domain", "model", "run"), help="also report agreement per group")
+
+
+def _check_parser(add) -> None:
+    p = add("check", cmd_check, epilog="exit codes: 0 every check passed, 1 a check failed, 2 unusable arguments")
+    p.add_argument("scores", nargs="?", metavar="FILE",
+                   help="scores to check: what `rageval score --out FILE` wrote (JSONL, CSV, JSON or Parquet)")
+    p.add_argument("--run", metavar="ID", help="check a stored run instead of a file")
+    p.add_argument("--fail-under", action="append", metavar="METRIC=VALUE",
+                   help="fail when the metric's mean is below VALUE (repeatable)")
+    p.add_argument("--fail-over", action="append", metavar="METRIC=VALUE",
+                   help="fail when the metric's mean is above VALUE, for metrics where lower is better (repeatable)")
+    p.add_argument("--no-regression-from", metavar="RUN_OR_FILE",
+                   help="a baseline run id or scored file: fail when a metric dropped from it (paired by answer id)")
+    p.add_argument("--metrics", metavar="M[,M...]",
+                   help="metrics the regression check covers (default: the thresholded ones, else all shared)")
+    p.add_argument("--min-effect", type=float, default=0.0,
+                   help="smallest mean drop that can fail the regression check (default: %(default)s)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="Wilcoxon significance level of a drop; 1 fails on the size alone (default: %(default)s)")
+    p.add_argument("--allow-unscored", action="store_true",
+                   help="do not fail on unscored answers (they are listed and left out of the means)")
+    p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML summary (one test case per check)")
+    p.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
 
 
 def console() -> None:
