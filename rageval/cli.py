@@ -136,12 +136,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         if not args.corpus or not args.qa:
             raise ConfigError("run needs --corpus NAME and --qa NAME (or --resume ID)")
+        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else list(DEFAULT_METRICS)
+        metrics, rubrics = _rubrics(args, project, metrics)
         config = RunConfig(
             corpus=args.corpus, qa_set=args.qa,
             chunking=ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap),
             embedder=args.embedder, top_k=args.top_k, generator=args.generator,
             temperature=args.temperature, judge=args.judge,
-            metrics=tuple(m.strip() for m in args.metrics.split(",") if m.strip()) if args.metrics else DEFAULT_METRICS,
+            metrics=tuple(metrics), rubrics=rubrics,
             language=args.language, concurrency=args.concurrency, use_cache=not args.no_cache,
         )
         if args.dry_run:
@@ -270,15 +272,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     project = _project(args)
     resources = Resources(embedder_factory=lambda: get_embedder(project, args.embedder, client=client),
                           llm=client, language=args.language)
-    result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
+    metrics, rubrics = _rubrics(args, None if args.no_store else project,
+                                [m.strip() for m in args.metrics.split(",") if m.strip()])
+    options = {**_aligncheck_options(args), **({"rubrics": {r.name: r for r in rubrics}} if rubrics else {})}
+    result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=_aligncheck_options(args))
+                   metric_options=options)
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.score_out import write_rows
 
-        names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
+        names = [m.name for m in parse_metric_list(metrics, **options, judge=args.judge, language=args.language,
                                                    embedder=args.embedder)]
         write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details)
     else:
@@ -292,6 +297,53 @@ def cmd_score(args: argparse.Namespace) -> int:
                    "run_id": result.run_id, "out": args.out}
         _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}")
     return EXIT_PARTIAL if rejected else EXIT_OK
+
+
+def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tuple[list[str], tuple]:
+    """``--rubric FILE`` (repeatable): each rubric parsed, stored in ``project`` (when given) and its
+    metric rubric:NAME added to ``metrics``; then every rubric:NAME in ``metrics`` resolved (the files
+    first, then the project's stored rubrics). Returns ``(metrics, rubrics)``."""
+    from rageval.rubrics import add_rubric, parse_rubric, resolve
+
+    given = {}
+    for name in getattr(args, "rubric", None) or ():
+        path = Path(name)
+        if not path.is_file():
+            raise ConfigError(f"--rubric {path}: no such file")
+        text = path.read_text(encoding="utf-8")
+        rubric = parse_rubric(text, path.name)
+        if project is not None:
+            add_rubric(project, rubric, text)
+        given[rubric.name] = rubric
+        if rubric.metric not in metrics:
+            metrics.append(rubric.metric)
+    return metrics, resolve(metrics, given, project)
+
+
+def cmd_rubric_add(args: argparse.Namespace) -> int:
+    """Store a rubric metric (a TOML file: name, description, criteria, anchors 1-5) in the project."""
+    from rageval.rubrics import add_rubric, parse_rubric
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    text = path.read_text(encoding="utf-8")
+    rubric = parse_rubric(text, path.name)
+    add_rubric(_project(args), rubric, text)
+    _emit(args, {"metric": rubric.metric, "digest": rubric.digest(), **rubric.to_dict()},
+          f"rubric {rubric.name} stored: use the metric {rubric.metric} with an LLM judge "
+          f"(--metrics {rubric.metric} --judge openai:MODEL); offline it is unscored")
+    return EXIT_OK
+
+
+def cmd_rubric_list(args: argparse.Namespace) -> int:
+    """List the project's rubric metrics."""
+    from rageval.rubrics import project_rubrics
+
+    found = project_rubrics(_project(args))
+    _emit(args, {"rubrics": [{"metric": r.metric, "digest": r.digest(), **r.to_dict()} for r in found.values()]},
+          "\n".join(f"{r.metric:<30} {r.digest()}  {r.description}" for r in found.values()) or "no rubrics yet")
+    return EXIT_OK
 
 
 def _aligncheck_options(args: argparse.Namespace) -> dict[str, str]:
@@ -493,6 +545,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; run nothing")
+    p.add_argument("--rubric", action="append", metavar="FILE",
+                   help="a rubric metric (TOML; see `rubric add`), stored in the project and scored (repeatable)")
     _chunk_args(p)
 
     add("runs", cmd_runs)
@@ -529,6 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
+    p.add_argument("--rubric", action="append", metavar="FILE",
+                   help="a rubric metric (TOML; see `rubric add`) to score too (repeatable)")
 
     p = add("demo", cmd_demo)
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
@@ -536,6 +592,13 @@ def build_parser() -> argparse.ArgumentParser:
     add("metrics", cmd_metrics)
     _human_parsers(sub, add, common)
     _check_parser(add)
+    rubric = sub.add_parser("rubric", help="rubric metrics written without code: add, list")
+    r_sub = rubric.add_subparsers(dest="rubric_command", required=True, parser_class=_Parser)
+    for name, func in (("add", cmd_rubric_add), ("list", cmd_rubric_list)):
+        p = r_sub.add_parser(name, help=func.__doc__, description=func.__doc__, parents=[common])
+        p.set_defaults(func=func)
+        if name == "add":
+            p.add_argument("file", metavar="FILE", help="the rubric as TOML: name, description, criteria, [anchors] 1-5")
     return parser
 
 
