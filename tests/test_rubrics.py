@@ -123,3 +123,32 @@ def test_cli_rubric_add_list_and_score(tmp_path, monkeypatch, capsys):
     assert main(["score", str(answers), "--metrics", "rubric:nope", "--project", "rb"]) == 2
     assert "no rubric 'nope'" in capsys.readouterr().err
     assert resolve(["rubric:politeness"], {}, open_project("rb"))[0].name == "politeness"
+
+
+def test_a_judged_run_with_a_rubric_file(tmp_path, monkeypatch, llm_env, capsys):
+    """`run --rubric FILE --judge openai:M` against the scripted server: the estimate counts one call per
+    answer, the values are stored and show in the leaderboard and the exports like any metric."""
+    from rageval.report import export_run
+    from rageval.report.leaderboard import leaderboard
+    from tests.projects import QA, write_docs
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    llm_env.script(responder=respond)
+    rubric = tmp_path / "politeness.toml"
+    rubric.write_text(TOML, encoding="utf-8")
+    assert main(["ingest", str(write_docs(tmp_path / "docs")), "--corpus", "c"]) == 0
+    (tmp_path / "qa.jsonl").write_text("".join(json.dumps(r) + "\n" for r in QA), encoding="utf-8")
+    assert main(["qa", "import", str(tmp_path / "qa.jsonl"), "--name", "qa"]) == 0
+    args = ["run", "--corpus", "c", "--qa", "qa", "--metrics", "token_f1", "--rubric", str(rubric),
+            "--judge", "openai:rubric-run", "--top-k", "3", "--json"]
+    capsys.readouterr()
+    assert main(args + ["--dry-run"]) == 0
+    assert json.loads(capsys.readouterr().out)["calls"] == len(QA)  # one judge call per answer
+    assert main(args) == 0
+    out = json.loads(capsys.readouterr().out)
+    scores = {s["metric"]: s for s in out["scores"]}
+    assert scores["rubric:politeness"]["mean"] == pytest.approx(0.5) and scores["rubric:politeness"]["scored"] == 5
+    project = open_project(None)
+    board = leaderboard(project)
+    assert "rubric:politeness" in board.metrics
+    assert '"rubric:politeness": 0.5' in export_run(project, out["run_id"], "jsonl")
