@@ -92,7 +92,7 @@ def main() -> None:
     run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: f"{run_name(by_id[i])} · {i}", key="ans_run")]
     summaries = common.summaries(p, run)
     if summaries:
-        common.metric_cards(summaries, per_row=5)
+        common.metric_cards(summaries, per_row=5, agreement=common.agreement(p))
     else:
         st.info("This run has no metric scores.")
     reasons = [{"metric": s.metric, "reason": r, "items": n} for s in summaries for r, n in s.reasons.items()]

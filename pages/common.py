@@ -211,11 +211,25 @@ def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
     return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
-def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
+@st.cache_data(show_spinner=False, max_entries=16, ttl=30)
+def _agreement(root: str, slug: str, stamp: int) -> dict:
+    from rageval.human.trust import metric_agreement
+
+    return metric_agreement(Project(slug=slug, root=Path(root)))
+
+
+def agreement(p: Project) -> dict:
+    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
+    return _agreement(str(p.root), p.slug, version())
+
+
+def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, agreement: dict | None = None) -> None:
     """One bordered card per metric: mean over scored items, direction, and the unscored count below.
 
-    The tooltip says what the metric measures, its range and direction (rageval.report.meaning).
+    The tooltip says what the metric measures, its range and direction (rageval.report.meaning);
+    with ``agreement`` (rageval.human.trust) the card also says how far it agrees with the raters.
     """
+    agreement = agreement or {}
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         for col, s in zip(cols, items[start:start + per_row]):
@@ -224,9 +238,11 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
             meant = meaning.info(s.metric)
             arrow = "↑" if meant.higher_is_better else "↓"
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
-            col.metric(f"{s.metric} {arrow}", value, help=md(meant.help(s.n_unscored + s.n_failed) + judge),
-                       border=True)
-            col.caption(note + (" · heuristic" if s.heuristic else ""))
+            agree = agreement.get(s.metric)
+            col.metric(f"{s.metric} {arrow}", value, border=True, help=md(
+                meant.help(s.n_unscored + s.n_failed) + judge + (" " + agree.sentence() if agree else "")))
+            col.caption(note + (" · heuristic" if s.heuristic else "")
+                        + (f" · {agree.short()} with raters" if agree else ""))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -307,8 +323,10 @@ def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
     return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
 
 
-def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
-    """Runs as rows, metric means as columns; the best value per column highlighted and starred."""
+def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict | None = None) -> None:
+    """Runs as rows, metric means as columns; the best value per column highlighted and starred; with
+    ``agreement`` (rageval.human.trust) each header also shows the metric's agreement with the raters."""
+    agreement = agreement or {}
     table = board.table.drop(columns=["id"])
     best_rows = {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
 
@@ -321,7 +339,10 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
         meant = meaning.info(m)
-        config[m] = st.column_config.TextColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}", help=meant.help())
+        agree = agreement.get(m)
+        config[m] = st.column_config.TextColumn(
+            f"{m} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
+            help=meant.help() + (" " + agree.sentence() if agree else ""))
     # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
     shown = table.copy()
     for m in board.metrics:
@@ -332,6 +353,9 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                        key=f"{key}_csv")
     notes = ["Means over the items each metric scored; the best run per column is highlighted "
              "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if any(m in agreement for m in board.metrics):
+        notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
+                     "(Correlations page); trust the numbers with a high ρ most.")
     if board.unscored:
         names = dict(zip(board.table["id"], board.table["run"]))
         per_run: dict[str, list[str]] = {}

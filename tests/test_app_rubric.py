@@ -2,6 +2,8 @@
 and each metric's agreement with the raters beside its card and in the leaderboard header."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -41,3 +43,37 @@ def test_a_rubric_defined_on_the_run_page_becomes_a_metric(proj):
     at.selectbox(key="run_judge").set_value("openai").run()
     estimate = [c.value.replace("\\", "") for c in at.caption if c.value.startswith("Estimate")]
     assert estimate and estimate[0].startswith("Estimate: at most 3 model calls"), estimate  # one per question
+
+
+def test_agreement_with_raters_beside_each_metric(tmp_path, monkeypatch):
+    from rageval import human
+    from rageval.human.trust import metric_agreement
+    from tests.human_fixtures import make_runs
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    project, _ = make_runs("ag", n=30, runs=("r0", "r1"))
+    assert metric_agreement(project) == {}  # no stored analysis: nothing shown
+    human.correlate_runs(project, ["r0"], group_by="domain", n_boot=0)
+    grouped_only = metric_agreement(project)
+    assert grouped_only == {}  # a grouped analysis has no overall group to read
+    analysis = human.correlate_runs(project, ["r0", "r1"], n_boot=50)
+    got = metric_agreement(project)
+    cell = analysis.cell("all", "token_f1", "human")
+    assert got["token_f1"].rho == pytest.approx(cell["rho"]) and got["token_f1"].n == cell["n"] == 60
+    assert got["token_f1"].analysis == analysis.id and "human" not in got
+    assert got["token_f1"].rho > got["noise"].rho  # the fixture's token_f1 follows the raters, noise does not
+    assert got["token_f1"].short().startswith("ρ 0.") and "(n 60)" in got["token_f1"].short()
+    assert "Spearman's rho" in got["token_f1"].sentence() and analysis.id in got["token_f1"].sentence()
+
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.session_state["project"] = "ag"
+    at.run()
+    assert not at.exception
+    configs = [json.loads(d.proto.columns) for d in at.dataframe if d.proto.columns]
+    labels = [c.get("label") for config in configs for c in config.values() if isinstance(c, dict)]
+    assert f"token_f1 ↑ · {got['token_f1'].short()}" in labels, labels
+    at.switch_page("pages/answers.py").run()
+    assert not at.exception
+    captions = "\n".join(c.value for c in at.caption)
+    assert f"{got['token_f1'].short()} with raters" in captions, "no agreement under the metric card"
