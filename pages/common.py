@@ -14,13 +14,13 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from rageval import app_highlight as hl
-from rageval import app_queries as q
+from rageval.views import highlight as hl
+from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
-from rageval.worker import RunWorkers
+from rageval.runs.worker import RunWorkers
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -171,13 +171,13 @@ def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.Metric
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
-    from rageval.report.answer_table import answer_table
+    from rageval.views.answer_table import answer_table
 
     return answer_table(Project(slug=slug, root=Path(root)), run_id)
 
 
 def answer_table(p: Project, run: dict[str, Any]) -> Any:
-    """The run's answers as one table row each (rageval.report.answer_table), cached."""
+    """The run's answers as one table row each (rageval.views.answer_table), cached."""
     return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
@@ -288,13 +288,13 @@ def seed_from_url(keys: dict[str, str]) -> None:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
-    from rageval.report.regressions import regressions
+    from rageval.views.regressions import regressions
 
     return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
 
 
 def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> None:
-    """The answers that got worse and better from run A to run B (rageval.report.regressions),
+    """The answers that got worse and better from run A to run B (rageval.views.regressions),
     each with a link to the two answers side by side on the Answers page."""
     r = _regressions(str(p.root), p.slug, tuple(x["id"] for x in runs), metric, tuple(run_stamp(x) for x in runs))
     st.subheader("Per question: what got worse, what got better")
@@ -372,7 +372,7 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict |
 
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:
-    """One per server process: every tab sees the same runs (rageval.worker)."""
+    """One per server process: every tab sees the same runs (rageval.runs.worker)."""
     return RunWorkers()
 
 

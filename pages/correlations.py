@@ -5,12 +5,11 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval.report.leaderboard import run_name
 from rageval import human
-from rageval.human import charts, plain
-
-
+from rageval.human import plain
+from rageval.views import charts
 def compute_box(p, runs: list[dict]) -> None:
     by_id = {r["id"]: r for r in runs}
     with st.expander("New analysis", expanded=not human.list_analyses(p)):

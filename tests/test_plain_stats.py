@@ -4,7 +4,7 @@ import pytest
 
 from rageval import human
 from rageval.human.plain import min_pairs_for, na, paired_sentence, plain_reason
-from rageval.report.regressions import answer_link, regression_text, regressions
+from rageval.views.regressions import answer_link, regression_text, regressions
 from rageval.store import runs as rstore
 from tests.human_fixtures import make_runs
 
@@ -115,12 +115,15 @@ def test_html_report_can_list_regressions(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
     project, _ = make_runs("rep", n=12, runs=("r0", "r2"))
     r = regressions(project, "r0", "r2", "token_f1")
-    page = run_report_html(project, "r2", baseline="r0", metric="token_f1", limit=3)
+    page = run_report_html(project, "r2", regressions=r, limit=3)
     assert "Per question against" in page and f"{len(r.worse)} worse" in page and "<h3>Worse" in page
     assert "Per question against" not in run_report_html(project, "r2")
     with pytest.raises(ConfigError):
-        run_report_html(project, "r2", baseline="nope")
+        run_report_html(project, "r0", regressions=r)  # the list is about r2, not r0
     out = tmp_path / "r.html"
     assert main(["report", "--project", "rep", "--run", "r2", "--baseline", "r0", "--metric", "token_f1",
                  "--out", str(out)]) == 0
     assert "Per question against" in out.read_text()
+    assert main(["report", "--project", "rep", "--run", "r2", "--baseline", "r0", "--out", str(out)]) == 0
+    assert "on token_f1" in out.read_text()  # the first main metric both runs scored
+    assert main(["report", "--project", "rep", "--run", "r2", "--baseline", "nope", "--out", str(out)]) == 2

@@ -68,7 +68,7 @@ def from_file(path: Path) -> ScoreSet:
     if path.suffix.lower() == ".parquet":
         records = pd.read_parquet(path).to_dict("records")
     else:
-        from rageval.rows import read_table
+        from rageval.ingest.rows import read_table
 
         records = [rec for _, rec in read_table(path.name, path.read_bytes()).records]
     if not records or not all("id" in r for r in records):

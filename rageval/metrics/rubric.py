@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.metrics.base import Resources, Sample, Score
-from rageval.metrics.judge_io import ask, failed_score, judge_client, numbered, signature
+from rageval.judge.ask import ask, failed_score, judge_client, numbered, signature
 from rageval.rubrics import Rubric
 
 #: why an offline run leaves a rubric metric unscored

@@ -102,19 +102,20 @@ def _worst_metric(summaries) -> str | None:
     return next((m for m in names if m in MAIN_METRICS), names[0] if names else None)
 
 
-def run_report_html(project: Project, run_id: str, *, worst: int = 8, baseline: str | None = None,
-                    metric: str | None = None, limit: int = 20) -> str:
-    """The report of ``run_id`` as one self-contained HTML page; with ``baseline`` (a run id) it also
-    lists the questions that got worse and better from the baseline to this run on ``metric`` (the
-    main metric when not given), up to ``limit`` of each (:mod:`rageval.report.regressions`)."""
+def run_report_html(project: Project, run_id: str, *, worst: int = 8, regressions: Any = None,
+                    limit: int = 20) -> str:
+    """The report of ``run_id`` as one self-contained HTML page; with ``regressions`` (the
+    :class:`rageval.views.regressions.Regressions` of a baseline run against this one) it also
+    lists the questions that got worse and better since the baseline, up to ``limit`` of each."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
     base_run = None
-    if baseline is not None:
-        base_run = run_store.get_run(project.db_path, baseline)
-        if base_run is None:
-            raise ConfigError(f"baseline run {baseline!r} does not exist in project {project.slug!r}")
+    if regressions is not None:
+        if regressions.run_b != run_id:
+            raise ConfigError(f"the per-question list compares {regressions.run_a} with {regressions.run_b}, "
+                              f"not with run {run_id}")
+        base_run = run_store.get_run(project.db_path, regressions.run_a)
     summaries = run_summaries(project, run_id)
     values = item_values(project, [run_id])
     cfg = run["config"]
@@ -162,8 +163,8 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, baseline: 
                      "</th><th class='num'>rho</th><th class='num'>p</th><th class='num'>n</th></tr>" + "".join(
                          f"<tr><td>{esc(m)}</td><td class='num'>{rho:.2f}</td><td class='num'>{p:.3g}</td>"
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
-    if base_run is not None and (metric or main):
-        parts.append(_regression_section(project, base_run, run, metric or main, limit))
+    if regressions is not None:
+        parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
     if main:
         parts.append(_worst_section(project, run, ok, main, worst))
     body = "\n".join(parts)
@@ -173,12 +174,10 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, baseline: 
             f"docs/metrics.md.</p></body></html>")
 
 
-def _regression_section(project: Project, base: dict[str, Any], run: dict[str, Any], metric: str, limit: int) -> str:
-    from rageval.report.regressions import regressions
-
-    r = regressions(project, base["id"], run["id"], metric)
-    out = [f"<h2>Per question against {esc(run_name(base))}</h2><p class='muted'>change = this run − baseline "
-           f"on {esc(metric)} ({'higher' if r.higher_is_better else 'lower'} is better): {len(r.worse)} worse, "
+def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
+    name = run_name(base) if "config" in base else base["id"]
+    out = [f"<h2>Per question against {esc(name)}</h2><p class='muted'>change = this run − baseline "
+           f"on {esc(r.metric)} ({'higher' if r.higher_is_better else 'lower'} is better): {len(r.worse)} worse, "
            f"{len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers scored by both"
            + (f"; {r.lost} scored in the baseline but unscored here" if r.lost else "") + ".</p>"]
     for title, df in (("Worse", r.worse), ("Better", r.better)):

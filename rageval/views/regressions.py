@@ -26,7 +26,7 @@ import pandas as pd
 
 from rageval.errors import ConfigError
 from rageval.project import Project
-from rageval.report.answer_table import answer_table
+from rageval.views.answer_table import answer_table
 from rageval.report.meaning import info
 
 #: the page and query parameters of the side-by-side view (pages/answers.py reads them)
@@ -97,6 +97,22 @@ def regressions(project: Project, run_a: str, run_b: str, metric: str, *, tolera
 
 _META = {"#", "id", "question", "answer", "status", "domain", "supported", "contradicted", "not_mentioned",
          "diagnosis", "hedging_flag"}
+
+
+def shared_metric(project: Project, run_a: str, run_b: str) -> str:
+    """The metric a per-question list uses when none is named: the first of the leaderboard's main
+    metrics (then any metric, by name) that both runs scored."""
+    from rageval.report.leaderboard import MAIN_METRICS
+    from rageval.report.summary import run_summaries
+
+    def scored(run_id: str) -> set[str]:
+        return {s.metric for s in run_summaries(project, run_id) if s.n_ok}
+
+    both = scored(run_a) & scored(run_b)
+    for m in [*MAIN_METRICS, *sorted(both)]:
+        if m in both:
+            return m
+    raise ConfigError(f"runs {run_a} and {run_b} have no metric scored by both; nothing to list per question")
 
 
 def _side(table: pd.DataFrame, metric: str, name: str) -> pd.DataFrame:
