@@ -72,6 +72,7 @@ def regressions(project: Project, run_a: str, run_b: str, metric: str, *, tolera
                 a_table: pd.DataFrame | None = None, b_table: pd.DataFrame | None = None) -> Regressions:
     """The answers whose ``metric`` got worse or better from ``run_a`` to ``run_b`` (module
     docstring); ``a_table`` / ``b_table``: the runs' :func:`answer_table` when the caller has them."""
+    _exists(project, run_a, run_b)
     a = answer_table(project, run_a) if a_table is None else a_table
     b = answer_table(project, run_b) if b_table is None else b_table
     if metric not in a.columns and metric not in b.columns:
@@ -105,6 +106,7 @@ def shared_metric(project: Project, run_a: str, run_b: str) -> str:
     from rageval.report.leaderboard import MAIN_METRICS
     from rageval.report.summary import run_summaries
 
+    _exists(project, run_a, run_b)
     def scored(run_id: str) -> set[str]:
         return {s.metric for s in run_summaries(project, run_id) if s.n_ok}
 
@@ -113,6 +115,14 @@ def shared_metric(project: Project, run_a: str, run_b: str) -> str:
         if m in both:
             return m
     raise ConfigError(f"runs {run_a} and {run_b} have no metric scored by both; nothing to list per question")
+
+
+def _exists(project: Project, *run_ids: str) -> None:
+    from rageval.store import runs as run_store
+
+    for rid in run_ids:
+        if run_store.get_run(project.db_path, rid) is None:
+            raise ConfigError(f"run {rid!r} does not exist in project {project.slug!r}; see: rageval runs")
 
 
 def _side(table: pd.DataFrame, metric: str, name: str) -> pd.DataFrame:
