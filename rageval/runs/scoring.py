@@ -32,7 +32,8 @@ class ScoreResult:
     errors: list[RowError] = field(default_factory=list)
 
 
-ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "reference", "retrieved_ids", "relevant_ids", "domain")
+ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "context_ids", "reference", "retrieved_ids", "relevant_ids",
+                  "domain")
 
 
 def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError]]:
