@@ -42,7 +42,7 @@ def test_disagreement_is_explained(p, lo, hi, which):
 def test_lower_is_better_names_the_run_ahead():
     s = paired_sentence("A", "B", "contradicted_share", diff=-0.2, ci_low=-0.3, ci_high=-0.1, p=0.001,
                         higher_is_better=False, **BASE)
-    assert "0.20 lower than run A" in s and "so B is ahead" in s and "run B is better" in s
+    assert "0.20 lower than run A" in s and "paired answers; lower is better)" in s and "run B is better" in s
 
 
 def test_too_few_changed_answers_is_a_reason_not_na():

@@ -98,9 +98,7 @@ def paired_sentence(name_a: str, name_b: str, metric: str, *, diff: float | None
     direction = ("the same as" if diff == 0 else
                  f"{_num(abs(diff))} {'higher' if diff > 0 else 'lower'} than")
     head = f"Run {name_b} scores {direction} {a} on {metric}"
-    if not higher_is_better:
-        head += f" (lower is better, so {'B' if diff < 0 else 'A'} is ahead)" if diff != 0 else " (lower is better)"
-    body = f"{head} ({ci}, {test}, {n} paired answers)"
+    body = f"{head} ({ci}, {test}, {n} paired answers{'' if higher_is_better else '; lower is better'})"
     ci_excludes_zero = ci_low > 0 or ci_high < 0
     small = nonzero < min_pairs_for(alpha)
     if p is None or small:
