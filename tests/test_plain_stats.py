@@ -95,15 +95,20 @@ def test_regressions_sorted_with_links(tmp_path, monkeypatch):
 def test_regressions_lower_is_better_and_lost(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
     project, _ = make_runs("reg2", n=6, runs=("r0", "r1"))
+    claim = {"signature": "faithfulness|v1", "ordinal": 0, "text": "c", "verdict": "CONTRADICTED", "judge": "h"}
     for run, vals in (("r0", [0.0, 0.5, 0.5, 0.2, 0.1, 0.3]), ("r1", [0.4, 0.5, 0.1, None, 0.1, 0.3])):
         for item in rstore.answers(project.db_path, run):
             v = vals[item["ordinal"]]
+            # q04 keeps its score in r1 but gains a contradicted claim: a verdict that got worse
+            claims = [claim] if run == "r1" and item["item_id"] == "q04" else []
             rstore.save_item(project.db_path, run, item, [{
                 "metric": "contradicted_share", "signature": "cs|v1", "value": v,
-                "status": "ok" if v is not None else "unscored", "reason": None if v is not None else "no_claims"}], [])
+                "status": "ok" if v is not None else "unscored", "reason": None if v is not None else "no_claims"}],
+                claims)
     r = regressions(project, "r0", "r1", "contradicted_share")
-    assert not r.higher_is_better and r.lost == 1 and r.paired == 5 and r.unchanged == 3
-    assert list(r.worse["item_id"]) == ["q00"] and list(r.better["item_id"]) == ["q02"]
+    assert not r.higher_is_better and r.lost == 1 and r.paired == 5 and r.unchanged == 2
+    assert list(r.worse["item_id"]) == ["q00", "q04"] and list(r.better["item_id"]) == ["q02"]
+    assert list(r.worse["contradicted_b"]) == [0, 1]
     assert r.worse.iloc[0]["gain"] == pytest.approx(-0.4) and np.isclose(r.better.iloc[0]["change"], -0.4)
 
 

@@ -5,8 +5,10 @@ For one metric, over the questions both runs answered (matched by item id):
 - ``change = B - A`` (the value of run B minus the value of run A);
 - ``gain = change`` when higher is better, ``-change`` when lower is better, so a negative gain
   is always a regression, whatever the metric's direction;
-- an answer is *worse* when ``gain < -tolerance``, *better* when ``gain > tolerance``; worse rows
-  are sorted by gain (largest drop first), better rows by gain (largest rise first);
+- an answer is *worse* when ``gain < -tolerance``, or when its score did not move but it has more
+  contradicted claims in B than in A (a verdict that got worse); *better* the other way round;
+  worse rows are sorted by gain (largest drop first), better rows by gain (largest rise first),
+  ties by the change in contradicted claims;
 - an answer scored in A but unscored in B is *lost* (and the reverse *gained*): counted, never
   read as a 0;
 - the claim verdicts travel with each row (contradicted claims in A and in B), so a verdict that
@@ -89,8 +91,13 @@ def regressions(project: Project, run_a: str, run_b: str, metric: str, *, tolera
     paired["gain"] = paired["change"] if hib else -paired["change"]
     paired["link"] = [answer_link(project.slug, run_a, run_b, i) for i in paired["item_id"]]
     paired = paired[COLUMNS]
-    worse = paired[paired["gain"] < -tolerance].sort_values(["gain", "#"], ascending=[True, True])
-    better = paired[paired["gain"] > tolerance].sort_values(["gain", "#"], ascending=[False, True])
+    flat = paired["gain"].abs() <= tolerance
+    more = paired["contradicted_b"] - paired["contradicted_a"]
+    paired = paired.assign(_more=more)
+    worse = paired[(paired["gain"] < -tolerance) | (flat & (more > 0))]
+    better = paired[(paired["gain"] > tolerance) | (flat & (more < 0))]
+    worse = worse.sort_values(["gain", "_more", "#"], ascending=[True, False, True])[COLUMNS]
+    better = better.sort_values(["gain", "_more", "#"], ascending=[False, True, True])[COLUMNS]
     return Regressions(run_a, run_b, metric, hib, worse.reset_index(drop=True), better.reset_index(drop=True),
                        unchanged=len(paired) - len(worse) - len(better), lost=lost, gained=gained,
                        paired=len(paired))
