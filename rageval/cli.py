@@ -16,6 +16,7 @@ from typing import Any, Callable
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+_SHOW_WARNING: Callable[..., None] = print
 
 
 class _Parser(argparse.ArgumentParser):
@@ -64,7 +65,7 @@ def _project(args: argparse.Namespace):
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
     from rageval.ingest.corpus import ingest
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
 
     missing = [p for p in args.paths if not Path(p).exists()]
     chunking = ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
@@ -116,7 +117,7 @@ def _row_problem(e: Any) -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
     from rageval.config import DEFAULT_METRICS, RunConfig
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
     from rageval.runs.pipeline import execute, start_run
 
     project = _project(args)
@@ -227,6 +228,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.report import run_report_html
 
+    from rageval.files import write_atomic
+
     project = _project(args)
     per_question = None
     if args.baseline:
@@ -235,7 +238,7 @@ def cmd_report(args: argparse.Namespace) -> int:
         per_question = regressions(project, args.baseline, args.run,
                                    args.metric or shared_metric(project, args.baseline, args.run))
     page = run_report_html(project, args.run, regressions=per_question)
-    Path(args.out).write_text(page, encoding="utf-8")
+    write_atomic(args.out, page)
     _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode()),
                  "baseline": args.baseline},
           f"report of run {args.run} -> {args.out}")
@@ -268,7 +271,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     path = Path(args.input)
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
-    samples, errors = parse_answers(path.name, path.read_bytes())
+    from rageval.ingest.limits import RowLimits
+
+    limits = RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth)
+    samples, errors = parse_answers(path.name, path.read_bytes(), limits=limits)
+    progress = _progress(args)
+    if progress is not None:
+        progress("reading rows", len(samples), len(samples))
     client = None
     if args.judge.startswith("openai:") or args.embedder.startswith("openai:"):
         from rageval.llm.client import make_llm_client
@@ -286,7 +295,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=options)
+                   metric_options=options, progress=progress)
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.report.score_out import write_rows
@@ -311,7 +320,8 @@ def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tupl
     """``--rubric FILE`` (repeatable): each rubric parsed, stored in ``project`` (when given) and its
     metric rubric:NAME added to ``metrics``; then every rubric:NAME in ``metrics`` resolved (the files
     first, then the project's stored rubrics). Returns ``(metrics, rubrics)``."""
-    from rageval.rubrics import add_rubric, parse_rubric, resolve
+    from rageval.metrics.rubric import add_rubric, resolve
+    from rageval.prompts.rubric import parse_rubric
 
     given = {}
     for name in getattr(args, "rubric", None) or ():
@@ -330,7 +340,8 @@ def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tupl
 
 def cmd_rubric_add(args: argparse.Namespace) -> int:
     """Store a rubric metric (a TOML file: name, description, criteria, anchors 1-5) in the project."""
-    from rageval.rubrics import add_rubric, parse_rubric
+    from rageval.metrics.rubric import add_rubric
+    from rageval.prompts.rubric import parse_rubric
 
     path = Path(args.file)
     if not path.is_file():
@@ -346,7 +357,7 @@ def cmd_rubric_add(args: argparse.Namespace) -> int:
 
 def cmd_rubric_list(args: argparse.Namespace) -> int:
     """List the project's rubric metrics."""
-    from rageval.rubrics import project_rubrics
+    from rageval.metrics.rubric import project_rubrics
 
     found = project_rubrics(_project(args))
     _emit(args, {"rubrics": [{"metric": r.metric, "digest": r.digest(), **r.to_dict()} for r in found.values()]},
@@ -404,7 +415,7 @@ def cmd_ratings_import(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     result = import_ratings(_project(args), path.name, path.read_bytes(), run=args.run)
-    errors = [{"row": e.row, "reason": e.reason} for e in result.errors]
+    errors = [_row_problem(e) for e in result.errors]
     _emit(args, {"imported": result.imported, "errors": errors},
           "\n".join([f"ERROR {e}" for e in result.errors]
                     + [f"{result.imported} rating(s) imported, {len(errors)} row(s) rejected"]))
@@ -417,7 +428,9 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 
     text = export_ratings(_project(args), _run_list(args.run), args.format)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from rageval.files import write_atomic
+
+        write_atomic(args.out, text)
         _emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
     else:
         sys.stdout.write(text)
@@ -580,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
@@ -593,6 +606,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
     p.add_argument("--rubric", action="append", metavar="FILE",
                    help="a rubric metric (TOML; see `rubric add`) to score too (repeatable)")
+    p.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")
+    p.add_argument("--max-field-chars", type=int, metavar="N",
+                   help="reject a row with a field longer than N characters (default: $RAGEVAL_MAX_FIELD_CHARS or 100000)")
+    p.add_argument("--max-depth", type=int, metavar="N",
+                   help="reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or 32)")
 
     p = add("demo", cmd_demo)
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
@@ -677,8 +695,23 @@ def console() -> None:
     sys.exit(main())
 
 
+def _note(message, category, filename, lineno, file=None, line=None) -> None:
+    """rageval's own warnings (a copied project store re-scoped) as one NOTE line on stderr."""
+    from rageval.store.meta import CopiedStoreWarning
+
+    if issubclass(category, CopiedStoreWarning):
+        print(str(message), file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
     args = build_parser().parse_args(argv)
+    if warnings.showwarning is not _note:
+        global _SHOW_WARNING
+        _SHOW_WARNING, warnings.showwarning = warnings.showwarning, _note
     try:
         return args.func(args)
     except ConfigError as exc:

@@ -9,7 +9,8 @@ from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric, parse_metric_list
 from rageval.project import open_project
-from rageval.rubrics import Rubric, parse_rubric, project_rubrics, resolve
+from rageval.metrics.rubric import project_rubrics, resolve
+from rageval.prompts.rubric import Rubric, parse_rubric
 from tests.judge_responder import respond
 
 TOML = '''

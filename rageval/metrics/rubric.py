@@ -1,4 +1,4 @@
-"""A rubric a user wrote (rageval.rubrics) as a judged metric named ``rubric:<name>``.
+"""A rubric a user wrote (rageval.prompts.rubric) as a judged metric named ``rubric:<name>``.
 
 The LLM judge reads the rubric (description, criteria, the five anchors), the question, the
 answer, and the reference and passages when the rubric needs them (``rubric.txt``), and replies
@@ -13,12 +13,17 @@ rubric's own digest: editing any word of the rubric makes new values incomparabl
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
-from rageval.metrics.base import Resources, Sample, Score
+from rageval.errors import ConfigError
 from rageval.judge.ask import ask, failed_score, judge_client, numbered, signature
-from rageval.rubrics import Rubric
+from rageval.project import Project
+from rageval.prompts.rubric import PREFIX, Rubric
+from rageval.store import rubrics as rubric_store
+from rageval.types import Resources, Sample, Score
+from rageval.util import canonical_json
 
 #: why an offline run leaves a rubric metric unscored
 OFFLINE_REASON = "no_llm_judge"
@@ -90,3 +95,33 @@ class RubricMetric:
                        reference=reference, passages=passages)
 
         return one
+
+
+# --- the project's stored rubrics ---------------------------------------------------------
+
+def add_rubric(project: Project, rubric: Rubric, source_text: str | None = None) -> None:
+    """Store ``rubric`` in the project (replacing one of the same name)."""
+    rubric_store.save_rubric(project.db_path, rubric.name, canonical_json(rubric.to_dict()), rubric.digest(),
+                             source_text)
+
+
+def project_rubrics(project: Project) -> dict[str, Rubric]:
+    """The project's stored rubrics by name."""
+    return {r["name"]: Rubric.from_dict(json.loads(r["body"]), f"stored rubric {r['name']}")
+            for r in rubric_store.rubrics(project.db_path)}
+
+
+def resolve(metrics: list[str], rubrics: Mapping[str, Rubric], project: Project | None) -> tuple[Rubric, ...]:
+    """The rubrics that ``metrics`` name (``rubric:NAME``), from ``rubrics`` first, then the project's
+    stored ones; a ConfigError names a rubric that is in neither."""
+    wanted = [m[len(PREFIX):] for m in metrics if m.startswith(PREFIX)]
+    if not wanted:
+        return ()
+    known = dict(project_rubrics(project)) if project is not None else {}
+    known.update(rubrics)
+    missing = [w for w in wanted if w not in known]
+    if missing:
+        raise ConfigError(f"no rubric {', '.join(map(repr, missing))} in this project; add it with "
+                          "`rageval rubric add FILE` or pass --rubric FILE"
+                          + (f" (stored: {', '.join(sorted(known))})" if known else ""))
+    return tuple(known[w] for w in dict.fromkeys(wanted))

@@ -86,7 +86,7 @@ class RatingReply(Reply):
 
 
 class RubricRating(Reply):
-    """A 1-5 score on a user's rubric (rageval.rubrics)."""
+    """A 1-5 score on a user's rubric (rageval.prompts.rubric)."""
 
     rating: Annotated[int, Field(ge=1, le=5)]
     reason: Text = ""

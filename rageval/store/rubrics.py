@@ -1,4 +1,4 @@
-"""SQL for ``rubrics``: the rubric metrics of a project (rageval.rubrics parses and validates them)."""
+"""SQL for ``rubrics``: the rubric metrics of a project (rageval.prompts.rubric parses and validates them)."""
 from __future__ import annotations
 
 from pathlib import Path

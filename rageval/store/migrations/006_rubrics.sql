@@ -1,4 +1,4 @@
--- 006: rubric metrics a user writes without code (rageval.rubrics). One row per rubric name:
+-- 006: rubric metrics a user writes without code (rageval.prompts.rubric). One row per rubric name:
 -- its canonical JSON (what the judge is shown), the hash that goes into the metric's signature,
 -- and the TOML text it came from, when it came from a file.
 CREATE TABLE rubrics (

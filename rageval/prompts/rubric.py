@@ -19,7 +19,8 @@ same scale. The LLM judge rates the answer 1-5 on the rubric; the stored value i
 ``(rating - 1) / 4`` in [0, 1] (the rating is kept in the details). A rubric's
 :meth:`Rubric.digest` (sha256 over its canonical JSON) goes into the metric's signature, so an
 edited rubric never compares with values of the old one. Rubrics of a project are stored in its
-database (:func:`add_rubric`), where the app and the CLI both find them.
+database (:func:`rageval.metrics.rubric.add_rubric`), where the app and the CLI both find them; the
+judged metric is :class:`rageval.metrics.rubric.RubricMetric`.
 """
 from __future__ import annotations
 
@@ -29,8 +30,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Mapping
 
 from rageval.errors import ConfigError
-from rageval.project import Project
-from rageval.store import rubrics as rubric_store
 from rageval.util import canonical_json, sha256_hex
 
 PREFIX = "rubric:"
@@ -111,33 +110,3 @@ def parse_rubric(text: str, source: str = "rubric.toml") -> Rubric:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML ({exc})") from exc
     return Rubric.from_dict(data, source)
-
-
-def add_rubric(project: Project, rubric: Rubric, source_text: str | None = None) -> None:
-    """Store ``rubric`` in the project (replacing one of the same name)."""
-    rubric_store.save_rubric(project.db_path, rubric.name, canonical_json(rubric.to_dict()), rubric.digest(),
-                             source_text)
-
-
-def project_rubrics(project: Project) -> dict[str, Rubric]:
-    """The project's stored rubrics by name."""
-    import json
-
-    return {r["name"]: Rubric.from_dict(json.loads(r["body"]), f"stored rubric {r['name']}")
-            for r in rubric_store.rubrics(project.db_path)}
-
-
-def resolve(metrics: list[str], rubrics: Mapping[str, Rubric], project: Project | None) -> tuple[Rubric, ...]:
-    """The rubrics that ``metrics`` name (``rubric:NAME``), from ``rubrics`` first, then the project's
-    stored ones; a ConfigError names a rubric that is in neither."""
-    wanted = [m[len(PREFIX):] for m in metrics if m.startswith(PREFIX)]
-    if not wanted:
-        return ()
-    known = dict(project_rubrics(project)) if project is not None else {}
-    known.update(rubrics)
-    missing = [w for w in wanted if w not in known]
-    if missing:
-        raise ConfigError(f"no rubric {', '.join(map(repr, missing))} in this project; add it with "
-                          "`rageval rubric add FILE` or pass --rubric FILE"
-                          + (f" (stored: {', '.join(sorted(known))})" if known else ""))
-    return tuple(known[w] for w in dict.fromkeys(wanted))
