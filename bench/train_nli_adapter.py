@@ -319,7 +319,9 @@ REFERENCE_PAIRS = [
 
 def export(args) -> None:
     torch.set_num_threads(args.threads)
-    best = torch.load(args.ckpt / "best.pt", weights_only=False)
+    best = torch.load(args.ckpt / f"{args.export_from}.pt", weights_only=False)
+    if "config" not in best:  # state.pt: the latest step, not the best one (a preview)
+        best.update(config=vars_json(args), dev=float("nan"))
     cfg = best["config"]
     model = CrossEncoder(args.minilm, layers=cfg["layers"], rank=cfg["rank"], alpha=cfg["alpha"])
     model.load_state_dict(best["model"], strict=False)
@@ -376,7 +378,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--export", action="store_true")
-    ap.add_argument("--export-logits", nargs="*", default=["dev", "report"])
+    ap.add_argument("--export-from", choices=("best", "state"), default="best")
+    ap.add_argument("--export-logits", nargs="*", default=[], help="also write torch logits of these portions")
     args = ap.parse_args()
     export(args) if args.export else train(args)
 

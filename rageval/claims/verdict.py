@@ -22,9 +22,10 @@ class Verdict:
     similarity: float = 0.0
     conflict: bool = False
     novel: tuple[str, ...] = ()
-    confidence: float | None = None  # the learned verifier's probability of ``label``
+    confidence: float | None = None  # the offline verifier's calibrated probability of ``label``
     probabilities: dict | None = None  # the learned verifier's probability of each label
     evidence_role: str | None = None  # "support", "refutes" or "closest passage"
+    low_confidence: bool = False  # calibrated confidence below the model's product threshold
 
     @property
     def strength(self) -> float:
