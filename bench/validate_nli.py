@@ -256,84 +256,114 @@ def calibrate(args) -> None:
     print(f"T = {T}, combiner kept: {keep}, low_confidence_below = {t}")
 
 
-def pair_report(xv, mlp, rows) -> list[str]:
+PAIR_SETS = ("snli", "climate_fever", "rte3_it", "citint", "fever_nli")
+
+
+def collect(args) -> dict:
+    """Everything the report needs that does not depend on the calibration: per pair row the
+    decisive raw logits, feature vector and MLP label; per claim-set answer its claims' candidate
+    logits and vectors and the MLP's smallest P(SUPPORTED); the speed table."""
+    xv, mlp = verifiers()
+    report_rows = read(DATA_DIR / "report.jsonl")
+    rows = sample_by_group([r for r in report_rows if r["source"] in PAIR_SETS], args.report_cap)
+    raw: dict = {"model": xv.xenc.version.split("-")[0] + "-" + xv.xenc.meta["sha256"][:10], "pairs": {}, "claims": {}}
+    for source in PAIR_SETS:
+        part = [r for r in rows if r["source"] == source]
+        z, x = run_xenc(xv, part)
+        raw["pairs"][source] = {"gold": [r["label"] for r in part], "z": z, "x": x, "mlp": run_mlp(mlp, part)}
+        print(source, len(part), flush=True)
+    qags = sample_by_group([r for r in report_rows if r["source"].startswith("qags")], args.qags_cap)
+    wice = [r for r in (json.loads(x) for x in gzip.open(SHARED / "wice" / "claims.jsonl.gz", "rt"))
+            if r["split"] == "test" and r["level"] == "claim"][:args.wice_cap]
+    se = [r for r in (json.loads(x) for x in gzip.open(SHARED / "summedits" / "items.jsonl.gz", "rt"))
+          if r["split"] == "test"]
+    se = [se[i] for i in sorted(np.random.default_rng(SEED).choice(len(se), min(args.summedits_cap, len(se)),
+                                                                     replace=False))]
+    sets = [
+        ("QAGS (CNN/DM + XSum summary sentences vs article)", [([r["claim"]], [r["premise"]]) for r in qags],
+         [r["label"] == "E" for r in qags]),
+        ("WiCE test (claim vs whole cited article)", [([r["claim"]], ["\n".join(r["evidence"])]) for r in wice],
+         [r["label"] == "supported" for r in wice]),
+        ("SummEdits test (sample; summary vs document)", [(extract_claims(r["summary"]), [r["document"]]) for r in se],
+         [r["label"] == 1 for r in se]),
+    ]
+    for name, jobs, gold in sets:
+        xr = [[(f.vector, lg) for f, lg in row] for row in xv.raw(jobs)]
+        mp = []
+        for vs in mlp.verify_many(jobs):
+            ps = [(v.probabilities or {}).get("SUPPORTED", 0.0) for v in vs]
+            mp.append(min(ps) if ps else float("nan"))
+        raw["claims"][name] = {"gold": gold, "xenc": xr, "mlp": mp}
+        print(name, len(jobs), flush=True)
+    raw["speed"] = speed(xv, mlp, args.speed_n)
+    return raw
+
+
+def pair_lines(xv, raw) -> list[str]:
     lines = ["| set | n | 3-way acc. (xenc) | 3-way acc. (MLP) | supported-vs-not acc. (xenc) | (MLP) | "
              "C recall (xenc) | C precision (xenc) | C recall (MLP) | C precision (MLP) |",
              "|---|---|---|---|---|---|---|---|---|---|"]
     allp, allg, allconf = [], [], []
-    for source in ("snli", "climate_fever", "rte3_it", "citint", "fever_nli"):
-        part = [r for r in rows if r["source"] == source]
-        if not part:
+
+    def a3(pp, gg):
+        return float(np.mean(pp == gg))
+
+    def ab(pp, gg):
+        return float(np.mean((pp == "E") == gg))
+
+    def crec(pp, gg):
+        m = gg == "C"
+        return float(np.mean(pp[m] == "C")) if m.any() else float("nan")
+
+    def cprec(pp, gg):
+        m = pp == "C"
+        return float(np.mean(gg[m] == "C")) if m.any() else float("nan")
+
+    for source, d in raw["pairs"].items():
+        if not d["gold"]:
             continue
-        z, x = run_xenc(xv, part)
-        zf = apply_combiner(z / xv.xenc.temperature, x, xv.combiner)
+        zf = apply_combiner(d["z"] / xv.xenc.temperature, d["x"], xv.combiner)
         p = X.softmax(zf)
-        px = np.array(labels_of(zf))
-        pm = np.array(run_mlp(mlp, part))
-        g = np.array([r["label"] for r in part])
+        px, pm, g = np.array(labels_of(zf)), np.array(d["mlp"]), np.array(d["gold"])
         three = source != "fever_nli"
         if three:
             allp += list(px)
             allg += list(g)
             allconf += list(p.max(1))
         bin_g = g == "E"
-
-        def a3(pp, gg):
-            return float(np.mean(pp == gg))
-
-        def ab(pp, gg):
-            return float(np.mean((pp == "E") == gg))
-
-        def crec(pp, gg):
-            m = gg == "C"
-            return float(np.mean(pp[m] == "C")) if m.any() else float("nan")
-
-        def cprec(pp, gg):
-            m = pp == "C"
-            return float(np.mean(gg[m] == "C")) if m.any() else float("nan")
         cells = [fmt(boot(a3, px, g)) if three else "-", fmt(boot(a3, pm, g)) if three else "-",
                  fmt(boot(ab, px, bin_g)), fmt(boot(ab, pm, bin_g)),
                  fmt(boot(crec, px, g)) if three else "-", fmt(boot(cprec, px, g)) if three else "-",
                  fmt(boot(crec, pm, g)) if three else "-", fmt(boot(cprec, pm, g)) if three else "-"]
-        lines.append(f"| {source} | {len(part)} | " + " | ".join(cells) + " |")
-    ok = np.array(allp) == np.array(allg)
-    e, table = ece_table(np.array(allconf), ok)
-    return lines + ["", f"Expected calibration error on the 3-way rows above (n = {len(ok)}): **{e:.3f}**; "
-                        f"3-way accuracy on them {ok.mean():.3f}.", ""] + table
+        lines.append(f"| {source} | {len(g)} | " + " | ".join(cells) + " |")
+    px, g = np.array(allp), np.array(allg)
+    conf = np.array(allconf)
+    ok = px == g
+    e, table = ece_table(conf, ok)
+    low = conf < xv.low_below
+    kept_c = (px == "C") & ~low
+    lines += ["", f"All 3-way rows above together (n = {len(ok)}): 3-way accuracy {fmt(boot(a3, px, g))}, "
+                  f"contradiction recall {fmt(boot(crec, px, g))}, CONTRADICTED precision {fmt(boot(cprec, px, g))}; "
+                  f"expected calibration error **{e:.3f}**.",
+              f"Marked low confidence (confidence < {xv.low_below}): {low.mean():.1%} of verdicts; the others are right "
+              f"{ok[~low].mean():.3f} of the time; CONTRADICTED verdicts not marked: {int(kept_c.sum())}, precision "
+              f"{(np.mean(g[kept_c] == 'C') if kept_c.any() else float('nan')):.3f}.", "",
+              "Reliability (calibrated confidence of the verdict against its accuracy, same rows):", ""] + table
+    return lines
 
 
-def claim_sets(xv, mlp, args) -> list[str]:
-    """QAGS, WiCE test, SummEdits test: AUROC of P(SUPPORTED) (min over an answer's claims)."""
-    def score(verifier, jobs):
-        out = []
-        for vs in verifier.verify_many(jobs):
-            ps = [(v.probabilities or {}).get("SUPPORTED", float(v.label == "SUPPORTED")) for v in vs]
-            out.append(min(ps) if ps else float("nan"))
-        return np.array(out)
+def claim_lines(xv, raw) -> list[str]:
     lines = ["| set | n | AUROC P(SUPPORTED) (xenc) | AUROC (MLP) | balanced acc., every claim P(SUPPORTED) >= 0.5 (xenc) | (MLP) |",
              "|---|---|---|---|---|---|"]
-    report = read(DATA_DIR / "report.jsonl")
-    qags = sample_by_group([r for r in report if r["source"].startswith("qags")], args.qags_cap)
-    wice = [r for r in (json.loads(x) for x in gzip.open(SHARED / "wice" / "claims.jsonl.gz", "rt"))
-            if r["split"] == "test" and r["level"] == "claim"]
-    se = [r for r in (json.loads(x) for x in gzip.open(SHARED / "summedits" / "items.jsonl.gz", "rt"))
-          if r["split"] == "test"]
-    se = [se[i] for i in sorted(np.random.default_rng(SEED).choice(len(se), min(args.summedits_cap, len(se)),
-                                                                     replace=False))]
-    sets = [
-        ("QAGS (CNN/DM + XSum sentences)", [([r["claim"]], [r["premise"]]) for r in qags], [r["label"] == "E" for r in qags]),
-        ("WiCE test (whole article)", [([r["claim"]], ["\n".join(r["evidence"])]) for r in wice],
-         [r["label"] == "supported" for r in wice]),
-        ("SummEdits test (sample)", [(extract_claims(r["summary"]), [r["document"]]) for r in se], [r["label"] == 1 for r in se]),
-    ]
-    for name, jobs, gold in sets:
-        g = np.array(gold)
-        sx, sm = score(xv, jobs), score(mlp, jobs)
+    for name, d in raw["claims"].items():
+        sx = []
+        for row in d["xenc"]:
+            ps = [float(X.softmax(xv.claim_logits(vec, lg)[1])[0]) for vec, lg in row if len(lg)]
+            sx.append(min(ps) if ps else float("nan"))
+        sx, sm, g = np.array(sx), np.array(d["mlp"]), np.array(d["gold"])
         m = ~np.isnan(sx) & ~np.isnan(sm)
-        bx = sx[m] >= 0.5  # every claim's P(SUPPORTED) >= 0.5
-        bm = sm[m] >= 0.5
         lines.append(f"| {name} | {int(m.sum())} | {fmt(boot(auroc, sx[m], g[m]))} | {fmt(boot(auroc, sm[m], g[m]))} | "
-                     f"{fmt(boot(balanced_accuracy, bx, g[m]))} | {fmt(boot(balanced_accuracy, bm, g[m]))} |")
+                     f"{fmt(boot(balanced_accuracy, sx[m] >= 0.5, g[m]))} | {fmt(boot(balanced_accuracy, sm[m] >= 0.5, g[m]))} |")
     return lines
 
 
@@ -343,34 +373,49 @@ def speed(xv, mlp, n: int) -> list[str]:
     jobs = [(extract_claims(r["summary"]), [r["document"]]) for r in se]
     claims = sum(len(c) for c, _ in jobs)
     out = []
-    for name, v in (("cross-encoder", xv), ("MLP", mlp)):
-        v.features._vectors.clear()
-        t0 = time.time()
-        cpu0 = time.process_time()
+    fresh = (("cross-encoder", lambda: CrossEncoderVerifier(make_embedder("local"), xenc=xv.xenc)),
+             ("MLP", lambda: LearnedVerifier(make_embedder("local"))))
+    for name, build in fresh:  # each with its own empty vector caches
+        v = build()
+        t0, cpu0, load0 = time.time(), time.process_time(), os.getloadavg()[0]
         v.verify_many(jobs)
         wall, cpu = time.time() - t0, time.process_time() - cpu0
-        out.append(f"| {name} | {len(jobs)} | {claims} | {claims / wall:.1f} | {len(jobs) / wall:.2f} | {cpu:.1f} |")
-    load = os.getloadavg()
-    return ([f"Speed on {len(jobs)} SummEdits `evaluation` summaries against their documents (cold vector cache; "
-             f"load average {load[0]:.1f} on 2 shared cores while it ran: wall-clock figures are slowed by other jobs):", "",
-             "| verifier | answers | claims | claims/s | answers/s | CPU s |", "|---|---|---|---|---|---|"] + out)
+        out.append(f"| {name} | {len(jobs)} | {claims} | {claims / wall:.1f} | {len(jobs) / wall:.2f} | {cpu:.1f} | "
+                   f"{claims / cpu:.1f} | {load0:.1f} |")
+    return ([f"Speed on {len(jobs)} SummEdits `evaluation` summaries against their documents (cold vector cache, "
+             "one process, OMP_NUM_THREADS=1), on the 2 shared cores while other jobs ran: wall-clock figures are "
+             "slowed by them; claims per CPU second is the figure to compare:", "",
+             "| verifier | answers | claims | claims/s (wall) | answers/s (wall) | CPU s | claims per CPU s | load average |",
+             "|---|---|---|---|---|---|---|---|"] + out)
 
 
 def report(args) -> None:
-    xv, mlp = verifiers()
-    rows = sample_by_group(read(DATA_DIR / "report.jsonl"), args.report_cap)
-    t0 = time.time()
+    import pickle
+
+    cache = args.raw or (ROOT / "bench" / "nli_ckpt" / "report_raw.pkl")
+    if args.collect_only or not cache.exists():
+        t0 = time.time()
+        raw = collect(args)
+        raw["seconds"] = time.time() - t0
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(pickle.dumps(raw))
+        if args.collect_only:
+            return
+    raw = pickle.loads(cache.read_bytes())
+    xv = CrossEncoderVerifier(None, xenc=X.load())
+    if raw["model"] != "xenc-" + xv.xenc.meta["sha256"][:10]:
+        raise SystemExit(f"{cache} was collected with another parameter file; run with --collect-only again")
     meta = xv.xenc.meta
     lines = [f"Command: `python bench/validate_nli.py report --write-docs` ({time.strftime('%Y-%m-%d')}). Model "
-             f"`{xv.xenc.version}`: temperature {xv.xenc.temperature}, combiner "
-             f"{'kept' if xv.combiner is not None else 'not kept (no help on development rows)'}, "
+             f"`{xv.xenc.version}` (parameters sha256 {meta['sha256'][:12]}): temperature {xv.xenc.temperature}, combiner "
+             f"{'kept' if xv.combiner is not None else 'not kept (it did not help on development rows)'}, "
              f"low-confidence threshold {xv.low_below}. Report portions only (never trained, selected or "
-             f"calibrated on); a seeded sample of at most {args.report_cap} rows per set, by group.", "",
-             "### Pairs (claim against its premise)", ""]
-    lines += pair_report(xv, mlp, rows)
-    lines += ["", "### Claims through the full path (retrieval of candidate sentences, then the verifier)", ""]
-    lines += claim_sets(xv, mlp, args)
-    lines += ["", *speed(xv, mlp, args.speed_n), "", f"Total run time {time.time() - t0:.0f} s."]
+             f"calibrated on); a seeded sample of at most {args.report_cap} rows per pair set, by group.", "",
+             "#### Pairs (claim against its premise, through the verifier)", ""]
+    lines += pair_lines(xv, raw)
+    lines += ["", "#### Claims through the full path (candidate sentences retrieved from the whole document)", ""]
+    lines += claim_lines(xv, raw)
+    lines += ["", *raw["speed"], "", f"Collection run time {raw['seconds']:.0f} s."]
     print("\n".join(lines))
     if args.write_docs:
         replace_section(DOCS, BEGIN, END, lines)
@@ -388,8 +433,11 @@ def main() -> None:
     r.add_argument("--report-cap", type=int, default=300)
     r.add_argument("--qags-cap", type=int, default=400)
     r.add_argument("--summedits-cap", type=int, default=150)
+    r.add_argument("--wice-cap", type=int, default=274)
     r.add_argument("--speed-n", type=int, default=20)
     r.add_argument("--write-docs", action="store_true")
+    r.add_argument("--collect-only", action="store_true", help="only run the models and cache their raw outputs")
+    r.add_argument("--raw", type=Path, default=None, help="the cache (default bench/nli_ckpt/report_raw.pkl)")
     args = ap.parse_args()
     calibrate(args) if args.cmd == "calibrate" else report(args)
 

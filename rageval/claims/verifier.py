@@ -43,9 +43,18 @@ _CHECKS = (
 _INDEX = {n: i for i, n in enumerate(NAMES)}
 
 
+#: the offline verifier that ships: "xenc" (the NLI cross-encoder) or "mlp" (the feature MLP)
+SHIPPED = "mlp"
+
+
 def version() -> str:
-    """The shipped verifier's version string (``mlp-<hash>``)."""
-    return M.shipped().version
+    """The shipped verifier's version string (``xenc-<hash>`` or ``mlp-<hash>``)."""
+    return X.shipped().version if SHIPPED == "xenc" else M.shipped().version
+
+
+def shipped_verifier(embedder: Any = None) -> Any:
+    """A verifier of the shipped kind over ``embedder``."""
+    return CrossEncoderVerifier(embedder) if SHIPPED == "xenc" else LearnedVerifier(embedder)
 
 
 class LearnedVerifier:
@@ -163,14 +172,15 @@ class CrossEncoderVerifier:
             out.append(row)
         return out
 
-    def claim_logits(self, f: PairFeatures, logits: np.ndarray) -> tuple[int, np.ndarray]:
-        """(decisive candidate, calibrated claim logits ``l_d / T + c(x)``) over (E, N, C)."""
+    def claim_logits(self, vector: np.ndarray, logits: np.ndarray) -> tuple[int, np.ndarray]:
+        """(decisive candidate, calibrated claim logits ``l_d / T + c(x)``) over (E, N, C) from the
+        feature vector ``x`` and the candidates' raw logits."""
         t = self.xenc.temperature
         d, _ = decisive(X.softmax(logits / t))
         z = logits[d].astype(np.float64) / t
         if self.combiner is not None:
             c = self.combiner
-            z = z + ((f.vector - c["mean"]) / c["std"]) @ c["W"] + c["b"]
+            z = z + ((vector - c["mean"]) / c["std"]) @ c["W"] + c["b"]
         return d, z
 
     def verify_many(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
@@ -183,7 +193,7 @@ class CrossEncoderVerifier:
         if not contexts or not f.ranked or len(logits) == 0:
             return Verdict(NOT_MENTIONED, reason="no context sentences", evidence_role=None,
                            coverage=round(cov, 4), similarity=round(sim, 4))
-        d, z = self.claim_logits(f, logits)
+        d, z = self.claim_logits(f.vector, logits)
         p = X.softmax(z)
         label = _XLABEL[X.LABELS[int(p.argmax())]]
         probs = {_XLABEL[k]: round(float(v), 4) for k, v in zip(X.LABELS, p)}
@@ -219,9 +229,9 @@ _lock = threading.RLock()
 
 
 def learned_verify(embedder: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
-    """:meth:`LearnedVerifier.verify_many` on one verifier per embedder object (its vector cache is
-    reused), one caller at a time."""
+    """``verify_many`` of the shipped verifier (:func:`shipped_verifier`), one per embedder object
+    (its vector cache is reused), one caller at a time."""
     with _lock:
         if _shared[0] is not embedder:
-            _shared[0], _shared[1] = embedder, LearnedVerifier(embedder)
+            _shared[0], _shared[1] = embedder, shipped_verifier(embedder)
         return _shared[1].verify_many(jobs)
