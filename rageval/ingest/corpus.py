@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.chunking import chunk_document
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
 from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
@@ -115,6 +116,6 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
                 progress: Progress | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress)[2]
