@@ -43,8 +43,10 @@ def table(p, run, full, shown):
     config = {m: st.column_config.NumberColumn(f"{m} {'↑' if info(m).higher_is_better else '↓'}",
                                                help=common.md(info(m).help()), format="%.3f") for m in metrics}
     config.update({"question": st.column_config.TextColumn(width="medium"),
-                   "answer": st.column_config.TextColumn(width="medium")})
-    cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "diagnosis",
+                   "answer": st.column_config.TextColumn(width="medium"),
+                   "low_confidence": st.column_config.NumberColumn(
+                       "low confidence", help="claims whose verdict the verifier gave with low confidence")})
+    cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "low_confidence", "diagnosis",
             "hedging_flag", "domain", *metrics]
     event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
@@ -86,12 +88,13 @@ def main() -> None:
     runs = q.finished_runs(p)
     common.need(runs, "No finished run in this project yet.", "run", "Start a run")
     by_id = {r["id"]: r for r in runs}
+    common.seed_from_url({"run": "ans_run", "run_b": "ans_compare", "question": "ans_item"})
     if st.session_state.get("ans_run") not in by_id:
         st.session_state.pop("ans_run", None)
     run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: f"{run_name(by_id[i])} · {i}", key="ans_run")]
     summaries = common.summaries(p, run)
     if summaries:
-        common.metric_cards(summaries, per_row=5)
+        common.metric_cards(summaries, per_row=5, notes=q.card_notes(p, run["id"]), agreement=common.agreement(p))
     else:
         st.info("This run has no metric scores.")
     reasons = [{"metric": s.metric, "reason": r, "items": n} for s in summaries for r, n in s.reasons.items()]

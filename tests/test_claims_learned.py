@@ -41,8 +41,11 @@ def test_the_version_follows_the_weights(tmp_path):
 
 
 def test_signature_pins_the_verifier_version():
+    from rageval.claims.verifier import version
+
     sig = get_metric("faithfulness").signature()
-    assert f"verifier:{M.shipped().version}" in sig
+    assert f"verifier:{version()}" in sig
+    assert re.fullmatch(r"(xenc|mlp)-[0-9a-f]{10}", version())
 
 
 def test_a_model_for_other_features_is_refused(tmp_path):

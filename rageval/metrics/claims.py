@@ -11,9 +11,12 @@ three metrics below, which only count verdicts.
 ``conflict``) where ``evidence_chunk`` is ``Sample.context_ids[i]`` (or ``"context[i]"``),
 ``span`` the ``[start, end]`` character offsets of the evidence inside that context string (or
 null), and ``cause`` the hallucination diagnosis of an unsupported claim (or null). Offline
-claims also carry ``confidence`` (the model's probability of the verdict), ``probabilities``
-and ``evidence_role``: ``support``, ``refutes`` or ``closest passage`` (a NOT_MENTIONED claim's
-evidence is only the closest passage, never support).
+claims also carry ``confidence`` (the model's probability of the verdict; 1.0 for a claim copied
+from a context, found by containment before the model runs), ``low_confidence`` (below the
+verifier's threshold), ``probabilities`` and ``evidence_role``: ``support``, ``refutes`` or
+``closest passage`` (a NOT_MENTIONED claim's evidence is only the closest passage, never
+support). ``evidence`` is always a whole sentence or table row; ``quote_span`` is the exact span
+of a copied claim (or of a judge's quote) inside it.
 """
 from __future__ import annotations
 

@@ -197,7 +197,10 @@ class RagasAnswerRelevance:
             raise ConfigError(f"{self.name}: n={self.n} must be between 1 and 10")
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}")
+        """Offline, whether the answer has a claim comes from the one segmenter (:func:`rageval.text.version`)."""
+        text = (text_version(),) if self.judge == "heuristic" else ()
+        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}",
+                         *text)
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call (it writes all ``n`` questions)."""

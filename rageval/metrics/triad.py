@@ -13,7 +13,7 @@ import numpy as np
 
 from rageval.claims.analysis import chunk_id
 from rageval.claims.extract import resolved_sentences
-from rageval.claims.judge import locate
+from rageval.claims.judge import evidence_of
 from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.types import Resources, Sample, Score
@@ -196,8 +196,8 @@ class Groundedness(_Triad):
                 return reply
             rows = []
             for t, r in zip(sents, reply.value):
-                ctx, span = locate(r["quote"], ctxs, r["passage"])
-                rows.append({"text": t, "rating": r["rating"], "evidence": r["quote"] or None,
+                ctx, evidence, span, _ = evidence_of(r["quote"], ctxs, r["passage"])
+                rows.append({"text": t, "rating": r["rating"], "evidence": evidence,
                              "evidence_chunk": chunk_id(samples[i], ctx), "span": list(span) if span else None,
                              "reason": r["reason"]})
             return rows
