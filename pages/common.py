@@ -22,6 +22,7 @@ from rageval.project import Project, open_project
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
 from rageval.runs.worker import RunWorkers
+from rageval.util import shown
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -241,7 +242,7 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: d
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         for col, s in zip(cols, items[start:start + per_row]):
-            value = "—" if s.mean is None else f"{s.mean:.3f}"
+            value = shown(s.mean)
             note = f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
             meant = meaning.info(s.metric)
             arrow = "↑" if meant.higher_is_better else "↓"
@@ -353,10 +354,10 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict |
             f"{m} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
             help=meant.help() + (" " + agree.sentence() if agree else ""))
     # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
-    shown = table.copy()
+    text = table.copy()
     for m in board.metrics:
-        shown[m] = [("—" if v is None or v != v else f"{v:.3f}") for v in table[m]]
-    styled = shown.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else shown
+        text[m] = [shown(v) for v in table[m]]
+    styled = text.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else text
     st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
     st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
                        key=f"{key}_csv")

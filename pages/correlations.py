@@ -11,6 +11,7 @@ from rageval import human
 from rageval.human import plain
 from rageval.views import charts
 from rageval.report.exports import table_csv
+from rageval.util import shown
 
 
 def compute_box(p, runs: list[dict]) -> None:
@@ -36,8 +37,7 @@ def agreement_box(p, a: human.Analysis) -> None:
     if not o["annotators"]:
         st.info("These runs have no human ratings yet: rate answers on the Human review page.")
         return
-    def show(v, fmt):
-        return "n/a" if v is None else fmt.format(v)
+    show = shown
 
     st.markdown(f"**Annotators:** {o['annotators']} on {o['answers']} answers; Krippendorff's alpha (ordinal) "
                 f"{show(o['alpha'], '{:.2f}')}; exact agreement {show(o['exact'], '{:.0%}')}, within one "

@@ -26,8 +26,8 @@ def upload(p) -> None:
         corpus = c1.text_input("Corpus", value=default_corpus(p, corpora), key="doc_corpus",
                                help="A name for this set of documents; runs retrieve from one corpus.").strip()
         method = c2.selectbox("Chunking", METHODS, key="doc_method")
-        size = c3.number_input("Chunk size", 50, 20000, 1024, step=64, key="doc_size")
-        overlap = c4.number_input("Overlap", 0, 10000, 128, step=16, key="doc_overlap")
+        size = c3.number_input("Chunk size", 50, 20000, ChunkingConfig.size, step=64, key="doc_size")
+        overlap = c4.number_input("Overlap", 0, 10000, ChunkingConfig.overlap, step=16, key="doc_overlap")
         files = st.file_uploader("Files", type=["pdf", "txt", "md"], accept_multiple_files=True,
                                  key="doc_upload")
         if st.button("Ingest", type="primary", key="doc_ingest", disabled=not files or not corpus):

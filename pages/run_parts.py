@@ -7,9 +7,8 @@ import streamlit as st
 from pages import common
 from rageval.views import queries as q
 from rageval.runs import presets as preset_store
-from rageval.config import RunConfig
 from rageval.errors import ConfigError
-from rageval.config import METHODS, ChunkingConfig
+from rageval.config import METHODS, ChunkingConfig, RunConfig
 from rageval.report import meaning
 from rageval.report.leaderboard import run_name
 from rageval.views import qa_sets as qa_view
@@ -20,10 +19,10 @@ HELP = {
     "corpus": "The documents to retrieve from (Documents page).",
     "qa": "The questions to answer, with gold answers and optional relevance labels (QA sets page).",
     "method": "recursive: split at paragraphs, then lines, sentences and words; chars: fixed windows.",
-    "size": "Largest chunk, in characters (default 1024). Smaller chunks retrieve more precisely, "
+    "size": f"Largest chunk, in characters (default {ChunkingConfig.size}). Smaller chunks retrieve more precisely, "
             "larger ones carry more context.",
-    "overlap": "Characters shared by neighbouring chunks (default 128); must be smaller than the chunk size.",
-    "top_k": "Chunks retrieved per question and handed to the generator (default 10).",
+    "overlap": f"Characters shared by neighbouring chunks (default {ChunkingConfig.overlap}); must be smaller than the chunk size.",
+    "top_k": f"Chunks retrieved per question and handed to the generator (default {RunConfig.top_k}).",
     "temperature": "Sampling temperature of an LLM generator (0 = deterministic).",
     "metrics": "What to compute for every answer. Hover a metric's column on the Answers page for its "
                "meaning; cards in docs/metrics.md.",
@@ -41,15 +40,15 @@ def presets(p) -> None:
         if not chosen:
             return
         ch = chosen.get("chunking") or {}
-        st.session_state.update({"run_method": ch.get("method", "recursive"), "run_size": int(ch.get("size", 1024)),
-                                 "run_overlap": int(ch.get("overlap", 128)), "run_top_k": int(chosen.get("top_k", 10)),
+        st.session_state.update({"run_method": ch.get("method", ChunkingConfig.method), "run_size": int(ch.get("size", ChunkingConfig.size)),
+                                 "run_overlap": int(ch.get("overlap", ChunkingConfig.overlap)), "run_top_k": int(chosen.get("top_k", RunConfig.top_k)),
                                  "run_temperature": float(chosen.get("temperature", 0.0))})
         for field, key in _KEYS.items():
-            spec = str(chosen.get(field) or "")
-            if spec.startswith("openai:"):
-                st.session_state[key], st.session_state[f"{key}_model"] = "openai", spec.split(":", 1)[1]
-            elif spec:
-                st.session_state[key] = spec
+            spec = run_view.preset_spec(field, chosen.get(field))
+            if spec is not None and spec.online:
+                st.session_state[key], st.session_state[f"{key}_model"] = "openai", spec.model
+            elif spec is not None:
+                st.session_state[key] = str(spec)
         st.session_state["run_metrics_pending"] = list(chosen.get("metrics") or [])
 
     st.selectbox("Preset", [""] + sorted(saved), key="run_preset", on_change=apply,
@@ -63,9 +62,9 @@ def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
     qa_set = c2.selectbox("QA set", sets, key="run_qa", help=HELP["qa"])
     c1, c2, c3, c4 = st.columns(4)
     method = c1.selectbox("Chunking", METHODS, key="run_method", help=HELP["method"])
-    size = c2.number_input("Chunk size", 50, 20000, 1024, step=64, key="run_size", help=HELP["size"])
-    overlap = c3.number_input("Overlap", 0, 10000, 128, step=16, key="run_overlap", help=HELP["overlap"])
-    top_k = int(c4.number_input("Top-k", 1, 100, 10, key="run_top_k", help=HELP["top_k"]))
+    size = c2.number_input("Chunk size", 50, 20000, ChunkingConfig.size, step=64, key="run_size", help=HELP["size"])
+    overlap = c3.number_input("Overlap", 0, 10000, ChunkingConfig.overlap, step=16, key="run_overlap", help=HELP["overlap"])
+    top_k = int(c4.number_input("Top-k", 1, 100, RunConfig.top_k, key="run_top_k", help=HELP["top_k"]))
     c1, c2, c3, c4 = st.columns(4)
     embedder = common.spec_input("Embedder", "local", key="run_embedder", model="text-embedding-3-small", container=c1)
     generator = common.spec_input("Generator", "extractive", key="run_generator", model="gpt-4o-mini", container=c2)

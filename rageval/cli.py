@@ -14,7 +14,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rageval import settings
+from rageval.config import METHODS, ChunkingConfig, RunConfig
 from rageval.errors import ConfigError, InputError, RagevalError
+from rageval.types import Spec
+from rageval.util import shown
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
 _SHOW_WARNING: Callable[..., None] = print
@@ -184,7 +187,7 @@ def _score_lines(scores: list) -> str:
         return "no metric scores"
     lines = [f"{'metric':<28} {'mean':>7}  {'scored':>6}  {'unscored':>8}  direction"]
     for s in scores:
-        mean = "-" if s.mean is None else f"{s.mean:.3f}"
+        mean = shown(s.mean)
         lines.append(f"{s.metric:<28} {mean:>7}  {s.n_ok:>6}  {s.n_unscored + s.n_failed:>8}  {info(s.metric).direction}"
                      + ("  (heuristic judge)" if s.heuristic else ""))
     return "\n".join(lines)
@@ -279,7 +282,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if progress is not None:
         progress("reading rows", len(samples), len(samples))
     client = None
-    if args.judge.startswith("openai:") or args.embedder.startswith("openai:"):
+    if Spec.parse("judge", args.judge).online or Spec.parse("embedder", args.embedder).online:
         from rageval.llm.client import make_llm_client
 
         client = make_llm_client({"judge": args.judge, "embedder": args.embedder}, store_path=_project(args).db_path,
@@ -513,12 +516,12 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
 
 def _chunk_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--chunking", choices=("recursive", "chars"), default="recursive",
+    p.add_argument("--chunking", choices=METHODS, default=ChunkingConfig.method,
                    help="recursive: split on paragraphs, then sentences, then words; chars: fixed windows (default: %(default)s)")
-    p.add_argument("--chunk-size", type=int, default=1024, help="chunk size in characters (default: %(default)s)")
-    p.add_argument("--chunk-overlap", type=int, default=128,
+    p.add_argument("--chunk-size", type=int, default=ChunkingConfig.size, help="chunk size in characters (default: %(default)s)")
+    p.add_argument("--chunk-overlap", type=int, default=ChunkingConfig.overlap,
                    help="characters shared by neighbouring chunks, smaller than --chunk-size (default: %(default)s)")
-    p.add_argument("--embedder", default="local",
+    p.add_argument("--embedder", default=RunConfig.embedder,
                    help="local (all-MiniLM-L6-v2, offline) or openai:MODEL on OPENAI_BASE_URL (default: %(default)s)")
 
 
@@ -556,14 +559,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--corpus", help="corpus to retrieve from (see `ingest`)")
     p.add_argument("--qa", help="QA set to answer (see `qa import`)")
     p.add_argument("--resume", metavar="ID", help="continue an interrupted run; finished items are kept")
-    p.add_argument("--top-k", type=int, default=10, help="chunks retrieved per question, 1-100 (default: %(default)s)")
-    p.add_argument("--generator", default="extractive", help="extractive | openai:MODEL")
-    p.add_argument("--temperature", type=float, default=0.0,
+    p.add_argument("--top-k", type=int, default=RunConfig.top_k, help="chunks retrieved per question, 1-100 (default: %(default)s)")
+    p.add_argument("--generator", default=RunConfig.generator, help="extractive | openai:MODEL")
+    p.add_argument("--temperature", type=float, default=RunConfig.temperature,
                    help="sampling temperature of an LLM generator, 0-2 (default: %(default)s)")
-    p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
+    p.add_argument("--judge", default=RunConfig.judge, help="heuristic | openai:MODEL")
     p.add_argument("--metrics", help="comma-separated metric names (default: a cheap offline set)")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
+    p.add_argument("--concurrency", type=int, default=RunConfig.concurrency, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; run nothing")
     p.add_argument("--rubric", action="append", metavar="FILE",
@@ -590,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("score", cmd_score)
     p.add_argument("input", metavar="INPUT", help="CSV, JSON or JSONL answers (our column names or RAGAS's)")
     p.add_argument("--metrics", required=True, help="comma-separated metric names (see `metrics`)")
-    p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
+    p.add_argument("--judge", default=RunConfig.judge, help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
     p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
@@ -601,7 +604,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--aligncheck-types", default="all", metavar="GRANULARITY",
                    help="entity types AlignCheck builds facts for: all | N (top N types by TF-IDF over the file) "
                         "| TYPES (e.g. PERSON,ORG)")
-    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
+    p.add_argument("--concurrency", type=int, default=RunConfig.concurrency, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
     p.add_argument("--rubric", action="append", metavar="FILE",

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval.errors import ConfigError
+from rageval.types import Spec
 from rageval.prompts.rubric import Rubric
 from rageval.util import stable_hash
 
@@ -101,15 +102,8 @@ class RunConfig:
             raise ConfigError(f"temperature={self.temperature} must be between 0 and 2")
         if not 1 <= self.concurrency <= 256:
             raise ConfigError(f"concurrency={self.concurrency} must be between 1 and 256")
-        for name, spec, offline in (
-            ("embedder", self.embedder, ("local",)),
-            ("generator", self.generator, ("extractive",)),
-            ("judge", self.judge, ("heuristic",)),
-        ):
-            if spec not in offline and not (spec.startswith("openai:") and len(spec) > 7):
-                raise ConfigError(
-                    f"{name}={spec!r} is not usable; use {' or '.join(offline)} or openai:MODEL"
-                )
+        for role in ("embedder", "generator", "judge"):  # one canonical text: "openai:gpt-4o", "heuristic"
+            object.__setattr__(self, role, str(Spec.parse(role, getattr(self, role))))
 
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)

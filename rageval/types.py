@@ -84,6 +84,51 @@ class Score:
         return cls(value=None, status="failed", reason=reason, details=details)
 
 
+#: the offline backend each model role accepts by name (they need no LLM client)
+OFFLINE = {"generator": ("extractive",), "judge": ("heuristic",), "embedder": ("local",)}
+_ALIASES = {"minilm": "local"}  # other names of an offline backend
+
+
+@dataclass(frozen=True)
+class Spec:
+    """Which model fills a role: an offline backend by name, or ``openai:MODEL`` on an
+    OpenAI-compatible server. ``str(spec)`` is the canonical text (``openai:gpt-4o``, ``heuristic``).
+
+    >>> Spec.parse("judge", " OpenAI : gpt-4o "), Spec.parse("embedder", "MiniLM")
+    (Spec(role='judge', model='gpt-4o', offline=None), Spec(role='embedder', model=None, offline='local'))
+    """
+
+    role: str
+    model: str | None = None  # the model name of an online spec
+    offline: str | None = None  # the offline backend's name
+
+    @classmethod
+    def parse(cls, role: str, text: str | None) -> "Spec":
+        """The spec in ``text`` for ``role`` (case and surrounding spaces do not matter);
+        ConfigError naming the text and the fix for an empty model or an unknown backend."""
+        if role not in OFFLINE:
+            raise ConfigError(f"unknown model role {role!r}; roles are: {', '.join(OFFLINE)}")
+        raw = "" if text is None else str(text)
+        plain = raw.strip().lower()
+        plain = _ALIASES.get(plain, plain)
+        if plain in OFFLINE[role]:
+            return cls(role, offline=plain)
+        prefix, sep, model = raw.strip().partition(":")
+        if sep and prefix.strip().lower() == "openai":
+            if not model.strip():
+                raise ConfigError(f"{role} {raw!r} names no model; write it as openai:MODEL, e.g. openai:gpt-4o-mini")
+            return cls(role, model=model.strip())
+        choices = " or ".join(f"'{name}'" for name in OFFLINE[role])
+        raise ConfigError(f"{role} {raw!r} is not a known backend; use {choices} (offline) or openai:MODEL")
+
+    @property
+    def online(self) -> bool:
+        return self.model is not None
+
+    def __str__(self) -> str:
+        return f"openai:{self.model}" if self.model is not None else str(self.offline)
+
+
 class Memo:
     """What the metrics of one ``evaluate`` call share: a value per key, computed once.
 

@@ -298,7 +298,7 @@ def test_make_embedder_openai():
 def test_make_embedder_rejects_unknown_specs(spec):
     with pytest.raises(ConfigError) as err:
         make_embedder(spec, client=FakeClient())
-    assert repr(spec) in str(err.value) and "'local'" in str(err.value) and "openai:<model>" in str(err.value)
+    assert repr(spec) in str(err.value) and "'local'" in str(err.value) and "openai:MODEL" in str(err.value)
 
 
 # --- the fast GELU --------------------------------------------------------------------------

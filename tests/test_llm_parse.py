@@ -12,7 +12,8 @@ import rageval.llm.replies
 import rageval.llm.roles
 
 from rageval.errors import ConfigError
-from rageval.llm.roles import display_url, parse_spec, role_config, roles_from_env, scrub
+from rageval.llm.roles import display_url, role_config, roles_from_env, scrub
+from rageval.types import Spec
 from rageval.llm.replies import (
     ChatReply, ask_json, parse_and_validate, parse_json_reply, request_key, strip_trailing_commas,
 )
@@ -127,10 +128,24 @@ def test_request_key_depends_on_what_changes_the_reply():
 @pytest.mark.parametrize("role,spec,model", [
     ("judge", "heuristic", None), ("generator", "extractive", None), ("embedder", "local", None),
     ("judge", "openai:gpt-4o", "gpt-4o"), ("embedder", " openai:text-embedding-3-small ", "text-embedding-3-small"),
-    ("generator", "OpenAI:llama3:8b", "llama3:8b"),
+    ("generator", "OpenAI:llama3:8b", "llama3:8b"), ("judge", " openai: gpt-4o", "gpt-4o"),
+    ("judge", "Heuristic", None), ("embedder", "MiniLM", None),
 ])
 def test_parse_spec(role, spec, model):
-    assert parse_spec(role, spec) == model
+    assert Spec.parse(role, spec).model == model
+
+
+def test_one_spec_text_everywhere():
+    from rageval.config import RunConfig
+    from rageval.metrics.base import get_metric
+
+    config = RunConfig(corpus="c", qa_set="q", judge=" OpenAI:gpt-4o", generator="EXTRACTIVE", embedder="minilm")
+    assert (config.judge, config.generator, config.embedder) == ("openai:gpt-4o", "extractive", "local")
+    assert config.config_hash() == RunConfig(corpus="c", qa_set="q", judge="openai:gpt-4o").config_hash()
+    assert get_metric("faithfulness", judge="OpenAI: gpt-4o").judge == "openai:gpt-4o"
+    for bad, message in (("openai: ", "names no model"), ("", "not a known backend")):
+        with pytest.raises(ConfigError, match=message):
+            RunConfig(corpus="c", qa_set="q", judge=bad)
 
 
 @pytest.mark.parametrize("role,spec,message", [
@@ -140,7 +155,7 @@ def test_parse_spec(role, spec, model):
 ])
 def test_parse_spec_rejects(role, spec, message):
     with pytest.raises(ConfigError, match=message):
-        parse_spec(role, spec)
+        Spec.parse(role, spec)
 
 
 def test_role_config_prefers_per_role_then_shared_and_secrets_over_env():

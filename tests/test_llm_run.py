@@ -20,14 +20,24 @@ JUDGED = ("faithfulness", "contradicted_share", "context_relevance", "answer_rel
           "hedging", "token_f1")
 
 
+@pytest.fixture(scope="module")
+def _demo_home(tmp_path_factory):
+    """The demo corpus ingested and its QA set imported once for this module's tests."""
+    home = tmp_path_factory.mktemp("llm-run") / "home"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("RAGEVAL_HOME", str(home))
+        project = open_project("llm")
+        ingest(project, DEMO_CORPUS, paths=[demo_dir() / "corpus"])
+        qa = demo_dir() / "qa.jsonl"
+        import_qa(project, qa.name, qa.read_bytes(), name=DEMO_QA)
+    return home
+
+
 @pytest.fixture()
-def demo_project(tmp_path, monkeypatch):
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    project = open_project("llm")
-    ingest(project, DEMO_CORPUS, paths=[demo_dir() / "corpus"])
-    qa = demo_dir() / "qa.jsonl"
-    import_qa(project, qa.name, qa.read_bytes(), name=DEMO_QA)
-    return project
+def demo_project(_demo_home, monkeypatch):
+    """The shared demo project (each test starts its own runs in it)."""
+    monkeypatch.setenv("RAGEVAL_HOME", str(_demo_home))
+    return open_project("llm")
 
 
 def _config(**kw):

@@ -76,3 +76,12 @@ def test_every_judge_prompt_has_a_reply_model():
 
     judge_prompts = {p.stem for p in PROMPT_DIR.glob("*.txt") if "JSON" in p.read_text(encoding="utf-8")}
     assert judge_prompts == set(REPLIES)
+
+
+@pytest.mark.parametrize("flag,expected", [(1, True), (0, False), (True, True), ("yes", True), ("Yes", True),
+                                           ("1", True), ("true", True), ("no", False), ("0", False), ("", False)])
+def test_noncommittal_flag_reads_yes_as_its_docstring_says(flag, expected):
+    from rageval.prompts.schemas import Questions
+
+    reply = Questions.model_validate({"questions": [{"question": "Q?", "noncommittal": flag}]})
+    assert reply.questions[0].noncommittal is expected

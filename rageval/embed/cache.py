@@ -19,6 +19,7 @@ from rageval.embed.protocol import Embedder, EmbeddingCache
 from rageval.embed.remote import OpenAIEmbedder
 from rageval.errors import ConfigError
 from rageval.project import Project
+from rageval.types import Spec
 from rageval.util import sha256_hex
 
 
@@ -110,19 +111,14 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 def make_embedder(spec: str, *, client: Any = None, store: EmbeddingCache | None = None,
                   memory: Memory | None = None) -> Embedder:
     """``"local"``/``"minilm"`` -> cached MiniLM; ``"openai:MODEL"`` -> cached OpenAI-compatible."""
-    value = (spec or "").strip()
-    if value.lower() in ("local", "minilm"):
+    parsed = Spec.parse("embedder", spec)
+    if not parsed.online:
         return CachedEmbedder(MiniLMEmbedder(), store=store, memory=memory)
-    if value.lower().startswith("openai:"):
-        model = value.split(":", 1)[1].strip()
-        if not model:
-            raise ConfigError(f"embedder={spec!r} names no model; use e.g. 'openai:text-embedding-3-small'")
-        if client is None:
-            raise ConfigError(
-                f"embedder={spec!r} needs an LLM client: set OPENAI_BASE_URL / OPENAI_API_KEY, or use 'local'"
-            )
-        return CachedEmbedder(OpenAIEmbedder(client, model), store=store, memory=memory)
-    raise ConfigError(f"embedder={spec!r} is not valid; choose 'local' (alias 'minilm') or 'openai:<model>'")
+    if client is None:
+        raise ConfigError(
+            f"embedder={spec!r} needs an LLM client: set OPENAI_BASE_URL / OPENAI_API_KEY, or use 'local'"
+        )
+    return CachedEmbedder(OpenAIEmbedder(client, parsed.model), store=store, memory=memory)
 
 
 _MEMORIES: dict[tuple[str, str], Memory] = {}
@@ -138,7 +134,7 @@ def get_embedder(project: Project, spec: str, *, client: Any = None) -> Embedder
     """
     from rageval.store.embed_cache import DuckDBEmbeddingCache
 
-    key = (str(project.db_path), (spec or "").strip().lower())
+    key = (str(project.db_path), str(Spec.parse("embedder", spec)))
     with _LOCK:
         memory = _MEMORIES.setdefault(key, Memory())
     return make_embedder(spec, client=client, store=DuckDBEmbeddingCache(project.db_path), memory=memory)

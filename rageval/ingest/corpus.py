@@ -12,6 +12,7 @@ from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
 from rageval.store import corpus as store
 from rageval.util import stable_hash
+from rageval.types import Spec
 
 Progress = Callable[[str, int, int], None]
 
@@ -123,7 +124,7 @@ def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedde
     from rageval.embed.cache import get_embedder
 
     client = None
-    if embedder.strip().lower().startswith("openai:"):
+    if Spec.parse("embedder", embedder).online:
         from rageval.llm.client import make_llm_client
 
         client = make_llm_client({"embedder": embedder}, store_path=project.db_path)

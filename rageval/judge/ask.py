@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from rageval.errors import ConfigError
 from rageval.llm.roles import display_url, role_config
-from rageval.types import Resources, Score
+from rageval.types import Resources, Score, Spec
 from rageval.prompts.schemas import REPLIES, schema_hash
 from rageval.util import sha256_hex
 
@@ -61,11 +61,10 @@ def render(name: str, **values: Any) -> str:
 
 def check_judge(judge: str, metric: str) -> str | None:
     """``"heuristic"`` -> None; ``"openai:MODEL"`` -> ``MODEL``; anything else is a ConfigError."""
-    if judge == "heuristic":
-        return None
-    if judge.startswith("openai:") and judge.split(":", 1)[1].strip():
-        return judge.split(":", 1)[1].strip()
-    raise ConfigError(f"{metric}: judge={judge!r} must be 'heuristic' or 'openai:MODEL'")
+    try:
+        return Spec.parse("judge", judge).model
+    except ConfigError as exc:
+        raise ConfigError(f"{metric}: {exc}") from None
 
 
 def signature(name: str, judge: str, prompts: Sequence[str], *extra: str) -> str:
@@ -87,9 +86,10 @@ def signature(name: str, judge: str, prompts: Sequence[str], *extra: str) -> str
 def server_part(judge: str) -> str:
     """``"server:URL|"`` for an online judge on a server other than OpenAI's API, else ``""``
     (see :func:`signature`); every judged metric's signature puts it before its version."""
-    if judge == "heuristic" or not judge.startswith("openai:"):
+    model = Spec.parse("judge", judge).model
+    if model is None:
         return ""
-    base = role_config("judge", judge.split(":", 1)[1].strip()).base_url
+    base = role_config("judge", model).base_url
     return f"server:{display_url(base)}|" if base else ""
 
 

@@ -13,32 +13,11 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from rageval.errors import ConfigError, LLMError
+from rageval.types import Spec
 
 ROLES = ("generator", "judge", "embedder")
-#: the offline backend names each role accepts (they need no LLM client)
-OFFLINE = {"generator": ("extractive",), "judge": ("heuristic",), "embedder": ("local",)}
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _SECRETISH = re.compile(r"(sk-[A-Za-z0-9_\-*.]{6,}|(?i:bearer)\s+\S+)")
-
-
-def parse_spec(role: str, spec: str) -> str | None:
-    """The model name of an ``"openai:MODEL"`` spec, or None for the role's offline backend.
-
-    >>> parse_spec("judge", "openai:gpt-4o"), parse_spec("judge", "heuristic")
-    ('gpt-4o', None)
-    """
-    if role not in OFFLINE:
-        raise ConfigError(f"unknown model role {role!r}; roles are: {', '.join(OFFLINE)}")
-    text = (spec or "").strip()
-    if text in OFFLINE[role]:
-        return None
-    prefix, sep, model = text.partition(":")
-    if sep and prefix.strip().lower() == "openai":
-        if not model.strip():
-            raise ConfigError(f"--{role} {spec!r} names no model; write it as openai:MODEL, e.g. openai:gpt-4o-mini")
-        return model.strip()
-    choices = " or ".join(f"'{name}'" for name in OFFLINE[role])
-    raise ConfigError(f"--{role} {spec!r} is not a known backend; use {choices} (offline) or openai:MODEL")
 
 
 @dataclass(frozen=True)
@@ -105,7 +84,7 @@ def roles_from_env(models: Mapping[str, str], *, env: Mapping[str, str] = os.env
     """RoleConfigs of the online roles in ``models`` (``{role: spec}``); offline roles are left out."""
     out = {}
     for role, spec in models.items():
-        model = parse_spec(role, spec)
+        model = Spec.parse(role, spec).model
         if model is not None:
             out[role] = role_config(role, model, env=env, secrets=secrets)
     return out
@@ -130,7 +109,7 @@ def missing_settings(models: Mapping[str, str], *, env: Mapping[str, str] = os.e
     out = []
     for role, spec in models.items():
         try:
-            model = parse_spec(role, spec)
+            model = Spec.parse(role, spec).model
             if model is not None:
                 api_key(role_config(role, model, env=env, secrets=secrets), env, secrets)
         except ConfigError as exc:

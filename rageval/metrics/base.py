@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval.errors import ConfigError, RagevalError
 from rageval.metrics import METRICS
-from rageval.types import NEED_REASONS, STATUSES, Memo, Resources, Sample, Score  # noqa: F401 (the metric contract's types)
+from rageval.types import NEED_REASONS, STATUSES, Memo, Resources, Sample, Score, Spec  # noqa: F401 (the metric contract's types)
 
 
 @runtime_checkable
@@ -57,6 +57,11 @@ def get_metric(name: str, **options: Any) -> Metric:
     the option ``rubrics`` (name -> Rubric) and judged by ``judge``.
     """
     name = name.strip()
+    if isinstance(options.get("judge"), str):  # one text per judge: " OpenAI:gpt-4o" is "openai:gpt-4o"
+        try:
+            options = {**options, "judge": str(Spec.parse("judge", options["judge"]))}
+        except ConfigError:
+            pass  # the metric's own check names the metric and the fix
     if name.startswith("rubric:"):
         return _rubric_metric(name, options)
     if name in METRICS and not name.endswith("@K"):

@@ -30,7 +30,7 @@ from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
-from rageval.judge.ask import fence_safe, server_part
+from rageval.judge.ask import check_judge, fence_safe, server_part
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 
@@ -179,8 +179,7 @@ class AnswerEquivalence:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "language", check_language(self.language))
-        if self.judge != "heuristic" and not (self.judge.startswith("openai:") and self.judge[7:].strip()):
-            raise ConfigError(f"judge={self.judge!r}; use 'heuristic' or 'openai:MODEL'")
+        check_judge(self.judge, self.name)
 
     def signature(self) -> str:
         if self.judge == "heuristic":
@@ -213,7 +212,7 @@ class AnswerEquivalence:
                 f"metric {self.name} needs an LLM judge; set OPENAI_BASE_URL (and OPENAI_API_KEY) "
                 "or use --judge heuristic"
             )
-        model = self.judge.split(":", 1)[1].strip()
+        model = check_judge(self.judge, self.name)
         if llm.model("judge") != model:
             raise ConfigError(f"{self.name} is configured with judge={self.judge!r} but the judge role runs {llm.model('judge')!r}")
         note = BEM_NOTE.format(by=f"the LLM judge {self.judge}")

@@ -4,7 +4,8 @@ Each ``rageval/prompts/<name>.txt`` that asks for JSON has a model here (``REPLI
 LLM layer sends ``model_json_schema()`` as the ``response_format`` JSON schema when the server
 supports it, and validates every reply with the model, whatever mode produced it. Coercion is
 the same everywhere (pydantic's lax mode): ``"3"`` and ``3.0`` are the integer 3, ``3.5`` is not;
-booleans are ``true``/``false`` or the words true/false/yes/no, never numbers; labels ignore
+booleans are ``true``/``false`` or the words true/false/yes/no, never numbers (but RAGAS's
+``noncommittal``, which is 0 or 1, and takes the words too); labels ignore
 case, spaces and hyphens (``"not mentioned"`` is ``NOT_MENTIONED``); strings are stripped and
 empty list entries dropped; unknown keys are ignored. What depends on the call (how many
 entries, which passage numbers exist) is checked by :func:`numbered_entries` and
@@ -49,6 +50,15 @@ def _texts(value: Any) -> Any:
 
 def _optional_index(value: Any) -> Any:
     return None if value in (None, "", 0, "0") else value
+
+
+def _binary(value: Any) -> bool:
+    """RAGAS's 0/1 flag, read like every other flag too: 1, true and yes are True, anything else False."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)):
+        return value == 1
+    return str(value).strip().lower() in ("1", "true", "yes")
 
 
 Flag = Annotated[bool, BeforeValidator(_flag)]
@@ -106,7 +116,7 @@ class Ratings(Reply):
 
 class GeneratedQuestion(Reply):
     question: Annotated[str, BeforeValidator(_text), Field(min_length=1)]
-    noncommittal: Annotated[bool, BeforeValidator(lambda v: v in (1, True) or str(v).strip().lower() in ("1", "true"))] = False
+    noncommittal: Annotated[bool, BeforeValidator(_binary)] = False
 
 
 class Questions(Reply):

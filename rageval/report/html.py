@@ -21,6 +21,7 @@ from rageval.report.meaning import info
 from rageval.report.summary import (LOW_CONFIDENCE, is_low_confidence, low_confidence_claims, low_confidence_text,
                                     run_summaries)
 from rageval.store import runs as run_store
+from rageval.util import shown
 
 _VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
             "NOT_MENTIONED": ("#fff1cc", "#8a5a00")}
@@ -40,7 +41,7 @@ def esc(text: Any) -> str:
 
 
 def _fmt(x: Any) -> str:
-    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+    return shown(x)
 
 
 def histogram_svg(values: Sequence[float], low: float, high: float, *, bins: int = 10,

@@ -11,11 +11,13 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.exports import table_csv  # noqa: F401  (pages download every table through it)
 from rageval.report.meaning import info
 from rageval.store import reports as report_store
 from rageval.store import runs as run_store
+from rageval.types import Spec
 
 #: columns shown first when a run has them (the rest follow in name order)
 MAIN_METRICS = (
@@ -25,15 +27,18 @@ MAIN_METRICS = (
 )
 
 
-def _short(spec: Any) -> str:
-    spec = str(spec or "")
-    return spec.split(":", 1)[1] if spec.startswith("openai:") else spec
+def _model(role: str, spec: Any) -> str | None:
+    """The model of a stored ``openai:MODEL`` spec, None for an offline one (or unreadable text)."""
+    try:
+        return Spec.parse(role, str(spec or "")).model
+    except ConfigError:
+        return None
 
 
 def judge_label(run: dict[str, Any]) -> str:
     """``heuristic judge (offline)`` or ``LLM judge gpt-4o``."""
-    judge = str(run["config"].get("judge") or "heuristic")
-    return f"LLM judge {_short(judge)}" if judge.startswith("openai:") else "heuristic judge (offline)"
+    model = _model("judge", run["config"].get("judge") or "heuristic")
+    return f"LLM judge {model}" if model else "heuristic judge (offline)"
 
 
 def run_name(run: dict[str, Any]) -> str:
@@ -49,7 +54,8 @@ def run_name(run: dict[str, Any]) -> str:
         source = str(cfg.get("source") or "answers")
         return f"imported {source}{stamp}" if not source.startswith("demo:") else source[5:].strip() + stamp
     gen = str(cfg.get("generator") or "extractive")
-    gen_text = f"LLM {_short(gen)}" if gen.startswith("openai:") else f"{gen} generator"
+    model = _model("generator", gen)
+    gen_text = f"LLM {model}" if model else f"{gen} generator"
     return f"{gen_text} · top-{cfg.get('top_k', '?')} · {run['corpus']} / {run['qa_set']}{stamp}"
 
 

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from rageval.llm.cost import Prices, cost_usd, load_prices
-from rageval.llm.roles import parse_spec
+from rageval.types import Spec
 
 EMBED_BATCH = 64
 #: characters of instructions a prompt adds around the item's own text (rough, for estimates)
@@ -150,11 +150,11 @@ def estimate_run(
         slot[1] += calls * t_in
         slot[2] += calls * t_out
 
-    generator = parse_spec("generator", roles["generator"]) if roles.get("generator") else None
+    generator = Spec.parse("generator", roles["generator"]).model if roles.get("generator") else None
     if generator:
         gen_in = PROMPT_CHARS["generator"] / 4 + tok["question"] + tok["contexts"]
         add("generator", generator, n_items, gen_in, answer_out)
-    default_judge = parse_spec("judge", roles["judge"]) if roles.get("judge") else None
+    default_judge = Spec.parse("judge", roles["judge"]).model if roles.get("judge") else None
     semantic = False
     families: set[str] = set()
     for metric in metrics:
@@ -162,7 +162,7 @@ def estimate_run(
         if not getattr(metric, "needs_llm", False):
             continue
         spec = getattr(metric, "judge", None)
-        model = parse_spec("judge", spec) if spec else default_judge
+        model = Spec.parse("judge", spec).model if spec else default_judge
         if not model:
             continue
         family = getattr(metric, "llm_family", None)
@@ -175,7 +175,7 @@ def estimate_run(
         calls = float(sum(per_item)) if len(per_item) == n_items else float(max(per_item)) * n_items
         t_in = PROMPT_CHARS["judge"] / 4 + tok["question"] + answer_out + tok["contexts"]
         add("judge", model, calls, t_in, float(getattr(metric, "llm_tokens_out", 150)))
-    embedder = parse_spec("embedder", roles["embedder"]) if roles.get("embedder") else None
+    embedder = Spec.parse("embedder", roles["embedder"]).model if roles.get("embedder") else None
     if embedder and n_items:
         texts = n_items * (3 if semantic else 1)
         total = n_items * (tok["question"] + (tok["answer"] + tok["references"] if semantic else 0))

@@ -22,6 +22,7 @@ from rageval.human.analysis import Analysis
 from rageval.human.compare import Comparison
 from rageval.human.plain import plain_reason
 from rageval.report.meaning import info
+from rageval.util import MISSING
 
 
 def _stars(p) -> str:
@@ -42,11 +43,11 @@ def heatmap(analysis: Analysis, group: str) -> go.Figure:
                 trow.append("1")
                 hrow.append(a)
             elif c is None or c["rho"] is None:
-                trow.append("n/a")
+                trow.append(MISSING)
                 hrow.append(f"{a} vs {b}: undefined ({plain_reason((c or {}).get('reason')) or 'no value'}), n = {(c or {}).get('n')}")
             else:
                 trow.append(f"{c['rho']:.2f}{_stars(c['p'])}")
-                ci = f"[{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if c["ci_low"] is not None else "n/a"
+                ci = f"[{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if c["ci_low"] is not None else MISSING
                 hrow.append(f"{a} vs {b}<br>rho = {c['rho']:.3f}, p = {c['p']:.3g}<br>n = {c['n']}, 95% CI {ci}")
         text.append(trow)
         hover.append(hrow)

@@ -1,15 +1,14 @@
 """Plain-text renderings of analyses, comparisons and agreement for the CLI."""
 from __future__ import annotations
 
-import math
-
 from rageval.human.analysis import CEILING, Analysis
 from rageval.human.compare import Comparison
 from rageval.human.plain import plain_reason
+from rageval.util import MISSING, shown
 
 
 def _num(v, fmt="{:.3f}") -> str:
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt.format(v)
+    return shown(v, fmt)
 
 
 def analysis_text(a: Analysis) -> str:
@@ -30,7 +29,7 @@ def analysis_text(a: Analysis) -> str:
             lines.append(f"  {m:<{width}}  rho={_num(c['rho'])}{ci}{p} n={c['n']}{why}")
         mat = a.matrix(g)
         if len(mat) > 1:
-            lines += ["", f"[{g}] matrix ({a.method})", mat.round(2).to_string(na_rep="n/a")]
+            lines += ["", f"[{g}] matrix ({a.method})", mat.round(2).to_string(na_rep=MISSING)]
         lines.append("")
     return "\n".join(lines).rstrip()
 

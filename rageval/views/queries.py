@@ -17,7 +17,7 @@ from typing import Any, Sequence
 from rageval.config import DEFAULT_METRICS
 from rageval.config import ChunkingConfig
 from rageval.metrics.base import metric_names, parse_metric_list
-from rageval.types import Resources
+from rageval.types import Resources, Spec
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  # noqa: F401
@@ -135,7 +135,7 @@ def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequenc
     if not samples:
         return None, errors
     client = None
-    if judge.startswith("openai:"):
+    if Spec.parse("judge", judge).online:
         from rageval.llm.client import make_llm_client
 
         client = make_llm_client({"judge": judge}, store_path=project.db_path, run_id=None)

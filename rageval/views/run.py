@@ -8,12 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from rageval.errors import ConfigError
 from rageval.llm.roles import missing_settings
 from rageval.project import Project
 from rageval.report.leaderboard import judge_label, run_name
 from rageval.store import corpus as corpus_store
 from rageval.store import owners
 from rageval.store import runs as run_store
+from rageval.types import Spec
 
 
 def sources(project: Project) -> tuple[list[str], list[str]]:
@@ -21,6 +23,14 @@ def sources(project: Project) -> tuple[list[str], list[str]]:
     corpora = [c["name"] for c in corpus_store.corpora(project.db_path) if c["documents"]]
     sets = [s["name"] for s in run_store.qa_sets(project.db_path) if s["items"]]
     return corpora, sets
+
+
+def preset_spec(role: str, text: Any) -> Spec | None:
+    """The spec a saved preset holds for ``role``, None when it holds none (or an unusable one)."""
+    try:
+        return Spec.parse(role, str(text)) if text else None
+    except ConfigError:
+        return None
 
 
 def missing_llm_settings(specs: dict[str, str]) -> list[str]:
