@@ -278,7 +278,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
                                                    embedder=args.embedder)]
-        write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details)
+        write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details,
+                   records=result.records)
     else:
         sys.stdout.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows))
     for e in errors:

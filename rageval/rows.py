@@ -196,6 +196,17 @@ def read_table(source: str, data: bytes) -> Table:
         records = _csv(table, text, "excel-tab" if lower.endswith(".tsv") else "excel")
     else:
         raise InputError("unsupported table type; use .csv, .tsv, .json or .jsonl", source=source)
+    return add_records(table, records)
+
+
+def add_records(table: Table, records: Iterable[tuple[int, Any]]) -> Table:
+    """Add numbered rows to ``table`` the way :func:`read_table` does: keys cleaned and mapped
+    through :data:`ALIASES`, values through ``clean_value``, a row that is not an object a problem.
+
+    Rows that come already parsed (an Arrow or pandas batch) go through here too, so they are
+    read exactly as the same rows in a file would be.
+    """
+    source = table.source
     seen_columns = dict.fromkeys(table.columns)
     for n, rec in records:
         if not isinstance(rec, dict):
