@@ -5,11 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval import human
-from rageval.human import charts
-
-
+from rageval.views import charts
 def main() -> None:
     p = common.project()
     st.title("Compare runs")

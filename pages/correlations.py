@@ -5,11 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval import human
-from rageval.human import charts
-
-
+from rageval.views import charts
 def compute_box(p, runs: list[dict]) -> None:
     by_id = {r["id"]: r for r in runs}
     with st.expander("New analysis", expanded=not human.list_analyses(p)):

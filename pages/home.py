@@ -4,7 +4,7 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import charts, common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval.report.leaderboard import leaderboard
 
 

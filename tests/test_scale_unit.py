@@ -8,7 +8,7 @@ import pandas as pd
 import pyarrow as pa
 
 from rageval.scale.unit import Plan, score_table
-from rageval.scoring import parse_answers, score
+from rageval.runs.scoring import parse_answers, score
 
 ROWS = [
     {"id": f"q{i}", "question": q, "answer": a, "reference": ref, "contexts": ctx}

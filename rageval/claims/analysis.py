@@ -19,8 +19,8 @@ from rageval.claims.extract import extract_claims
 from rageval.claims.verdict import LABELS, Verdict
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
-from rageval.metrics.base import Resources, Sample
-from rageval.metrics.judge_io import judge_client
+from rageval.types import Resources, Sample
+from rageval.judge.ask import judge_client
 
 PROMPTS = ("claim_extract", "claim_verify")
 _MEMO_SIZE = 4096

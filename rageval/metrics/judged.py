@@ -13,8 +13,9 @@ from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Questions, StatementSort
 from rageval.text.hedges import abstention_cues
 

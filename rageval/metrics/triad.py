@@ -16,8 +16,9 @@ from rageval.claims.extract import resolved_sentences
 from rageval.claims.judge import locate
 from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import (
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import (
     ask,
     failed_score,
     judge_client,

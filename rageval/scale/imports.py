@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from rageval.errors import ConfigError, ProjectBusyError
-from rageval.pipeline import new_run_id
+from rageval.runs.pipeline import new_run_id
 from rageval.project import Project
 from rageval.store import runs as store
 from rageval.store.items import save_items

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from rageval.errors import ConfigError
-from rageval.rows import Table, add_records, read_table
+from rageval.ingest.rows import Table, add_records, read_table
 
 PLAN_FILE, MANIFEST_FILE = "_plan.json", "_SUCCESS"
 KINDS = {".parquet": "parquet", ".jsonl": "jsonl", ".ndjson": "jsonl"}
@@ -101,7 +101,7 @@ def _jsonl_spans(path: Path, part_rows: int) -> Iterable[tuple[int, int, int, in
 
 
 def read_part(part: Part) -> Table:
-    """The rows of ``part`` as a :class:`rageval.rows.Table`, numbered as in the whole file."""
+    """The rows of ``part`` as a :class:`rageval.ingest.rows.Table`, numbered as in the whole file."""
     source = Path(part.path).name
     if part.kind == "jsonl":
         with open(part.path, "rb") as f:

@@ -104,7 +104,7 @@ class ScoreActor:
     def __init__(self, plan: dict[str, Any], out_dir: str, batch_size: int, retries: int,
                  llm: dict[str, Any] | None = None):
         from rageval.embed import make_embedder
-        from rageval.metrics.base import Resources
+        from rageval.types import Resources
 
         self.plan = Plan.from_dict(plan)
         self.metrics = self.plan.build()
@@ -164,7 +164,7 @@ class ScoreActor:
 
 def _slice(table: Any, lo: int, hi: int) -> Any:
     """The rows of ``table`` numbered ``lo .. hi - 1`` (records and their problems)."""
-    from rageval.rows import Table
+    from rageval.ingest.rows import Table
 
     piece = Table(table.source, columns=table.columns)
     piece.records = [(n, r) for n, r in table.records if lo <= n < hi]

@@ -9,7 +9,7 @@ give the same table, whatever the batch they came in.
 
 Rows carry ``id, question, answer, contexts, reference`` and optional ``retrieved_ids``,
 ``relevant_ids``, ``context_ids``, ``domain`` (RAGAS names work too: ``user_input``,
-``response``, ``retrieved_contexts``, ...; see :data:`rageval.rows.ALIASES`). A row that cannot
+``response``, ``retrieved_contexts``, ...; see :data:`rageval.ingest.rows.ALIASES`). A row that cannot
 be read (a field of the wrong type, an id seen earlier in the batch) is never dropped: it comes
 out with every metric ``failed: input: <reason>`` and no ``record``.
 
@@ -25,10 +25,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Mapping, Sequence
 
-from rageval.metrics.base import Metric, Resources, Sample, Score, evaluate, parse_metric_list
-from rageval.pipeline import score_rows
-from rageval.rows import RowError, Table, add_records, as_relevance, as_text_list
+from rageval.metrics.base import Metric, evaluate, parse_metric_list
+from rageval.runs.pipeline import score_rows
+from rageval.ingest.rows import RowError, Table, add_records, as_relevance, as_text_list
 from rageval.text.hygiene import clean_value
+from rageval.types import Resources, Sample, Score
 
 #: the input columns a row may carry (after RAGAS names are mapped to ours)
 ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "reference", "retrieved_ids", "relevant_ids",
@@ -83,7 +84,7 @@ class Scored:
 # ---------------------------------------------------------------- rows -> samples
 
 def sample_from_record(rec: Mapping[str, Any], n: int) -> Sample:
-    """One normalised row (see :func:`rageval.rows.add_records`) -> Sample; ValueError names a bad field."""
+    """One normalised row (see :func:`rageval.ingest.rows.add_records`) -> Sample; ValueError names a bad field."""
     sample_id = str(rec.get("id") or "").strip() or f"row{n}"
     answer = rec.get("answer")
     if answer is not None and not isinstance(answer, str):
@@ -164,7 +165,7 @@ def score_table(batch: Any, plan: Plan, resources: Resources | None = None, *, s
 
 def score_rows_table(table: Table, plan: Plan, resources: Resources | None = None, *,
                      metrics: Sequence[Metric] | None = None) -> Any:
-    """:func:`score_table` for rows already read into a :class:`rageval.rows.Table`."""
+    """:func:`score_table` for rows already read into a :class:`rageval.ingest.rows.Table`."""
     metrics = list(metrics) if metrics is not None else plan.build()
     resources = resources or Resources(language=plan.language)
     numbered, errors = samples_from_table(table)

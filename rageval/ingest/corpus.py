@@ -115,6 +115,6 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
                 progress: Progress | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress)[2]

@@ -12,14 +12,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from rageval.metrics.base import Resources, Sample
+from rageval.ingest.rows import RowError, read_table
 from rageval.project import Project
-from rageval.rows import RowError, read_table
 from rageval.scale.imports import save_import_run
 from rageval.scale.unit import (  # noqa: F401 - clean_sample, output_rows, aligncheck_row: public here too
     ANSWER_COLUMNS, Plan, aligncheck_row, clean_sample, output_rows, samples_from_table, score_samples,
 )
 from rageval.text.hygiene import display_name
+from rageval.types import Resources, Sample
 
 
 @dataclass(frozen=True)
