@@ -532,7 +532,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--aligncheck-types", default="all", metavar="GRANULARITY",
                    help="entity types AlignCheck builds facts for: all | N (top N types by TF-IDF over the file) "
                         "| TYPES (e.g. PERSON,ORG)")
-    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
+    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once; with --engine ray, all workers together (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
     p.add_argument("--engine", choices=("local", "ray"), default="local",

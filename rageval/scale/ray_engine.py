@@ -130,6 +130,8 @@ class ScoreActor:
             started = time.monotonic()
             if not part_path(self.out_dir, part.name).exists():  # an earlier attempt may have finished it
                 write_part(self.out_dir, part.name, self.score_part(part))
+                if self.client is not None:  # the part's replies reach the shared cache before the next part
+                    self.client.flush()
             out.append({"name": part.name, "rows": part.rows, "seconds": time.monotonic() - started,
                         "pid": os.getpid()})
         return pa.Table.from_pylist(out)
