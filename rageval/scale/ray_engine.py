@@ -44,7 +44,7 @@ from rageval.errors import ConfigError
 from rageval.scale.parts import (
     Part, finish, list_inputs, part_path, plan_parts, read_manifest, read_part, start_plan, write_part,
 )
-from rageval.scale.unit import Plan, failed_table, score_rows_table
+from rageval.scale.unit import Plan, failed_table, score_rows_table, to_arrow
 
 INSTALL_HINT = 'pip install "rageval[ray]"  (Ray Data 2.60.0)'
 #: the environment an actor needs to reach the models (per role, then shared), and nothing else
@@ -146,9 +146,9 @@ class ScoreActor:
             piece = _slice(table, lo, lo + self.batch_size)
             if piece.records or piece.problems:
                 pieces.append(self.score_batch(piece))
-        names = [m.name for m in self.metrics]
-        return pa.concat_tables(pieces) if pieces else failed_table([], names, "", source=table.source,
-                                                                   details=self.plan.details)
+        if not pieces:  # a part of blank lines only
+            return to_arrow([], [], [m.name for m in self.metrics], source=table.source, details=self.plan.details)
+        return pa.concat_tables(pieces)
 
     def score_batch(self, piece: Any) -> Any:
         """One batch through the unit; retried, then every row ``failed: batch_error: ...``."""
