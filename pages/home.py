@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import charts, common
+from pages import common
+from rageval.views import charts
 from rageval.views import queries as q
 from rageval.report.leaderboard import leaderboard
 

@@ -14,6 +14,7 @@ from typing import Any, Callable
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+_SHOW_WARNING: Callable[..., None] = print
 
 
 class _Parser(argparse.ArgumentParser):
@@ -62,7 +63,7 @@ def _project(args: argparse.Namespace):
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
     from rageval.ingest.corpus import ingest
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
 
     missing = [p for p in args.paths if not Path(p).exists()]
     chunking = ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
@@ -114,7 +115,7 @@ def _row_problem(e: Any) -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
     from rageval.config import DEFAULT_METRICS, RunConfig
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
     from rageval.runs.pipeline import execute, start_run
 
     project = _project(args)
@@ -223,8 +224,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.report import run_report_html
 
+    from rageval.files import write_atomic
+
     page = run_report_html(_project(args), args.run)
-    Path(args.out).write_text(page, encoding="utf-8")
+    write_atomic(args.out, page)
     _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode())},
           f"report of run {args.run} -> {args.out}")
     return EXIT_OK
@@ -258,7 +261,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     path = Path(args.input)
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
-    samples, errors = parse_answers(path.name, path.read_bytes())
+    from rageval.ingest.limits import RowLimits
+
+    limits = RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth)
+    samples, errors = parse_answers(path.name, path.read_bytes(), limits=limits)
+    progress = _progress(args)
+    if progress is not None:
+        progress("reading rows", len(samples), len(samples))
     client = None
     if args.judge.startswith("openai:") or args.embedder.startswith("openai:"):
         from rageval.llm.client import make_llm_client
@@ -273,7 +282,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=_aligncheck_options(args))
+                   metric_options=_aligncheck_options(args), progress=progress)
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.report.score_out import write_rows
@@ -305,7 +314,7 @@ def _score_ray(args: argparse.Namespace) -> int:
     plan = Plan.make(args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                      details=args.details, options=_aligncheck_options(args))
     cache = None if args.no_cache else (args.llm_cache or str(_project(args).db_path))
-    options = RayOptions(address=args.address, workers=args.workers, batch_size=args.batch_size,
+    options = RayOptions(address=args.address, workers=args.workers or 2, batch_size=args.batch_size,
                          part_rows=args.part_rows, num_cpus=args.cpus, concurrency=args.concurrency,
                          use_cache=not args.no_cache, llm_cache=cache)
     manifest = score_with_ray(args.input, Path(args.out), plan, options, progress=_progress(args))
@@ -384,7 +393,7 @@ def cmd_ratings_import(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     result = import_ratings(_project(args), path.name, path.read_bytes(), run=args.run)
-    errors = [{"row": e.row, "reason": e.reason} for e in result.errors]
+    errors = [_row_problem(e) for e in result.errors]
     _emit(args, {"imported": result.imported, "errors": errors},
           "\n".join([f"ERROR {e}" for e in result.errors]
                     + [f"{result.imported} rating(s) imported, {len(errors)} row(s) rejected"]))
@@ -397,7 +406,9 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 
     text = export_ratings(_project(args), _run_list(args.run), args.format)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from rageval.files import write_atomic
+
+        write_atomic(args.out, text)
         _emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
     else:
         sys.stdout.write(text)
@@ -523,8 +534,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, or part-NNN.parquet for sharded scoring (default: JSONL on "
-                   "stdout); with --engine ray, the folder for the parts")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: "
+                   "JSONL on stdout); with --engine ray, the folder for the parts")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
@@ -535,16 +546,20 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once; with --engine ray, all workers together (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
+    p.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")
+    p.add_argument("--max-field-chars", type=int, metavar="N",
+                   help="reject a row with a field longer than N characters (default: $RAGEVAL_MAX_FIELD_CHARS or 100000)")
+    p.add_argument("--max-depth", type=int, metavar="N",
+                   help="reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or 32)")
     p.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray Data workers (needs rageval[ray]; INPUT may then be a "
                         "JSONL/Parquet file, a folder of Parquet shards or a glob; --out is a folder) (default: %(default)s)")
     g = p.add_argument_group("--engine ray")
     g.add_argument("--address", help="join a running cluster: auto, or ray://HOST:10001 (default: a local cluster)")
-    g.add_argument("--workers", type=int, default=2, help="actors, each holding its models (default: %(default)s)")
+    g.add_argument("--workers", type=int, help="actors, each holding its models (default: 2)")
     g.add_argument("--batch-size", type=int, default=64, help="rows an actor scores at once (default: %(default)s)")
     g.add_argument("--part-rows", type=int, default=1000, help="rows per output part (default: %(default)s)")
     g.add_argument("--cpus", type=int, help="CPUs of the local cluster (default: this machine's)")
-    g.add_argument("--progress", action="store_true", help="report progress on stderr even when it is not a terminal")
     g.add_argument("--llm-cache", metavar="FILE",
                    help="DuckDB file holding the LLM cache, on a path every worker sees (default: the project's database)")
 
@@ -602,8 +617,23 @@ def console() -> None:
     sys.exit(main())
 
 
+def _note(message, category, filename, lineno, file=None, line=None) -> None:
+    """rageval's own warnings (a copied project store re-scoped) as one NOTE line on stderr."""
+    from rageval.store.meta import CopiedStoreWarning
+
+    if issubclass(category, CopiedStoreWarning):
+        print(str(message), file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
     args = build_parser().parse_args(argv)
+    if warnings.showwarning is not _note:
+        global _SHOW_WARNING
+        _SHOW_WARNING, warnings.showwarning = warnings.showwarning, _note
     try:
         return args.func(args)
     except ConfigError as exc:

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rageval.errors import InputError
-from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.chunking import chunk_document
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import KINDS, Document, IngestError, Page, load_file
 from rageval.metrics.base import evaluate, get_metric, metric_names
 from rageval.types import Sample

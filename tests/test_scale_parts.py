@@ -28,10 +28,11 @@ def test_jsonl_parts_number_rows_as_the_whole_file(tmp_path):
     lines = [json.dumps(r) for r in ROWS]
     lines[4] = '{"id": "broken", '            # row 5 is not JSON
     lines[6] = json.dumps({**ROWS[6], "id": ""})  # row 7 has no id: it is row7, as `score` names it
-    src = _jsonl(tmp_path / "a.jsonl", lines)
+    src = _jsonl(tmp_path / "a.jsonl", lines[:3] + [""] + lines[3:])  # a blank line 4 is no row
     parts = plan_parts(list_inputs(str(src)), part_rows=4)
-    assert [(p.name, p.first_row, p.rows) for p in parts] == [
-        ("part-00000-00000", 1, 4), ("part-00000-00001", 5, 4), ("part-00000-00002", 9, 1)]
+    assert [(p.name, p.first_row, p.rows, p.first_line) for p in parts] == [
+        ("part-00000-00000", 1, 4, 1), ("part-00000-00001", 5, 4, 6), ("part-00000-00002", 9, 1, 10)]
+    assert [(e.row, e.line) for e in read_part(parts[1]).problems] == [(5, 6)]
     plan = Plan.make("token_f1")
     got = [r for p in parts for r in ray_engine.score_rows_table(read_part(p), plan).to_pylist()]
     whole = score_table([json.loads(x) if x.endswith("}") else None for x in lines], plan, source="a.jsonl")

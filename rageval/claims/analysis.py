@@ -65,8 +65,10 @@ def claim_record(sample: Sample, text: str, v: Verdict) -> dict[str, Any]:
         "mismatch": v.mismatch,
         "conflict": v.conflict,
         "confidence": v.confidence,
+        "low_confidence": v.low_confidence,
         "probabilities": v.probabilities,
         "evidence_role": v.evidence_role,
+        "quote_span": list(v.quote_span) if v.quote_span else None,
     }
 
 

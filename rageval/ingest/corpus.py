@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.chunking import chunk_document
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
 from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock

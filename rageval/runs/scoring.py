@@ -10,8 +10,9 @@ the app exactly like generated ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
+from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowError, read_table
 from rageval.project import Project
 from rageval.scale.imports import save_import_run
@@ -30,13 +31,15 @@ class ScoreResult:
     records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scale.unit)
 
 
-def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError]]:
+def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowError]]:
     """Rows -> Samples; a row with unusable fields is an error, the others are kept.
 
     Problems of level ``note`` belong to kept rows (a lone surrogate replaced) or to the file
-    (columns not used); the others name a rejected row.
+    (columns not used); the others name a rejected row: a field that is not text where text is
+    needed (``contexts: 5``, ``id: ["x"]``, ``reference: NaN``, ``contexts: [Infinity]``), a row over
+    ``limits`` (:class:`rageval.ingest.limits.RowLimits`, from the environment by default).
     """
-    table = read_table(source, data)
+    table = read_table(source, data, limits=limits)
     table.note_unused(ANSWER_COLUMNS)
     numbered, errors = samples_from_table(table)
     return [s for _, s in numbered], errors
@@ -46,17 +49,19 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
           language: str = "en", embedder: str = "local", resources: Resources | None = None,
           project: Project | None = None,
           source: str = "answers", details: bool = False,
-          metric_options: dict[str, Any] | None = None) -> ScoreResult:
+          metric_options: dict[str, Any] | None = None,
+          progress: Callable[[str, int, int], None] | None = None) -> ScoreResult:
     """Score ``samples`` with :func:`rageval.scale.unit.score_samples` (the unit every engine
     runs); with ``project``, also store them as an import run.
 
-    ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``).
+    ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``);
+    ``progress(phase, done, total)`` is called as each metric finishes over all rows.
     """
     plan = Plan.make(metric_names, judge=judge, language=language, embedder=embedder, details=details,
                      options=metric_options)
     metrics = plan.build()
     resources = resources or Resources(language=language)
-    scored = score_samples(samples, metrics, resources, judge=judge, details=details)
+    scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress)
     run_id = None
     if project is not None:
         config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from rageval.errors import ConfigError, ProjectBusyError
-from rageval.runs.pipeline import new_run_id
 from rageval.project import Project
 from rageval.store import runs as store
+from rageval.store.runs import new_run_id
 from rageval.store.items import save_items
 from rageval.text.hygiene import display_name
 from rageval.util import stable_hash

@@ -1,7 +1,7 @@
 """Deterministic parts of the input, Parquet parts out, and the manifest that makes a run resumable.
 
-A **part** is a run of consecutive rows of one input file: up to ``part_rows`` lines of a JSONL
-file (found by byte offset, so a worker reads only its own lines), or up to ``part_rows`` rows
+A **part** is a run of consecutive rows of one input file: up to ``part_rows`` non-blank lines of
+a JSONL file (found by byte offset, so a worker reads only its own lines), or up to ``part_rows`` rows
 of one Parquet row group. Inputs are listed in sorted order and parts are named by position,
 ``part-<file:05d>-<chunk:05d>.parquet``, so the same inputs and ``part_rows`` always give the
 same names. Each part's scores are written to ``OUT_DIR/<name>.parquet`` through a temporary
@@ -39,6 +39,7 @@ class Part:
     group: int = -1    # parquet: the row group
     start: int = 0     # parquet: offset in the row group; jsonl: byte offset
     length: int = 0    # jsonl: bytes
+    first_line: int = 0  # jsonl: the file's line number where the part starts
 
 
 def list_inputs(spec: str) -> list[Path]:
@@ -69,12 +70,12 @@ def plan_parts(files: Sequence[Path], part_rows: int) -> list[Part]:
     for i, path in enumerate(files):
         kind = KINDS[path.suffix.lower()]
         spans = _parquet_spans(path, part_rows) if kind == "parquet" else _jsonl_spans(path, part_rows)
-        for j, (first, rows, group, start, length) in enumerate(spans):
-            parts.append(Part(f"part-{i:05d}-{j:05d}", str(path), kind, first, rows, group, start, length))
+        for j, span in enumerate(spans):
+            parts.append(Part(f"part-{i:05d}-{j:05d}", str(path), kind, *span))
     return parts
 
 
-def _parquet_spans(path: Path, part_rows: int) -> Iterable[tuple[int, int, int, int, int]]:
+def _parquet_spans(path: Path, part_rows: int) -> Iterable[tuple[int, int, int, int, int, int]]:
     import pyarrow.parquet as pq
 
     meta = pq.ParquetFile(path).metadata
@@ -82,22 +83,24 @@ def _parquet_spans(path: Path, part_rows: int) -> Iterable[tuple[int, int, int, 
     for g in range(meta.num_row_groups):
         n = meta.row_group(g).num_rows
         for start in range(0, n, part_rows):
-            yield before + start + 1, min(part_rows, n - start), g, start, 0
+            yield before + start + 1, min(part_rows, n - start), g, start, 0, 0
         before += n
 
 
-def _jsonl_spans(path: Path, part_rows: int) -> Iterable[tuple[int, int, int, int, int]]:
-    line, offset, first, first_offset, rows = 1, 0, 1, 0, 0
+def _jsonl_spans(path: Path, part_rows: int) -> Iterable[tuple[int, int, int, int, int, int]]:
+    """Rows are the non-blank lines, numbered from 1 as :func:`rageval.ingest.rows.read_table` does."""
+    before = line = offset = rows = 0
+    start_offset, start_line = 0, 1
     with open(path, "rb") as f:
         for raw in f:
-            rows += 1
-            offset += len(raw)
             line += 1
+            offset += len(raw)
+            rows += bool(raw.strip())
             if rows == part_rows:
-                yield first, rows, -1, first_offset, offset - first_offset
-                first, first_offset, rows = line, offset, 0
+                yield before + 1, rows, -1, start_offset, offset - start_offset, start_line
+                before, rows, start_offset, start_line = before + rows, 0, offset, line + 1
     if rows:
-        yield first, rows, -1, first_offset, offset - first_offset
+        yield before + 1, rows, -1, start_offset, offset - start_offset, start_line
 
 
 def read_part(part: Part) -> Table:
@@ -108,10 +111,12 @@ def read_part(part: Part) -> Table:
             f.seek(part.start)
             data = f.read(part.length)
         local = read_table(source, data)
-        shift = part.first_row - 1
+        shift, line_shift = part.first_row - 1, part.first_line - 1
         table = Table(source, columns=local.columns)
         table.records = [(n + shift, rec) for n, rec in local.records]
-        table.problems = [replace(e, row=e.row + shift if e.row else 0) for e in local.problems]
+        table.lines = {n + shift: line + line_shift for n, line in local.lines.items()}
+        table.problems = [replace(e, row=e.row + shift if e.row else 0,
+                                  line=None if e.line is None else e.line + line_shift) for e in local.problems]
         return table
     import pyarrow.parquet as pq
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 import dataclasses
 import json
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rageval.metrics.base import Metric, evaluate, parse_metric_list
-from rageval.runs.pipeline import score_rows
-from rageval.ingest.rows import RowError, Table, add_records, as_relevance, as_text_list
+from rageval.scale.records import score_rows
+from rageval.ingest.rows import RowError, Table, add_records, as_label, as_relevance, as_text_list
 from rageval.text.hygiene import clean_value
 from rageval.types import Resources, Sample, Score
 
@@ -83,16 +83,16 @@ class Scored:
 
 # ---------------------------------------------------------------- rows -> samples
 
-def sample_from_record(rec: Mapping[str, Any], n: int) -> Sample:
-    """One normalised row (see :func:`rageval.ingest.rows.add_records`) -> Sample; ValueError names a bad field."""
-    sample_id = str(rec.get("id") or "").strip() or f"row{n}"
+def sample_from_record(rec: Mapping[str, Any], sample_id: str) -> Sample:
+    """One normalised row (see :func:`rageval.ingest.rows.add_records`) -> Sample; ValueError names a
+    bad field (a field that is not text where text is needed, ``reference: NaN``, ...)."""
     answer = rec.get("answer")
     if answer is not None and not isinstance(answer, str):
         raise ValueError("answer must be a string")
     question = rec.get("question") or ""
     if not isinstance(question, str):
         raise ValueError("question must be a string")
-    contexts = as_text_list(rec.get("contexts"), field="contexts")
+    contexts = as_text_list(rec.get("contexts"), field="contexts", numbers=False)
     retrieved = as_text_list(rec.get("retrieved_ids"), field="retrieved_ids")
     named = as_text_list(rec.get("context_ids"), field="context_ids")
     return Sample(
@@ -104,27 +104,30 @@ def sample_from_record(rec: Mapping[str, Any], n: int) -> Sample:
         context_ids=(named if len(named) == len(contexts) else
                      retrieved if len(retrieved) == len(contexts) else ()),
         relevant_ids=as_relevance(rec.get("relevant_ids")),
-        domain=(str(rec["domain"]) if rec.get("domain") not in (None, "") else None),
+        domain=as_label(rec.get("domain"), field="domain"),
     )
 
 
 def samples_from_table(table: Table) -> tuple[list[tuple[int, Sample]], list[RowError]]:
     """``(row number, Sample)`` for the usable rows of ``table``, and its problems plus one error
-    per rejected row (a bad field, an id seen earlier), sorted by row."""
+    per rejected row (a bad id or field, an id seen earlier), sorted by row."""
     errors = list(table.problems)
     out: list[tuple[int, Sample]] = []
     seen: dict[str, int] = {}
     for n, rec in table.records:
-        sample_id = str(rec.get("id") or "").strip() or f"row{n}"
+        try:
+            sample_id = as_label(rec.get("id"), field="id") or f"row{n}"
+        except ValueError as exc:
+            errors.append(table.error(n, str(exc), column="id"))
+            continue
         if sample_id in seen:
-            errors.append(RowError(table.source, n, f"duplicate id {sample_id!r} (first at row {seen[sample_id]}); "
-                                   "this row was skipped", column="id", line=table.lines.get(n)))
+            errors.append(table.error(n, f"duplicate id {sample_id!r} (first at row {seen[sample_id]}); "
+                                         "this row was skipped", column="id"))
             continue
         try:
-            sample = sample_from_record(rec, n)
+            sample = sample_from_record(rec, sample_id)
         except ValueError as exc:
-            errors.append(RowError(table.source, n, str(exc), column=str(exc).split(" ", 1)[0],
-                                   line=table.lines.get(n)))
+            errors.append(table.error(n, str(exc), column=str(exc).split(" ", 1)[0]))
             continue
         seen[sample_id] = n
         out.append((n, sample))
@@ -145,10 +148,15 @@ def clean_sample(sample: Sample) -> Sample:
 # ---------------------------------------------------------------- the unit
 
 def score_samples(samples: Sequence[Sample], metrics: Sequence[Metric], resources: Resources, *,
-                  judge: str = "heuristic", details: bool = False) -> Scored:
-    """Clean, evaluate and shape ``samples``: the one scoring step of every engine."""
+                  judge: str = "heuristic", details: bool = False,
+                  progress: Callable[[str, int, int], None] | None = None) -> Scored:
+    """Clean, evaluate and shape ``samples``: the one scoring step of every engine.
+
+    ``progress(phase, done, total)`` is called as each metric finishes over all the samples.
+    """
     samples = [clean_sample(s) for s in samples]  # the public boundary: no lone surrogate, no NUL
-    scores = evaluate(samples, metrics, resources)
+    scores = evaluate(samples, metrics, resources, progress=None if progress is None else
+                      lambda name, done, total: progress(f"scoring {len(samples)} row(s), metrics done", done, total))
     rows = output_rows(samples, scores, details=details)
     stored = score_rows(samples, scores, metrics, judge, resources.llm)
     records = [{"item": item_record(s), "scores": sc, "claims": cl} for s, (sc, cl) in zip(samples, stored)]
@@ -235,7 +243,8 @@ def output_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], *, de
                 row[f"{name}_status"] = f"{score.status}: {score.reason}"
             if details and score.details and "claims" in score.details and "claims" not in row:
                 row["claims"] = [
-                    {k: c.get(k) for k in ("text", "verdict", "evidence", "reason")}
+                    {**{k: c.get(k) for k in ("text", "verdict", "confidence", "evidence", "reason")},
+                     "low_confidence": bool(c.get("low_confidence"))}
                     for c in score.details["claims"]
                 ]
             if details and score.details and "aligncheck" in score.details and "aligncheck" not in row:
