@@ -238,12 +238,27 @@ def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
     return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
-def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None) -> None:
+@st.cache_data(show_spinner=False, max_entries=16, ttl=30)
+def _agreement(root: str, slug: str, stamp: int) -> dict:
+    from rageval.human.trust import metric_agreement
+
+    return metric_agreement(Project(slug=slug, root=Path(root)))
+
+
+def agreement(p: Project) -> dict:
+    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
+    return _agreement(str(p.root), p.slug, version())
+
+
+def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None,
+                 agreement: dict | None = None) -> None:
     """One bordered card per metric: mean over scored items, direction, and the unscored count below
     (with ``notes[metric]`` after it, such as the claim metrics' low-confidence count).
 
-    The tooltip says what the metric measures, its range and direction (rageval.report.meaning).
+    The tooltip says what the metric measures, its range and direction (rageval.report.meaning);
+    with ``agreement`` (rageval.human.trust) the card also says how far it agrees with the raters.
     """
+    agreement = agreement or {}
     notes = notes or {}
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
@@ -253,10 +268,12 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: d
             meant = meaning.info(s.metric)
             arrow = "↑" if meant.higher_is_better else "↓"
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
-            col.metric(f"{s.metric} {arrow}", value, help=md(meant.help(s.n_unscored + s.n_failed) + judge),
-                       border=True)
+            agree = agreement.get(s.metric)
+            col.metric(f"{s.metric} {arrow}", value, border=True, help=md(
+                meant.help(s.n_unscored + s.n_failed) + judge + (" " + agree.sentence() if agree else "")))
             col.caption(note + (" · heuristic" if s.heuristic else "")
-                        + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else ""))
+                        + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else "")
+                        + (f" · {agree.short()} with raters" if agree else ""))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -288,6 +305,44 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
     return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
 
 
+def seed_from_url(keys: dict[str, str]) -> None:
+    """Once per session and address: widget state from the query parameters (``{"run": "ans_run"}``),
+    so a link such as ``answers?project=demo&run=A&run_b=B&question=Q`` opens that view."""
+    seen = tuple(sorted((k, st.query_params.get(k)) for k in keys))
+    if st.session_state.get("_seeded_from_url") == seen:
+        return
+    st.session_state["_seeded_from_url"] = seen
+    for param, key in keys.items():
+        if st.query_params.get(param):
+            st.session_state[key] = st.query_params[param]
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval.views.regressions import regressions
+
+    return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
+
+
+def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> None:
+    """The answers that got worse and better from run A to run B (rageval.views.regressions),
+    each with a link to the two answers side by side on the Answers page."""
+    r = _regressions(str(p.root), p.slug, tuple(x["id"] for x in runs), metric, tuple(run_stamp(x) for x in runs))
+    st.subheader("Per question: what got worse, what got better")
+    st.caption(md(f"change = B − A on {metric} ({'higher' if r.higher_is_better else 'lower'} is better); "
+                  f"{len(r.worse)} worse, {len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers "
+                  "scored by both" + (f"; {r.lost} scored in A but unscored in B" if r.lost else "")
+                  + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
+    config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
+              "question": st.column_config.TextColumn(width="large"),
+              **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%+.3f" if c == "change" else "%.3f")
+                 for c in ("a", "b", "change")}}
+    cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
+    for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
+        with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):
+            st.dataframe(df[cols], hide_index=True, width="stretch", column_config=config, key=key)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
     p = Project(slug=slug, root=Path(root))
@@ -299,8 +354,10 @@ def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
     return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
 
 
-def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
-    """Runs as rows, metric means as columns; the best value per column highlighted and starred."""
+def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict | None = None) -> None:
+    """Runs as rows, metric means as columns; the best value per column highlighted and starred; with
+    ``agreement`` (rageval.human.trust) each header also shows the metric's agreement with the raters."""
+    agreement = agreement or {}
     table = board.table.drop(columns=["id"])
     best_rows = {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
 
@@ -313,7 +370,10 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
         meant = meaning.info(m)
-        config[m] = st.column_config.TextColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}", help=meant.help())
+        agree = agreement.get(m)
+        config[m] = st.column_config.TextColumn(
+            f"{m} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
+            help=meant.help() + (" " + agree.sentence() if agree else ""))
     # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
     shown = table.copy()
     for m in board.metrics:
@@ -324,6 +384,9 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                        key=f"{key}_csv")
     notes = ["Means over the items each metric scored; the best run per column is highlighted "
              "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if any(m in agreement for m in board.metrics):
+        notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
+                     "(Correlations page); trust the numbers with a high ρ most.")
     if board.unscored:
         names = dict(zip(board.table["id"], board.table["run"]))
         per_run: dict[str, list[str]] = {}

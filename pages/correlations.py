@@ -6,7 +6,9 @@ import streamlit as st
 
 from pages import common
 from rageval.views import queries as q
+from rageval.report.leaderboard import run_name
 from rageval import human
+from rageval.human import plain
 from rageval.views import charts
 from rageval.report.exports import table_csv
 
@@ -15,7 +17,7 @@ def compute_box(p, runs: list[dict]) -> None:
     by_id = {r["id"]: r for r in runs}
     with st.expander("New analysis", expanded=not human.list_analyses(p)):
         chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:1], key="co_runs",
-                                format_func=lambda i: q.run_label(by_id[i]))
+                                format_func=lambda i: run_name(by_id[i]))
         c1, c2, c3 = st.columns(3)
         group = c1.selectbox("Group by", human.GROUPINGS, key="co_group")
         method = c2.selectbox("Method", ("spearman", "kendall", "pearson"), key="co_method")
@@ -54,7 +56,7 @@ def table_text(a: human.Analysis) -> pd.DataFrame:
         for g in a.groups:
             c = a.cell(g, m, "human")
             if c is None or c["rho"] is None:
-                rows[m][g] = "n/a" if c is None else f"n/a ({c['reason']})"
+                rows[m][g] = "n/a" if c is None else plain.na(c['reason'])
             elif c["ci_low"] is None:
                 rows[m][g] = f"{c['rho']:.2f} (n={c['n']})"
             else:

@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages import common
 from rageval.views import queries as q
+from rageval.report.leaderboard import run_name
 from rageval import human
 from rageval.errors import RagevalError
 from rageval.views import review
@@ -48,7 +49,7 @@ def main() -> None:
     runs = q.finished_runs(p)
     common.need(runs, "No finished run to review yet.", "run", "Start a run")
     by_id = {r["id"]: r for r in runs}
-    run_id = st.selectbox("Run", list(by_id), format_func=lambda i: q.run_label(by_id[i]), key="hr_run")
+    run_id = st.selectbox("Run", list(by_id), format_func=lambda i: run_name(by_id[i]), key="hr_run")
     if p.slug == "demo":
         st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
     known = review.annotators(p, run_id)

@@ -43,6 +43,7 @@ def main() -> None:
     with st.container(border=True):
         run_parts.presets(p)
         config = run_parts.settings(p, corpora, sets)
+        run_parts.rubric_form(p)
         specs = {} if config is None else {"generator": config.generator, "judge": config.judge,
                                            "embedder": config.embedder}
         for warning in run_parts.missing_llm_settings(specs):

@@ -57,7 +57,7 @@ LAYERS = [
     {"ingest", "embed", "llm", "index"},
     {"judge", "generate", "claims", "aligncheck"},
     {"metrics"},
-    {"stats", "human", "runs", "report", "scale"},
+    {"stats", "human", "runs", "report", "scale", "gate"},
     {"views", "demo"},
     {"cli", "__main__"},
 ]

@@ -37,7 +37,7 @@ def prompt_hash(*names: str) -> str:
 
 
 #: the tags that fence data in the judge prompts; a value can never open or close one
-_DATA_TAG = re.compile(r"<\s*/?\s*(question|answer|candidate|reference|gold|passages?|claims|sentences|text)\s*>",
+_DATA_TAG = re.compile(r"<\s*/?\s*(question|answer|candidate|reference|gold|passages?|claims|sentences|text|rubric)\s*>",
                        re.IGNORECASE)
 
 

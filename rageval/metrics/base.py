@@ -53,9 +53,12 @@ def get_metric(name: str, **options: Any) -> Metric:
     """A configured metric from its name: ``"token_f1"``, ``"ndcg@10"``, ``"recall@5"``.
 
     Keyword options (``judge="openai:gpt-4o"``, ``language="it"``) are passed to the metrics
-    that have a field of that name.
+    that have a field of that name. ``rubric:NAME`` is a user's rubric (rageval.prompts.rubric), found in
+    the option ``rubrics`` (name -> Rubric) and judged by ``judge``.
     """
     name = name.strip()
+    if name.startswith("rubric:"):
+        return _rubric_metric(name, options)
     if name in METRICS and not name.endswith("@K"):
         return _build(METRICS[name], options)
     match = _AT_K.match(name)
@@ -67,6 +70,17 @@ def get_metric(name: str, **options: Any) -> Metric:
     raise ConfigError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
 
 
+def _rubric_metric(name: str, options: Mapping[str, Any]) -> Metric:
+    from rageval.metrics.rubric import RubricMetric
+
+    rubrics = options.get("rubrics") or {}
+    rubric = rubrics.get(name.split(":", 1)[1])
+    if rubric is None:
+        raise ConfigError(f"unknown rubric metric {name!r}; add the rubric with `rageval rubric add FILE` "
+                          "(or --rubric FILE) and name it rubric:NAME")
+    return RubricMetric(rubric, judge=options.get("judge", "heuristic"))
+
+
 def metric_names() -> list[str]:
     """Every registered name, ``@K`` ones shown with a literal K."""
     return sorted(METRICS)
@@ -75,7 +89,7 @@ def metric_names() -> list[str]:
 def metric_options() -> set[str]:
     """Every option name some registered metric takes (its dataclass fields)."""
     return {f.name for factory in METRICS.values() if dataclasses.is_dataclass(factory)
-            for f in dataclasses.fields(factory)}
+            for f in dataclasses.fields(factory)} | {"rubrics"}
 
 
 def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]:
@@ -210,7 +224,7 @@ def evaluate(
 
 
 def _local_embedder() -> Any:
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return make_embedder("local")
 

@@ -119,11 +119,20 @@ def _worst_metric(summaries) -> str | None:
     return next((m for m in names if m in MAIN_METRICS), names[0] if names else None)
 
 
-def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
-    """The report of ``run_id`` as one self-contained HTML page."""
+def run_report_html(project: Project, run_id: str, *, worst: int = 8, regressions: Any = None,
+                    limit: int = 20) -> str:
+    """The report of ``run_id`` as one self-contained HTML page; with ``regressions`` (the
+    :class:`rageval.views.regressions.Regressions` of a baseline run against this one) it also
+    lists the questions that got worse and better since the baseline, up to ``limit`` of each."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
+    base_run = None
+    if regressions is not None:
+        if regressions.run_b != run_id:
+            raise ConfigError(f"the per-question list compares {regressions.run_a} with {regressions.run_b}, "
+                              f"not with run {run_id}")
+        base_run = run_store.get_run(project.db_path, regressions.run_a)
     summaries = run_summaries(project, run_id)
     values = item_values(project, [run_id])
     cfg = run["config"]
@@ -176,6 +185,8 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
                      "</th><th class='num'>rho</th><th class='num'>p</th><th class='num'>n</th></tr>" + "".join(
                          f"<tr><td>{esc(m)}</td><td class='num'>{rho:.2f}</td><td class='num'>{p:.3g}</td>"
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
+    if regressions is not None:
+        parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
     if main:
         parts.append(_worst_section(project, run, ok, main, worst))
     body = "\n".join(parts)
@@ -183,6 +194,26 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
             f'content="width=device-width,initial-scale=1"><title>rageval report: {esc(run_name(run))}</title>'
             f"<style>{_CSS}</style></head><body>{body}<p class='muted'>Made by rageval. Metric cards: "
             f"docs/metrics.md.</p></body></html>")
+
+
+def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
+    name = run_name(base) if "config" in base else base["id"]
+    out = [f"<h2>Per question against {esc(name)}</h2><p class='muted'>change = this run − baseline "
+           f"on {esc(r.metric)} ({'higher' if r.higher_is_better else 'lower'} is better): {len(r.worse)} worse, "
+           f"{len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers scored by both"
+           + (f"; {r.lost} scored in the baseline but unscored here" if r.lost else "") + ".</p>"]
+    for title, df in (("Worse", r.worse), ("Better", r.better)):
+        if not len(df):
+            continue
+        more = f" (first {limit} of {len(df)})" if len(df) > limit else f" ({len(df)})"
+        out.append(f"<h3>{title}{more}</h3><table><tr><th>#</th><th>question</th><th class='num'>baseline</th>"
+                   "<th class='num'>this run</th><th class='num'>change</th><th class='num'>contradicted claims</th></tr>")
+        out += [f"<tr><td>{esc(x['#'])}</td><td>{esc(x['question'])}</td><td class='num'>{_fmt(x['a'])}</td>"
+                f"<td class='num'>{_fmt(x['b'])}</td><td class='num'>{x['change']:+.3f}</td>"
+                f"<td class='num'>{x['contradicted_a']} → {x['contradicted_b']}</td></tr>"
+                for x in df.head(limit).to_dict("records")]
+        out.append("</table>")
+    return "".join(out)
 
 
 def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: int) -> str:

@@ -77,6 +77,45 @@ def check_metric_options(metrics: Sequence[str], **options: Any) -> None:
         parse_metric_list(list(metrics), **options)
 
 
+#: the rubric the Run page's form starts from (rageval.prompts.rubric describes the format)
+RUBRIC_EXAMPLE = """name = "politeness"
+description = "Is the answer polite and professional towards a customer?"
+criteria = ["greets or thanks where natural", "never blames the customer", "no slang"]
+needs = []  # add "reference" or "contexts" to show them to the judge
+
+[anchors]
+1 = "rude or dismissive"
+2 = "curt, or blames the customer"
+3 = "neutral: neither polite nor rude"
+4 = "polite, with a small lapse"
+5 = "polite, warm and professional throughout"
+"""
+
+
+def rubric_metrics(project: Project) -> list[str]:
+    """``rubric:NAME`` of each rubric stored in the project."""
+    from rageval.metrics.rubric import project_rubrics
+
+    return [r.metric for r in project_rubrics(project).values()]
+
+
+def add_rubric_text(project: Project, text: str) -> Any:
+    """Parse a rubric written as TOML and store it in the project; ConfigError says what to fix."""
+    from rageval.metrics.rubric import add_rubric
+    from rageval.prompts.rubric import parse_rubric
+
+    rubric = parse_rubric(text, "the rubric")
+    add_rubric(project, rubric, text)
+    return rubric
+
+
+def run_rubrics(project: Project, metrics: Sequence[str]) -> tuple:
+    """The stored rubrics that ``metrics`` name (``rubric:NAME``), for a RunConfig."""
+    from rageval.metrics.rubric import resolve
+
+    return resolve(list(metrics), {}, project)
+
+
 def default_metrics(options: Sequence[str]) -> list[str]:
     """The run defaults (config.DEFAULT_METRICS) that are available in ``options``."""
     return [m for m in DEFAULT_METRICS if m in options]
