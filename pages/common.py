@@ -57,16 +57,19 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
 
 
 def highlight_html(segments: Sequence[hl.Segment]) -> str:
-    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only."""
+    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only; a
+    low-confidence verdict (``"CONTRADICTED?"``) is underlined dashed on a pale background."""
     parts = []
     for seg in segments:
         if seg.verdict is None:
             parts.append(esc(seg.text))
             continue
-        bg, accent = COLOURS.get(seg.verdict, ("#eceff4", "#5a6372"))
+        unsure = seg.verdict.endswith("?")
+        bg, accent = COLOURS.get(seg.verdict.rstrip("?"), ("#eceff4", "#5a6372"))
+        bg, line, title = ("#f4f5f7", "dashed", f"{seg.verdict} (low confidence)") if unsure else (bg, "solid", seg.verdict)
         marks = ",".join(str(n) for n in seg.labels)
         parts.append(
-            f'<span title="{esc(seg.verdict)}" style="background:{bg};border-bottom:2px solid {accent};'
+            f'<span title="{esc(title)}" style="background:{bg};border-bottom:2px {line} {accent};'
             f'border-radius:3px;padding:1px 2px">{esc(seg.text)}</span>'
             + (f'<sup style="color:{accent};font-weight:600">{esc(marks)}</sup>' if marks else "")
         )
