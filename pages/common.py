@@ -2,7 +2,8 @@
 
 Safety rule for everything shown: text that comes from documents, uploads or models is either
 escaped with ``html.escape`` inside HTML we build ourselves (``st.html``), escaped for Markdown
-with :func:`md`, or shown in widgets that render plain text (``st.dataframe``, ``st.code``).
+with :func:`md`, or shown in widgets that render plain text (:func:`dataframe`, ``st.code``); each
+of them removes bidi controls first, so a U+202E in an answer cannot reverse what follows it.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from rageval.views import run as run_view
 from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
+from rageval.text.hygiene import without_bidi
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
 from rageval.runs.worker import RunWorkers
@@ -42,12 +44,32 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^])")
 # --- escaping ---------------------------------------------------------------------------------
 
 def md(text: Any) -> str:
-    """``text`` made inert for Streamlit Markdown: every special character backslash-escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """``text`` made inert for Streamlit Markdown: every special character backslash-escaped, bidi
+    controls removed (:func:`rageval.text.hygiene.without_bidi`)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(without_bidi(str(text)).split()))
+
+
+def plain(text: Any) -> str:
+    """``text`` for a plain-text label (a selectbox option): bidi controls removed."""
+    return without_bidi(str(text))
 
 
 def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(without_bidi(str(text)), quote=True)
+
+
+def dataframe(frame: Any, **kwargs: Any) -> Any:
+    """``st.dataframe`` with bidi controls removed from every text cell, the column names and the index."""
+    import pandas as pd
+
+    if isinstance(frame, pd.DataFrame):
+        frame = frame.copy()
+        for col in frame.columns:
+            if frame[col].dtype == object or str(frame[col].dtype) in ("str", "string"):
+                frame[col] = frame[col].map(without_bidi)
+        frame.columns = [without_bidi(c) for c in frame.columns]
+        frame.index = [without_bidi(i) for i in frame.index]
+    return st.dataframe(frame, **kwargs)
 
 
 def text_box(text: str | None, *, empty: str = "(empty)") -> None:
@@ -360,7 +382,7 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict |
     for m in board.metrics:
         shown[m] = [("—" if v is None or v != v else f"{v:.3f}") for v in table[m]]
     styled = shown.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else shown
-    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
+    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)  # run labels: clean names
     st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
                        key=f"{key}_csv")
     notes = ["Means over the items each metric scored; the best run per column is highlighted "

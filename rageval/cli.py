@@ -72,8 +72,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from rageval.ingest.limits import Limits
 
     limits = Limits.from_env(file_mb=args.max_file_mb, pages=args.max_pages, chars=args.max_chars)
-    report = ingest(_project(args), args.corpus, paths=[p for p in args.paths if Path(p).exists()],
-                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits)
+    project = _project(args)
+
+    def waiting() -> None:
+        print(f"waiting: another ingest into project {project.slug} is running; this one starts when it "
+              "ends", file=sys.stderr, flush=True)
+
+    report = ingest(project, args.corpus, paths=[p for p in args.paths if Path(p).exists()],
+                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits,
+                    on_wait=waiting)
     errors = [{"name": e.name, "reason": e.reason} for e in report.errors]
     errors += [{"name": str(p), "reason": "no such file or folder"} for p in missing]
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
