@@ -283,18 +283,6 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
     return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
 
 
-def seed_from_url(keys: dict[str, str]) -> None:
-    """Once per session and address: widget state from the query parameters (``{"run": "ans_run"}``),
-    so a link such as ``answers?project=demo&run=A&run_b=B&question=Q`` opens that view."""
-    seen = tuple(sorted((k, st.query_params.get(k)) for k in keys))
-    if st.session_state.get("_seeded_from_url") == seen:
-        return
-    st.session_state["_seeded_from_url"] = seen
-    for param, key in keys.items():
-        if st.query_params.get(param):
-            st.session_state[key] = st.query_params[param]
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
     from rageval.views.regressions import regressions
