@@ -115,7 +115,21 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
                 progress: Progress | None = None) -> int:
-    """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
+    """Embed and add to Chroma every chunk not yet indexed; returns the number added.
+
+    An ``openai:`` embedder gets an LLM client for the embedder role (base URL and key from the
+    environment) for this call only; it is closed before returning.
+    """
     from rageval.embed.cache import get_embedder
 
-    return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress)[2]
+    client = None
+    if embedder.strip().lower().startswith("openai:"):
+        from rageval.llm.client import make_llm_client
+
+        client = make_llm_client({"embedder": embedder}, store_path=project.db_path)
+    try:
+        model = get_embedder(project, embedder, client=client)
+        return sync_index(project, corpus, chunking, embedder, model, progress=progress)[2]
+    finally:
+        if client is not None:
+            client.close()

@@ -33,7 +33,7 @@ from rageval.aligncheck.granularity import kept_types, parse_granularity
 from rageval.aligncheck.score import align
 from rageval.errors import ConfigError
 from rageval.types import Resources, Sample, Score
-from rageval.judge.ask import check_judge, prompt_hash
+from rageval.judge.ask import check_judge, prompt_hash, server_part
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match
 from rageval.text.tokenize import check_language
@@ -206,7 +206,7 @@ class _AlignCheck:
             return f"ner:{entities.pipeline_version()}"
         from rageval.aligncheck.judge import PROMPT
 
-        return f"judge:{self.judge}|prompt:{prompt_hash(PROMPT)}"
+        return f"judge:{self.judge}|prompt:{prompt_hash(PROMPT)}|{server_part(self.judge).rstrip('|')}".rstrip("|")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scores = []

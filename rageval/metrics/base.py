@@ -224,7 +224,7 @@ def evaluate(
 
 
 def _local_embedder() -> Any:
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return make_embedder("local")
 
