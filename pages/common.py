@@ -301,8 +301,11 @@ def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) ->
                   + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
     config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
               "question": st.column_config.TextColumn(width="large"),
-              **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%+.3f" if c == "change" else "%.3f")
-                 for c in ("a", "b", "change")}}
+              "a": st.column_config.NumberColumn("A", format="%.3f"),
+              "b": st.column_config.NumberColumn("B", format="%.3f"),
+              "change": st.column_config.NumberColumn("B − A", format="%+.3f"),
+              "contradicted_a": st.column_config.NumberColumn("contradicted claims in A"),
+              "contradicted_b": st.column_config.NumberColumn("in B")}
     cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
     for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
         with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):
