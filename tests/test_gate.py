@@ -149,3 +149,16 @@ def test_scored_files_in_every_format_score_writes_or_reads(home, name):
     assert dict(s.reasons["faithfulness"]) == {"no_contexts": 1}
     assert main(["check", str(path), "--fail-under", "token_f1=0.6"]) == 0
     assert main(["check", str(path), "--fail-under", "faithfulness=0.8"]) == 1  # one answer unscored
+
+
+def test_an_unfinished_run_fails_unless_allowed(home, capsys):
+    from rageval.store import runs as rstore
+
+    project, _ = make_runs("part", n=10, runs=("r0",))
+    rstore.set_run_status(project.db_path, "r0", "interrupted")
+    assert main(["check", "--project", "part", "--run", "r0", "--fail-under", "token_f1=0"]) == 1
+    assert "FAIL  run finished: run r0 is interrupted with 10 of 10 answers scored" in capsys.readouterr().out
+    assert main(["check", "--project", "part", "--run", "r0", "--fail-under", "token_f1=0", "--allow-unscored"]) == 0
+    rstore.set_run_status(project.db_path, "r0", "finished")
+    assert main(["check", "--project", "part", "--run", "r0", "--fail-under", "token_f1=0"]) == 0
+    assert "PASS  run finished: run r0 is finished with all 10 answers" in capsys.readouterr().out
