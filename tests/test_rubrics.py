@@ -7,7 +7,8 @@ import pytest
 from rageval.cli import main
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric, parse_metric_list
+from rageval.metrics.base import evaluate, get_metric, parse_metric_list
+from rageval.types import Resources, Sample
 from rageval.project import open_project
 from rageval.metrics.rubric import project_rubrics, resolve
 from rageval.prompts.rubric import Rubric, parse_rubric
