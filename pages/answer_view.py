@@ -68,7 +68,7 @@ def contexts(view: q.AnswerView) -> None:
     for n, claim in enumerate(view.claims, start=1):
         found = hl.evidence_location(view, claim)
         if found and not q.evidence_prefix(claim):  # a closest passage is not evidence: not highlighted
-            spans.setdefault(found[0], []).append((found[1], found[2], claim["verdict"], n))
+            spans.setdefault(found[0], []).append((found[1], found[2], hl.shown_verdict(claim), n))
     if not view.contexts:
         st.info("No retrieved context was stored for this answer.")
     for i, ctx in enumerate(view.contexts):

@@ -88,7 +88,6 @@ def main() -> None:
     runs = q.finished_runs(p)
     common.need(runs, "No finished run in this project yet.", "run", "Start a run")
     by_id = {r["id"]: r for r in runs}
-    common.seed_from_url({"run": "ans_run", "run_b": "ans_compare", "question": "ans_item"})
     if st.session_state.get("ans_run") not in by_id:
         st.session_state.pop("ans_run", None)
     run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: f"{run_name(by_id[i])} · {i}", key="ans_run")]

@@ -79,16 +79,19 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
 
 
 def highlight_html(segments: Sequence[hl.Segment]) -> str:
-    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only."""
+    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only; a
+    low-confidence verdict (``"CONTRADICTED?"``) is underlined dashed on a pale background."""
     parts = []
     for seg in segments:
         if seg.verdict is None:
             parts.append(esc(seg.text))
             continue
-        bg, accent = COLOURS.get(seg.verdict, ("#eceff4", "#5a6372"))
+        unsure = seg.verdict.endswith("?")
+        bg, accent = COLOURS.get(seg.verdict.rstrip("?"), ("#eceff4", "#5a6372"))
+        bg, line, title = ("#f4f5f7", "dashed", f"{seg.verdict} (low confidence)") if unsure else (bg, "solid", seg.verdict)
         marks = ",".join(str(n) for n in seg.labels)
         parts.append(
-            f'<span title="{esc(seg.verdict)}" style="background:{bg};border-bottom:2px solid {accent};'
+            f'<span title="{esc(title)}" style="background:{bg};border-bottom:2px {line} {accent};'
             f'border-radius:3px;padding:1px 2px">{esc(seg.text)}</span>'
             + (f'<sup style="color:{accent};font-weight:600">{esc(marks)}</sup>' if marks else "")
         )
@@ -305,18 +308,6 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
     return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
 
 
-def seed_from_url(keys: dict[str, str]) -> None:
-    """Once per session and address: widget state from the query parameters (``{"run": "ans_run"}``),
-    so a link such as ``answers?project=demo&run=A&run_b=B&question=Q`` opens that view."""
-    seen = tuple(sorted((k, st.query_params.get(k)) for k in keys))
-    if st.session_state.get("_seeded_from_url") == seen:
-        return
-    st.session_state["_seeded_from_url"] = seen
-    for param, key in keys.items():
-        if st.query_params.get(param):
-            st.session_state[key] = st.query_params[param]
-
-
 @st.cache_data(show_spinner=False, max_entries=16)
 def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
     from rageval.views.regressions import regressions
@@ -335,8 +326,11 @@ def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) ->
                   + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
     config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
               "question": st.column_config.TextColumn(width="large"),
-              **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%+.3f" if c == "change" else "%.3f")
-                 for c in ("a", "b", "change")}}
+              "a": st.column_config.NumberColumn("A", format="%.3f"),
+              "b": st.column_config.NumberColumn("B", format="%.3f"),
+              "change": st.column_config.NumberColumn("B − A", format="%+.3f"),
+              "contradicted_a": st.column_config.NumberColumn("contradicted claims in A"),
+              "contradicted_b": st.column_config.NumberColumn("in B")}
     cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
     for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
         with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):

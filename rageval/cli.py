@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from rageval import settings
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
@@ -33,10 +34,9 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
 def _progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
     """Progress on stderr: one updating line per phase on a terminal; with ``--progress`` (or
     RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
-    import os
     import time
 
-    forced = getattr(args, "progress", False) or os.environ.get("RAGEVAL_PROGRESS") == "1"
+    forced = getattr(args, "progress", False) or settings.get("RAGEVAL_PROGRESS") == "1"
     tty = sys.stderr.isatty()
     if args.json and not forced or not (tty or forced):
         return None
@@ -731,9 +731,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
-        import os
-
-        if os.environ.get("RAGEVAL_DEBUG"):
+        if settings.get("RAGEVAL_DEBUG"):
             raise
         print(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)", file=sys.stderr)
         return EXIT_PARTIAL

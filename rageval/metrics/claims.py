@@ -46,7 +46,7 @@ class _ClaimShare:
     judge: str = "heuristic"
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
-    llm_family = "claims"  # the three shares use one claim analysis (memoised): its calls count once
+    llm_family = "claims"  # the three shares read one claim analysis per evaluate call: the estimate counts it once
 
     def signature(self) -> str:
         return signature(self.name, self.judge, PROMPTS, *offline_parts(self.judge, self.embedder))
