@@ -502,9 +502,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                            fail_over=gate.parse_thresholds(args.fail_over, "--fail-over"), baseline=baseline,
                            metrics=metrics, min_effect=args.min_effect, alpha=args.alpha,
                            allow_unscored=args.allow_unscored)
+    from rageval.files import write_atomic
+
     for path, render in ((args.junit_xml, gate.junit_xml), (args.markdown, gate.markdown)):
         if path:
-            Path(path).write_text(render(result), encoding="utf-8")
+            write_atomic(path, render(result))
     _emit(args, result.as_dict(), gate.text(result))
     return EXIT_OK if result.passed else EXIT_PARTIAL
 
