@@ -10,10 +10,10 @@ import pytest
 
 from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.client import LLMClient, make_llm_client
-from rageval.llm.cost import usage_summary
+from rageval.llm.cost import summarize_calls
 from rageval.llm.roles import role_config
 from rageval.store.db import connect
-from rageval.store.llm_cache import cache_size, call_rows
+from rageval.store.llm_cache import call_rows
 
 KEY = "sk-test-SECRET-5f3a9c1e77"
 USER = [{"role": "user", "content": "Is the claim supported? Answer in JSON."}]
@@ -56,7 +56,7 @@ def test_chat_ok_logged_and_rerun_makes_zero_calls(fake_llm, tmp_path):
     assert [r.value for r in again] == [r.value for r in replies] and all(r.cached for r in again)
     rows = call_rows(tmp_path / "project.duckdb", "run-2")
     assert len(rows) == 20 and all(r["cached"] and r["attempts"] == 0 for r in rows)
-    summary = usage_summary(tmp_path / "project.duckdb", "run-2")
+    summary = summarize_calls(rows)
     assert (summary.calls, summary.cached, summary.failed, summary.tokens_in) == (20, 20, 0, 0)
 
 
@@ -66,7 +66,9 @@ def test_no_cache_switch_disables_reads_and_writes(fake_llm, tmp_path):
             assert client.chat("judge", USER).cached is False
     assert fake_llm.count() == 2
     path = tmp_path / "project.duckdb"
-    assert cache_size(path) == 0 and len(call_rows(path)) == 2
+    with connect(path) as con:
+        assert con.execute("SELECT count(*) FROM llm_cache").fetchone()[0] == 0
+    assert len(call_rows(path)) == 2
 
 
 def test_writes_are_flushed_while_idle_and_the_file_is_not_held(fake_llm, tmp_path):
@@ -198,7 +200,8 @@ def test_unknown_model_names_role_and_model_and_fails_fast(fake_llm):
 def test_preflight_passes_for_a_listed_or_answering_model(fake_llm):
     fake_llm.script(models={"test-model", "emb-model"})
     with client_for(fake_llm) as client:
-        client.preflight_all()
+        for role in client.roles:
+            client.preflight(role)
     assert fake_llm.count("/v1/models") == 2 and fake_llm.count("/v1/chat/completions") == 0
 
 

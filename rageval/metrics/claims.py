@@ -21,7 +21,6 @@ of a copied claim (or of a judge's quote) inside it.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -117,11 +116,3 @@ class NotMentionedShare(_ClaimShare):
     label = NOT_MENTIONED
 
 
-def claim_counts(scores: Sequence[Score]) -> Counter:
-    """Verdict counts over the ``claims`` in a list of scores' details (for summaries)."""
-    total: Counter = Counter()
-    for s in scores:
-        for c in (s.details or {}).get("claims", []):
-            if "verdict" in c:
-                total[c["verdict"]] += 1
-    return total
