@@ -65,6 +65,10 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     run_id = None
     if project is not None:
         config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,
-                  "language": language, "embedder": embedder, **(metric_options or {})}
+                  "language": language, "embedder": embedder,
+                  **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}}
+        rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
+        if rubrics:  # the rubric text the values were judged with, kept with the run
+            config["rubrics"] = rubrics
         run_id = save_import_run(project, scored.records, config)
     return ScoreResult(run_id=run_id, rows=scored.rows, errors=[], records=scored.records)
