@@ -103,7 +103,7 @@ class ScoreActor:
 
     def __init__(self, plan: dict[str, Any], out_dir: str, batch_size: int, retries: int,
                  llm: dict[str, Any] | None = None):
-        from rageval.embed import make_embedder
+        from rageval.embed.cache import make_embedder
         from rageval.types import Resources
 
         self.plan = Plan.from_dict(plan)
