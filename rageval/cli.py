@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from rageval import settings
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
@@ -33,10 +34,9 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
 def _progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
     """Progress on stderr: one updating line per phase on a terminal; with ``--progress`` (or
     RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
-    import os
     import time
 
-    forced = getattr(args, "progress", False) or os.environ.get("RAGEVAL_PROGRESS") == "1"
+    forced = getattr(args, "progress", False) or settings.get("RAGEVAL_PROGRESS") == "1"
     tty = sys.stderr.isatty()
     if args.json and not forced or not (tty or forced):
         return None
@@ -72,8 +72,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from rageval.ingest.limits import Limits
 
     limits = Limits.from_env(file_mb=args.max_file_mb, pages=args.max_pages, chars=args.max_chars)
-    report = ingest(_project(args), args.corpus, paths=[p for p in args.paths if Path(p).exists()],
-                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits)
+    project = _project(args)
+
+    def waiting() -> None:
+        print(f"waiting: another ingest into project {project.slug} is running; this one starts when it "
+              "ends", file=sys.stderr, flush=True)
+
+    report = ingest(project, args.corpus, paths=[p for p in args.paths if Path(p).exists()],
+                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits,
+                    on_wait=waiting)
     errors = [{"name": e.name, "reason": e.reason} for e in report.errors]
     errors += [{"name": str(p), "reason": "no such file or folder"} for p in missing]
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
@@ -495,9 +502,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                            fail_over=gate.parse_thresholds(args.fail_over, "--fail-over"), baseline=baseline,
                            metrics=metrics, min_effect=args.min_effect, alpha=args.alpha,
                            allow_unscored=args.allow_unscored)
+    from rageval.files import write_atomic
+
     for path, render in ((args.junit_xml, gate.junit_xml), (args.markdown, gate.markdown)):
         if path:
-            Path(path).write_text(render(result), encoding="utf-8")
+            write_atomic(path, render(result))
     _emit(args, result.as_dict(), gate.text(result))
     return EXIT_OK if result.passed else EXIT_PARTIAL
 
@@ -724,9 +733,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
-        import os
-
-        if os.environ.get("RAGEVAL_DEBUG"):
+        if settings.get("RAGEVAL_DEBUG"):
             raise
         print(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)", file=sys.stderr)
         return EXIT_PARTIAL

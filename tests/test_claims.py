@@ -12,7 +12,6 @@ import zlib
 import numpy as np
 import pytest
 
-from rageval.claims import analysis
 from rageval.claims import judge as claim_judge
 from rageval.claims.cues import antonym_clash, names
 from rageval.claims.extract import extract_claims, resolved_sentences
@@ -112,13 +111,6 @@ CTX = (
 WALL = Sample(id="w", question="When did the Berlin Wall fall?", contexts=CTX, context_ids=("doc1#0", "doc1#1"),
               references=("9 November 1989",),
               answer="Hello! The wall fell on 9 November 1989. The Berlin Wall was built in 1961 by the Soviet Union.")
-
-
-@pytest.fixture(autouse=True)
-def fresh_memo():
-    analysis.clear_memo()
-    yield
-    analysis.clear_memo()
 
 
 # --- text helpers and extraction ----------------------------------------------------------
@@ -299,7 +291,6 @@ def test_judge_failures_mark_only_their_item():
     assert res["faithfulness"][0].status == "ok"
     assert (res["faithfulness"][1].status, res["faithfulness"][1].reason) == ("failed", "llm_error: scripted failure")
 
-    analysis.clear_memo()
     broken = judged(lambda p: scripted(p, broken_verify=True))
     (s,) = evaluate([ok], [get_metric("faithfulness", judge="openai:fake-judge")], broken)["faithfulness"]
     assert (s.status, s.reason, s.value) == ("unscored", "judge_parse_error", None)

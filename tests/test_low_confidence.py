@@ -8,7 +8,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rageval.claims import analysis, verifier
+from rageval.claims import verifier
 from rageval.project import open_project
 from rageval.report import run_report_html
 from rageval.views.answer_table import answer_table
@@ -86,13 +86,11 @@ def test_score_details_give_confidence_and_the_flag(tmp_path, monkeypatch, capsy
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(verifier, "low_confidence_below", lambda: 1.01)  # every model verdict is unsure
-    analysis.clear_memo()
     rows = tmp_path / "answers.jsonl"
     rows.write_text(json.dumps({"id": "q1", "question": "Tea?", "contexts": [CONTEXT],
                                 "answer": "Green tea originated in Japan. Brew it at 70 to 80 degrees Celsius."})
                     + "\n", encoding="utf-8")
     assert main(["score", str(rows), "--metrics", "faithfulness", "--details"]) == 0
-    analysis.clear_memo()
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     by_text = {c["text"]: c for c in row["claims"]}
     modelled, copied = by_text["Green tea originated in Japan."], by_text["Brew it at 70 to 80 degrees Celsius."]

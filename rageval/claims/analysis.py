@@ -1,5 +1,6 @@
 """The claim analysis of one answer, shared by the three claim metrics: extraction, verification
-and diagnosis, offline or by an LLM judge, memoised per (judge, embedder, sample).
+and diagnosis, offline or by an LLM judge, computed once per (judge, embedder, sample) in one
+``evaluate`` call (``Resources.memo``).
 
 Offline: :func:`rageval.claims.extract.extract_claims`, then the learned verifier
 (:func:`rageval.claims.verifier.learned_verify`, whose version goes into the signature). With a
@@ -10,8 +11,6 @@ on both paths). Both end in
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
@@ -26,7 +25,6 @@ from rageval.types import Resources, Sample
 from rageval.judge.ask import judge_client
 
 PROMPTS = ("claim_extract", "claim_verify")
-_MEMO_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -83,48 +81,27 @@ def _finish(sample: Sample, records: list[dict], meta: dict) -> Analysis:
     return Analysis("ok", None, tuple(records), summary, meta)
 
 
-_memo: OrderedDict[tuple, Analysis] = OrderedDict()
-_lock = threading.RLock()  # runs may score from several worker threads; the memo is shared
-
-
-def clear_memo() -> None:
-    """Forget every memoised analysis (tests and benchmarks that count judge calls)."""
-    with _lock:
-        _memo.clear()
-
-
 def _key(sample: Sample, judge: str, embedder_name: str) -> tuple:
-    return (judge, embedder_name, sample.question, sample.answer, sample.contexts, sample.context_ids,
+    return ("claims", judge, embedder_name, sample.question, sample.answer, sample.contexts, sample.context_ids,
             sample.references)
 
 
 def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric: str) -> list[Analysis]:
-    """Claims, verdicts and diagnosis for each sample (memoised; failures are not memoised)."""
+    """Claims, verdicts and diagnosis for each sample, once per ``evaluate`` call (``resources.memo``;
+    a failed analysis is not kept)."""
     if judge == "heuristic":
         embedder = resources.embedder
         name = getattr(embedder, "name", type(embedder).__name__)
     else:
         llm = judge_client(metric, judge, resources)
         name = ""
-    out: list[Analysis | None] = []
-    todo: list[int] = []
-    with _lock:
-        for i, s in enumerate(samples):
-            hit = _memo.get(_key(s, judge, name))
-            out.append(hit)
-            if hit is None:
-                todo.append(i)
-    if todo:
-        fresh = (_heuristic([samples[i] for i in todo], embedder, name) if judge == "heuristic"
-                 else _judged([samples[i] for i in todo], llm, judge))
-        with _lock:
-            for i, analysis in zip(todo, fresh):
-                out[i] = analysis
-                if analysis.status == "ok":
-                    _memo[_key(samples[i], judge, name)] = analysis
-                    if len(_memo) > _MEMO_SIZE:
-                        _memo.popitem(last=False)
-    return [a for a in out if a is not None]
+
+    def compute(todo: list[int]) -> list[Analysis]:
+        batch = [samples[i] for i in todo]
+        return _heuristic(batch, embedder, name) if judge == "heuristic" else _judged(batch, llm, judge)
+
+    return resources.memo.many([_key(s, judge, name) for s in samples], compute,
+                               keep=lambda analysis: analysis.status == "ok")
 
 
 def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:

@@ -21,7 +21,6 @@ of a copied claim (or of a judge's quote) inside it.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -47,7 +46,7 @@ class _ClaimShare:
     judge: str = "heuristic"
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
-    llm_family = "claims"  # the three shares use one claim analysis (memoised): its calls count once
+    llm_family = "claims"  # the three shares read one claim analysis per evaluate call: the estimate counts it once
 
     def signature(self) -> str:
         """With a judge the text rules are pinned too: copied claims are found by containment over
@@ -117,11 +116,3 @@ class NotMentionedShare(_ClaimShare):
     label = NOT_MENTIONED
 
 
-def claim_counts(scores: Sequence[Score]) -> Counter:
-    """Verdict counts over the ``claims`` in a list of scores' details (for summaries)."""
-    total: Counter = Counter()
-    for s in scores:
-        for c in (s.details or {}).get("claims", []):
-            if "verdict" in c:
-                total[c["verdict"]] += 1
-    return total
