@@ -69,7 +69,7 @@ def main() -> None:
         return
     st.subheader("Runs")
     rows = run_view.run_rows(p, runs)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+    common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                  column_config={"name": st.column_config.TextColumn(width="large")})
     st.download_button("Runs as CSV", table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
     stopped = [r for r in runs if run_view.resumable(r, active=r["id"] in workers.active(p))]

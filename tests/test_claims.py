@@ -264,7 +264,8 @@ def judged(responder, model="fake-judge"):
 
 def test_judge_path_signature_details_and_located_quotes():
     m = get_metric("faithfulness", judge="openai:fake-judge")
-    assert re.fullmatch(r"faithfulness\|judge:openai:fake-judge\|prompt:[0-9a-f]{8}\|emb:local\|v1", m.signature())
+    assert re.fullmatch(r"faithfulness\|judge:openai:fake-judge\|prompt:[0-9a-f]{8}\|emb:local\|text-[0-9a-f]{8}\|v1",
+                        m.signature())
     (score,) = evaluate([WALL], [m], judged(scripted))["faithfulness"]
     assert score.value == 0.5 and score.details["method"] == "llm"
     sup = score.details["claims"][0]
@@ -327,3 +328,19 @@ def test_locate_quotes():
     assert claim_judge.locate("It divided the city for 28 years.", CTX, 2) == (0, (69, 102))
     assert claim_judge.locate("not there", CTX, 1) == (0, None)
     assert claim_judge.locate("", CTX, None) == (None, None)
+
+
+def test_a_copied_claim_is_supported_before_the_judge_sees_it():
+    """Containment runs before the judge too: the copied claim is SUPPORTED at confidence 1.0 with its
+    whole sentence, and only the other claim reaches the verification prompt."""
+    llm = FakeJudge(scripted)
+    sample = Sample(id="c", answer="The wall fell on 9 November 1989. The Soviet Union built it.", contexts=CTX,
+                    context_ids=("doc1#0", "doc1#1"))
+    (score,) = evaluate([sample], [get_metric("faithfulness", judge="openai:fake-judge")],
+                        Resources(embedder_factory=BowEmbedder, llm=llm))["faithfulness"]
+    copied, judged_claim = score.details["claims"]
+    assert copied["verdict"] == "SUPPORTED" and copied["confidence"] == 1.0 and "verbatim" in copied["reason"]
+    assert copied["evidence"] == "The wall fell on 9 November 1989." and copied["evidence_chunk"] == "doc1#1"
+    assert judged_claim["verdict"] == "CONTRADICTED"
+    verify = [p for p in llm.prompts if "check claims" in p]
+    assert len(verify) == 1 and "Soviet" in verify[0] and "9 November 1989" not in section(verify[0], "Claims")

@@ -4,7 +4,9 @@ and diagnosis, offline or by an LLM judge, computed once per (judge, embedder, s
 
 Offline: :func:`rageval.claims.extract.extract_claims`, then the learned verifier
 (:func:`rageval.claims.verifier.learned_verify`, whose version goes into the signature). With a
-judge: :mod:`rageval.claims.judge` (one pool task per answer: extract, then verify). Both end in
+judge: :mod:`rageval.claims.judge` (one pool task per answer: extract, then verify the claims that
+are not copied from the contexts: those are SUPPORTED by :func:`rageval.claims.containment.contained`
+on both paths). Both end in
 :func:`rageval.claims.diagnose.diagnose`. Each claim is stored as :func:`claim_record` gives it.
 """
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from rageval.claims import judge as judge_path
+from rageval.claims.containment import contained
 from rageval.claims.diagnose import diagnose
 from rageval.claims.extract import extract_claims
 from rageval.claims.verdict import LABELS, Verdict
@@ -119,10 +122,14 @@ def _judged(samples: Sequence[Sample], llm: Any, judge: str) -> list[Analysis]:
         claims = judge_path.extract_one(llm, s.question, s.answer or "")
         if isinstance(claims, judge_path.Failure):
             return Analysis(claims.status, claims.reason, (), {}, {**meta, "stage": "extract", "raw": claims.raw})
-        verdicts = judge_path.verify(llm, [(claims, s.contexts)])[0] if claims else []
-        if isinstance(verdicts, judge_path.Failure):
-            return Analysis(verdicts.status, verdicts.reason, tuple({"text": t} for t in claims), {},
-                            {**meta, "stage": "verify", "raw": verdicts.raw})
+        copied = [contained(t, s.contexts) for t in claims]  # copied claims never reach the judge
+        rest = [t for t, v in zip(claims, copied) if v is None]
+        judged = judge_path.verify(llm, [(rest, s.contexts)])[0] if rest else []
+        if isinstance(judged, judge_path.Failure):
+            return Analysis(judged.status, judged.reason, tuple({"text": t} for t in claims), {},
+                            {**meta, "stage": "verify", "raw": judged.raw})
+        found = iter(judged)
+        verdicts = [v if v is not None else next(found) for v in copied]
         return _finish(s, [claim_record(s, t, v) for t, v in zip(claims, verdicts)], dict(meta))
 
     return llm.map(one, list(samples))

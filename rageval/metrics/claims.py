@@ -30,6 +30,7 @@ from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
+from rageval.text import version as text_version
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,10 @@ class _ClaimShare:
     llm_family = "claims"  # the three shares read one claim analysis per evaluate call: the estimate counts it once
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, PROMPTS, *offline_parts(self.judge, self.embedder))
+        """With a judge the text rules are pinned too: copied claims are found by containment over
+        the contexts' sentences before the judge sees the others (offline through :func:`offline_parts`)."""
+        text = () if self.judge == "heuristic" else (text_version(),)
+        return signature(self.name, self.judge, PROMPTS, *offline_parts(self.judge, self.embedder), *text)
 
     def llm_calls(self, shape: Any) -> int:
         """At most 1 extraction + ``ceil(MAX_CLAIMS / CLAIMS_PER_CALL)`` verification calls."""
