@@ -33,6 +33,7 @@ from rageval.text.tokenize import check_language, normalization_name
 from rageval.judge.ask import check_judge, fence_safe, server_part
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
+from rageval.text import version as text_version
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "answer_correctness.json"
 PROMPT_PATH = Path(__file__).resolve().parent.parent / "prompts" / "answer_equivalence.txt"
@@ -124,7 +125,7 @@ class AnswerCorrectnessOffline:
         model = load_model()
         return (
             f"answer_correctness_offline|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
-            f"|norm:{normalization_name(self.language)}+numbers|refs:max|v2"
+            f"|norm:{normalization_name(self.language)}+numbers|refs:max|{text_version()}|v2"
         )
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
@@ -186,7 +187,7 @@ class AnswerEquivalence:
             model = load_model()
             return (
                 f"answer_equivalence|judge:heuristic|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
-                f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers|v2"
+                f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers|{text_version()}|v2"
             )
         prompt = sha256_hex(prompt_template() + "\0" + schema_hash("answer_equivalence"))[:8]
         return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|{server_part(self.judge)}v1"

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.claims.diagnose import gold_ranks
+from rageval.text import version as text_version
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Hedges
@@ -44,7 +45,8 @@ class Hedging:
     needs_llm = True
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, ("hedging",))
+        tables = (text_version(),) if self.judge == "heuristic" else ()  # the phrase lists it reads
+        return signature(self.name, self.judge, ("hedging",), *tables)
 
     def llm_calls(self, shape: Any) -> int:
         return 1
