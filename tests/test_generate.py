@@ -54,7 +54,7 @@ def test_signature_changes_with_settings():
 def test_prompt_has_the_papers_sections_in_order(history):
     prompt = build_prompt("How tall is it?", ["ctx one", "ctx two"], history)
     positions = [prompt.index(s) for s in ("Instructions:", "Context:", "[1] ctx one", "[2] ctx two",
-                                           "Chat history:", "Question: How tall is it?")]
+                                           "Chat history:", "Question:\n<question>\nHow tall is it?\n</question>")]
     assert positions == sorted(positions)
     assert "don't know" in prompt
     if history:

@@ -72,7 +72,7 @@ def test_a_reply_that_breaks_its_schema_is_reasked_then_unscored(fake_llm, tmp_p
 
 
 def test_every_judge_prompt_has_a_reply_model():
-    from rageval.judge.ask import PROMPT_DIR
+    from rageval.prompts import PROMPT_DIR
 
     judge_prompts = {p.stem for p in PROMPT_DIR.glob("*.txt") if "JSON" in p.read_text(encoding="utf-8")}
     assert judge_prompts == set(REPLIES)

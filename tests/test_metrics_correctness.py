@@ -13,7 +13,8 @@ from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from rageval.llm.replies import validator
-from rageval.metrics.correctness import Equivalence, equivalence_of, load_model, probability, render_prompt
+from rageval.metrics.correctness import Equivalence, equivalence_of, load_model, probability
+from rageval.prompts import render
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
@@ -79,7 +80,8 @@ def test_equivalence_heuristic_is_thresholded_correctness_and_says_bem_is_not_sh
 
 
 def test_render_prompt_fills_each_slot_once():
-    text = render_prompt("what is {candidate}?", ["a {references}", "b"], "c {question}")
+    text = render("answer_equivalence", question="what is {candidate}?", references="a {references} | b",
+                  candidate="c {question}")
     assert "Question:\n<question>\nwhat is {candidate}?\n</question>" in text
     assert "a {references} | b" in text and "Candidate answer:\n<candidate>\nc {question}\n</candidate>" in text
     assert '{"equivalent": true or false' in text

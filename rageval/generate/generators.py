@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from importlib import resources
 from typing import Any, Protocol, Sequence
 
 import numpy as np
 
+from rageval.prompts import prompt_hash, render
 from rageval.text import version as text_version
-from rageval.util import sha256_hex
 
 ABSTENTION = "I don't know based on the provided documents."
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -25,15 +24,12 @@ _STOP = frozenset(
 )
 
 
-def prompt_template() -> str:
-    return resources.files("rageval.prompts").joinpath("generator.txt").read_text(encoding="utf-8")
-
-
 def build_prompt(question: str, contexts: Sequence[str], history: Sequence[tuple[str, str]] = ()) -> str:
-    """The generator prompt with numbered context passages and ``(role, text)`` history turns."""
+    """The generator prompt with numbered context passages and ``(role, text)`` history turns,
+    rendered like every judge prompt: each value inside its data tags, unable to close them."""
     context = "\n\n".join(f"[{i}] {c.strip()}" for i, c in enumerate(contexts, start=1)) or "(no context)"
     past = "\n".join(f"{role}: {text}" for role, text in history) or "(none)"
-    return prompt_template().format(context=context, history=past, question=question.strip())
+    return render("generator", context=context, history=past, question=question.strip())
 
 
 @dataclass(frozen=True)
@@ -162,7 +158,7 @@ class LLMGenerator:
 
     def signature(self) -> str:
         return (f"llm|model:{self.client.model('generator')}|t:{self.temperature}"
-                f"|prompt:{sha256_hex(prompt_template())[:8]}")
+                f"|prompt:{prompt_hash('generator')}")
 
     def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
         def one(pair: tuple[str, Sequence[str]]) -> Generation:

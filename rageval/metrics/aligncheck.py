@@ -32,7 +32,8 @@ from rageval.aligncheck.granularity import kept_types, parse_granularity
 from rageval.aligncheck.score import align
 from rageval.errors import ConfigError
 from rageval.types import Resources, Sample, Score
-from rageval.judge.ask import check_judge, prompt_hash, server_part
+from rageval.judge.ask import check_judge, server_part
+from rageval.prompts import prompt_hash
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match
 from rageval.text.tokenize import check_language

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -30,13 +29,13 @@ from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
-from rageval.judge.ask import check_judge, fence_safe, server_part
-from rageval.prompts.schemas import Equivalence, schema_hash
+from rageval.judge.ask import check_judge, server_part
+from rageval.prompts import prompt_hash, render
+from rageval.prompts.schemas import Equivalence
 from rageval.util import sha256_hex
 from rageval.text import version as text_version
 
 MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "answer_correctness.json"
-PROMPT_PATH = Path(__file__).resolve().parent.parent / "prompts" / "answer_equivalence.txt"
 BEM_NOTE = (
     "BEM checkpoint not shipped: this is a BEM-style, question-aware equivalence decision by {by}, "
     "not the BEM model's score"
@@ -138,17 +137,6 @@ class AnswerCorrectnessOffline:
 
 
 # ------------------------------------------------------------------------- answer equivalence
-def prompt_template() -> str:
-    return PROMPT_PATH.read_text(encoding="utf-8")
-
-
-def render_prompt(question: str, references: Sequence[str], candidate: str) -> str:
-    """The judge prompt with {question}, {references} (joined by " | ") and {candidate} filled in once."""
-    values = {"question": fence_safe(question), "references": fence_safe(" | ".join(references)),
-              "candidate": fence_safe(candidate)}
-    return re.sub(r"\{(question|references|candidate)\}", lambda m: values[m[1]], prompt_template())
-
-
 def equivalence_of(reply: Equivalence) -> dict[str, Any]:
     return {"equivalent": reply.equivalent, "reason": reply.reason}
 
@@ -189,7 +177,7 @@ class AnswerEquivalence:
                 f"answer_equivalence|judge:heuristic|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
                 f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers|{text_version()}|v2"
             )
-        prompt = sha256_hex(prompt_template() + "\0" + schema_hash("answer_equivalence"))[:8]
+        prompt = prompt_hash("answer_equivalence")
         return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|{server_part(self.judge)}v1"
 
     def llm_calls(self, shape: Any) -> int:
@@ -219,7 +207,8 @@ class AnswerEquivalence:
         note = BEM_NOTE.format(by=f"the LLM judge {self.judge}")
 
         def one(sample: Sample) -> Score:
-            prompt = render_prompt(sample.question, references_of(sample), sample.answer or "")
+            prompt = render("answer_equivalence", question=sample.question,
+                            references=" | ".join(references_of(sample)), candidate=sample.answer or "")
             reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], schema=Equivalence,
                                   validate=equivalence_of)
             if reply.status != "ok":

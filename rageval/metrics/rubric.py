@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from rageval.errors import ConfigError
-from rageval.judge.ask import ask, failed_score, judge_client, numbered, prompt_text, signature
+from rageval.judge.ask import ask, failed_score, judge_client, numbered, signature
+from rageval.prompts import prompt_text
 from rageval.project import Project
 from rageval.prompts.rubric import PREFIX, Rubric
 from rageval.store import rubrics as rubric_store
