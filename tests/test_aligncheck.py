@@ -24,7 +24,7 @@ from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric, parse_metric_list
 from rageval.types import Sample
 from rageval.text.lang import guess_language
-from tests.test_metrics_semantic import FakeEmbedder, fake_resources
+from tests.fakes import FakeEmbedder, fake_resources
 
 F = Fact
 

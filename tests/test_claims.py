@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import re
-import zlib
 
-import numpy as np
 import pytest
 
 from rageval.claims import judge as claim_judge
@@ -22,25 +20,7 @@ from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from rageval.text.hedges import hedge_cues
 from rageval.text.sentences import split_sentences
-
-
-class BowEmbedder:
-    """Deterministic hashed bag-of-words vectors (L2-normalised): a stand-in for MiniLM."""
-
-    name = "bow-test"
-    dim = 256
-
-    def __init__(self):
-        self.calls = 0
-
-    def embed(self, texts):
-        self.calls += 1
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for i, t in enumerate(texts):
-            for w in re.findall(r"[a-z0-9]+", t.lower()):
-                out[i, zlib.crc32(w.encode()) % self.dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1.0, norms)
+from tests.fakes import BowEmbedder
 
 
 FAIL = object()

@@ -1,25 +1,9 @@
 """Generation: passage units, the extractive generator's choice and abstention, the prompt."""
-import zlib
 
-import numpy as np
 import pytest
 
 from rageval.generate.generators import ABSTENTION, ExtractiveGenerator, build_prompt, passage_units
-
-
-class BagOfWordsEmbedder:
-    """A transparent stand-in: hashed bag of lower-cased words, L2-normalised."""
-
-    name = "bow-test"
-    dim = 64
-
-    def embed(self, texts):
-        out = np.zeros((len(texts), self.dim), np.float32)
-        for i, text in enumerate(texts):
-            for word in text.lower().replace("?", " ").replace(".", " ").split():
-                out[i, zlib.crc32(word.encode()) % self.dim] += 1.0
-        norms = np.linalg.norm(out, axis=1, keepdims=True)
-        return out / np.where(norms == 0, 1, norms)
+from tests.fakes import BowEmbedder
 
 
 def test_passage_units_spell_out_table_rows_and_join_pdf_lines():
@@ -34,7 +18,7 @@ def test_passage_units_spell_out_table_rows_and_join_pdf_lines():
 
 
 def test_extractive_answers_with_best_sentence_and_abstains_on_weak_evidence():
-    gen = ExtractiveGenerator(BagOfWordsEmbedder())
+    gen = ExtractiveGenerator(BowEmbedder(dim=64))
     contexts = [["The Tokaido Shinkansen opened in 1964 between Tokyo and Osaka. Trains reach 320 km/h."]]
     out = gen.generate_batch(["When did the Tokaido Shinkansen open?"], contexts)
     assert out[0].text == "The Tokaido Shinkansen opened in 1964 between Tokyo and Osaka."
@@ -46,7 +30,7 @@ def test_extractive_answers_with_best_sentence_and_abstains_on_weak_evidence():
 
 
 def test_signature_changes_with_settings():
-    emb = BagOfWordsEmbedder()
+    emb = BowEmbedder(dim=64)
     assert ExtractiveGenerator(emb).signature() != ExtractiveGenerator(emb, min_score=0.3).signature()
 
 

@@ -16,7 +16,7 @@ from rageval.llm.replies import validator
 from rageval.metrics.correctness import Equivalence, equivalence_of, load_model, probability
 from rageval.prompts import render
 from rageval.metrics.correctness_features import FEATURES, correctness_features
-from tests.test_metrics_semantic import FakeEmbedder, fake_resources
+from tests.fakes import FakeEmbedder, fake_resources
 
 FAKE = FakeEmbedder.name
 

@@ -16,7 +16,7 @@ import pytest
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric, metric_names
 from rageval.types import NEED_REASONS, Sample, Score
-from tests.test_metrics_semantic import FakeEmbedder, fake_resources
+from tests.fakes import FakeEmbedder, fake_resources
 
 KINDS = {"retrieval", "lexical", "semantic", "judged", "claims"}
 NAMES = [n.replace("@K", "@3") for n in metric_names()]

@@ -1,61 +1,17 @@
 """Semantic metrics: BERTScore matching by hand with a fake embedder, then a check with real MiniLM."""
 from __future__ import annotations
 
-import hashlib
 import json
 import math
 
 import numpy as np
 import pytest
 
-from rageval.embed.minilm import TokenVectors
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from rageval.metrics.semantic import greedy_match
-
-
-class FakeEmbedder:
-    """Deterministic, context-free: a word's vector comes from its hash (or from ``fixed``).
-
-    Tokens are lowercase whitespace-separated words; ids are stable integers; the sentence
-    vector is the L2-normalised mean of the word vectors.
-    """
-
-    name = "fake-hash-embedder"
-
-    def __init__(self, dim: int = 16, fixed: dict[str, list[float]] | None = None):
-        self.dim = dim
-        self.fixed = {k: np.asarray(v, dtype=np.float32) for k, v in (fixed or {}).items()}
-        self.calls: list[int] = []
-
-    def _vec(self, word: str) -> np.ndarray:
-        if word in self.fixed:
-            return self.fixed[word]
-        seed = int(hashlib.sha256(word.encode()).hexdigest()[:8], 16)
-        return np.random.default_rng(seed).normal(size=self.dim).astype(np.float32)
-
-    def embed_tokens(self, texts):
-        self.calls.append(len(texts))
-        out = []
-        for t in texts:
-            words = tuple(t.lower().split())
-            vecs = np.stack([self._vec(w) for w in words]) if words else np.zeros((0, self.dim), np.float32)
-            ids = tuple(int(hashlib.sha256(w.encode()).hexdigest()[:6], 16) for w in words)
-            out.append(TokenVectors(tokens=words, vectors=vecs, ids=ids))
-        return out
-
-    def embed(self, texts):
-        rows = []
-        for tv in self.embed_tokens(texts):
-            m = tv.vectors.mean(axis=0) if len(tv.tokens) else np.zeros(self.dim, np.float32)
-            rows.append(m / max(float(np.linalg.norm(m)), 1e-12))
-        return np.stack(rows).astype(np.float32) if rows else np.zeros((0, self.dim), np.float32)
-
-
-def fake_resources(embedder=None) -> Resources:
-    embedder = embedder or FakeEmbedder()
-    return Resources(embedder_factory=lambda: embedder)
+from tests.fakes import FakeEmbedder, fake_resources  # noqa: F401 (other test files import them from here too)
 
 
 HAND = {"a": [1, 0, 0], "b": [0, 1, 0], "c": [0, 0.6, 0.8], "d": [0, 0, 2]}

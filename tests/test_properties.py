@@ -19,7 +19,7 @@ from rageval.metrics.base import evaluate, get_metric, metric_names
 from rageval.types import Sample
 from rageval.ingest.rows import read_table
 from rageval.runs.scoring import clean_sample
-from tests.test_metrics_semantic import FakeEmbedder, fake_resources
+from tests.fakes import FakeEmbedder, fake_resources
 
 ANY = st.text(alphabet=st.characters(codec=None), max_size=120)  # lone surrogates, NUL, bidi, all planes
 WORDY = st.lists(st.sampled_from("the a Paris is capital of France 1789 Rome città è \u202e \x00 \ud800 ? . ,"

@@ -1,7 +1,5 @@
 """Vectors are computed once per text and shared by every metric of a run; chunks embedded at
 ingest are never embedded again by a run's metrics (context_relevance reads them back)."""
-import numpy as np
-
 from rageval.embed import cache as shared
 from rageval.config import RunConfig
 from rageval.embed.cache import CachedEmbedder
@@ -9,30 +7,12 @@ from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.runs.pipeline import execute, start_run
 from rageval.store import corpus as corpus_store
+from tests.fakes import FakeEmbedder
 from tests.projects import small_project
 
 
-class CountingEmbedder:
-    """Deterministic vectors from the text's hash, under the local embedder's name; counts texts."""
-
-    name = "minilm-l6-v2-numpy"
-    dim = 16
-
-    def __init__(self):
-        self.seen: list[str] = []
-
-    def embed(self, texts):
-        self.seen.extend(texts)
-        rows = [np.random.default_rng(abs(hash(t)) % 2**32).standard_normal(self.dim) for t in texts]
-        m = np.asarray(rows, dtype=np.float32).reshape(len(texts), self.dim)
-        return m / np.linalg.norm(m, axis=1, keepdims=True)
-
-    def embed_tokens(self, texts):
-        raise AssertionError("no token vectors in these metrics")
-
-
 def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
-    inner = CountingEmbedder()
+    inner = FakeEmbedder(name="minilm-l6-v2-numpy")  # under the local model's name, as a run uses it
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
     samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Etna is 3,357 metres high.",
