@@ -7,6 +7,7 @@ import streamlit as st
 
 from pages import answer_view, common
 from rageval.views import charts
+from rageval.views import highlight as hl
 from rageval.views import queries as q
 from rageval.report import leaderboard as lb
 from rageval.views.answer_table import score_diff
@@ -36,7 +37,7 @@ def side_by_side(view: q.AnswerView, other: q.AnswerView | None, names: tuple[st
         with col:
             st.markdown(f"**{common.md(name)}**")
             answer_view.answer_box(v)
-            counts = {k: sum(c["verdict"] == k for c in v.claims) for k in ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")}
+            counts = {k: sum(c["verdict"] == k for c in v.claims) for k in hl.VERDICTS}
             st.caption(" · ".join(f"{n} {k.lower().replace('_', ' ')}" for k, n in counts.items()))
     metrics = [m for m in view.scores if m in other.scores]
     a = {m: view.scores[m]["value"] for m in metrics}

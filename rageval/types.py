@@ -15,6 +15,10 @@ from rageval.errors import ConfigError
 
 STATUSES = ("ok", "unscored", "failed")
 
+#: the three claim labels, the one spelling every layer uses (verifier, judges' replies, views)
+SUPPORTED, CONTRADICTED, NOT_MENTIONED = "SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"
+LABELS = (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
+
 #: what a metric may need, and the reason given when a sample lacks it
 NEED_REASONS = {
     "answer": "no_answer",

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SUPPORTED, CONTRADICTED, NOT_MENTIONED = "SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"
-LABELS = (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
+from rageval.types import CONTRADICTED, LABELS, NOT_MENTIONED, SUPPORTED  # noqa: F401 (the claim labels)
 
 
 @dataclass(frozen=True)

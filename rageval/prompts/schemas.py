@@ -21,9 +21,8 @@ from typing import Annotated, Any, Literal, Sequence
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from rageval.types import LABELS
 from rageval.util import canonical_json, sha256_hex
-
-LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
 
 
 def _flag(value: Any) -> Any:
@@ -66,7 +65,7 @@ Text = Annotated[str, BeforeValidator(_text)]
 Texts = Annotated[list[str], BeforeValidator(_texts)]
 Rating = Annotated[int, Field(ge=0, le=3)]
 Index = Annotated[Annotated[int, Field(ge=1)] | None, BeforeValidator(_optional_index)]
-Label = Annotated[Literal["SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"], BeforeValidator(_label)]
+Label = Annotated[Literal[LABELS], BeforeValidator(_label)]
 
 
 class Reply(BaseModel):

@@ -13,8 +13,9 @@ from typing import Any, Protocol, Sequence
 
 from rageval.report.summary import is_low_confidence
 from rageval.text.sentences import split_sentences
+from rageval.types import LABELS
 
-VERDICTS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
+VERDICTS = LABELS  # the claim labels, in the order the legend shows them
 _SEVERITY = {"SUPPORTED": 0, "NOT_MENTIONED": 1, "CONTRADICTED": 2}
 
 
