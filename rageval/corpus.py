@@ -99,6 +99,7 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
     indexed, and returns ``(index, chunks, number added)``.
     """
     from rageval.config import index_signature
+    from rageval.context_vectors import embed_chunks
     from rageval.index import VectorIndex
 
     chunks = ensure_chunks(project, corpus, chunking)
@@ -108,7 +109,8 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
     # two processes syncing one collection would both embed every missing chunk: the second
     # waits for the first, then finds the chunks indexed (and their vectors in the cache)
     with project_lock(project, "index-" + stable_hash([project.id, signature], 16)):
-        added = index.sync(chunks, model.embed, progress=report)
+        # each chunk whole and each of its sentences, so that runs find both in the cache
+        added = index.sync(chunks, lambda texts: embed_chunks(model, texts), progress=report)
     return index, chunks, added
 
 

@@ -52,7 +52,7 @@ def test_pages_hold_no_sql():
 #: imports point one way: a module may import its own layer or lower ones, never a higher one
 LAYERS = [
     {"errors", "util", "project", "store", "prompts", "text", "models"},
-    {"ingest", "embed", "minilm", "llm", "config", "resources", "presets"},
+    {"ingest", "embed", "minilm", "llm", "config", "resources", "presets", "context_vectors"},
     {"index", "generate", "metrics", "rows", "aligncheck", "claims"},
     {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human", "score_out", "worker"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
