@@ -70,7 +70,8 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     limits = Limits.from_env(file_mb=args.max_file_mb, pages=args.max_pages, chars=args.max_chars)
     report = ingest(_project(args), args.corpus, paths=[p for p in args.paths if Path(p).exists()],
-                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits)
+                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits,
+                    workers=args.workers)
     errors = [{"name": e.name, "reason": e.reason} for e in report.errors]
     errors += [{"name": str(p), "reason": "no such file or folder"} for p in missing]
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
@@ -152,7 +153,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             _emit(args, payload, text)
             return EXIT_OK
         run_id = start_run(project, config)
-    summary = execute(project, run_id, progress=_progress(args))
+    summary = execute(project, run_id, progress=_progress(args), workers=args.workers)
     if _progress(args) is not None:
         print(file=sys.stderr)
     scores = _score_summary(project, run_id)
@@ -271,7 +272,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=_aligncheck_options(args))
+                   metric_options=_aligncheck_options(args), workers=args.workers)
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.score_out import write_rows
@@ -411,6 +412,22 @@ def _chunk_args(p: argparse.ArgumentParser) -> None:
                    help="characters shared by neighbouring chunks, smaller than --chunk-size (default: %(default)s)")
     p.add_argument("--embedder", default="local",
                    help="local (all-MiniLM-L6-v2, offline) or openai:MODEL on OPENAI_BASE_URL (default: %(default)s)")
+    _workers_arg(p)
+
+
+def _workers_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=_workers, default=None,
+                   help="processes computing offline metrics and vectors, one BLAS thread each "
+                        "(default: $RAGEVAL_WORKERS, else one per core; 1 = this process only)")
+
+
+def _workers(value: str) -> int:
+    from rageval.score_workers import check_workers
+
+    try:
+        return check_workers(value)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -491,6 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
+    _workers_arg(p)
 
     p = add("demo", cmd_demo)
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
@@ -543,6 +561,9 @@ def console() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from rageval.score_workers import one_blas_thread
+
+    one_blas_thread()  # before NumPy loads: the heavy work runs in one process per core instead
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

@@ -15,7 +15,7 @@ vector in the cache and embeds only questions, answers, references and claims.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -59,9 +59,18 @@ def context_sentence_vectors(embedder: Any, contexts: Sequence[str]) -> list[tup
     return out
 
 
-def embed_chunks(embedder: Any, texts: Sequence[str]) -> np.ndarray:
+def embed_chunks(embedder: Any, texts: Sequence[str], *, embed: Callable[[list[str]], Any] | None = None) -> np.ndarray:
     """Vectors of the chunk ``texts`` (whole), after putting the vectors of every sentence of
-    every chunk into ``embedder``'s cache in the same call; returns the whole-chunk rows only."""
-    sentences = [t for t in sentence_texts(texts) if t not in set(texts)]
-    rows = sentence_vectors(embedder, list(texts) + sentences)
-    return rows[: len(texts)]
+    every chunk into ``embedder``'s cache in the same call; returns the whole-chunk rows only.
+
+    ``embed`` (default ``embedder.embed``) makes that one call: ingest passes one that spreads
+    the texts over the worker processes (:func:`rageval.score_workers.embed_parallel`).
+    """
+    whole = set(texts)
+    sentences = [t for t in sentence_texts(texts) if t not in whole]
+    unique = list(dict.fromkeys([*texts, *sentences]))
+    if not unique:
+        return np.zeros((0, int(embedder.dim)), dtype=np.float32)
+    rows = np.asarray((embed or embedder.embed)(unique), dtype=np.float32)
+    at = {t: i for i, t in enumerate(unique)}
+    return rows[[at[t] for t in texts]]

@@ -44,7 +44,7 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestErro
 def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
            files: Sequence[tuple[str, bytes]] = (), chunking: ChunkingConfig | None = None,
            embedder: str = "local", progress: Progress | None = None,
-           limits: Limits | None = None) -> IngestReport:
+           limits: Limits | None = None, workers: int | None = None) -> IngestReport:
     """Load ``paths`` (files or folders) and in-memory ``files``, store them and index them.
 
     Bad files (and files over ``limits``) become errors in the report (and in the project's
@@ -54,6 +54,10 @@ def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
     """
     chunking = chunking or ChunkingConfig()
     limits = limits or Limits.from_env()
+    if embedder == "local":
+        from rageval.score_workers import warm_up
+
+        warm_up(workers=workers)  # the workers load the model while the files are read
     loaded: list[Document | IngestError] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
     total = len(loaded) + len(files)
     for name, data in files:
@@ -63,7 +67,7 @@ def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
     summary, errors = _store(project, corpus, loaded, chunking, progress)
     indexed = 0
     if summary:
-        indexed = build_index(project, corpus, chunking, embedder, progress=progress)
+        indexed = build_index(project, corpus, chunking, embedder, progress=progress, workers=workers)
     return IngestReport(corpus=corpus, documents=summary, errors=errors, chunks_indexed=indexed)
 
 
@@ -92,15 +96,17 @@ def ensure_chunks(project: Project, corpus: str, chunking: ChunkingConfig) -> li
 
 
 def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, model: Any, *,
-               progress: Progress | None = None) -> tuple[Any, list[dict[str, Any]], int]:
+               progress: Progress | None = None, workers: int | None = None) -> tuple[Any, list[dict[str, Any]], int]:
     """The corpus's vector index under ``chunking`` and ``embedder``, with every chunk in it.
 
     Chunks stored documents anew when needed, embeds with ``model`` only the chunks not yet
-    indexed, and returns ``(index, chunks, number added)``.
+    indexed, and returns ``(index, chunks, number added)``. The vectors are computed across
+    ``workers`` processes (:func:`rageval.score_workers.embed_parallel`; default: one per core).
     """
     from rageval.config import index_signature
     from rageval.context_vectors import embed_chunks
     from rageval.index import VectorIndex
+    from rageval.score_workers import embed_parallel
 
     chunks = ensure_chunks(project, corpus, chunking)
     signature = index_signature(corpus, chunking, embedder)
@@ -110,13 +116,15 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
     # waits for the first, then finds the chunks indexed (and their vectors in the cache)
     with project_lock(project, "index-" + stable_hash([project.id, signature], 16)):
         # each chunk whole and each of its sentences, so that runs find both in the cache
-        added = index.sync(chunks, lambda texts: embed_chunks(model, texts), progress=report)
+        added = index.sync(chunks, lambda texts: embed_chunks(model, texts, embed=lambda t: embed_parallel(
+            model, t, workers=workers)), progress=report)
     return index, chunks, added
 
 
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
-                progress: Progress | None = None) -> int:
+                progress: Progress | None = None, workers: int | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
     from rageval.resources import get_embedder
 
-    return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress)[2]
+    return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress,
+                      workers=workers)[2]

@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from rageval.errors import ProjectBusyError
-from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
+from rageval.metrics.base import Resources, Sample, parse_metric_list
 from rageval.pipeline import new_run_id, score_rows
 from rageval.project import Project
 from rageval.rows import RowError, as_relevance, as_text_list, read_table
+from rageval.score_workers import evaluate_parallel, warm_up
 from rageval.store import runs as store
 from rageval.store.items import save_items
 from rageval.text.hygiene import clean_value, display_name
@@ -124,16 +125,20 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
           language: str = "en", embedder: str = "local", resources: Resources | None = None,
           project: Project | None = None,
           source: str = "answers", details: bool = False,
-          metric_options: dict[str, Any] | None = None) -> ScoreResult:
+          metric_options: dict[str, Any] | None = None, workers: int | None = None) -> ScoreResult:
     """Score ``samples``; with ``project``, also store them as an import run.
 
     ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``).
+    Offline metrics are scored in ``workers`` processes (default: one per core; equal values,
+    :mod:`rageval.score_workers`).
     """
     metrics = parse_metric_list(metric_names, judge=judge, language=language, embedder=embedder,
                                 **(metric_options or {}))
+    if len(samples) > 1 and embedder == "local":
+        warm_up(metrics, workers=workers)
     resources = resources or Resources(language=language)
     samples = [clean_sample(s) for s in samples]  # the public boundary: no lone surrogate, no NUL
-    scores = evaluate(samples, metrics, resources)
+    scores = evaluate_parallel(samples, metrics, resources, workers=workers)
     rows = output_rows(samples, scores, details=details)
     run_id = None
     if project is not None:

@@ -54,7 +54,7 @@ LAYERS = [
     {"errors", "util", "project", "store", "prompts", "text", "models"},
     {"ingest", "embed", "minilm", "llm", "config", "resources", "presets", "context_vectors"},
     {"index", "generate", "metrics", "rows", "aligncheck", "claims"},
-    {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human", "score_out", "worker"},
+    {"pipeline", "corpus", "scoring", "qa", "report", "stats", "human", "score_out", "worker", "score_workers"},
     {"demo", "cli", "__main__", "app_queries", "app_highlight"},
 ]
 
