@@ -126,8 +126,9 @@ def end_to_end(path: Path, metrics: list[str], *, store: bool, root: Path = ROOT
 def per_metric(rows: list[dict], metrics: list[str]) -> list[dict]:
     """Each metric alone on the same samples, with a fresh in-memory embedder cache."""
     from rageval.embed import CachedEmbedder, MiniLMEmbedder
-    from rageval.metrics.base import Resources, evaluate, parse_metric_list
-    from rageval.scoring import parse_answers
+    from rageval.metrics.base import evaluate, parse_metric_list
+    from rageval.types import Resources
+    from rageval.runs.scoring import parse_answers
 
     data = "".join(json.dumps(r) + "\n" for r in rows).encode()
     samples, errors = parse_answers("bench.jsonl", data)
@@ -187,7 +188,7 @@ class _CountingModel:
     dim = 384
 
     def __init__(self):
-        from rageval.minilm import MiniLMEmbedder, _load_minilm
+        from rageval.embed.minilm import MiniLMEmbedder, _load_minilm
 
         self.tokenizer = _load_minilm(MiniLMEmbedder()._folder).tokenizer
         self.flop = 0
@@ -210,8 +211,9 @@ def physical_limit(rows: list[dict], metrics: list[str], cores: int) -> dict:
     """Word-pieces and FLOPs per answer that the metrics embed (each distinct text once, no padding),
     the measured one-thread GEMM speed, and the answers/s no code could beat on ``cores`` cores."""
     from rageval.embed import CachedEmbedder
-    from rageval.metrics.base import Resources, evaluate, parse_metric_list
-    from rageval.scoring import parse_answers
+    from rageval.metrics.base import evaluate, parse_metric_list
+    from rageval.runs.scoring import parse_answers
+    from rageval.types import Resources
 
     samples, _ = parse_answers("bench.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
     model = _CountingModel()

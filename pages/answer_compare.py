@@ -5,10 +5,11 @@ from typing import Any
 
 import streamlit as st
 
-from pages import answer_view, charts, common
-from rageval import app_queries as q
+from pages import answer_view, common
+from rageval.views import charts
+from rageval.views import queries as q
 from rageval.report import leaderboard as lb
-from rageval.report.answer_table import score_diff
+from rageval.views.answer_table import score_diff
 from rageval.report.meaning import info
 
 
@@ -66,7 +67,7 @@ def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[st
     if other:
         pairs = lb.paired(values, metric, run["id"], other["id"])
         if len(pairs):
-            st.plotly_chart(charts.scatter(pairs, metric, names[run["id"]], names[other["id"]]), key="plot_scatter")
+            st.plotly_chart(charts.run_scatter(pairs, metric, names[run["id"]], names[other["id"]]), key="plot_scatter")
         else:
             st.caption("No question was scored on this metric by both runs.")
     else:

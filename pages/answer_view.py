@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_highlight as hl
-from rageval import app_queries as q
+from rageval.views import highlight as hl
+from rageval.views import queries as q
 from rageval.metrics.aligncheck import ALIGNCHECK_METRICS, fact_tables
 from rageval.report import meaning
 
@@ -39,7 +39,7 @@ def claims_table(view: q.AnswerView) -> str:
     rows = []
     for n, c in enumerate(view.claims, start=1):
         evidence = (f"{common.esc(q.evidence_prefix(c))}“{common.esc(c['evidence'])}”" if c.get("evidence") else "—")
-        cells = (str(n), common.badge(c["verdict"]), common.esc(q.claim_confidence(c)), common.esc(c["text"]), evidence,
+        cells = (str(n), common.badge(c["verdict"], low_confidence=q.is_low_confidence(c)), common.esc(q.claim_confidence(c)), common.esc(c["text"]), evidence,
                  common.esc(c.get("reason") or ""), common.esc(_cause(c)))
         rows.append("<tr>" + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
     return f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'

@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from pages import answer_compare, answer_view, common
-from rageval import app_queries as q
-from rageval.report import answer_table as at_model
+from rageval.views import queries as q
+from rageval.views import answer_table as at_model
 from rageval.report import table_csv
 from rageval.report.leaderboard import run_name
 from rageval.report.meaning import info
@@ -43,8 +43,10 @@ def table(p, run, full, shown):
     config = {m: st.column_config.NumberColumn(f"{m} {'↑' if info(m).higher_is_better else '↓'}",
                                                help=common.md(info(m).help()), format="%.3f") for m in metrics}
     config.update({"question": st.column_config.TextColumn(width="medium"),
-                   "answer": st.column_config.TextColumn(width="medium")})
-    cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "diagnosis",
+                   "answer": st.column_config.TextColumn(width="medium"),
+                   "low_confidence": st.column_config.NumberColumn(
+                       "low confidence", help="claims whose verdict the verifier gave with low confidence")})
+    cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "low_confidence", "diagnosis",
             "hedging_flag", "domain", *metrics]
     event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
@@ -91,7 +93,7 @@ def main() -> None:
     run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: f"{run_name(by_id[i])} · {i}", key="ans_run")]
     summaries = common.summaries(p, run)
     if summaries:
-        common.metric_cards(summaries, per_row=5)
+        common.metric_cards(summaries, per_row=5, notes=q.card_notes(p, run["id"]))
     else:
         st.info("This run has no metric scores.")
     reasons = [{"metric": s.metric, "reason": r, "items": n} for s in summaries for r, n in s.reasons.items()]

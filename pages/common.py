@@ -14,13 +14,14 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from rageval import app_highlight as hl
-from rageval import app_queries as q
+from rageval.views import highlight as hl
+from rageval.views import run as run_view
+from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
-from rageval.worker import RunWorkers
+from rageval.runs.worker import RunWorkers
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -72,10 +73,14 @@ def highlight_html(segments: Sequence[hl.Segment]) -> str:
     return f'<div style="{_BOX}">{"".join(parts) or "&nbsp;"}</div>'
 
 
-def badge(verdict: str) -> str:
+def badge(verdict: str, *, low_confidence: bool = False) -> str:
+    """A verdict pill; a low-confidence verdict is dashed, pale and says so ("CONTRADICTED?")."""
     bg, accent = COLOURS.get(verdict, ("#eceff4", "#5a6372"))
-    return (f'<span style="background:{bg};color:{accent};border:1px solid {accent};border-radius:999px;'
-            f'padding:0 0.5rem;font-size:0.78rem;font-weight:600">{esc(verdict)}</span>')
+    line, text = ("dashed", f"{verdict}?") if low_confidence else ("solid", verdict)
+    if low_confidence:
+        bg = "transparent"
+    return (f'<span style="background:{bg};color:{accent};border:1px {line} {accent};border-radius:999px;'
+            f'padding:0 0.5rem;font-size:0.78rem;font-weight:600">{esc(text)}</span>')
 
 
 def legend() -> None:
@@ -171,13 +176,13 @@ def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.Metric
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
-    from rageval.report.answer_table import answer_table
+    from rageval.views.answer_table import answer_table
 
     return answer_table(Project(slug=slug, root=Path(root)), run_id)
 
 
 def answer_table(p: Project, run: dict[str, Any]) -> Any:
-    """The run's answers as one table row each (rageval.report.answer_table), cached."""
+    """The run's answers as one table row each (rageval.views.answer_table), cached."""
     return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
@@ -211,11 +216,13 @@ def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
     return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
-def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
-    """One bordered card per metric: mean over scored items, direction, and the unscored count below.
+def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None) -> None:
+    """One bordered card per metric: mean over scored items, direction, and the unscored count below
+    (with ``notes[metric]`` after it, such as the claim metrics' low-confidence count).
 
     The tooltip says what the metric measures, its range and direction (rageval.report.meaning).
     """
+    notes = notes or {}
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         for col, s in zip(cols, items[start:start + per_row]):
@@ -226,7 +233,8 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
             col.metric(f"{s.metric} {arrow}", value, help=md(meant.help(s.n_unscored + s.n_failed) + judge),
                        border=True)
-            col.caption(note + (" · heuristic" if s.heuristic else ""))
+            col.caption(note + (" · heuristic" if s.heuristic else "")
+                        + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else ""))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -261,7 +269,7 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
     p = Project(slug=slug, root=Path(root))
-    return board_model.leaderboard(p, [r for r in board_model.run_store.runs(p.db_path) if r["id"] in stamp[0]])
+    return board_model.leaderboard(p, [r for r in run_view.runs(p) if r["id"] in stamp[0]])
 
 
 def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
@@ -310,7 +318,7 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
 
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:
-    """One per server process: every tab sees the same runs (rageval.worker)."""
+    """One per server process: every tab sees the same runs (rageval.runs.worker)."""
     return RunWorkers()
 
 

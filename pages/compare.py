@@ -5,9 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval import human
-from rageval.human import charts
+from rageval.views import charts
+from rageval.report.exports import table_csv
 
 
 def main() -> None:
@@ -33,7 +34,7 @@ def main() -> None:
     (st.success if "no significant" not in c.verdict else st.info)(common.md(c.verdict))
     table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
     st.dataframe(table.round(3), width="stretch")
-    st.download_button("Summary (CSV)", table.to_csv().encode(), "compare.csv", key="cmp_dl")
+    st.download_button("Summary (CSV)", table_csv(table, index=True), "compare.csv", key="cmp_dl")
     if c.friedman.statistic is not None:
         st.caption(f"Friedman chi2 = {c.friedman.statistic:.3f}, p = {c.friedman.p:.3g}, n = {c.n} items; "
                    f"{'higher' if c.higher_is_better else 'lower'} is better; mean ranks count higher as better.")
@@ -44,7 +45,7 @@ def main() -> None:
         l.dataframe(c.conover.round(4))
         r.markdown("**Nemenyi post-hoc p-values**")
         r.dataframe(c.nemenyi.round(4))
-        st.download_button("Post-hoc p-values (CSV)", c.conover.to_csv().encode(), "conover.csv",
+        st.download_button("Post-hoc p-values (CSV)", table_csv(c.conover, index=True), "conover.csv",
                            key="cmp_dl_post")
     if c.wilcoxon is not None and c.wilcoxon.p is not None:
         st.caption(f"Wilcoxon signed-rank W = {c.wilcoxon.statistic:.1f}, p = {c.wilcoxon.p:.3g}; mean difference "

@@ -5,9 +5,10 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval import human
-from rageval.human import charts
+from rageval.views import charts
+from rageval.report.exports import table_csv
 
 
 def compute_box(p, runs: list[dict]) -> None:
@@ -86,8 +87,8 @@ def main() -> None:
     st.subheader("Agreement with the human score", anchor=False)
     table = table_text(a)
     st.dataframe(table, width="stretch")
-    st.download_button("Table (CSV)", table.to_csv().encode(), f"{aid}-table.csv", key="co_dl_table")
-    st.download_button("All cells (CSV)", pd.DataFrame(a.cells).to_csv(index=False).encode(), f"{aid}-cells.csv",
+    st.download_button("Table (CSV)", table_csv(table, index=True), f"{aid}-table.csv", key="co_dl_table")
+    st.download_button("All cells (CSV)", table_csv(a.cells), f"{aid}-cells.csv",
                        key="co_dl_cells")
     group = st.selectbox("Group", a.groups, key="co_groupsel") if len(a.groups) > 1 else a.groups[0]
     st.plotly_chart(charts.heatmap(a, group), key="co_heatmap")

@@ -3,8 +3,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import charts, common
-from rageval import app_queries as q
+from pages import common
+from rageval.views import charts
+from rageval.views import queries as q
 from rageval.report.leaderboard import leaderboard
 
 

@@ -6,14 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, run_parts
-from rageval import app_queries as q
-from rageval import pipeline
+from rageval.views import queries as q
+from rageval.runs import pipeline
 from rageval.errors import ConfigError, LLMError
-from rageval.pipeline import start_run
+from rageval.runs.pipeline import start_run
 from rageval.report import table_csv
-from rageval.report.leaderboard import runs_overview
-from rageval.store import corpus as corpus_store
-from rageval.store import runs as run_store
+from rageval.views import run as run_view
 
 
 def start(p, config) -> None:
@@ -39,8 +37,7 @@ def start(p, config) -> None:
 def main() -> None:
     p = common.project()
     st.title("Run")
-    corpora = [c["name"] for c in corpus_store.corpora(p.db_path) if c["documents"]]
-    sets = [s["name"] for s in run_store.qa_sets(p.db_path) if s["items"]]
+    corpora, sets = run_view.sources(p)
     common.need(corpora, "A run needs a corpus with documents.", "documents", "Upload documents")
     common.need(sets, "A run needs a QA set.", "qa", "Import a QA set")
     with st.container(border=True):
@@ -65,16 +62,16 @@ def main() -> None:
     if workers.active(p):
         run_parts.progress(p)
     run_parts.finished(p)
-    runs = run_store.runs(p.db_path)
+    runs = run_view.runs(p)
     if not runs:
         st.info("No runs yet: choose the settings above and start one.")
         return
     st.subheader("Runs")
-    rows = runs_overview(p)
+    rows = run_view.run_rows(p, runs)
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                  column_config={"name": st.column_config.TextColumn(width="large")})
     st.download_button("Runs as CSV", table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
-    stopped = [r for r in runs if q.resumable(r, active=r["id"] in workers.active(p))]
+    stopped = [r for r in runs if run_view.resumable(r, active=r["id"] in workers.active(p))]
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {r["id"]: r for r in stopped}

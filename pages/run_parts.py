@@ -6,14 +6,15 @@ import os
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
-from rageval import presets as preset_store
+from rageval.views import queries as q
+from rageval.runs import presets as preset_store
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
-from rageval.ingest.chunking import METHODS, ChunkingConfig
+from rageval.config import METHODS, ChunkingConfig
 from rageval.report import meaning
 from rageval.report.leaderboard import run_name
-from rageval.store import runs as run_store
+from rageval.views import qa_sets as qa_view
+from rageval.views import run as run_view
 
 _KEYS = {"embedder": "run_embedder", "generator": "run_generator", "judge": "run_judge"}
 HELP = {
@@ -87,7 +88,7 @@ def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
                             disabled=generator == "extractive", help=HELP["temperature"])
     judge = common.spec_input("Judge", "heuristic", key="run_judge", model="gpt-4o-mini", container=c4)
     options = q.metric_options(top_k)
-    items = run_store.qa_items(p.db_path, qa_set)
+    items = qa_view.qa_items(p, qa_set)
     cannot = meaning.applicability(options, meaning.available_inputs(items, pipeline=True))
     default = [m for m in q.default_metrics(options) if m not in cannot]
     pending = st.session_state.pop("run_metrics_pending", None)
@@ -156,7 +157,7 @@ def finished(p) -> None:
     for run_id in list(st.session_state.get("run_watch", [])):
         if run_id in common.workers().active(p):
             continue
-        run = run_store.get_run(p.db_path, run_id)
+        run = run_view.get_run(p, run_id)
         if run is None:
             continue
         error = common.workers().error(p, run_id)

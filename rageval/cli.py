@@ -14,6 +14,7 @@ from typing import Any, Callable
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+_SHOW_WARNING: Callable[..., None] = print
 
 
 class _Parser(argparse.ArgumentParser):
@@ -61,8 +62,8 @@ def _project(args: argparse.Namespace):
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
-    from rageval.corpus import ingest
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.ingest.corpus import ingest
+    from rageval.config import ChunkingConfig
 
     missing = [p for p in args.paths if not Path(p).exists()]
     chunking = ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
@@ -90,7 +91,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_qa_import(args: argparse.Namespace) -> int:
     """Import a QA set from CSV, JSON or JSONL (id, question, reference, relevant_ids, domain)."""
-    from rageval.qa import import_qa
+    from rageval.ingest.qa import import_qa
 
     path = Path(args.file)
     if not path.is_file():
@@ -115,8 +116,8 @@ def _row_problem(e: Any) -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
     from rageval.config import DEFAULT_METRICS, RunConfig
-    from rageval.ingest.chunking import ChunkingConfig
-    from rageval.pipeline import execute, start_run
+    from rageval.config import ChunkingConfig
+    from rageval.runs.pipeline import execute, start_run
 
     project = _project(args)
     if args.resume:
@@ -144,7 +145,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             language=args.language, concurrency=args.concurrency, use_cache=not args.no_cache,
         )
         if args.dry_run:
-            from rageval.pipeline import estimate, estimate_text
+            from rageval.runs.pipeline import estimate, estimate_text
 
             est = estimate(project, config)
             text = "no model calls: every role is offline" if est is None else estimate_text(est)
@@ -224,8 +225,10 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.report import run_report_html
 
+    from rageval.files import write_atomic
+
     page = run_report_html(_project(args), args.run)
-    Path(args.out).write_text(page, encoding="utf-8")
+    write_atomic(args.out, page)
     _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode())},
           f"report of run {args.run} -> {args.out}")
     return EXIT_OK
@@ -251,20 +254,26 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Score answers from any RAG system (JSONL/CSV/JSON rows with id, question, answer, contexts, reference)."""
-    from rageval.metrics.base import Resources
-    from rageval.scoring import parse_answers, score
+    from rageval.types import Resources
+    from rageval.runs.scoring import parse_answers, score
 
     path = Path(args.input)
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
-    samples, errors = parse_answers(path.name, path.read_bytes())
+    from rageval.ingest.limits import RowLimits
+
+    limits = RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth)
+    samples, errors = parse_answers(path.name, path.read_bytes(), limits=limits)
+    progress = _progress(args)
+    if progress is not None:
+        progress("reading rows", len(samples), len(samples))
     client = None
     if args.judge.startswith("openai:") or args.embedder.startswith("openai:"):
         from rageval.llm.client import make_llm_client
 
         client = make_llm_client({"judge": args.judge, "embedder": args.embedder}, store_path=_project(args).db_path,
                                  run_id=None, concurrency=args.concurrency, use_cache=not args.no_cache)
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     project = _project(args)
     resources = Resources(embedder_factory=lambda: get_embedder(project, args.embedder, client=client),
@@ -272,10 +281,10 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=_aligncheck_options(args), workers=args.workers)
+                   metric_options=_aligncheck_options(args), progress=progress, workers=args.workers)
     if args.out:
         from rageval.metrics.base import parse_metric_list
-        from rageval.score_out import write_rows
+        from rageval.report.score_out import write_rows
 
         names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
                                                    embedder=args.embedder)]
@@ -343,7 +352,7 @@ def cmd_ratings_import(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     result = import_ratings(_project(args), path.name, path.read_bytes(), run=args.run)
-    errors = [{"row": e.row, "reason": e.reason} for e in result.errors]
+    errors = [_row_problem(e) for e in result.errors]
     _emit(args, {"imported": result.imported, "errors": errors},
           "\n".join([f"ERROR {e}" for e in result.errors]
                     + [f"{result.imported} rating(s) imported, {len(errors)} row(s) rejected"]))
@@ -356,7 +365,9 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 
     text = export_ratings(_project(args), _run_list(args.run), args.format)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from rageval.files import write_atomic
+
+        write_atomic(args.out, text)
         _emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
     else:
         sys.stdout.write(text)
@@ -366,7 +377,7 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 def cmd_correlate(args: argparse.Namespace) -> int:
     """Correlate every metric with the human consensus and with each other; store the analysis."""
     from rageval.human import correlate_runs, list_analyses, open_analysis
-    from rageval.human.text import analysis_text
+    from rageval.views.human_text import analysis_text
 
     project = _project(args)
     if args.list:
@@ -387,7 +398,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks, Wilcoxon for two."""
     from rageval.human import compare_runs
-    from rageval.human.text import comparison_text
+    from rageval.views.human_text import comparison_text
 
     result = compare_runs(_project(args), _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
     _emit(args, result.as_dict(), comparison_text(result))
@@ -397,7 +408,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement between annotators: Krippendorff's alpha, weighted kappa, exact / within-one shares."""
     from rageval.human import agreement
-    from rageval.human.text import agreement_text
+    from rageval.views.human_text import agreement_text
 
     out = agreement(_project(args), _run_list(args.runs), by=args.by)
     _emit(args, out, agreement_text(out))
@@ -422,7 +433,7 @@ def _workers_arg(p: argparse.ArgumentParser) -> None:
 
 
 def _workers(value: str) -> int:
-    from rageval.score_workers import check_workers
+    from rageval.embed.processes import check_workers
 
     try:
         return check_workers(value)
@@ -497,7 +508,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
@@ -508,6 +519,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
+    p.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")
+    p.add_argument("--max-field-chars", type=int, metavar="N",
+                   help="reject a row with a field longer than N characters (default: $RAGEVAL_MAX_FIELD_CHARS or 100000)")
+    p.add_argument("--max-depth", type=int, metavar="N",
+                   help="reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or 32)")
     _workers_arg(p)
 
     p = add("demo", cmd_demo)
@@ -560,11 +576,26 @@ def console() -> None:
     sys.exit(main())
 
 
+def _note(message, category, filename, lineno, file=None, line=None) -> None:
+    """rageval's own warnings (a copied project store re-scoped) as one NOTE line on stderr."""
+    from rageval.store.meta import CopiedStoreWarning
+
+    if issubclass(category, CopiedStoreWarning):
+        print(str(message), file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
-    from rageval.score_workers import one_blas_thread
+    import warnings
+
+    from rageval.embed.processes import one_blas_thread
 
     one_blas_thread()  # before NumPy loads: the heavy work runs in one process per core instead
     args = build_parser().parse_args(argv)
+    if warnings.showwarning is not _note:
+        global _SHOW_WARNING
+        _SHOW_WARNING, warnings.showwarning = warnings.showwarning, _note
     try:
         return args.func(args)
     except ConfigError as exc:

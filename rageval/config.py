@@ -11,8 +11,42 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval.errors import ConfigError
-from rageval.ingest.chunking import ChunkingConfig
 from rageval.util import stable_hash
+
+#: the ways to chunk a document (rageval.ingest.chunking implements them)
+METHODS = ("recursive", "chars")
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    """How to chunk: ``method`` ("recursive" or "chars"), ``size`` and ``overlap`` in characters."""
+
+    method: str = "recursive"
+    size: int = 1024
+    overlap: int = 128
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ConfigError(
+                f"chunking method={self.method!r} is not one of {', '.join(METHODS)}"
+            )
+        for field, value in (("chunk_size", self.size), ("chunk_overlap", self.overlap)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ConfigError(f"{field}={value!r} must be a whole number of characters")
+        if self.size < 1:
+            raise ConfigError(f"chunk_size={self.size} must be at least 1")
+        if self.overlap < 0:
+            raise ConfigError(f"chunk_overlap={self.overlap} must not be negative")
+        if self.overlap >= self.size:
+            raise ConfigError(
+                f"chunk_overlap={self.overlap} must be smaller than chunk_size={self.size}"
+            )
+
+    def signature(self) -> str:
+        """``method-size-overlap``, e.g. ``recursive-1024-128``; part of every chunk id."""
+        return f"{self.method}-{self.size}-{self.overlap}"
+
+
 
 #: the metrics a run computes when none are named: cheap, offline, and enough to read a run
 DEFAULT_METRICS = (

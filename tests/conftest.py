@@ -9,7 +9,7 @@ from tests.llm_server import FakeLLMServer
 @pytest.fixture(autouse=True)
 def _one_scoring_process(monkeypatch):
     """Tests score in their own process (monkeypatched embedders stay visible); the worker
-    processes are tested where asked for (``workers=2``, tests/test_score_workers.py)."""
+    processes are tested where asked for (``workers=2``, tests/test_parallel.py)."""
     monkeypatch.setenv("RAGEVAL_WORKERS", "1")
 
 

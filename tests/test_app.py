@@ -16,11 +16,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval.config import RunConfig
-from rageval.corpus import ingest
-from rageval.ingest.chunking import ChunkingConfig
-from rageval.pipeline import run, start_run
+from rageval.ingest.corpus import ingest
+from rageval.config import ChunkingConfig
+from rageval.runs.pipeline import run, start_run
 from rageval.project import list_projects, open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as run_store
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -319,6 +319,31 @@ def test_run_page_resumes_an_interrupted_run(use_data):
     assert (got["status"], got["done"]) == ("finished", 3)
 
 
+def test_run_page_shows_a_killed_run_as_interrupted_with_its_resume_command(use_data):
+    import subprocess
+    import sys
+
+    from rageval.store import owners
+    from rageval.store.db import connect
+
+    project, run_id = open_project("r"), "20000101-000000-killed"
+    run_store.create_run(project.db_path, run_id, kind="pipeline", corpus="c", qa_set="qa",
+                         config={"generator": "extractive", "top_k": 3}, config_hash="h", n_items=3)
+    run_store.set_run_status(project.db_path, run_id, "running")
+    owners.claim(project.db_path, run_id)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    with connect(project.db_path) as con:  # its owner is a process that has exited: killed mid-run
+        con.execute("UPDATE runs SET owner_pid = ? WHERE id = ?", [int(gone.stdout), run_id])
+    at = app("r")
+    at.switch_page("pages/run.py").run()
+    no_failure(at)
+    table = next(d.value for d in at.dataframe if "resume" in d.value.columns)
+    row = table[table["run"] == run_id].iloc[0]
+    assert row["status"] == "interrupted"
+    assert row["resume"] == f"python -m rageval run --resume {run_id}"
+    assert any(o.startswith(run_id) for o in at.selectbox(key="resume_pick").options)
+
+
 def test_answers_page_highlights_claims_and_keeps_text_inert(use_data):
     built = use_data
     at = app("t")
@@ -369,7 +394,7 @@ def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
 
 
 def test_page_boundary_turns_an_exception_into_a_message(home, monkeypatch):
-    import rageval.app_queries as q
+    import rageval.views.queries as q
 
     def boom(_project):
         raise RuntimeError("database exploded")

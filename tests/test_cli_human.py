@@ -35,7 +35,7 @@ def test_ratings_import_exit_codes(proj, tmp_path, capsys):
     assert out["imported"] == 1 and [e["row"] for e in out["errors"]] == [2, 3]
     assert main(["ratings", "import", str(mixed), "--run", "r0"]) == 1
     text = capsys.readouterr().out
-    assert "ERROR mixed.csv, row 2:" in text and "1 rating(s) imported, 2 row(s) rejected" in text
+    assert "ERROR mixed.csv, row 2 (line 3):" in text and "1 rating(s) imported, 2 row(s) rejected" in text
     bad = tmp_path / "bad.csv"
     bad.write_text("item_id,who\nq01,zed\n")
     assert main(["ratings", "import", str(bad), "--run", "r0"]) == 1

@@ -2,11 +2,12 @@
 ingest are never embedded again by a run's metrics (context_relevance reads them back)."""
 import numpy as np
 
-from rageval import resources as shared
+from rageval.embed import cache as shared
 from rageval.config import RunConfig
 from rageval.embed import CachedEmbedder
-from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
-from rageval.pipeline import execute, start_run
+from rageval.metrics.base import evaluate, parse_metric_list
+from rageval.types import Resources, Sample
+from rageval.runs.pipeline import execute, start_run
 from rageval.store import corpus as corpus_store
 from tests.projects import small_project
 
@@ -52,7 +53,7 @@ def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypat
     assert chunk_texts
     shared._EMBEDDERS.clear()  # a new process: nothing in memory, the ingest vectors only in the project's cache
     seen: list[str] = []
-    from rageval.minilm import MiniLMEmbedder
+    from rageval.embed.minilm import MiniLMEmbedder
 
     real = MiniLMEmbedder.embed
 
@@ -69,8 +70,8 @@ def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypat
 
 
 def test_ingest_caches_every_sentence_of_every_chunk_equal_to_a_fresh_computation(tmp_path, monkeypatch):
-    from rageval.context_vectors import sentence_texts
-    from rageval.minilm import MiniLMEmbedder
+    from rageval.embed.sentences import sentence_texts
+    from rageval.embed.minilm import MiniLMEmbedder
     from rageval.store.embed_cache import DuckDBEmbeddingCache
     from rageval.util import sha256_hex
 
@@ -86,8 +87,8 @@ def test_ingest_caches_every_sentence_of_every_chunk_equal_to_a_fresh_computatio
 
 
 def test_a_run_reads_the_claim_verifier_s_context_sentences_from_the_ingest_cache(tmp_path, monkeypatch):
-    from rageval.context_vectors import sentence_texts
-    from rageval.minilm import MiniLMEmbedder
+    from rageval.embed.sentences import sentence_texts
+    from rageval.embed.minilm import MiniLMEmbedder
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     project = small_project(tmp_path)

@@ -10,7 +10,7 @@ import pytest
 
 from rageval.errors import ConfigError
 from rageval.project import Project
-from rageval.worker import Progress, RunWorkers
+from rageval.runs.worker import Progress, RunWorkers
 
 P = Project(slug="w", root=Path("/nonexistent/w"))
 

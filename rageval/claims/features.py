@@ -43,7 +43,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.claims import cues
-from rageval.context_vectors import sentence_spans, sentence_vectors
+from rageval.embed.sentences import sentence_spans, sentence_vectors
 from rageval.text.lang import guess_language
 from rageval.text.numbers import Quantity, format_value, quantities, same_quantity
 from rageval.text.words import IT_STOPWORDS, STOPWORDS, keys, stem, words
@@ -89,7 +89,7 @@ class PairFeatures:
 def sentences(contexts: Sequence[str]) -> list[Sentence]:
     out = []
     for ci, ctx in enumerate(contexts):
-        for sp in sentence_spans(ctx):  # the spans ingest embeds (rageval.context_vectors)
+        for sp in sentence_spans(ctx):  # the spans ingest embeds (rageval.embed.sentences)
             out.append(Sentence(ci, sp.start, sp.end, sp.text, keys(sp.text)))
     return out
 

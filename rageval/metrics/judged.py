@@ -13,9 +13,10 @@ from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Questions, StatementSort
+from rageval.text import version as text_version
 from rageval.text.hedges import abstention_cues
 
 
@@ -31,9 +32,10 @@ def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
 
 def offline_parts(judge: str, embedder: str) -> tuple[str, ...]:
     """Signature parts of a metric that reads claims: the embedder, and offline the claim
-    verifier's version (which pins its weights and word lists)."""
+    verifier's version (which pins its weights and word lists) and the text rules' version
+    (sentence boundaries of answers and contexts, word tokens: :func:`rageval.text.version`)."""
     if judge == "heuristic":
-        return f"emb:{embedder}", f"verifier:{verifier_version()}"
+        return f"emb:{embedder}", f"verifier:{verifier_version()}", text_version()
     return (f"emb:{embedder}",)
 
 
@@ -50,7 +52,6 @@ def sorted_statements(reply: StatementSort) -> dict[str, list[str]]:
     return {"tp": reply.tp, "fp": reply.fp, "fn": reply.fn}
 
 
-@register("ragas_answer_correctness")
 @dataclass(frozen=True)
 class RagasAnswerCorrectness:
     """RAGAS answer correctness: statement F1 against the reference, blended with semantic
@@ -168,7 +169,6 @@ def first_questions(n: int):
     return check
 
 
-@register("ragas_answer_relevance")
 @dataclass(frozen=True)
 class RagasAnswerRelevance:
     """RAGAS answer relevance: how well questions generated from the answer match the question.
@@ -197,7 +197,10 @@ class RagasAnswerRelevance:
             raise ConfigError(f"{self.name}: n={self.n} must be between 1 and 10")
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}")
+        """Offline, whether the answer has a claim comes from the one segmenter (:func:`rageval.text.version`)."""
+        text = (text_version(),) if self.judge == "heuristic" else ()
+        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}",
+                         *text)
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call (it writes all ``n`` questions)."""

@@ -13,11 +13,11 @@ import numpy as np
 
 from rageval.claims.analysis import chunk_id
 from rageval.claims.extract import resolved_sentences
-from rageval.claims.judge import locate
+from rageval.claims.judge import evidence_of
 from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import (
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import (
     ask,
     failed_score,
     judge_client,
@@ -28,6 +28,7 @@ from rageval.metrics.judge_io import (
 from rageval.metrics.judged import cosines, embedder_name, offline_parts
 from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
 from rageval.text.hedges import abstention_cues
+from rageval.text import version as text_version
 from rageval.text.words import content_stems
 
 TOP = 3
@@ -60,10 +61,11 @@ class _Triad:
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}")
+        """Offline the word rules of :func:`term_share` are pinned too (:func:`rageval.text.version`)."""
+        text = (text_version(),) if self.judge == "heuristic" else ()
+        return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}", *text)
 
 
-@register("context_relevance")
 @dataclass(frozen=True)
 class ContextRelevance(_Triad):
     """Mean relevance of the retrieved chunks to the question.
@@ -126,7 +128,6 @@ def check_ratings(n: int, n_passages: int):
     return check
 
 
-@register("groundedness")
 @dataclass(frozen=True)
 class Groundedness(_Triad):
     """How well each answer sentence is backed by the retrieved context, with evidence.
@@ -145,7 +146,10 @@ class Groundedness(_Triad):
     prompt = "groundedness"
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, (self.prompt,), *offline_parts(self.judge, self.embedder))
+        """The answer's sentences come from the one segmenter for every judge, so its rules are
+        pinned for every judge (offline through :func:`offline_parts`)."""
+        text = () if self.judge == "heuristic" else (text_version(),)
+        return signature(self.name, self.judge, (self.prompt,), *offline_parts(self.judge, self.embedder), *text)
 
     def llm_calls(self, shape: Any) -> int:
         """``ceil(min(sentences, MAX_SENTENCES) / 8)``; before the answer exists, MAX_SENTENCES."""
@@ -192,8 +196,8 @@ class Groundedness(_Triad):
                 return reply
             rows = []
             for t, r in zip(sents, reply.value):
-                ctx, span = locate(r["quote"], ctxs, r["passage"])
-                rows.append({"text": t, "rating": r["rating"], "evidence": r["quote"] or None,
+                ctx, evidence, span, _ = evidence_of(r["quote"], ctxs, r["passage"])
+                rows.append({"text": t, "rating": r["rating"], "evidence": evidence,
                              "evidence_chunk": chunk_id(samples[i], ctx), "span": list(span) if span else None,
                              "reason": r["reason"]})
             return rows
@@ -205,7 +209,6 @@ class Groundedness(_Triad):
         return merged
 
 
-@register("answer_relevance")
 @dataclass(frozen=True)
 class AnswerRelevance(_Triad):
     """How relevant the answer is to the question (the triad's answer relevance).

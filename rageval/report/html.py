@@ -18,7 +18,8 @@ from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
 from rageval.report.meaning import info
-from rageval.report.summary import run_summaries
+from rageval.report.summary import (LOW_CONFIDENCE, is_low_confidence, low_confidence_claims, low_confidence_text,
+                                    run_summaries)
 from rageval.store import runs as run_store
 
 _VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
@@ -67,9 +68,23 @@ def histogram_svg(values: Sequence[float], low: float, high: float, *, bins: int
             f'aria-label="histogram">{bars}{axis}</svg>')
 
 
-def _badge(verdict: str) -> str:
+def _badge(verdict: str, low_confidence: bool = False) -> str:
+    """A verdict pill. A low-confidence verdict is grey and dashed and reads "possibly contradicted
+    (low confidence)" and so on, so that it is never taken for a firm verdict."""
+    if low_confidence:
+        return (f'<span class="badge" style="background:#f4f5f7;color:#4a5160;border-color:#8a93a3;'
+                f'border-style:dashed">{esc(_UNSURE.get(verdict, verdict))} ({LOW_CONFIDENCE})</span>')
     bg, fg = _VERDICT.get(verdict, ("#eceff4", "#444"))
     return f'<span class="badge" style="background:{bg};color:{fg};border-color:{fg}">{esc(verdict)}</span>'
+
+
+_UNSURE = {"SUPPORTED": "possibly supported", "CONTRADICTED": "possibly contradicted",
+           "NOT_MENTIONED": "possibly not mentioned"}
+
+
+def _confidence(claim: dict[str, Any]) -> str:
+    conf = (claim.get("details") or {}).get("confidence")
+    return f"{conf:.2f}" if isinstance(conf, (int, float)) else "—"
 
 
 def _correlations(project: Project, run_id: str, values) -> list[tuple[str, float, float, int]]:
@@ -132,6 +147,11 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
                     f"<td class='muted'>{esc(i.what)}</td></tr>")
     parts.append("<table><tr><th>metric</th><th class='num'>mean</th><th class='num'>scored</th>"
                  "<th class='num'>unscored</th><th>range</th><th>what it measures</th></tr>" + "".join(rows) + "</table>")
+    low, total = low_confidence_claims(project, run_id)
+    if low:
+        parts.append(f"<p><b>Claims:</b> {esc(low_confidence_text(low, total))}. The verifier was not sure of these "
+                     "verdicts; they are shown as \"possibly ...\" below and should be checked by a person "
+                     "before anyone acts on them.</p>")
     parts.append("<h2>Distributions</h2><div class='grid'>")
     ok = values[values["status"] == "ok"]
     for s in summaries:
@@ -183,8 +203,10 @@ def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: in
         if item_claims:
             sig = next((c["signature"] for c in item_claims if c["signature"].startswith("faithfulness|")),
                        item_claims[0]["signature"])
-            out.append("<table><tr><th>verdict</th><th>claim</th><th>evidence</th><th>reason</th></tr>" + "".join(
-                f"<tr><td>{_badge(c['verdict'])}</td><td>{esc(c['text'])}</td><td>{esc(c.get('evidence') or '—')}"
+            out.append("<table><tr><th>verdict</th><th class='num'>confidence</th><th>claim</th><th>evidence</th>"
+                       "<th>reason</th></tr>" + "".join(
+                f"<tr><td>{_badge(c['verdict'], is_low_confidence(c))}</td><td class='num'>{_confidence(c)}</td>"
+                f"<td>{esc(c['text'])}</td><td>{esc(c.get('evidence') or '—')}"
                 f"</td><td class='muted'>{esc(c.get('reason') or '')}</td></tr>"
                 for c in sorted(item_claims, key=lambda c: c["ordinal"]) if c["signature"] == sig) + "</table>")
     return "".join(out)

@@ -7,7 +7,7 @@ shows can be checked (and reused by a script) without a browser.
   ``mean = sum(value_i for ok items) / n_ok``; unscored and failed items are counted, never
   averaged in as 0.
 - A score is "heuristic" when its signature contains ``judge:heuristic``.
-- Highlight spans (claims in answers, evidence in chunks) are in :mod:`rageval.app_highlight`.
+- Highlight spans (claims in answers, evidence in chunks) are in :mod:`rageval.views.highlight`.
 """
 from __future__ import annotations
 
@@ -16,12 +16,15 @@ from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
 from rageval.errors import RagevalError
-from rageval.ingest.chunking import ChunkingConfig
-from rageval.metrics.base import Resources, get_metric, metric_names, parse_metric_list
+from rageval.config import ChunkingConfig
+from rageval.metrics.base import get_metric, metric_names, parse_metric_list
+from rageval.types import Resources
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
-from rageval.rows import RowError
+from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
+                                    low_confidence_text)
+from rageval.ingest.rows import RowError
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 
@@ -52,30 +55,6 @@ def run_label(run: dict[str, Any]) -> str:
     what = (f"{run['corpus']} / {run['qa_set']}" if run["kind"] == "pipeline"
             else f"imported {run['config'].get('source', 'answers')}")
     return f"{run['id']} · {what} · {run['status']} {run['done']}/{run['n_items']}"
-
-
-def run_rows(project: Project) -> list[dict[str, Any]]:
-    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error,
-    and the command that resumes a stopped run (the Run page's Resume button does the same).
-
-    Runs whose owner process is gone are marked ``interrupted`` first (:func:`owners.reap`).
-    """
-    from rageval.store import owners
-
-    owners.reap(project.db_path)
-    return [{
-        "run": r["id"], "kind": r["kind"], "status": r["status"], "corpus": r["corpus"],
-        "qa_set": r["qa_set"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-        "generator": r["config"].get("generator", "—"), "judge": r["config"].get("judge", "—"),
-        "created": r["created"], "finished": r["finished"], "error": r["error"],
-        "resume": (f"python -m rageval run --resume {r['id']}"
-                   if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed") else ""),
-    } for r in run_store.runs(project.db_path)]
-
-
-def resumable(run: dict[str, Any], *, active: bool) -> bool:
-    """A pipeline run that stopped before finishing and is not being executed right now."""
-    return run["kind"] == "pipeline" and run["status"] != "finished" and not active
 
 
 # --- metrics -------------------------------------------------------------------------------
@@ -111,8 +90,8 @@ def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequenc
 
     Returns ``(ScoreResult, row errors)``; raises ConfigError/InputError for unusable input.
     """
-    from rageval.resources import get_embedder
-    from rageval.scoring import parse_answers, score
+    from rageval.embed.cache import get_embedder
+    from rageval.runs.scoring import parse_answers, score
 
     samples, errors = parse_answers(source, data)
     if not samples:
@@ -324,9 +303,17 @@ def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
 
 
 def claim_confidence(claim: dict[str, Any]) -> str:
-    """The verifier's probability of the claim's verdict as "0.93", or "" (LLM judges give none)."""
+    """The verifier's probability of the claim's verdict as "0.93", "0.61 · low confidence" below the
+    verifier's threshold, or "" (LLM judges give none)."""
     conf = (claim.get("details") or {}).get("confidence")
-    return f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+    text = f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+    return f"{text} · {LOW_CONFIDENCE}" if is_low_confidence(claim) else text
+
+
+def card_notes(project: Project, run_id: str) -> dict[str, str]:
+    """Notes under the claim metrics' cards: how many of the run's claims are low confidence."""
+    text = low_confidence_text(*low_confidence_claims(project, run_id))
+    return {m: text for m in CLAIM_METRICS} if text else {}
 
 
 def evidence_prefix(claim: dict[str, Any]) -> str:

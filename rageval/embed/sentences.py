@@ -64,7 +64,7 @@ def embed_chunks(embedder: Any, texts: Sequence[str], *, embed: Callable[[list[s
     every chunk into ``embedder``'s cache in the same call; returns the whole-chunk rows only.
 
     ``embed`` (default ``embedder.embed``) makes that one call: ingest passes one that spreads
-    the texts over the worker processes (:func:`rageval.score_workers.embed_parallel`).
+    the texts over the worker processes (:func:`rageval.embed.processes.embed_parallel`).
     """
     whole = set(texts)
     sentences = [t for t in sentence_texts(texts) if t not in whole]

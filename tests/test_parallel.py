@@ -8,8 +8,10 @@ import pytest
 from rageval.config import DEFAULT_METRICS
 from rageval.embed import CachedEmbedder, MiniLMEmbedder
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
-from rageval.score_workers import ScoringPool, check_workers, default_workers, embed_parallel, evaluate_parallel, shards
+from rageval.metrics.base import evaluate, parse_metric_list
+from rageval.types import Resources, Sample
+from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
+from rageval.runs.parallel import evaluate_parallel
 from rageval.util import sha256_hex
 
 CONTEXTS = (
@@ -52,7 +54,7 @@ def test_a_worker_runs_one_blas_thread_and_loads_the_model_when_it_starts(monkey
     monkeypatch.setenv("OMP_NUM_THREADS", "4")
     monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
     before = _worker_env(None)
-    pool = ScoringPool(2)
+    pool = WorkerPool(2)
     try:
         env = pool.map(_worker_env, [0, 1])
         loaded = pool.map(_weights_loaded, [0, 1])
@@ -68,7 +70,7 @@ def _worker_env(_):
 
 
 def _weights_loaded(_):
-    from rageval.minilm import _load_minilm
+    from rageval.embed.minilm import _load_minilm
 
     return _load_minilm.cache_info().currsize == 1
 

@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.chunking import chunk_document
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
 from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
@@ -55,7 +56,7 @@ def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
     chunking = chunking or ChunkingConfig()
     limits = limits or Limits.from_env()
     if embedder == "local":
-        from rageval.score_workers import warm_up
+        from rageval.embed.processes import warm_up
 
         warm_up(workers=workers)  # the workers load the model while the files are read
     loaded: list[Document | IngestError] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
@@ -101,12 +102,12 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 
     Chunks stored documents anew when needed, embeds with ``model`` only the chunks not yet
     indexed, and returns ``(index, chunks, number added)``. The vectors are computed across
-    ``workers`` processes (:func:`rageval.score_workers.embed_parallel`; default: one per core).
+    ``workers`` processes (:func:`rageval.embed.processes.embed_parallel`; default: one per core).
     """
     from rageval.config import index_signature
-    from rageval.context_vectors import embed_chunks
+    from rageval.embed.sentences import embed_chunks
     from rageval.index import VectorIndex
-    from rageval.score_workers import embed_parallel
+    from rageval.embed.processes import embed_parallel
 
     chunks = ensure_chunks(project, corpus, chunking)
     signature = index_signature(corpus, chunking, embedder)
@@ -124,7 +125,7 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
                 progress: Progress | None = None, workers: int | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress,
                       workers=workers)[2]
