@@ -69,7 +69,8 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     client = make_llm_client({"judge": "openai:bench-judge"}, store_path=project.db_path, run_id=label,
                              concurrency=concurrency, env={"OPENAI_BASE_URL": url})
     timing: dict[str, float] = {}
-    real_evaluate = scoring.evaluate_parallel
+    patched = "evaluate_parallel" if hasattr(scoring, "evaluate_parallel") else "evaluate"  # older checkouts
+    real_evaluate = getattr(scoring, patched)
 
     def timed_evaluate(*args, **kwargs):
         start, cpu0 = time.perf_counter(), time.process_time()
@@ -80,13 +81,13 @@ def _phase(project, items, url: str, concurrency: int, label: str):
             timing["judged_cpu"] = time.process_time() - cpu0
             timing["embed_cpu"] = embedder.cpu
 
-    scoring.evaluate_parallel = timed_evaluate
+    setattr(scoring, patched, timed_evaluate)
     cpu, start = time.process_time(), time.perf_counter()
     try:
         result = scoring.score(items, list(METRICS), judge="openai:bench-judge", project=project,
                                resources=Resources(embedder_factory=lambda: embedder, llm=client), source=label)
     finally:
-        scoring.evaluate_parallel = real_evaluate
+        setattr(scoring, patched, real_evaluate)
         client.close()
     timing["total"] = time.perf_counter() - start
     timing["cpu"] = time.process_time() - cpu
