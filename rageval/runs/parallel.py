@@ -14,7 +14,8 @@ worker returns the vectors it had to compute, which the parent keeps (memory and
 A context embedded at ingest or by an earlier run is never embedded again, whichever process
 needs it.
 
-The workers are used only where they can change nothing but the speed: every metric offline (no
+Metrics that embed nothing (retrieval, lexical) are scored in this process while the workers
+score the others. The workers are used only where they can change nothing but the speed: every metric offline (no
 online judge, no LLM client), the local MiniLM embedder, a metric that embeds, more than one
 worker and at least two samples; anything else runs ``evaluate`` in this process.
 """
@@ -70,20 +71,25 @@ def evaluate_parallel(samples: Sequence[Sample], metrics: Sequence[Metric], reso
         return evaluate(samples, metrics, resources, progress=None if progress is None else
                         lambda _name, done, total: progress("metrics", done, total))
     embedder = resources.embedder
+    light = [m for m in metrics if getattr(m, "kind", "") in ("retrieval", "lexical")]
+    heavy = [m for m in metrics if m not in light]
     tasks = []
     for a, b in processes.shards(len(samples), workers):
         part = list(samples[a:b])
         known = embedder.lookup([t for s in part for t in _known_texts(s)])
-        tasks.append((part, list(metrics), resources.language, known))
-    out: dict[str, list[Score]] = {m.name: [] for m in metrics}
+        tasks.append((part, heavy, resources.language, known))
+    results = processes.get_pool(workers).imap(_score_shard, tasks)
+    # the metrics that embed nothing are scored here meanwhile (the workers skip their imports)
+    out: dict[str, list[Score]] = evaluate(samples, light, resources) if light else {}
+    out.update({m.name: [] for m in heavy})
     fresh: dict[str, Any] = {}
     done = 0
-    for (part, *_), (scores, vectors) in zip(tasks, processes.get_pool(workers).imap(_score_shard, tasks)):
-        for name in out:
-            out[name].extend(scores[name])
+    for (part, *_), (scores, vectors) in zip(tasks, results):
+        for m in heavy:
+            out[m.name].extend(scores[m.name])
         fresh.update(vectors)
         done += len(part)
         if progress is not None:
             progress("rows", done, len(samples))
     embedder.remember(fresh)
-    return out
+    return {m.name: out[m.name] for m in metrics}
