@@ -125,7 +125,8 @@ def end_to_end(path: Path, metrics: list[str], *, store: bool, root: Path = ROOT
 
 def per_metric(rows: list[dict], metrics: list[str]) -> list[dict]:
     """Each metric alone on the same samples, with a fresh in-memory embedder cache."""
-    from rageval.embed import CachedEmbedder, MiniLMEmbedder
+    from rageval.embed.minilm import MiniLMEmbedder
+    from rageval.embed.cache import CachedEmbedder
     from rageval.metrics.base import evaluate, parse_metric_list
     from rageval.types import Resources
     from rageval.runs.scoring import parse_answers
@@ -210,7 +211,7 @@ class _CountingModel:
 def physical_limit(rows: list[dict], metrics: list[str], cores: int) -> dict:
     """Word-pieces and FLOPs per answer that the metrics embed (each distinct text once, no padding),
     the measured one-thread GEMM speed, and the answers/s no code could beat on ``cores`` cores."""
-    from rageval.embed import CachedEmbedder
+    from rageval.embed.cache import CachedEmbedder
     from rageval.metrics.base import evaluate, parse_metric_list
     from rageval.runs.scoring import parse_answers
     from rageval.types import Resources

@@ -36,7 +36,7 @@ def table(p, run, full, shown):
     diagnosis = c2.selectbox("Diagnosis", [""] + sorted(d for d in full["diagnosis"].unique() if d), key="ans_diag",
                              format_func=lambda d: d or "(any)", help="likely cause of unsupported claims")
     domain = c3.selectbox("Domain", [""] + sorted(d for d in full["domain"].dropna().unique()), key="ans_domain",
-                          format_func=lambda d: d or "(any)")
+                          format_func=lambda d: common.plain(d) or "(any)")
     hedged = c4.toggle("Hedges", key="ans_hedged", help="answers flagged by the hedging metric")
     rows = at_model.filter_table(shown, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged)
     metrics = at_model.metric_columns(full)
@@ -48,7 +48,7 @@ def table(p, run, full, shown):
                        "low confidence", help="claims whose verdict the verifier gave with low confidence")})
     cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "low_confidence", "diagnosis",
             "hedging_flag", "domain", *metrics]
-    event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
+    event = common.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
     c1, c2 = st.columns([4, 1])
     c1.caption("Click a column to sort, a row to open it below · a grey None in a metric column: not "
@@ -93,13 +93,13 @@ def main() -> None:
     run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: f"{run_name(by_id[i])} · {i}", key="ans_run")]
     summaries = common.summaries(p, run)
     if summaries:
-        common.metric_cards(summaries, per_row=5, notes=q.card_notes(p, run["id"]))
+        common.metric_cards(summaries, per_row=5, notes=q.card_notes(p, run["id"]), agreement=common.agreement(p))
     else:
         st.info("This run has no metric scores.")
     reasons = [{"metric": s.metric, "reason": r, "items": n} for s in summaries for r, n in s.reasons.items()]
     if reasons:
         with st.expander(f"Unscored and why ({sum(r['items'] for r in reasons)} item-metric pairs)"):
-            st.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
+            common.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
     exports(p, run)
     full = common.answer_table(p, run)
     common.need(len(full), "This run has no stored answers yet.", "run", "See the run's progress")
@@ -117,7 +117,8 @@ def main() -> None:
         if not len(rows):
             st.info("No answer matches these filters; loosen them to see more.")
             return
-        items = dict(zip(rows["id"], rows["#"].astype(str) + ". " + rows["question"].str.slice(0, 90)))
+        items = {i: common.plain(label) for i, label in
+                 zip(rows["id"], rows["#"].astype(str) + ". " + rows["question"].str.slice(0, 90))}
         if st.session_state.get("ans_item") not in items:
             st.session_state.pop("ans_item", None)
         item_id = st.selectbox("Question", list(items), key="ans_item", format_func=items.get)

@@ -2,7 +2,8 @@
 
 Safety rule for everything shown: text that comes from documents, uploads or models is either
 escaped with ``html.escape`` inside HTML we build ourselves (``st.html``), escaped for Markdown
-with :func:`md`, or shown in widgets that render plain text (``st.dataframe``, ``st.code``).
+with :func:`md`, or shown in widgets that render plain text (:func:`dataframe`, ``st.code``); each
+of them removes bidi controls first, so a U+202E in an answer cannot reverse what follows it.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from rageval.views import run as run_view
 from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
+from rageval.text.hygiene import without_bidi
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
 from rageval.runs.worker import RunWorkers
@@ -42,12 +44,32 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^])")
 # --- escaping ---------------------------------------------------------------------------------
 
 def md(text: Any) -> str:
-    """``text`` made inert for Streamlit Markdown: every special character backslash-escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """``text`` made inert for Streamlit Markdown: every special character backslash-escaped, bidi
+    controls removed (:func:`rageval.text.hygiene.without_bidi`)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(without_bidi(str(text)).split()))
+
+
+def plain(text: Any) -> str:
+    """``text`` for a plain-text label (a selectbox option): bidi controls removed."""
+    return without_bidi(str(text))
 
 
 def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(without_bidi(str(text)), quote=True)
+
+
+def dataframe(frame: Any, **kwargs: Any) -> Any:
+    """``st.dataframe`` with bidi controls removed from every text cell, the column names and the index."""
+    import pandas as pd
+
+    if isinstance(frame, pd.DataFrame):
+        frame = frame.copy()
+        for col in frame.columns:
+            if frame[col].dtype == object or str(frame[col].dtype) in ("str", "string"):
+                frame[col] = frame[col].map(without_bidi)
+        frame.columns = [without_bidi(c) for c in frame.columns]
+        frame.index = [without_bidi(i) for i in frame.index]
+    return st.dataframe(frame, **kwargs)
 
 
 def text_box(text: str | None, *, empty: str = "(empty)") -> None:
@@ -57,16 +79,19 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
 
 
 def highlight_html(segments: Sequence[hl.Segment]) -> str:
-    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only."""
+    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only; a
+    low-confidence verdict (``"CONTRADICTED?"``) is underlined dashed on a pale background."""
     parts = []
     for seg in segments:
         if seg.verdict is None:
             parts.append(esc(seg.text))
             continue
-        bg, accent = COLOURS.get(seg.verdict, ("#eceff4", "#5a6372"))
+        unsure = seg.verdict.endswith("?")
+        bg, accent = COLOURS.get(seg.verdict.rstrip("?"), ("#eceff4", "#5a6372"))
+        bg, line, title = ("#f4f5f7", "dashed", f"{seg.verdict} (low confidence)") if unsure else (bg, "solid", seg.verdict)
         marks = ",".join(str(n) for n in seg.labels)
         parts.append(
-            f'<span title="{esc(seg.verdict)}" style="background:{bg};border-bottom:2px solid {accent};'
+            f'<span title="{esc(title)}" style="background:{bg};border-bottom:2px {line} {accent};'
             f'border-radius:3px;padding:1px 2px">{esc(seg.text)}</span>'
             + (f'<sup style="color:{accent};font-weight:600">{esc(marks)}</sup>' if marks else "")
         )
@@ -216,12 +241,27 @@ def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
     return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
-def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None) -> None:
+@st.cache_data(show_spinner=False, max_entries=16, ttl=30)
+def _agreement(root: str, slug: str, stamp: int) -> dict:
+    from rageval.human.trust import metric_agreement
+
+    return metric_agreement(Project(slug=slug, root=Path(root)))
+
+
+def agreement(p: Project) -> dict:
+    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
+    return _agreement(str(p.root), p.slug, version())
+
+
+def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None,
+                 agreement: dict | None = None) -> None:
     """One bordered card per metric: mean over scored items, direction, and the unscored count below
     (with ``notes[metric]`` after it, such as the claim metrics' low-confidence count).
 
-    The tooltip says what the metric measures, its range and direction (rageval.report.meaning).
+    The tooltip says what the metric measures, its range and direction (rageval.report.meaning);
+    with ``agreement`` (rageval.human.trust) the card also says how far it agrees with the raters.
     """
+    agreement = agreement or {}
     notes = notes or {}
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
@@ -231,10 +271,12 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: d
             meant = meaning.info(s.metric)
             arrow = "↑" if meant.higher_is_better else "↓"
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
-            col.metric(f"{s.metric} {arrow}", value, help=md(meant.help(s.n_unscored + s.n_failed) + judge),
-                       border=True)
+            agree = agreement.get(s.metric)
+            col.metric(f"{s.metric} {arrow}", value, border=True, help=md(
+                meant.help(s.n_unscored + s.n_failed) + judge + (" " + agree.sentence() if agree else "")))
             col.caption(note + (" · heuristic" if s.heuristic else "")
-                        + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else ""))
+                        + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else "")
+                        + (f" · {agree.short()} with raters" if agree else ""))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -267,6 +309,35 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
+def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval.views.regressions import regressions
+
+    return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
+
+
+def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> None:
+    """The answers that got worse and better from run A to run B (rageval.views.regressions),
+    each with a link to the two answers side by side on the Answers page."""
+    r = _regressions(str(p.root), p.slug, tuple(x["id"] for x in runs), metric, tuple(run_stamp(x) for x in runs))
+    st.subheader("Per question: what got worse, what got better")
+    st.caption(md(f"change = B − A on {metric} ({'higher' if r.higher_is_better else 'lower'} is better); "
+                  f"{len(r.worse)} worse, {len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers "
+                  "scored by both" + (f"; {r.lost} scored in A but unscored in B" if r.lost else "")
+                  + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
+    config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
+              "question": st.column_config.TextColumn(width="large"),
+              "a": st.column_config.NumberColumn("A", format="%.3f"),
+              "b": st.column_config.NumberColumn("B", format="%.3f"),
+              "change": st.column_config.NumberColumn("B − A", format="%+.3f"),
+              "contradicted_a": st.column_config.NumberColumn("contradicted claims in A"),
+              "contradicted_b": st.column_config.NumberColumn("in B")}
+    cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
+    for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
+        with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):
+            st.dataframe(df[cols], hide_index=True, width="stretch", column_config=config, key=key)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
     p = Project(slug=slug, root=Path(root))
     return board_model.leaderboard(p, [r for r in run_view.runs(p) if r["id"] in stamp[0]])
@@ -277,8 +348,10 @@ def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
     return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
 
 
-def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
-    """Runs as rows, metric means as columns; the best value per column highlighted and starred."""
+def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict | None = None) -> None:
+    """Runs as rows, metric means as columns; the best value per column highlighted and starred; with
+    ``agreement`` (rageval.human.trust) each header also shows the metric's agreement with the raters."""
+    agreement = agreement or {}
     table = board.table.drop(columns=["id"])
     best_rows = {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
 
@@ -291,17 +364,23 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
         meant = meaning.info(m)
-        config[m] = st.column_config.TextColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}", help=meant.help())
+        agree = agreement.get(m)
+        config[m] = st.column_config.TextColumn(
+            f"{m} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
+            help=meant.help() + (" " + agree.sentence() if agree else ""))
     # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
     shown = table.copy()
     for m in board.metrics:
         shown[m] = [("—" if v is None or v != v else f"{v:.3f}") for v in table[m]]
     styled = shown.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else shown
-    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
+    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)  # run labels: clean names
     st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
                        key=f"{key}_csv")
     notes = ["Means over the items each metric scored; the best run per column is highlighted "
              "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if any(m in agreement for m in board.metrics):
+        notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
+                     "(Correlations page); trust the numbers with a high ρ most.")
     if board.unscored:
         names = dict(zip(board.table["id"], board.table["run"]))
         per_run: dict[str, list[str]] = {}

@@ -6,6 +6,7 @@ import streamlit as st
 
 from pages import common
 from rageval.views import queries as q
+from rageval.report.leaderboard import run_name
 from rageval import human
 from rageval.views import charts
 from rageval.report.exports import table_csv
@@ -19,7 +20,7 @@ def main() -> None:
                 "Start a run")
     by_id = {r["id"]: r for r in runs}
     chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="cmp_runs",
-                            format_func=lambda i: q.run_label(by_id[i]))
+                            format_func=lambda i: run_name(by_id[i]))
     common.need(len(chosen) >= 2, "Pick at least two runs.")
     picked = [by_id[i] for i in chosen]
     frame = common.human_frame(p, picked)
@@ -31,9 +32,11 @@ def main() -> None:
     metric = st.selectbox("Metric", options, index=default, key="cmp_metric",
                           help="'human' is the consensus of the human ratings")
     c = common.comparison(p, picked, metric)
-    (st.success if "no significant" not in c.verdict else st.info)(common.md(c.verdict))
+    (st.success if c.reliable else st.info)(common.md(c.verdict))
+    labels = {r: f"{chr(65 + i)} · {c.name(r)}" for i, r in enumerate(c.runs)}
     table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
-    st.dataframe(table.round(3), width="stretch")
+    table.index = [labels[r] for r in table.index]
+    common.dataframe(table.round(3), width="stretch")
     st.download_button("Summary (CSV)", table_csv(table, index=True), "compare.csv", key="cmp_dl")
     if c.friedman.statistic is not None:
         st.caption(f"Friedman chi2 = {c.friedman.statistic:.3f}, p = {c.friedman.p:.3g}, n = {c.n} items; "
@@ -49,7 +52,10 @@ def main() -> None:
                            key="cmp_dl_post")
     if c.wilcoxon is not None and c.wilcoxon.p is not None:
         st.caption(f"Wilcoxon signed-rank W = {c.wilcoxon.statistic:.1f}, p = {c.wilcoxon.p:.3g}; mean difference "
-                   f"{c.difference.diff:+.3f}, 95% bootstrap CI [{c.difference.ci_low:+.3f}, {c.difference.ci_high:+.3f}]")
+                   f"B − A {c.difference.diff:+.3f}, 95% bootstrap CI [{c.difference.ci_low:+.3f}, "
+                   f"{c.difference.ci_high:+.3f}]; {c.changed} of {c.n} paired answers changed")
+    if len(chosen) == 2 and metric != "human" and "#" not in metric:
+        common.regression_lists(p, picked, metric)
 
 
 common.run_page(main)

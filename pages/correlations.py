@@ -6,7 +6,9 @@ import streamlit as st
 
 from pages import common
 from rageval.views import queries as q
+from rageval.report.leaderboard import run_name
 from rageval import human
+from rageval.human import plain
 from rageval.views import charts
 from rageval.report.exports import table_csv
 
@@ -15,7 +17,7 @@ def compute_box(p, runs: list[dict]) -> None:
     by_id = {r["id"]: r for r in runs}
     with st.expander("New analysis", expanded=not human.list_analyses(p)):
         chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:1], key="co_runs",
-                                format_func=lambda i: q.run_label(by_id[i]))
+                                format_func=lambda i: run_name(by_id[i]))
         c1, c2, c3 = st.columns(3)
         group = c1.selectbox("Group by", human.GROUPINGS, key="co_group")
         method = c2.selectbox("Method", ("spearman", "kendall", "pearson"), key="co_method")
@@ -41,9 +43,9 @@ def agreement_box(p, a: human.Analysis) -> None:
                 f"{show(o['alpha'], '{:.2f}')}; exact agreement {show(o['exact'], '{:.0%}')}, within one "
                 f"{show(o['within_one'], '{:.0%}')} of {o['pairs']} pairs.")
     with st.expander("Agreement per domain and pairwise weighted kappa"):
-        st.dataframe(pd.DataFrame({g: {k: v[k] for k in ("annotators", "answers", "alpha", "exact", "within_one")}
+        common.dataframe(pd.DataFrame({g: {k: v[k] for k in ("annotators", "answers", "alpha", "exact", "within_one")}
                                    for g, v in ag["groups"].items()}).T, width="stretch")
-        st.dataframe(pd.DataFrame(o["kappa"]), width="stretch")
+        common.dataframe(pd.DataFrame(o["kappa"]), width="stretch")
 
 
 def table_text(a: human.Analysis) -> pd.DataFrame:
@@ -54,7 +56,7 @@ def table_text(a: human.Analysis) -> pd.DataFrame:
         for g in a.groups:
             c = a.cell(g, m, "human")
             if c is None or c["rho"] is None:
-                rows[m][g] = "n/a" if c is None else f"n/a ({c['reason']})"
+                rows[m][g] = "n/a" if c is None else plain.na(c['reason'])
             elif c["ci_low"] is None:
                 rows[m][g] = f"{c['rho']:.2f} (n={c['n']})"
             else:
@@ -76,7 +78,7 @@ def main() -> None:
     ids = [s["id"] for s in stored]
     default = ids.index(st.session_state["co_analysis"]) if st.session_state.get("co_analysis") in ids else 0
     with st.expander(f"Stored analyses ({len(stored)})"):
-        st.dataframe(pd.DataFrame([{k: s[k] for k in ("id", "method", "grouping", "groups", "created")}
+        common.dataframe(pd.DataFrame([{k: s[k] for k in ("id", "method", "grouping", "groups", "created")}
                                    | {"runs": ", ".join(s["runs"])} for s in stored]), hide_index=True)
     aid = st.selectbox("Analysis", ids, index=default, key="co_open")
     a = human.open_analysis(p, aid)
@@ -86,7 +88,7 @@ def main() -> None:
     agreement_box(p, a)
     st.subheader("Agreement with the human score", anchor=False)
     table = table_text(a)
-    st.dataframe(table, width="stretch")
+    common.dataframe(table, width="stretch")
     st.download_button("Table (CSV)", table_csv(table, index=True), f"{aid}-table.csv", key="co_dl_table")
     st.download_button("All cells (CSV)", table_csv(a.cells), f"{aid}-cells.csv",
                        key="co_dl_cells")

@@ -42,7 +42,7 @@ def main() -> None:
     if runs:
         st.subheader("Leaderboard")
         board = common.leaderboard(p, runs)
-        common.leaderboard_table(board)
+        common.leaderboard_table(board, agreement=common.agreement(p))
         by_id = {r["id"]: r for r in runs}
         picked = st.multiselect("Compare runs", list(by_id), default=list(by_id)[:2], key="home_runs",
                                 format_func=lambda i: board.table.set_index("id").loc[i, "run"])

@@ -1,7 +1,6 @@
 """Pieces of the Run page (a helper module, not a page): settings, presets, progress, finish."""
 from __future__ import annotations
 
-import os
 
 import streamlit as st
 
@@ -29,20 +28,6 @@ HELP = {
     "metrics": "What to compute for every answer. Hover a metric's column on the Answers page for its "
                "meaning; cards in docs/metrics.md.",
 }
-
-
-def missing_llm_settings(specs: dict[str, str]) -> list[str]:
-    """For each openai role with neither a key nor a server URL in the environment: what to set."""
-    out = []
-    for role, spec in specs.items():
-        if not spec.startswith("openai:"):
-            continue
-        up = role.upper()
-        names = (f"RAGEVAL_{up}_API_KEY", "OPENAI_API_KEY", f"RAGEVAL_{up}_BASE_URL", "OPENAI_BASE_URL")
-        if not any(os.environ.get(n, "").strip() for n in names):
-            out.append(f"the {role} needs OPENAI_API_KEY (or RAGEVAL_{up}_API_KEY), or OPENAI_BASE_URL "
-                       f"(or RAGEVAL_{up}_BASE_URL) for a local server without keys")
-    return out
 
 
 def presets(p) -> None:
@@ -87,7 +72,7 @@ def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
     temperature = c3.slider("Temperature", 0.0, 2.0, 0.0, 0.1, key="run_temperature",
                             disabled=generator == "extractive", help=HELP["temperature"])
     judge = common.spec_input("Judge", "heuristic", key="run_judge", model="gpt-4o-mini", container=c4)
-    options = q.metric_options(top_k)
+    options = q.metric_options(top_k) + q.rubric_metrics(p)
     items = qa_view.qa_items(p, qa_set)
     cannot = meaning.applicability(options, meaning.available_inputs(items, pipeline=True))
     default = [m for m in q.default_metrics(options) if m not in cannot]
@@ -101,14 +86,36 @@ def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
                    + " in this QA set (relevance labels are explained on the QA sets page).")
     source, types = aligncheck_settings(metrics)
     try:
-        q.check_metric_options(metrics, aligncheck_source=source, aligncheck_types=types)
+        rubrics = q.run_rubrics(p, metrics)
+        q.check_metric_options(metrics, aligncheck_source=source, aligncheck_types=types,
+                               rubrics={r.name: r for r in rubrics})
         return RunConfig(corpus=corpus, qa_set=qa_set, embedder=embedder, top_k=top_k, generator=generator,
                          chunking=ChunkingConfig(method=method, size=int(size), overlap=int(overlap)),
                          temperature=float(temperature), judge=judge, metrics=tuple(metrics),
-                         aligncheck_source=source, aligncheck_types=types)
+                         aligncheck_source=source, aligncheck_types=types, rubrics=rubrics)
     except ConfigError as exc:
         st.error(common.md(str(exc)))
         return None
+
+
+def rubric_form(p) -> None:
+    """Define a rubric metric without code: TOML in, stored in the project, offered as rubric:NAME above."""
+    with st.expander("Rubric metrics: your own criteria, judged by the LLM"):
+        st.caption("Write a rubric (name, what it measures, criteria, what a 1-5 answer looks like). It becomes "
+                   "the metric rubric:NAME in the list above; it needs an LLM judge (offline it is unscored).")
+        text = st.text_area("Rubric (TOML)", q.RUBRIC_EXAMPLE, height=260, key="rubric_text")
+        saved = st.session_state.pop("rubric_saved", None)
+        if saved:
+            st.success(f"Saved: choose {common.md(saved)} in Metrics above.")
+        if st.button("Save rubric", key="rubric_save"):
+            try:
+                rubric = q.add_rubric_text(p, text)
+            except ConfigError as exc:
+                st.error(common.md(str(exc)))
+                return
+            common.bump()
+            st.session_state["rubric_saved"] = rubric.metric
+            st.rerun()  # the Metrics list above is drawn again with the new rubric in it
 
 
 def aligncheck_settings(metrics: list[str]) -> tuple[str, str]:

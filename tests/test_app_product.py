@@ -116,7 +116,12 @@ def test_same_question_side_by_side_with_differences(use_data):
     diff = next(d.value for d in at.dataframe if "B - A" in d.value.columns)  # a styled frame has no key here
     assert set(diff["metric"]) == {"exact_match", "token_f1"} and {"A", "B", "B - A"} <= set(diff.columns)
     assert len(at.get("plotly_chart")) >= 2, "distribution and run-vs-run scatter"
-    run_store.delete_run(project.db_path, other)
+    from rageval.store.db import connect
+
+    with connect(project.db_path) as con:  # leave the shared project as the other tests expect it
+        for table in ("answers", "retrievals", "metric_scores", "claims"):
+            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [other])
+        con.execute("DELETE FROM runs WHERE id = ?", [other])
 
 
 def test_qa_sets_page_views_a_set_and_offers_templates(use_data):

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from rageval.config import DEFAULT_METRICS
-from rageval.embed import CachedEmbedder, MiniLMEmbedder
+from rageval.embed.cache import CachedEmbedder
+from rageval.embed.minilm import MiniLMEmbedder
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample

@@ -76,7 +76,7 @@ def test_exact_match_is_exactly_one(name):
 
 def test_real_minilm_bertscore_and_similarity_do_not_depend_on_the_batch():
     """The reported bug: bertscore_f1 1.0000000445 in a batch, 0.9999999960 alone (padding)."""
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
     from rageval.types import Resources
 
     embedder = make_embedder("local")

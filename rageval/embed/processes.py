@@ -88,7 +88,8 @@ class ShardStore:
 
 def _start_worker() -> None:
     """Pool initializer: this worker's embedder, with the model's weights loaded now."""
-    from rageval.embed import CachedEmbedder, MiniLMEmbedder
+    from rageval.embed.cache import CachedEmbedder
+    from rageval.embed.minilm import MiniLMEmbedder
 
     store = ShardStore()
     embedder = CachedEmbedder(MiniLMEmbedder(), store=store)
@@ -167,7 +168,8 @@ atexit.register(close_pools)
 
 def local_model(embedder: Any) -> bool:
     """Whether ``embedder`` is the cached local MiniLM (the one the workers run)."""
-    from rageval.embed import CachedEmbedder, MiniLMEmbedder
+    from rageval.embed.cache import CachedEmbedder
+    from rageval.embed.minilm import MiniLMEmbedder
 
     return isinstance(embedder, CachedEmbedder) and type(embedder.inner) is MiniLMEmbedder
 

@@ -45,14 +45,27 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestErro
 def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
            files: Sequence[tuple[str, bytes]] = (), chunking: ChunkingConfig | None = None,
            embedder: str = "local", progress: Progress | None = None,
-           limits: Limits | None = None, workers: int | None = None) -> IngestReport:
+           limits: Limits | None = None, on_wait: Callable[[], None] | None = None,
+           workers: int | None = None) -> IngestReport:
     """Load ``paths`` (files or folders) and in-memory ``files``, store them and index them.
 
     Bad files (and files over ``limits``) become errors in the report (and in the project's
     ingest_errors) while the good ones are stored; the same bytes ingested twice are stored
     once. ``progress(phase, done, total)`` hears ``documents`` (loaded), ``chunks`` (documents
     chunked) and ``index`` (chunks embedded and added).
+
+    Two ingests into one project are serialised (the project's ``ingest`` lock): Chroma's
+    embedded store takes one writer, and a second writer got "database is locked". The second
+    waits for the first; ``on_wait()`` is called once when it has to.
     """
+    with project_lock(project, "ingest", on_wait):
+        return _ingest(project, corpus, paths=paths, files=files, chunking=chunking, embedder=embedder,
+                       progress=progress, limits=limits, workers=workers)
+
+
+def _ingest(project: Project, corpus: str, *, paths: Iterable[str | Path], files: Sequence[tuple[str, bytes]],
+            chunking: ChunkingConfig | None, embedder: str, progress: Progress | None,
+            limits: Limits | None, workers: int | None) -> IngestReport:
     chunking = chunking or ChunkingConfig()
     limits = limits or Limits.from_env()
     if embedder == "local":
@@ -111,11 +124,12 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 
     chunks = ensure_chunks(project, corpus, chunking)
     signature = index_signature(corpus, chunking, embedder)
-    index = VectorIndex(project, signature)
     report = (lambda done, total: progress("index", done, total)) if progress else None
     # two processes syncing one collection would both embed every missing chunk: the second
-    # waits for the first, then finds the chunks indexed (and their vectors in the cache)
-    with project_lock(project, "index-" + stable_hash([project.id, signature], 16)):
+    # waits for the first, then finds the chunks indexed (and their vectors in the cache); the
+    # collection is opened (made, when new) under the lock too, one writer at a time
+    with project_lock(project, "index-" + stable_hash(signature, 16)):
+        index = VectorIndex(project, signature)
         # each chunk whole and each of its sentences, so that runs find both in the cache
         added = index.sync(chunks, lambda texts: embed_chunks(model, texts, embed=lambda t: embed_parallel(
             model, t, workers=workers)), progress=report)
@@ -124,8 +138,21 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
                 progress: Progress | None = None, workers: int | None = None) -> int:
-    """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
+    """Embed and add to Chroma every chunk not yet indexed; returns the number added.
+
+    An ``openai:`` embedder gets an LLM client for the embedder role (base URL and key from the
+    environment) for this call only; it is closed before returning.
+    """
     from rageval.embed.cache import get_embedder
 
-    return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress,
-                      workers=workers)[2]
+    client = None
+    if embedder.strip().lower().startswith("openai:"):
+        from rageval.llm.client import make_llm_client
+
+        client = make_llm_client({"embedder": embedder}, store_path=project.db_path)
+    try:
+        model = get_embedder(project, embedder, client=client)
+        return sync_index(project, corpus, chunking, embedder, model, progress=progress, workers=workers)[2]
+    finally:
+        if client is not None:
+            client.close()

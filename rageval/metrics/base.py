@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval.errors import ConfigError, RagevalError
 from rageval.metrics import METRICS
-from rageval.types import NEED_REASONS, STATUSES, Resources, Sample, Score  # noqa: F401 (the metric contract's types)
+from rageval.types import NEED_REASONS, STATUSES, Memo, Resources, Sample, Score  # noqa: F401 (the metric contract's types)
 
 
 @runtime_checkable
@@ -53,9 +53,12 @@ def get_metric(name: str, **options: Any) -> Metric:
     """A configured metric from its name: ``"token_f1"``, ``"ndcg@10"``, ``"recall@5"``.
 
     Keyword options (``judge="openai:gpt-4o"``, ``language="it"``) are passed to the metrics
-    that have a field of that name.
+    that have a field of that name. ``rubric:NAME`` is a user's rubric (rageval.prompts.rubric), found in
+    the option ``rubrics`` (name -> Rubric) and judged by ``judge``.
     """
     name = name.strip()
+    if name.startswith("rubric:"):
+        return _rubric_metric(name, options)
     if name in METRICS and not name.endswith("@K"):
         return _build(METRICS[name], options)
     match = _AT_K.match(name)
@@ -67,6 +70,17 @@ def get_metric(name: str, **options: Any) -> Metric:
     raise ConfigError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
 
 
+def _rubric_metric(name: str, options: Mapping[str, Any]) -> Metric:
+    from rageval.metrics.rubric import RubricMetric
+
+    rubrics = options.get("rubrics") or {}
+    rubric = rubrics.get(name.split(":", 1)[1])
+    if rubric is None:
+        raise ConfigError(f"unknown rubric metric {name!r}; add the rubric with `rageval rubric add FILE` "
+                          "(or --rubric FILE) and name it rubric:NAME")
+    return RubricMetric(rubric, judge=options.get("judge", "heuristic"))
+
+
 def metric_names() -> list[str]:
     """Every registered name, ``@K`` ones shown with a literal K."""
     return sorted(METRICS)
@@ -75,7 +89,7 @@ def metric_names() -> list[str]:
 def metric_options() -> set[str]:
     """Every option name some registered metric takes (its dataclass fields)."""
     return {f.name for factory in METRICS.values() if dataclasses.is_dataclass(factory)
-            for f in dataclasses.fields(factory)}
+            for f in dataclasses.fields(factory)} | {"rubrics"}
 
 
 def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]:
@@ -167,13 +181,14 @@ def evaluate(
 
     Metrics judged by an online LLM are scored at the same time, each in its own thread, so
     all their calls meet in the client's one pool (bounded by its concurrency) instead of
-    running metric after metric in waves; metrics of one ``llm_family`` share a thread, in
-    order, so the later ones reuse the first one's analysis. The others run here, one after
-    another. The embedder is shared and called by one metric at a time.
+    running metric after metric in waves. Metrics that read one analysis (the three claim
+    shares, the three AlignCheck metrics) share it through ``resources.memo``, new for each call:
+    the first computes it, the others wait for it. The others run here, one after another. The
+    embedder is shared and called by one metric at a time.
 
     Every value passes :func:`in_range` (clipped at the boundary, or failed with a reason).
     """
-    resources = _with_embedder(resources or Resources())
+    resources = dataclasses.replace(_with_embedder(resources or Resources()), memo=Memo())
     judged = [m for m in metrics if _online_judge(m)]
     out: dict[str, list[Score]] = {}
     done = [0]
@@ -188,16 +203,12 @@ def evaluate(
 
     if len(judged) > 1:
         shared = _shared(resources)
-        groups: dict[str, list[Metric]] = {}
-        for metric in judged:
-            groups.setdefault(getattr(metric, "llm_family", None) or metric.name, []).append(metric)
 
-        def run_group(group: list[Metric]) -> None:
-            for metric in group:
-                finish(metric, _score_metric(samples, metric, shared))
+        def run(metric: Metric) -> None:
+            finish(metric, _score_metric(samples, metric, shared))
 
-        with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="rageval-metric") as pool:
-            futures = [pool.submit(run_group, g) for g in groups.values()]
+        with ThreadPoolExecutor(max_workers=len(judged), thread_name_prefix="rageval-metric") as pool:
+            futures = [pool.submit(run, m) for m in judged]
             for metric in metrics:
                 if not _online_judge(metric):
                     finish(metric, _score_metric(samples, metric, shared))
@@ -210,7 +221,7 @@ def evaluate(
 
 
 def _local_embedder() -> Any:
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return make_embedder("local")
 

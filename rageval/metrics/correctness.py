@@ -31,7 +31,7 @@ from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
 from rageval.llm.replies import validator
-from rageval.judge.ask import fence_safe
+from rageval.judge.ask import fence_safe, server_part
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 
@@ -197,7 +197,7 @@ class AnswerEquivalence:
                 f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers|v2"
             )
         prompt = sha256_hex(prompt_template() + "\0" + schema_hash("answer_equivalence"))[:8]
-        return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|v1"
+        return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|{server_part(self.judge)}v1"
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call (all references in one prompt), none without a reference."""

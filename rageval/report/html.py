@@ -5,7 +5,7 @@ unscored counts, range, direction and meaning of each metric), each metric's dis
 an inline SVG histogram, means per domain, Spearman correlations of the metrics with the mean
 human rating when ratings exist (``scipy.stats.spearmanr`` over items with both), and the
 worst answers with their claims and verdicts. Every piece of text is escaped with
-``html.escape``; the page has no script, no link and no external asset.
+``html.escape``, bidi controls removed; the page has no script, no link and no external asset.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from rageval.report.meaning import info
 from rageval.report.summary import (LOW_CONFIDENCE, is_low_confidence, low_confidence_claims, low_confidence_text,
                                     run_summaries)
 from rageval.store import runs as run_store
+from rageval.text.hygiene import without_bidi
 
 _VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
             "NOT_MENTIONED": ("#fff1cc", "#8a5a00")}
@@ -36,7 +37,8 @@ th{background:#f3f5f9}.num{text-align:right;font-variant-numeric:tabular-nums}.m
 
 
 def esc(text: Any) -> str:
-    return html.escape("" if text is None else str(text), quote=True)
+    """``text`` escaped for HTML, without bidi controls (:func:`rageval.text.hygiene.without_bidi`)."""
+    return html.escape(without_bidi("" if text is None else str(text)), quote=True)
 
 
 def _fmt(x: Any) -> str:
@@ -117,11 +119,20 @@ def _worst_metric(summaries) -> str | None:
     return next((m for m in names if m in MAIN_METRICS), names[0] if names else None)
 
 
-def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
-    """The report of ``run_id`` as one self-contained HTML page."""
+def run_report_html(project: Project, run_id: str, *, worst: int = 8, regressions: Any = None,
+                    limit: int = 20) -> str:
+    """The report of ``run_id`` as one self-contained HTML page; with ``regressions`` (the
+    :class:`rageval.views.regressions.Regressions` of a baseline run against this one) it also
+    lists the questions that got worse and better since the baseline, up to ``limit`` of each."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
+    base_run = None
+    if regressions is not None:
+        if regressions.run_b != run_id:
+            raise ConfigError(f"the per-question list compares {regressions.run_a} with {regressions.run_b}, "
+                              f"not with run {run_id}")
+        base_run = run_store.get_run(project.db_path, regressions.run_a)
     summaries = run_summaries(project, run_id)
     values = item_values(project, [run_id])
     cfg = run["config"]
@@ -174,6 +185,8 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
                      "</th><th class='num'>rho</th><th class='num'>p</th><th class='num'>n</th></tr>" + "".join(
                          f"<tr><td>{esc(m)}</td><td class='num'>{rho:.2f}</td><td class='num'>{p:.3g}</td>"
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
+    if regressions is not None:
+        parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
     if main:
         parts.append(_worst_section(project, run, ok, main, worst))
     body = "\n".join(parts)
@@ -181,6 +194,26 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
             f'content="width=device-width,initial-scale=1"><title>rageval report: {esc(run_name(run))}</title>'
             f"<style>{_CSS}</style></head><body>{body}<p class='muted'>Made by rageval. Metric cards: "
             f"docs/metrics.md.</p></body></html>")
+
+
+def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
+    name = run_name(base) if "config" in base else base["id"]
+    out = [f"<h2>Per question against {esc(name)}</h2><p class='muted'>change = this run − baseline "
+           f"on {esc(r.metric)} ({'higher' if r.higher_is_better else 'lower'} is better): {len(r.worse)} worse, "
+           f"{len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers scored by both"
+           + (f"; {r.lost} scored in the baseline but unscored here" if r.lost else "") + ".</p>"]
+    for title, df in (("Worse", r.worse), ("Better", r.better)):
+        if not len(df):
+            continue
+        more = f" (first {limit} of {len(df)})" if len(df) > limit else f" ({len(df)})"
+        out.append(f"<h3>{title}{more}</h3><table><tr><th>#</th><th>question</th><th class='num'>baseline</th>"
+                   "<th class='num'>this run</th><th class='num'>change</th><th class='num'>contradicted claims</th></tr>")
+        out += [f"<tr><td>{esc(x['#'])}</td><td>{esc(x['question'])}</td><td class='num'>{_fmt(x['a'])}</td>"
+                f"<td class='num'>{_fmt(x['b'])}</td><td class='num'>{x['change']:+.3f}</td>"
+                f"<td class='num'>{x['contradicted_a']} → {x['contradicted_b']}</td></tr>"
+                for x in df.head(limit).to_dict("records")]
+        out.append("</table>")
+    return "".join(out)
 
 
 def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: int) -> str:

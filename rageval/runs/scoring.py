@@ -34,7 +34,8 @@ class ScoreResult:
     errors: list[RowError] = field(default_factory=list)
 
 
-ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "reference", "retrieved_ids", "relevant_ids", "domain")
+ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "context_ids", "reference", "retrieved_ids", "relevant_ids",
+                  "domain")
 
 
 def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowError]]:
@@ -157,7 +158,10 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
         source = display_name(source).name
         run_id = new_run_id()
         config = {"source": source, "metrics": [m.name for m in metrics], "judge": judge, "language": language,
-                  "embedder": embedder, **(metric_options or {})}
+                  "embedder": embedder, **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}}
+        rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
+        if rubrics:  # the rubric text the values were judged with, kept with the run
+            config["rubrics"] = rubrics
         store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
                          config_hash=stable_hash(config), n_items=len(samples))
         store.set_run_status(project.db_path, run_id, "running")

@@ -193,15 +193,6 @@ def claims(db: Path, run_id: str, item_id: str | None = None) -> list[dict[str, 
     return out
 
 
-def delete_run(db: Path, run_id: str) -> None:
-    with connect(db) as con:
-        con.execute("BEGIN TRANSACTION")
-        for table in ("answers", "retrievals", "metric_scores", "claims", "human_ratings", "agreed_scores"):
-            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-        con.execute("DELETE FROM runs WHERE id = ?", [run_id])
-        con.execute("COMMIT")
-
-
 # --- human ratings -----------------------------------------------------------------------
 
 def save_ratings(db: Path, run_id: str, ratings: Sequence[tuple[str, str, int]]) -> None:

@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 
 from rageval.human.analysis import Analysis
 from rageval.human.compare import Comparison
+from rageval.human.plain import plain_reason
 from rageval.report.meaning import info
 
 
@@ -42,7 +43,7 @@ def heatmap(analysis: Analysis, group: str) -> go.Figure:
                 hrow.append(a)
             elif c is None or c["rho"] is None:
                 trow.append("n/a")
-                hrow.append(f"{a} vs {b}: undefined ({(c or {}).get('reason')}), n = {(c or {}).get('n')}")
+                hrow.append(f"{a} vs {b}: undefined ({plain_reason((c or {}).get('reason')) or 'no value'}), n = {(c or {}).get('n')}")
             else:
                 trow.append(f"{c['rho']:.2f}{_stars(c['p'])}")
                 ci = f"[{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if c["ci_low"] is not None else "n/a"
@@ -72,7 +73,7 @@ def cd_diagram(c: Comparison) -> go.Figure:
     ranks = sorted(c.mean_ranks.items(), key=lambda kv: kv[1])
     k = len(ranks)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[r for _, r in ranks], y=[0] * k, mode="markers+text", text=[n for n, _ in ranks],
+    fig.add_trace(go.Scatter(x=[r for _, r in ranks], y=[0] * k, mode="markers+text", text=[c.name(n) for n, _ in ranks],
                              textposition=["top center" if i % 2 else "bottom center" for i in range(k)],
                              marker={"size": 12}, hovertemplate="%{text}: mean rank %{x:.2f}<extra></extra>"))
     level = 0.25
