@@ -12,7 +12,7 @@ from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
-from rageval.runs.parallel import evaluate_parallel
+from rageval.scale.parallel import evaluate_parallel
 from rageval.util import sha256_hex
 
 CONTEXTS = (
