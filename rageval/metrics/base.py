@@ -193,7 +193,7 @@ def evaluate(
 
     Every value passes :func:`in_range` (clipped at the boundary, or failed with a reason).
     """
-    resources = dataclasses.replace(_with_embedder(resources or Resources()), memo=Memo())
+    resources = dataclasses.replace(with_default_embedder(resources or Resources()), memo=Memo())
     judged = [m for m in metrics if _online_judge(m)]
     out: dict[str, list[Score]] = {}
     done = [0]
@@ -231,7 +231,7 @@ def _local_embedder() -> Any:
     return make_embedder("local")
 
 
-def _with_embedder(resources: Resources) -> Resources:
+def with_default_embedder(resources: Resources) -> Resources:
     """``resources`` with the offline model as its embedder when none was given (made on first use)."""
     if resources.embedder_factory is not None or resources._embedder is not None:
         return resources
