@@ -1,5 +1,7 @@
 """Vectors are computed once per text and shared by every metric of a run; chunks embedded at
 ingest are never embedded again by a run's metrics (context_relevance reads them back)."""
+import numpy as np
+
 from rageval.embed import cache as shared
 from rageval.config import RunConfig
 from rageval.embed.cache import CachedEmbedder
