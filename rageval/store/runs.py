@@ -2,11 +2,18 @@
 from __future__ import annotations
 
 import json
+import secrets
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
 from rageval.store.db import connect
 from rageval.store.items import save_items
+
+
+def new_run_id() -> str:
+    """A new run id: UTC time and 6 random hex digits (``20261202-013000-a1b2c3``)."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
 # --- QA sets -----------------------------------------------------------------------------
