@@ -188,6 +188,34 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_int=_int)
 
 
+def _array_elements(text: str) -> list[tuple[int, str]] | None:
+    """The top-level elements of a JSON array as ``(line, text)``, found by one scan of brackets
+    and strings (no recursion, so a row nested 100,000 deep is cut out, not parsed); None when
+    ``text`` is not one array."""
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        return None
+    offset = text.index("[") + 1
+    out, depth, inside, escaped, start = [], 0, False, False, offset
+    for i in range(offset, offset + len(body) - 1):
+        ch = text[i]
+        if inside:
+            escaped, inside = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            inside = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        if not inside and (depth == 0 and ch == "," or depth < 0):
+            part = text[start:i]
+            out.append((text.count("\n", 0, start + len(part) - len(part.lstrip())) + 1, part))
+            start = i + 1
+            if depth < 0:
+                break
+    return [(line, part) for line, part in out if part.strip()]
+
+
 def _depth(value: Any, limit: int) -> int:
     """How deeply lists and objects nest in ``value`` (a scalar is 0), counted up to ``limit + 1``."""
     deepest, stack = 0, [(value, 1)]
@@ -260,9 +288,18 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
                              source=source) from exc
-        except RecursionError:
-            raise InputError(f"{limits.depth_error(None)}; write one row per line in a .jsonl file so that "
-                             "only the deep row is rejected", source=source) from None
+        except RecursionError:  # one row too deep for Python's reader: read the rows one by one
+            elements = _array_elements(text)
+            if elements is None:
+                raise InputError(f"{limits.depth_error(None)}; write one row per line in a .jsonl file so "
+                                 "that only the deep row is rejected", source=source) from None
+            value = []
+            for n, (line_no, element) in enumerate(elements, start=1):
+                table.lines[n] = line_no
+                try:
+                    records.append((n, _loads(element)))
+                except RecursionError:
+                    table.problems.append(table.error(n, limits.depth_error(None) or ""))
         if isinstance(value, dict):
             inner = next((v for v in value.values() if isinstance(v, list)), None)
             if inner is None:
@@ -273,7 +310,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         if not isinstance(value, list):
             raise InputError(f"a JSON file must hold a list of objects, not a {type(value).__name__}",
                              source=source)
-        records = list(enumerate(value, start=1))
+        records = records or list(enumerate(value, start=1))
     elif lower.endswith(".csv") or lower.endswith(".tsv"):
         records = _csv(table, text, "excel-tab" if lower.endswith(".tsv") else "excel")
     else:
