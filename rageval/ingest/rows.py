@@ -6,7 +6,8 @@ number (1-based: the first data row is row 1, the header of a CSV is row 0), the
 JSONL file) and the column where known, and the reason; the good rows are kept. One convention
 for QA sets, answers to score and ratings. A row over a :class:`rageval.ingest.limits.RowLimits`
 limit (a field of more than 100,000 characters, nesting deeper than 32 levels) is rejected with
-the limit and the setting that raises it; a JSON integer of more than 4,300 digits (Python's
+the limit and the setting that raises it (a .json array holding a row too deep for Python's
+reader is read row by row, so only that row is rejected); a JSON integer of more than 4,300 digits (Python's
 limit) is read as a float, infinite, and rejected where a number or text is expected. CSV cells
 written by :func:`rageval.files.safe_cell` (``'=1``) read back as written (``=1``). A problem
 with the whole file (no header, a JSON object where a list was expected, a required column
