@@ -301,10 +301,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     metrics, rubrics = _rubrics(args, None if args.no_store else project,
                                 [m.strip() for m in args.metrics.split(",") if m.strip()])
     options = {**_aligncheck_options(args), **({"rubrics": {r.name: r for r in rubrics}} if rubrics else {})}
-    result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
-                   resources=resources,
-                   project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=options, progress=progress)
+    try:
+        result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
+                       resources=resources,
+                       project=None if args.no_store else project, source=path.name, details=args.details,
+                       metric_options=options, progress=progress)
+    finally:
+        if client is not None:
+            client.close()  # flushes the cache: a second score right after finds every reply
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.report.score_out import write_rows
