@@ -106,6 +106,8 @@ class ScoreActor:
         from rageval.embed.cache import make_embedder
         from rageval.types import Resources
 
+        if llm is not None:  # the driver's server settings (and this actor's caps) before any metric
+            os.environ.update(llm["env"])  # reads them: a judged signature names its server
         self.plan = Plan.from_dict(plan)
         self.metrics = self.plan.build()
         self.out_dir = Path(out_dir)
@@ -115,8 +117,7 @@ class ScoreActor:
             from rageval.llm.client import make_llm_client
 
             self.client = make_llm_client(llm["models"], store_path=llm["store_path"], run_id=None,
-                                          concurrency=llm["concurrency"], use_cache=llm["use_cache"],
-                                          env={**os.environ, **llm["env"]})
+                                          concurrency=llm["concurrency"], use_cache=llm["use_cache"])
         spec, client = self.plan.embedder, self.client
         self.resources = Resources(embedder_factory=lambda: make_embedder(spec, client=client), llm=client,
                                    language=self.plan.language)
