@@ -310,7 +310,10 @@ def test_judge_configuration_errors():
 
 
 def test_verdict_validator_rejects_incomplete_replies():
-    validate = claim_judge.verdict_validator(2, 1)
+    from rageval.llm.replies import validator
+    from rageval.prompts.schemas import Verdicts
+
+    validate = validator(Verdicts, claim_judge.check_verdicts(2, 1))
     good = {"verdicts": [{"claim": 1, "verdict": "supported", "passage": 1, "quote": "q", "reason": "r"},
                          {"claim": 2, "verdict": "NOT MENTIONED", "passage": None, "quote": "", "reason": "r"}]}
     assert [v["verdict"] for v in validate(good)] == ["SUPPORTED", "NOT_MENTIONED"]

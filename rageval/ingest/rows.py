@@ -314,12 +314,6 @@ def add_records(table: Table, records: Iterable[tuple[int, Any]], *, limits: Row
     return table
 
 
-def read_records(source: str, data: bytes) -> tuple[list[tuple[int, dict[str, Any]]], list[RowError]]:
-    """:func:`read_table` as ``(records, problems)``."""
-    table = read_table(source, data)
-    return table.records, table.problems
-
-
 def _finite(value: Any, field: str) -> Any:
     """``value``, or ValueError when it is NaN or infinite (JSON ``NaN``, ``Infinity``, ``1e999``)."""
     if isinstance(value, float) and not math.isfinite(value):

@@ -105,11 +105,6 @@ class RunWorkers:
         with self._lock:
             return [rid for (root, rid), t in self._threads.items() if root == str(p.root) and t.is_alive()]
 
-    def started_here(self, p: Project) -> list[str]:
-        """Every run started in this process for ``p`` (running or ended), oldest first."""
-        with self._lock:
-            return [rid for (root, rid) in self._threads if root == str(p.root)]
-
     def progress(self, p: Project, run_id: str) -> Progress | None:
         return self._progress.get((str(p.root), run_id))
 
