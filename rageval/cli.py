@@ -342,9 +342,12 @@ def _score_ray(args: argparse.Namespace) -> int:
     plan = Plan.make(args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                      details=args.details, options=_aligncheck_options(args))
     cache = None if args.no_cache else (args.llm_cache or str(_project(args).db_path))
+    from rageval.ingest.limits import RowLimits
+
     options = RayOptions(address=args.address, workers=args.workers or 2, batch_size=args.batch_size,
                          part_rows=args.part_rows, num_cpus=args.cpus, concurrency=args.concurrency,
-                         use_cache=not args.no_cache, llm_cache=cache)
+                         use_cache=not args.no_cache, llm_cache=cache,
+                         limits=RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth))
     manifest = score_with_ray(args.input, Path(args.out), plan, options, progress=_progress(args))
     done = "already complete, nothing scored" if not manifest["scored_parts"] else \
         f"{manifest['scored_parts']} part(s) scored now"
