@@ -124,10 +124,16 @@ def _through_app_shell() -> None:
 def run_page(main: Callable[[], None]) -> None:
     """Run a page's ``main`` catching every exception at the page boundary (st.stop passes through)."""
     _through_app_shell()
+    if not st.session_state.pop("_url_run_open", False):  # run without app.py (AppTest's pages mode)
+        url_arrived({Path(f).stem: k for k, f in PAGES.items()}.get(Path(main.__code__.co_filename).stem, "home"))
+        st.session_state.pop("_url_run_open", None)
     try:
+        announce_finished()
         main()
     except Exception as exc:  # noqa: BLE001 - the page boundary: nothing may escape as a traceback
         show_error(exc)
+    finally:  # also after st.stop() and st.rerun(): the address bar always shows the view
+        url_write()
 
 
 def need(ok: Any, message: str, page: str | None = None, label: str = "") -> None:
@@ -137,6 +143,166 @@ def need(ok: Any, message: str, page: str | None = None, label: str = "") -> Non
         if page:
             st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
         st.stop()
+
+
+# --- state in the URL ----------------------------------------------------------------------------
+# The address bar holds the view: the project, the run(s), the question, the filters and the tab, so
+# a reload or a pasted link opens the same view. Session state stays the source of truth inside a
+# session; the URL mirrors it. Parameter names shared by every page (and by links other pages and
+# reports build): project, run, run_b, question, metric, tab; filters have their own short names.
+# At the start of a script run the URL is either what this session wrote at the end of its previous
+# run (a widget changed: the widgets win), empty (the sidebar navigation clears it: the session's
+# state stays), or anything else (a reload, a pasted link, a page link with parameters, an edited
+# address): then the page applies it to its widgets before drawing them.
+
+def _encode(value: Any) -> str | None:
+    """One URL value: bools as 1/0, lists comma-joined, None (nothing chosen) as absent."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _decode(text: str, like: Any) -> Any:
+    """``text`` as the type of ``like`` (the widget's kind: bool, float, int, list or str)."""
+    if isinstance(like, bool):
+        return text in ("1", "true", "True", "yes")
+    if isinstance(like, float):
+        return float(text)
+    if isinstance(like, int):
+        return int(text)
+    if isinstance(like, list):
+        return [v for v in text.split(",") if v]
+    return text
+
+
+def view_params(page: str, params: dict[str, Any]) -> dict[str, str]:
+    """The query parameters of a view: ``params`` encoded, empty ones left out (pure; for links)."""
+    return {k: v for k, v in ((k, _encode(v)) for k, v in params.items()) if v is not None} | {"_page": page}
+
+
+def view_url(page: str, **params: Any) -> str:
+    """The relative address of ``page`` (a key of PAGES) showing ``params``: ``answers?project=demo&run=..``.
+
+    For links in text; inside the app :func:`view_link` is the same link as a page link.
+    """
+    from urllib.parse import urlencode
+
+    query = {k: v for k, v in view_params(page, params).items() if k != "_page"}
+    path = "" if page == "home" else Path(PAGES[page]).stem  # st.navigation's url path of the page
+    return path + ("?" + urlencode(query) if query else "")
+
+
+def view_link(page: str, label: str, *, icon: str | None = None, **params: Any) -> None:
+    """A page link to ``page`` opening the view ``params`` (project added when not given)."""
+    params.setdefault("project", st.session_state.get("project"))
+    query = {k: v for k, v in view_params(page, params).items() if k != "_page"}
+    st.page_link(PAGES[page], label=label, icon=icon, query_params=query)
+
+
+def _url_now() -> dict[str, str]:
+    return {k: st.query_params[k] for k in st.query_params}
+
+
+def url_arrived(page: str) -> dict[str, str]:
+    """Called once per script run by app.py before anything is drawn: the URL's parameters when they
+    came from outside this session's last run (to apply), else an empty dict."""
+    now = _url_now()
+    known = [st.session_state.get("_url_written"), st.session_state.get("_url_seen")]  # this session's own
+    arrived = now if now and (page, now) not in known else {}
+    st.session_state["_url_seen"] = (page, now)
+    st.session_state["_url_arrived"] = arrived
+    st.session_state["_url_page"] = page
+    st.session_state["_url_keys"] = {}
+    st.session_state["_url_run_open"] = True  # this script run has read the URL (run_page clears it)
+    from rageval.project import list_projects
+
+    if arrived.get("project") in list_projects():  # a link to another project opens it (it must exist)
+        st.session_state["project"] = arrived["project"]
+    return arrived
+
+
+def url_state(bindings: dict[str, tuple[str, Any]]) -> None:
+    """Bind URL parameters to widget keys, ``{"run": ("ans_run", ""), "unscored": ("ans_unscored", False)}``
+    (the second item gives the widget's value type). Call before the widgets are drawn: a parameter that
+    arrived from outside is applied to its key; at the end of the run :func:`url_write` writes every
+    bound key back. A value the widget does not offer is dropped by the page's own checks."""
+    arrived = st.session_state.get("_url_arrived") or {}
+    for name, (key, like) in bindings.items():
+        if name in arrived:
+            try:
+                st.session_state[key] = _decode(arrived[name], like)
+            except ValueError:
+                pass  # a hand-edited value that does not parse: the widget keeps its own
+    st.session_state.setdefault("_url_keys", {}).update(bindings)
+
+
+def url_write(page: str | None = None) -> None:
+    """Write the project and every bound key's current value to the address bar (when it changed)."""
+    page = page or st.session_state.get("_url_page") or "home"
+    values = {"project": st.session_state.get("project")}
+    values |= {name: st.session_state.get(key) for name, (key, _) in (st.session_state.get("_url_keys") or {}).items()}
+    wanted = {k: v for k, v in view_params(page, values).items() if k != "_page"}
+    if wanted != _url_now():
+        st.query_params.from_dict(wanted)
+    st.session_state["_url_written"] = (page, wanted)
+
+
+def rerun_fragment() -> None:
+    """Rerun the fragment this is called from, or the whole page when the click came in a full run
+    (Streamlit refuses ``scope="fragment"`` outside a fragment rerun)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    st.rerun(scope="fragment" if ctx is not None and ctx.fragment_ids_this_run else "app")
+
+
+# --- finished runs, announced in every tab -------------------------------------------------------
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _ended_runs(root: str, slug: str, stamp: tuple) -> list[dict[str, Any]]:
+    return q.ended_runs(Project(slug=slug, root=Path(root)))
+
+
+@st.fragment(run_every=2.0)
+def announce_finished() -> None:
+    """Every page, every tab: a message (with its link) for each run of the open project that finished
+    or failed since this session started, once each, read from the database (so runs started in another
+    tab, or by the CLI, are announced too). Between writes it costs one stat() of the database."""
+    p = project()
+    ended = _ended_runs(str(p.root), p.slug, stamp(p))
+    seen = st.session_state.setdefault("_ended_seen", {})
+    if p.slug not in seen:  # what had already ended when this session opened the project: not news
+        seen[p.slug] = {r["id"] for r in ended}
+    news = st.session_state.setdefault("_ended_news", [])
+    for r in ended:
+        if r["id"] not in seen[p.slug]:
+            seen[p.slug].add(r["id"])
+            news.append((p.slug, r))
+            st.toast(f"Run {'finished' if r['status'] == 'finished' else 'failed'}: {md(run_title(r))}",
+                     icon=":material/check_circle:" if r["status"] == "finished" else ":material/error:")
+    for i, (slug, r) in enumerate(list(news)):
+        if slug != p.slug:
+            continue
+        c1, c2, c3 = st.columns([6, 2, 1], vertical_alignment="center")
+        if r["status"] == "finished":
+            c1.success(f"Finished: {md(run_title(r))} — {r['done']} answers, {r['failed']} failed.")
+            if c2.button("Open its answers", key=f"open_{r['id']}", type="primary", icon=":material/fact_check:"):
+                news.remove((slug, r))
+                st.session_state["ans_run"] = r["id"]
+                st.switch_page(PAGES["answers"], query_params={"project": p.slug, "run": r["id"]})
+        else:
+            c1.error(f"Run {md(run_title(r))} failed: {md(r.get('error') or 'see the Run page')}")
+            with c2:
+                view_link("run", "See the Run page", icon=":material/play_circle:")
+        if c3.button("Dismiss", key=f"dismiss_{r['id']}"):
+            news.remove((slug, r))
+            rerun_fragment()
 
 
 # --- state -------------------------------------------------------------------------------------
@@ -153,6 +319,54 @@ def version() -> int:
 
 def bump() -> None:
     st.session_state["data_version"] = version() + 1
+
+
+def stamp(p: Project) -> tuple:
+    """The project database's change stamp (rageval.store.db.change_stamp): cached queries are keyed on
+    it, so a click re-reads nothing unless something (any tab, any process) wrote meanwhile."""
+    return q.data_stamp(p)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _finished_runs(root: str, slug: str, stamp: tuple) -> list[dict[str, Any]]:
+    return q.finished_runs(Project(slug=slug, root=Path(root)))
+
+
+def finished_runs(p: Project) -> list[dict[str, Any]]:
+    """The project's finished runs, newest first (cached on the database's change stamp)."""
+    return _finished_runs(str(p.root), p.slug, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _counts(root: str, slug: str, stamp: tuple) -> dict[str, int]:
+    return q.project_counts(Project(slug=slug, root=Path(root)))
+
+
+def project_counts(p: Project) -> dict[str, int]:
+    return _counts(str(p.root), p.slug, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _review_base(root: str, slug: str, run_id: str, stamp: tuple) -> list:
+    from rageval.human import review
+
+    return review.answers_and_scores(Project(slug=slug, root=Path(root)), run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _review_ratings(root: str, slug: str, run_id: str, stamp: tuple) -> dict:
+    from rageval.human import review
+
+    return review.ratings_by_item(Project(slug=slug, root=Path(root)), run_id)
+
+
+def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
+    """rageval.human.review.queue, from the run's answers (cached per run) and its ratings (cached on
+    the database's change stamp)."""
+    from rageval.human import review
+
+    base = _review_base(str(p.root), p.slug, run["id"], run_stamp(run))
+    return review.with_ratings(base, _review_ratings(str(p.root), p.slug, run["id"], stamp(p)), annotator)
 
 
 def run_stamp(run: dict[str, Any]) -> tuple:
@@ -211,6 +425,21 @@ def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
     return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
+def label(metric: str) -> str:
+    """The readable name of a metric (rageval.report.meaning.label); its identifier is in the tooltip."""
+    return meaning.label(metric)
+
+
+def metric_help(metric: str, n_unscored: int | None = None) -> str:
+    """Tooltip text: the identifier (what the CLI and exports call it), then what the metric means."""
+    return md(f"{metric}: {meaning.info(metric).help(n_unscored)}")
+
+
+def run_title(run: dict[str, Any]) -> str:
+    """The one readable name of a run on every page (rageval.report.leaderboard.run_name)."""
+    return board_model.run_name(run)
+
+
 def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
     """One bordered card per metric: mean over scored items, direction, and the unscored count below.
 
@@ -224,8 +453,8 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
             meant = meaning.info(s.metric)
             arrow = "↑" if meant.higher_is_better else "↓"
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
-            col.metric(f"{s.metric} {arrow}", value, help=md(meant.help(s.n_unscored + s.n_failed) + judge),
-                       border=True)
+            col.metric(f"{label(s.metric)} {arrow}", value, border=True,
+                       help=metric_help(s.metric, s.n_unscored + s.n_failed) + md(judge))
             col.caption(note + (" · heuristic" if s.heuristic else ""))
 
 
@@ -283,7 +512,8 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
         meant = meaning.info(m)
-        config[m] = st.column_config.TextColumn(f"{m} {'↑' if meant.higher_is_better else '↓'}", help=meant.help())
+        config[m] = st.column_config.TextColumn(f"{label(m)} {'↑' if meant.higher_is_better else '↓'}",
+                                                help=metric_help(m), width="small")
     # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
     shown = table.copy()
     for m in board.metrics:
@@ -307,6 +537,22 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
 
 
 # --- background runs ---------------------------------------------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def demo_gate() -> dict:
+    """One per server process: the demo build's thread, progress and error (shared by all sessions)."""
+    import threading
+
+    return {"lock": threading.Lock(), "thread": None, "progress": None, "error": None}
+
+
+def demo_building() -> bool:
+    """Whether the demo project is being built in this server process right now."""
+    import threading
+
+    thread = demo_gate()["thread"]
+    return isinstance(thread, threading.Thread) and thread.is_alive()
+
 
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:

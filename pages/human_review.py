@@ -38,13 +38,74 @@ def discussion_box(p, run_id: str) -> None:
             st.rerun()
 
 
+@st.fragment
+def rating_form(p, run: dict, name: str, show_ctx: bool, blind: bool) -> None:
+    """One answer and its rating form; saving reruns this fragment only (the rest of the page stays)."""
+    items = common.review_queue(p, run, name)
+    common.need(items, "This run has no answers.")
+    run_id, total = run["id"], len(items)
+    pos_key = f"hr_pos_{run_id}_{name}"
+    wanted = st.session_state.pop("hr_question", None)  # from the URL: open that question
+    ids = [it.item_id for it in items]
+    if wanted in ids:
+        st.session_state[pos_key] = ids.index(wanted)
+    if pos_key not in st.session_state:
+        st.session_state[pos_key] = review.next_index(items)
+    i = min(st.session_state[pos_key], total - 1)
+    item = items[i]
+    st.session_state["hr_item"] = item.item_id  # written to the URL as question=
+    done, _ = review.progress(items)
+    st.progress(done / total, text=f"{name}: {done} of {total} answers rated")
+    st.subheader(f"{item.ordinal + 1}. {item.question}", anchor=False)
+    st.markdown("**Answer**")
+    common.text_box(item.answer, empty="(no answer)")
+    st.markdown("**Gold answer**")
+    common.text_box(" | ".join(item.references), empty="(no gold answer)")
+    if show_ctx:
+        with st.expander("Retrieved context", expanded=True):
+            for ctx in item.contexts:
+                common.text_box(ctx)
+    if not blind:
+        st.caption(common.md("Scores: " + (", ".join(f"{common.label(m)} {v:.2f}" for m, v in item.scores.items())
+                                           or "none")
+                             + "; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")))
+    with st.form(key=f"hr_form_{run_id}_{item.item_id}", border=False):
+        rating = st.radio("Rating", list(human.LABELS), format_func=lambda v: f"{v} {human.LABELS[v]}",
+                          index=None if item.mine is None else item.mine - 1, horizontal=True,
+                          key=f"hr_rating_{run_id}_{item.item_id}")
+        saved = st.form_submit_button("Save and next", type="primary")
+    if saved:
+        common.need(rating is not None, "Pick a rating from 1 (Very Poor) to 5 (Very Good) first.")
+        human.rate(p, run_id, item.item_id, name, rating)
+        common.bump()
+        step(pos_key, review.next_index(review.rated(items, i, rating), (i + 1) % total), items)
+    b1, b2, _ = st.columns([1, 1, 4])
+    if b1.button("Previous", key="hr_prev", disabled=i == 0):
+        step(pos_key, i - 1, items)
+    if b2.button("Skip", key="hr_next", disabled=i == total - 1):
+        step(pos_key, i + 1, items)
+
+
+def step(pos_key: str, i: int, items) -> None:
+    """Move to answer ``i``: this fragment reruns, and the address bar follows."""
+    st.session_state[pos_key] = i
+    st.session_state["hr_item"] = items[i].item_id
+    common.url_write()
+    common.rerun_fragment()
+
+
 def main() -> None:
     p = common.project()
     st.title("Human review")
-    runs = q.finished_runs(p)
+    runs = common.finished_runs(p)
     common.need(runs, "No finished run to review yet.", "run", "Start a run")
     by_id = {r["id"]: r for r in runs}
-    run_id = st.selectbox("Run", list(by_id), format_func=lambda i: q.run_label(by_id[i]), key="hr_run")
+    common.url_state({"run": ("hr_run", ""), "rater": ("hr_annotator", ""), "question": ("hr_question", ""),
+                      "blind": ("hr_blind", True), "context": ("hr_ctx", False)})
+    common.url_state({"question": ("hr_item", "")})  # what the fragment shows is written back as question=
+    if st.session_state.get("hr_run") not in by_id:
+        st.session_state.pop("hr_run", None)
+    run_id = st.selectbox("Run", list(by_id), format_func=lambda i: common.run_title(by_id[i]), key="hr_run")
     if p.slug == "demo":
         st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
     known = review.annotators(p, run_id)
@@ -57,45 +118,7 @@ def main() -> None:
     if not blind:
         discussion_box(p, run_id)
     common.need(name, "Type your name to start rating (it resumes where you stopped).")
-    items = review.queue(p, run_id, name)
-    common.need(items, "This run has no answers.")
-    done, total = review.progress(items)
-    st.progress(done / total, text=f"{name}: {done} of {total} answers rated")
-    pos_key = f"hr_pos_{run_id}_{name}"
-    if pos_key not in st.session_state:
-        st.session_state[pos_key] = review.next_index(items)
-    i = st.session_state[pos_key]
-    item = items[i]
-    st.subheader(f"{item.ordinal + 1}. {item.question}", anchor=False)
-    st.markdown("**Answer**")
-    common.text_box(item.answer, empty="(no answer)")
-    st.markdown("**Gold answer**")
-    common.text_box(" | ".join(item.references), empty="(no gold answer)")
-    if show_ctx:
-        with st.expander("Retrieved context", expanded=True):
-            for ctx in item.contexts:
-                common.text_box(ctx)
-    if not blind:
-        st.caption(common.md("Scores: " + (", ".join(f"{m} {v:.2f}" for m, v in item.scores.items()) or "none")
-                             + "; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")))
-    with st.form(key=f"hr_form_{run_id}_{item.item_id}", border=False):
-        rating = st.radio("Rating", list(human.LABELS), format_func=lambda v: f"{v} {human.LABELS[v]}",
-                          index=None if item.mine is None else item.mine - 1, horizontal=True,
-                          key=f"hr_rating_{run_id}_{item.item_id}")
-        saved = st.form_submit_button("Save and next", type="primary")
-    if saved:
-        common.need(rating is not None, "Pick a rating from 1 (Very Poor) to 5 (Very Good) first.")
-        human.rate(p, run_id, item.item_id, name, rating)
-        common.bump()
-        st.session_state[pos_key] = review.next_index(review.queue(p, run_id, name), (i + 1) % total)
-        st.rerun()
-    b1, b2, _ = st.columns([1, 1, 4])
-    if b1.button("Previous", key="hr_prev", disabled=i == 0):
-        st.session_state[pos_key] = i - 1
-        st.rerun()
-    if b2.button("Skip", key="hr_next", disabled=i == total - 1):
-        st.session_state[pos_key] = i + 1
-        st.rerun()
+    rating_form(p, by_id[run_id], name, show_ctx, blind)
 
 
 common.run_page(main)

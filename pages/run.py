@@ -36,6 +36,27 @@ def start(p, config) -> None:
     common.bump()
 
 
+def live(p) -> None:
+    """The bars of the runs executing here and the runs table, from one state (refreshed every second
+    while a run executes): the table's status is the bar's text, never a stale 'pending'."""
+    workers = common.workers()
+    active = workers.live(p)
+    if active:
+        run_parts.progress(p)
+    run_parts.finished(p)
+    rows = runs_overview(p, live=active)
+    if rows:
+        st.subheader("Runs")
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                     column_config={"name": st.column_config.TextColumn(width="large"), "run": None,
+                                    "status": st.column_config.TextColumn(width="medium")})
+        st.download_button("Runs as CSV", lambda: table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
+    if st.session_state.get("_live_was") and not active:
+        st.session_state["_live_was"] = False
+        st.rerun(scope="app")  # a run ended: redraw the page (resume list, no 1 s refresh)
+    st.session_state["_live_was"] = bool(active)
+
+
 def main() -> None:
     p = common.project()
     st.title("Run")
@@ -62,18 +83,11 @@ def main() -> None:
     if clicked and config is not None:
         start(p, config)
     workers = common.workers()
-    if workers.active(p):
-        run_parts.progress(p)
-    run_parts.finished(p)
+    st.fragment(live, run_every=1.0 if workers.active(p) else None)(p)
     runs = run_store.runs(p.db_path)
     if not runs:
         st.info("No runs yet: choose the settings above and start one.")
         return
-    st.subheader("Runs")
-    rows = runs_overview(p)
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                 column_config={"name": st.column_config.TextColumn(width="large")})
-    st.download_button("Runs as CSV", table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
     stopped = [r for r in runs if q.resumable(r, active=r["id"] in workers.active(p))]
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")

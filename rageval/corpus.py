@@ -117,4 +117,6 @@ def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedde
     """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
     from rageval.resources import get_embedder
 
+    if progress is not None:
+        progress("model", 0, 0)  # loading the embedder can take a while on a busy machine
     return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress)[2]

@@ -363,7 +363,7 @@ def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
     labels = [e.label for e in at.expander]
     assert any(lab.startswith("\\#1 · score") for lab in labels), labels
     metric_table = at.dataframe[-1].value
-    assert set(metric_table["metric"]) == {"exact_match", "token_f1"}
+    assert set(metric_table["id"]) == {"exact_match", "token_f1"}
     at.toggle(key="ans_unscored").set_value(True).run()
     no_failure(at)
 
