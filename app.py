@@ -14,7 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from pages.common import PAGES, demo_building, demo_gate as _demo_gate, md, show_error, url_arrived
-from rageval.worker import Progress
+from rageval.runs.worker import Progress
 from rageval.project import list_projects, open_project
 
 # a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com

@@ -31,8 +31,9 @@ def main() -> int:
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="rageval-bench-ac-")
     from rageval.config import DEFAULT_METRICS
     from rageval.demo import load_demo
-    from rageval.metrics.base import Resources, evaluate, parse_metric_list
-    from rageval.metrics.base import Sample
+    from rageval.metrics.base import evaluate, parse_metric_list
+    from rageval.types import Resources
+    from rageval.types import Sample
     from rageval.project import open_project
     from rageval.store import runs as store
 

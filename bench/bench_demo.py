@@ -18,12 +18,12 @@ import tempfile
 STEP = r"""
 import json, sys, time
 t0 = time.perf_counter()
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.config import RunConfig
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 t1 = time.perf_counter()
 p = open_project("demo")
 ingest(p, DEMO_CORPUS, paths=[demo_dir() / "corpus"])

@@ -126,7 +126,7 @@ def main() -> None:
     wordpieces = sum(len(t.ids) for t in embedder.embed_tokens(sentences[:64])) / 64
     worker = None
     if args.st_python:
-        from rageval.minilm import minilm_folder
+        from rageval.embed.minilm import minilm_folder
 
         worker = _STWorker(args.st_python, str(minilm_folder()), sentences, args.batch)
     ours, theirs = [], []

@@ -22,7 +22,7 @@ def passage(i: int, k: int) -> str:
 
 
 def samples(n: int) -> list:
-    from rageval.metrics.base import Sample
+    from rageval.types import Sample
 
     out = []
     for i in range(n):
@@ -57,10 +57,10 @@ class _TimedEmbedder:
 def _phase(project, items, url: str, concurrency: int, label: str):
     """Score and store ``items`` on ``project``; returns timings and the client's stats."""
     import rageval.claims.analysis as analysis
-    import rageval.scoring as scoring
+    import rageval.runs.scoring as scoring
     from bench_llm import make_llm_client
-    from rageval.metrics.base import Resources
-    from rageval.resources import get_embedder
+    from rageval.types import Resources
+    from rageval.embed.cache import get_embedder
 
     analysis.clear_memo()  # the claim analyses of an earlier phase live in this process's memo
     embedder = _TimedEmbedder(get_embedder(project, "local"))

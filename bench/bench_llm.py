@@ -1,7 +1,7 @@
 """Benchmark of the LLM layer against the fake OpenAI-compatible server (tests/llm_server.py).
 
 Default (judged metrics, issue 16): N answers (question, answer, reference, 3 contexts of about
-100 words) scored and stored through ``rageval.scoring.score`` with four LLM-judged metrics
+100 words) scored and stored through ``rageval.runs.scoring.score`` with four LLM-judged metrics
 (faithfulness, ragas_answer_correctness, ragas_answer_relevance, context_relevance) at
 ``--latency`` per call and ``--concurrency`` in flight; the server answers with the scripted
 judge of tests/judge_responder.py and runs in ANOTHER process (its threads do not share this

@@ -62,7 +62,7 @@ def _use_server(server: FakeLLMServer) -> None:
 
 
 def bench_ingest(args, server: FakeLLMServer) -> dict:
-    from rageval.corpus import ingest
+    from rageval.ingest.corpus import ingest
     from rageval.project import open_project
 
     path = Path(args.squality)
@@ -88,10 +88,10 @@ def bench_ingest(args, server: FakeLLMServer) -> dict:
 
 
 def _judged_project(items: int):
-    from rageval.corpus import ingest
+    from rageval.ingest.corpus import ingest
     from rageval.demo import DEMO_CORPUS, demo_dir
     from rageval.project import open_project
-    from rageval.qa import import_qa
+    from rageval.ingest.qa import import_qa
 
     project = open_project("load")
     ingest(project, DEMO_CORPUS, paths=[demo_dir() / "corpus"], embedder="openai:bench-embed")
@@ -120,7 +120,7 @@ def _rates(rate: float) -> dict[str, float]:
 
 
 def bench_judged(args, server: FakeLLMServer) -> dict:
-    from rageval.pipeline import execute, start_run
+    from rageval.runs.pipeline import execute, start_run
     from rageval.store import runs as store
 
     _fresh_home()
@@ -154,7 +154,7 @@ def _child(home: Path, *argv: str) -> subprocess.Popen:
 
 
 def bench_kill(args, server: FakeLLMServer) -> dict:
-    from rageval.pipeline import start_run
+    from rageval.runs.pipeline import start_run
     from rageval.store import llm_cache, owners
     from rageval.store import runs as store
 

@@ -34,7 +34,7 @@ def cpu() -> float:
 
 
 def build(project, n_answers: int, n_metrics: int, seed: int = 0) -> list[str]:
-    from rageval.pipeline import new_run_id
+    from rageval.runs.pipeline import new_run_id
     from rageval.store.items import save_items
     from rageval.store import runs as run_store
     from rageval.util import stable_hash
@@ -130,8 +130,8 @@ def page_times(project: str, repeat: int, only: list[str] | None = None) -> dict
 def first_progress() -> tuple[float, float]:
     """Seconds from Start to the worker's first progress (starting phase) and to the pipeline's first."""
     from rageval.config import RunConfig
-    from rageval.pipeline import start_run
-    from rageval.worker import RunWorkers
+    from rageval.runs.pipeline import start_run
+    from rageval.runs.worker import RunWorkers
     from tests.projects import small_project
 
     project = small_project(Path(tempfile.mkdtemp()), name="progress")

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 from make_claim_data import DATA  # noqa: E402
 
-from rageval.minilm import _load_minilm, minilm_folder  # noqa: E402
+from rageval.embed.minilm import _load_minilm, minilm_folder  # noqa: E402
 from rageval.text.sentences import split_sentences  # noqa: E402
 
 OUT = ROOT / "rageval" / "models" / "wordpiece_idf.json"

@@ -126,7 +126,7 @@ def candidate_features(rows: list[dict]) -> list[list[tuple[dict, float]]]:
 def top_references(row: dict) -> list[str]:
     """The TOP_REFERENCES references with the highest SQuAD token recall (TriviaQA lists many aliases)."""
     from rageval.metrics.lexical import token_prf
-    from rageval.metrics.tokenize import answer_tokens
+    from rageval.text.tokenize import answer_tokens
 
     pred = answer_tokens(row["answer"])
     ranked = sorted(row["references"], key=lambda ref: -token_prf(pred, answer_tokens(ref))[1])

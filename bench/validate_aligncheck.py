@@ -37,7 +37,8 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from rageval.aligncheck import entities, triples  # noqa: E402
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
+from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.types import Resources, Sample
 from make_claim_data import DATA  # noqa: E402  (../shared/data, or RAGEVAL_DATA)
 from validate_claims import auroc, balanced_accuracy  # noqa: E402
 

@@ -42,7 +42,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
+from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.types import Resources, Sample
 from rageval.util import sha256_hex  # noqa: E402
 from docs_section import replace_section  # noqa: E402
 
@@ -157,7 +158,7 @@ class BenchEmbedder:
     def embed_tokens(self, texts: Sequence[str]):
         if not self.cache_tokens:
             return self.inner.embed_tokens(texts)
-        from rageval.minilm import TokenVectors
+        from rageval.embed.minilm import TokenVectors
 
         model = "tokens-" + self.name
         keys = [sha256_hex(t) for t in texts]

@@ -45,7 +45,8 @@ from make_claim_data import DATA, bucket  # noqa: E402
 from rageval.claims import model as M  # noqa: E402
 from rageval.claims.features import NAMES  # noqa: E402
 from rageval.claims.verifier import LearnedVerifier  # noqa: E402
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric  # noqa: E402
+from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.types import Resources, Sample
 from rageval.text.lang import guess_language  # noqa: E402
 
 DOCS = ROOT / "docs" / "validation.md"

@@ -45,9 +45,9 @@ sys.path.insert(0, str(ROOT / "bench"))
 from docs_section import replace_section  # noqa: E402
 from rageval import human, stats  # noqa: E402
 from rageval.human.consensus import wide  # noqa: E402
-from rageval.metrics.base import Sample  # noqa: E402
+from rageval.types import Sample  # noqa: E402
 from rageval.project import open_project  # noqa: E402
-from rageval.scoring import score  # noqa: E402
+from rageval.runs.scoring import score  # noqa: E402
 from rageval.store import runs as rstore  # noqa: E402
 
 METRICS = ["exact_match", "token_f1", "token_precision", "token_recall", "bleu", "rouge1", "rouge2", "rougeL",

@@ -31,7 +31,8 @@ from validate_answer_metrics import bench_resources, group_bootstrap, nq301, to_
 from validate_claims import SEED, auroc, boot, fmt, read_gz  # noqa: E402
 
 from rageval.claims import model as M  # noqa: E402
-from rageval.metrics.base import Sample, evaluate, get_metric  # noqa: E402
+from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.types import Sample
 
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- verifier-metrics:begin -->", "<!-- verifier-metrics:end -->"

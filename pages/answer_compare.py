@@ -6,9 +6,9 @@ from typing import Any
 import streamlit as st
 
 from pages import answer_view, charts, common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval.report import leaderboard as lb
-from rageval.report.answer_table import score_diff
+from rageval.views.answer_table import score_diff
 from rageval.report.meaning import info
 
 

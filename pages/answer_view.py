@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_highlight as hl
-from rageval import app_queries as q
+from rageval.views import highlight as hl
+from rageval.views import queries as q
 from rageval.metrics.aligncheck import ALIGNCHECK_METRICS, fact_tables
 from rageval.report import meaning
 

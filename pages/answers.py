@@ -6,8 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from pages import answer_compare, answer_view, common
-from rageval import app_queries as q
-from rageval.report import answer_table as at_model
+from rageval.views import queries as q
+from rageval.views import answer_table as at_model
 from rageval.report import table_csv
 from rageval.report.meaning import info
 

@@ -14,13 +14,13 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from rageval import app_highlight as hl
-from rageval import app_queries as q
+from rageval.views import highlight as hl
+from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
-from rageval.worker import RunWorkers
+from rageval.runs.worker import RunWorkers
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -348,22 +348,22 @@ def project_counts(p: Project) -> dict[str, int]:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _review_base(root: str, slug: str, run_id: str, stamp: tuple) -> list:
-    from rageval.human import review
+    from rageval.views import review
 
     return review.answers_and_scores(Project(slug=slug, root=Path(root)), run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _review_ratings(root: str, slug: str, run_id: str, stamp: tuple) -> dict:
-    from rageval.human import review
+    from rageval.views import review
 
     return review.ratings_by_item(Project(slug=slug, root=Path(root)), run_id)
 
 
 def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
-    """rageval.human.review.queue, from the run's answers (cached per run) and its ratings (cached on
+    """rageval.views.review.queue, from the run's answers (cached per run) and its ratings (cached on
     the database's change stamp)."""
-    from rageval.human import review
+    from rageval.views import review
 
     base = _review_base(str(p.root), p.slug, run["id"], run_stamp(run))
     return review.with_ratings(base, _review_ratings(str(p.root), p.slug, run["id"], stamp(p)), annotator)
@@ -385,13 +385,13 @@ def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.Metric
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
-    from rageval.report.answer_table import answer_table
+    from rageval.views.answer_table import answer_table
 
     return answer_table(Project(slug=slug, root=Path(root)), run_id)
 
 
 def answer_table(p: Project, run: dict[str, Any]) -> Any:
-    """The run's answers as one table row each (rageval.report.answer_table), cached."""
+    """The run's answers as one table row each (rageval.views.answer_table), cached."""
     return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
@@ -556,7 +556,7 @@ def demo_building() -> bool:
 
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:
-    """One per server process: every tab sees the same runs (rageval.worker)."""
+    """One per server process: every tab sees the same runs (rageval.runs.worker)."""
     return RunWorkers()
 
 

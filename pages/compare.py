@@ -6,7 +6,7 @@ import streamlit as st
 
 from pages import common
 from rageval import human
-from rageval.human import charts
+from rageval.views import charts
 
 
 def main() -> None:

@@ -5,8 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
-from rageval.corpus import ingest
+from rageval.views import queries as q
+from rageval.ingest.corpus import ingest
 from rageval.demo import DEMO_CORPUS, DEMO_PROJECT
 from rageval.ingest.chunking import METHODS, ChunkingConfig
 from rageval.store import corpus as corpus_store

@@ -5,11 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval import human
-from rageval.human import review
-
-
+from rageval.views import review
 def import_box(p, run_id: str) -> None:
     with st.expander("Import ratings from a file (CSV, JSON, JSONL: item_id or question, annotator, rating)"):
         up = st.file_uploader("Ratings file", type=["csv", "json", "jsonl"], key="hr_upload")

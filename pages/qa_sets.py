@@ -8,12 +8,12 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
+from rageval.views import queries as q
 from rageval.errors import InputError
 from rageval.demo import sample_qa_csv
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.report import meaning, table_csv
-from rageval.scoring import parse_answers
+from rageval.runs.scoring import parse_answers
 from rageval.store import runs as run_store
 
 _TYPES = ["csv", "json", "jsonl"]

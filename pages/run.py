@@ -6,10 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, run_parts
-from rageval import app_queries as q
-from rageval import pipeline
+from rageval.views import queries as q
+from rageval.runs import pipeline
 from rageval.errors import ConfigError, LLMError
-from rageval.pipeline import start_run
+from rageval.runs.pipeline import start_run
 from rageval.report import table_csv
 from rageval.report.leaderboard import runs_overview
 from rageval.store import corpus as corpus_store

@@ -6,8 +6,8 @@ import os
 import streamlit as st
 
 from pages import common
-from rageval import app_queries as q
-from rageval import presets as preset_store
+from rageval.views import queries as q
+from rageval.runs import presets as preset_store
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.ingest.chunking import METHODS, ChunkingConfig

@@ -61,7 +61,7 @@ def _project(args: argparse.Namespace):
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
-    from rageval.corpus import ingest
+    from rageval.ingest.corpus import ingest
     from rageval.ingest.chunking import ChunkingConfig
 
     missing = [p for p in args.paths if not Path(p).exists()]
@@ -89,7 +89,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
 def cmd_qa_import(args: argparse.Namespace) -> int:
     """Import a QA set from CSV, JSON or JSONL (id, question, reference, relevant_ids, domain)."""
-    from rageval.qa import import_qa
+    from rageval.ingest.qa import import_qa
 
     path = Path(args.file)
     if not path.is_file():
@@ -115,7 +115,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
     from rageval.config import DEFAULT_METRICS, RunConfig
     from rageval.ingest.chunking import ChunkingConfig
-    from rageval.pipeline import execute, start_run
+    from rageval.runs.pipeline import execute, start_run
 
     project = _project(args)
     if args.resume:
@@ -143,7 +143,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             language=args.language, concurrency=args.concurrency, use_cache=not args.no_cache,
         )
         if args.dry_run:
-            from rageval.pipeline import estimate, estimate_text
+            from rageval.runs.pipeline import estimate, estimate_text
 
             est = estimate(project, config)
             text = "no model calls: every role is offline" if est is None else estimate_text(est)
@@ -250,8 +250,8 @@ def cmd_sample(args: argparse.Namespace) -> int:
 
 def cmd_score(args: argparse.Namespace) -> int:
     """Score answers from any RAG system (JSONL/CSV/JSON rows with id, question, answer, contexts, reference)."""
-    from rageval.metrics.base import Resources
-    from rageval.scoring import parse_answers, score
+    from rageval.types import Resources
+    from rageval.runs.scoring import parse_answers, score
 
     path = Path(args.input)
     if not path.is_file():
@@ -263,7 +263,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         client = make_llm_client({"judge": args.judge, "embedder": args.embedder}, store_path=_project(args).db_path,
                                  run_id=None, concurrency=args.concurrency, use_cache=not args.no_cache)
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     project = _project(args)
     resources = Resources(embedder_factory=lambda: get_embedder(project, args.embedder, client=client),
@@ -274,7 +274,7 @@ def cmd_score(args: argparse.Namespace) -> int:
                    metric_options=_aligncheck_options(args))
     if args.out:
         from rageval.metrics.base import parse_metric_list
-        from rageval.score_out import write_rows
+        from rageval.report.score_out import write_rows
 
         names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
                                                    embedder=args.embedder)]
@@ -365,7 +365,7 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 def cmd_correlate(args: argparse.Namespace) -> int:
     """Correlate every metric with the human consensus and with each other; store the analysis."""
     from rageval.human import correlate_runs, list_analyses, open_analysis
-    from rageval.human.text import analysis_text
+    from rageval.views.human_text import analysis_text
 
     project = _project(args)
     if args.list:
@@ -386,7 +386,7 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 def cmd_compare(args: argparse.Namespace) -> int:
     """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks, Wilcoxon for two."""
     from rageval.human import compare_runs
-    from rageval.human.text import comparison_text
+    from rageval.views.human_text import comparison_text
 
     result = compare_runs(_project(args), _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
     _emit(args, result.as_dict(), comparison_text(result))
@@ -396,7 +396,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def cmd_agreement(args: argparse.Namespace) -> int:
     """Agreement between annotators: Krippendorff's alpha, weighted kappa, exact / within-one shares."""
     from rageval.human import agreement
-    from rageval.human.text import agreement_text
+    from rageval.views.human_text import agreement_text
 
     out = agreement(_project(args), _run_list(args.runs), by=args.by)
     _emit(args, out, agreement_text(out))

@@ -14,6 +14,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
+from rageval.text import version as text_version
 from rageval.util import sha256_hex
 
 ABSTENTION = "I don't know based on the provided documents."
@@ -53,37 +54,36 @@ class Generator(Protocol):
         ...
 
 
-_LIST_ITEM = re.compile(r"^\s*(?:[-*+•]|\d+[.)])\s+")
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*", re.MULTILINE)
 
 
 def passage_units(text: str) -> list[str]:
     """Answerable units of a passage: sentences, list items and table rows, markup removed.
 
-    Lines inside a paragraph are joined (PDF text breaks lines mid-sentence); list items and
-    table rows stay separate; a table row is spelled out with its column headers so that it
-    can answer a question on its own. Headings and fragments under four words are dropped.
+    The units are :func:`rageval.text.sentences.split_sentences` of the passage (lines inside a
+    sentence joined, list items and headings on their own), whitespace collapsed; a table row is
+    spelled out with its column headers (:func:`~rageval.text.sentences.table_rows`) so that it can
+    answer a question on its own, and a table's header line is dropped. Headings and fragments
+    under four words are dropped.
     """
     from rageval.text.sentences import split_sentences, table_rows
 
+    clean = _MARKUP.sub("", text)
+    rows = {_line_start(clean, r.start): r.text for r in table_rows(clean)}
     units: list[str] = []
-    for block in re.split(r"\n\s*\n", _MARKUP.sub("", text)):
-        lines = [line for line in block.splitlines() if line.strip()]
-        table = [line for line in lines if "|" in line]
-        if len(table) >= 2:
-            units.extend(row.text for row in table_rows("\n".join(table)))
-            lines = [line for line in lines if "|" not in line]
-        prose: list[str] = []
-        for line in lines + [""]:
-            if _LIST_ITEM.match(line) or not line:
-                if prose:
-                    units.extend(s.text for s in split_sentences(" ".join(prose)))
-                    prose = []
-                if line:
-                    units.extend(s.text for s in split_sentences(_LIST_ITEM.sub("", line).strip()))
-            else:
-                prose.append(line.strip())
+    for span in split_sentences(clean):
+        line = _line_start(clean, span.start)
+        if line in rows:
+            units.append(rows[line])
+        elif "|" in span.text and clean.find("\n", span.end) + 1 in rows:
+            continue  # a table's header line: its cells are spelled out in each row
+        else:
+            units.append(" ".join(span.text.split()))
     return [u for u in units if len(u.split()) >= 4 and not _is_heading(u)]
+
+
+def _line_start(text: str, at: int) -> int:
+    return text.rfind("\n", 0, at) + 1
 
 
 def _is_heading(unit: str) -> bool:
@@ -123,7 +123,7 @@ class ExtractiveGenerator:
 
     def signature(self) -> str:
         return (f"extractive|{self.embedder.name}|min:{self.min_score}|ov:{self.overlap_weight}"
-                f"|rp:{self.rank_penalty}|np:{self.name_penalty}|chunks:{self.max_chunks}|v3")
+                f"|rp:{self.rank_penalty}|np:{self.name_penalty}|chunks:{self.max_chunks}|{text_version()}|v3")
 
     def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]], *,
                        answered: Callable[[int], None] | None = None) -> list[Generation]:

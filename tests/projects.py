@@ -4,9 +4,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.project import Project, open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 
 DOCS = {
     "volcanoes.txt": (

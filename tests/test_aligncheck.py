@@ -21,7 +21,8 @@ from rageval.aligncheck.score import align
 from rageval.aligncheck.triples import Aliases, Fact, normalise
 from rageval.cli import main
 from rageval.errors import ConfigError
-from rageval.metrics.base import Sample, evaluate, get_metric, parse_metric_list
+from rageval.metrics.base import evaluate, get_metric, parse_metric_list
+from rageval.types import Sample
 from rageval.text.lang import guess_language
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
@@ -346,7 +347,7 @@ def test_fact_tables_and_answers_page_shows_the_facts(tmp_path, monkeypatch):
 
     from rageval.metrics.aligncheck import fact_tables
     from rageval.project import open_project
-    from rageval.scoring import score
+    from rageval.runs.scoring import score
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
@@ -427,8 +428,8 @@ def judge_responder(request):
 
 def test_judge_extractor_through_the_llm_client(llm_env):
     from rageval.llm.client import make_llm_client
-    from rageval.metrics import aligncheck_judge
-    from rageval.metrics.base import Resources
+    from rageval.aligncheck import judge as aligncheck_judge
+    from rageval.types import Resources
 
     llm_env.script(responder=judge_responder)
     client = make_llm_client({"judge": "openai:fake-judge"}, concurrency=2, use_cache=False, max_retries=1,

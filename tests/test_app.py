@@ -16,11 +16,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from rageval.config import RunConfig
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.ingest.chunking import ChunkingConfig
-from rageval.pipeline import run, start_run
+from rageval.runs.pipeline import run, start_run
 from rageval.project import list_projects, open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as run_store
 
 APP = Path(__file__).resolve().parents[1] / "app.py"
@@ -369,7 +369,7 @@ def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
 
 
 def test_page_boundary_turns_an_exception_into_a_message(home, monkeypatch):
-    import rageval.app_queries as q
+    import rageval.views.queries as q
 
     def boom(_project):
         raise RuntimeError("database exploded")

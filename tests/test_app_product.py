@@ -5,8 +5,8 @@ from __future__ import annotations
 import html.parser
 import time
 
-from rageval import presets
-from rageval.corpus import ingest
+from rageval.runs import presets
+from rageval.ingest.corpus import ingest
 from rageval.project import open_project
 from rageval.store import runs as run_store
 from tests.test_app import (CHUNKING, DOCS, app, data_home, home, no_failure, texts, unescape,  # noqa: F401
@@ -109,7 +109,7 @@ def test_same_question_side_by_side_with_differences(use_data):
     project = open_project("t")
     # a second pipeline run over the same questions, with the same metrics
     from rageval.config import RunConfig
-    from rageval.pipeline import run
+    from rageval.runs.pipeline import run
 
     other = run(project, RunConfig(corpus="c", qa_set="qa", chunking=CHUNKING, top_k=1,
                                    metrics=("exact_match", "token_f1"))).run_id

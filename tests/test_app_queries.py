@@ -3,10 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from rageval import app_highlight as hl
-from rageval import app_queries as q
-
-
+from rageval.views import highlight as hl
+from rageval.views import queries as q
 @pytest.mark.parametrize("text, spans, expected", [
     ("abc", [], [("abc", None, ())]),
     ("one two", [(0, 3, "SUPPORTED", 1)], [("one", "SUPPORTED", (1,)), (" two", None, ())]),
@@ -108,8 +106,7 @@ def test_diagnosis_text():
 
 
 def test_offline_verdicts_get_the_trust_note_and_llm_verdicts_do_not():
-    from rageval import app_queries as q
-
+    from rageval.views import queries as q
     assert q.offline_verdicts([{"judge": "heuristic", "verdict": "SUPPORTED"}])
     assert not q.offline_verdicts([{"judge": "openai:gpt-4o", "verdict": "SUPPORTED"}])
     assert not q.offline_verdicts([])

@@ -21,7 +21,7 @@ def project(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("RAGEVAL_PROJECT", raising=False)
     p = open_project("default")
-    from rageval.qa import import_qa
+    from rageval.ingest.qa import import_qa
 
     import_qa(p, "keep.jsonl", json.dumps(KEEP[0]).encode(), name="keep")
     import_qa(p, "keep.jsonl", json.dumps(KEEP[0]).encode(), name="target")
@@ -130,7 +130,7 @@ def test_an_import_run_that_fails_is_never_left_running(project, tmp_path, monke
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("rageval.scoring.save_items", boom)
+    monkeypatch.setattr("rageval.runs.scoring.save_items", boom)
     code = main(["score", str(BAD / "lone_surrogate_answers.jsonl"), "--metrics", "exact_match",
                  "--out", str(tmp_path / "o.jsonl")])
     err = capsys.readouterr().err

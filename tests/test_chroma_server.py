@@ -11,7 +11,7 @@ import pytest
 
 from rageval import index
 from rageval.config import RunConfig
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from tests.projects import small_project
 
 

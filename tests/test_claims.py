@@ -19,7 +19,8 @@ from rageval.claims.extract import extract_claims, resolved_sentences
 from rageval.claims.verifier import LearnedVerifier
 from rageval.errors import ConfigError
 from rageval.llm.replies import JSONReply, validator
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from rageval.text.hedges import hedge_cues
 from rageval.text.sentences import split_sentences
 

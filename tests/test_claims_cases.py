@@ -61,7 +61,7 @@ def test_a_name_mentioned_elsewhere_does_not_support_a_swapped_founder(offline_v
 
 def test_a_context_that_only_names_a_person_is_no_conflicting_source(offline_verifier):
     from rageval.claims.diagnose import diagnose
-    from rageval.metrics.base import Sample
+    from rageval.types import Sample
 
     contexts = ("In 1987 Maja Eklund founded Northwind Outfitters in a former net loft.",
                 "Northwind Outfitters - Leave Policy. Owner: People Team (Ingrid Solberg, Head of People).")

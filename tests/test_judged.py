@@ -7,7 +7,8 @@ import re
 import pytest
 
 from rageval.claims import analysis
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from rageval.claims.diagnose import diagnose, gold_ranks, holds_answer
 from rageval.metrics.triad import mapped_cosine
 from tests.test_claims import FAIL, BowEmbedder, FakeJudge

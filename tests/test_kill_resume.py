@@ -14,11 +14,11 @@ from pathlib import Path
 
 from rageval.cli import main
 from rageval.config import RunConfig
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import llm_cache, owners
 from rageval.store import runs as store
 from tests.judge_responder import respond
@@ -132,7 +132,7 @@ def test_a_live_owner_is_not_reaped_and_a_dead_one_is(tmp_path, monkeypatch):
 
 
 def test_the_app_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
-    from rageval.app_queries import resumable, run_rows
+    from rageval.views.queries import resumable, run_rows
     from rageval.store.db import connect
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
@@ -150,7 +150,7 @@ def test_the_app_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
 
 
 def test_a_lock_timeout_mid_run_marks_the_run_interrupted(tmp_path, monkeypatch, capsys):
-    from rageval import pipeline
+    from rageval.runs import pipeline
     from rageval.errors import ProjectBusyError
     from tests.projects import small_project
 

@@ -9,7 +9,7 @@ import pytest
 from rageval.errors import ConfigError
 from rageval.llm.client import make_llm_client
 from rageval.llm.cost import cost_usd, load_prices, price_for, summarize_calls
-from rageval.llm.estimate import estimate_run, estimate_tokens
+from rageval.runs.estimate import estimate_run, estimate_tokens
 
 PRICES = {"gpt-4o": {"input": 2.5, "output": 10.0}, "emb": {"input": 0.02, "output": 0.0}}
 

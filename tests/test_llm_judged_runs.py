@@ -3,11 +3,11 @@ true upper bound, and the calls of all metrics go through the one pool together.
 import pytest
 
 from rageval.config import RunConfig
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.pipeline import estimate, execute, start_run
+from rageval.runs.pipeline import estimate, execute, start_run
 from rageval.project import open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as store
 from tests.judge_responder import respond
 
@@ -71,7 +71,8 @@ def test_all_metrics_calls_share_the_pool_at_once_not_in_waves(fake_llm):
     """Four one-call-per-item metrics on 4 items: metric after metric the server would never see
     more than 4 calls at once; scheduled together it sees all 16."""
     from rageval.llm.client import make_llm_client
-    from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
+    from rageval.metrics.base import evaluate, parse_metric_list
+    from rageval.types import Resources, Sample
 
     fake_llm.script(responder=respond, latency=0.4)
     samples = [Sample(id=str(i), question=f"When did the wall fall? ({i})", answer="It fell in 1989.",

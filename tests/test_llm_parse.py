@@ -6,7 +6,7 @@ import doctest
 import pytest
 
 import rageval.llm.cost
-import rageval.llm.estimate
+import rageval.runs.estimate
 import rageval.llm.pool
 import rageval.llm.replies
 import rageval.llm.roles
@@ -170,7 +170,7 @@ def test_display_url_and_scrub():
     assert scrub(text, ["custom-secret-value"]) == "bad key *** and *** and ***"
 
 
-@pytest.mark.parametrize("module", [rageval.llm.roles, rageval.llm.cost, rageval.llm.estimate,
+@pytest.mark.parametrize("module", [rageval.llm.roles, rageval.llm.cost, rageval.runs.estimate,
                                     rageval.llm.replies, rageval.llm.pool])
 def test_docstring_examples_run(module):
     result = doctest.testmod(module)

@@ -8,11 +8,11 @@ import pytest
 
 from rageval.config import RunConfig
 from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.corpus import ingest
+from rageval.ingest.corpus import ingest
 from rageval.errors import LLMError
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as store
 from tests.judge_responder import respond
 

@@ -4,9 +4,9 @@ the choice is remembered per (server, model) across clients and is part of the s
 import pytest
 
 from rageval.llm.client import make_llm_client
-from rageval.metrics.base import Resources, Sample
+from rageval.types import Resources, Sample
 from rageval.metrics.triad import ContextRelevance
-from rageval.pipeline import score_rows
+from rageval.runs.pipeline import score_rows
 from rageval.prompts.schemas import REPLIES, RatingReply, Verdicts
 from tests.judge_responder import respond
 
@@ -72,7 +72,7 @@ def test_a_reply_that_breaks_its_schema_is_reasked_then_unscored(fake_llm, tmp_p
 
 
 def test_every_judge_prompt_has_a_reply_model():
-    from rageval.metrics.judge_io import PROMPT_DIR
+    from rageval.judge.ask import PROMPT_DIR
 
     judge_prompts = {p.stem for p in PROMPT_DIR.glob("*.txt") if "JSON" in p.read_text(encoding="utf-8")}
     assert judge_prompts == set(REPLIES)

@@ -10,7 +10,8 @@ import pytest
 from rageval.llm.replies import validator
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from rageval.metrics.correctness import load_model, probability, render_prompt, validate_verdict
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources

@@ -6,9 +6,10 @@ import sacrebleu
 from rouge_score import rouge_scorer
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Sample
 from rageval.metrics.lexical import corpus_bleu
-from rageval.metrics.tokenize import WordTokenizer, normalize_answer
+from rageval.text.tokenize import WordTokenizer, normalize_answer
 
 BLEU_CASES = [
     ("The cat sat on the mat.", ["The cat is on the mat.", "There is a cat on the mat."]),

@@ -14,7 +14,8 @@ import random
 import pytest
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import NEED_REASONS, Sample, Score, evaluate, get_metric, metric_names
+from rageval.metrics.base import evaluate, get_metric, metric_names
+from rageval.types import NEED_REASONS, Sample, Score
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
 KINDS = {"retrieval", "lexical", "semantic", "judged", "claims"}

@@ -9,7 +9,8 @@ import pytest
 pytrec_eval = pytest.importorskip("pytrec_eval")
 
 from rageval.errors import ConfigError  # noqa: E402
-from rageval.metrics.base import Sample, evaluate, get_metric  # noqa: E402
+from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.types import Sample
 
 CUTOFFS = (1, 3, 5, 10)
 TREC = {"recall": "recall", "precision": "P", "ndcg": "ndcg_cut", "hit_rate": "success"}

@@ -10,7 +10,8 @@ import pytest
 
 from rageval.embed import TokenVectors
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 from rageval.metrics.semantic import greedy_match
 
 

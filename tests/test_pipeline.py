@@ -4,7 +4,7 @@ import pytest
 
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
-from rageval.pipeline import execute, start_run
+from rageval.runs.pipeline import execute, start_run
 from rageval.store import runs as store
 from tests.projects import small_project
 
@@ -61,10 +61,10 @@ def test_start_run_rejects_unknown_corpus_and_metric(project):
 
 def test_chroma_top10_matches_exact_cosine_search(project):
     from rageval.config import index_signature
-    from rageval.corpus import ensure_chunks
+    from rageval.ingest.corpus import ensure_chunks
     from rageval.index import VectorIndex
     from rageval.ingest.chunking import ChunkingConfig
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     chunking = ChunkingConfig(size=120, overlap=20)  # many small chunks make the check meaningful
     embedder = get_embedder(project, "local")

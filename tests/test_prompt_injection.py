@@ -8,8 +8,9 @@ import re
 import pytest
 
 from rageval.llm.client import make_llm_client
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
-from rageval.metrics.judge_io import PROMPT_DIR
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
+from rageval.judge.ask import PROMPT_DIR
 from rageval.prompts.schemas import REPLIES
 from tests.judge_responder import respond
 

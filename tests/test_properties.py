@@ -14,9 +14,10 @@ from hypothesis import strategies as st
 from rageval.errors import InputError
 from rageval.ingest.chunking import ChunkingConfig, chunk_document
 from rageval.ingest.loaders import KINDS, Document, IngestError, Page, load_file
-from rageval.metrics.base import Sample, evaluate, get_metric, metric_names
-from rageval.rows import read_table
-from rageval.scoring import clean_sample
+from rageval.metrics.base import evaluate, get_metric, metric_names
+from rageval.types import Sample
+from rageval.ingest.rows import read_table
+from rageval.runs.scoring import clean_sample
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
 ANY = st.text(alphabet=st.characters(codec=None), max_size=120)  # lone surrogates, NUL, bidi, all planes
@@ -75,7 +76,7 @@ def test_exact_match_is_exactly_one(name):
 def test_real_minilm_bertscore_and_similarity_do_not_depend_on_the_batch():
     """The reported bug: bertscore_f1 1.0000000445 in a batch, 0.9999999960 alone (padding)."""
     from rageval.embed import make_embedder
-    from rageval.metrics.base import Resources
+    from rageval.types import Resources
 
     embedder = make_embedder("local")
     texts = ["Paris is the capital of France.", "The treaty was signed in 1648 at Münster and Osnabrück "
@@ -126,8 +127,8 @@ def test_every_loader_any_bytes_and_name(name, ext, data):
        | st.lists(st.dictionaries(st.sampled_from(["id", "question", "answer", "reference", "x\ud800"]), ANY,
                                   max_size=4), max_size=4).map(lambda rows: __import__("json").dumps(rows).encode()))
 def test_table_parsing_any_bytes(ext, data):
-    from rageval.qa import parse_qa
-    from rageval.scoring import parse_answers
+    from rageval.ingest.qa import parse_qa
+    from rageval.runs.scoring import parse_answers
 
     for parse in (read_table, parse_qa, parse_answers):
         try:

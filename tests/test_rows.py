@@ -4,8 +4,8 @@ import json
 import pytest
 
 from rageval.errors import InputError
-from rageval.qa import parse_qa
-from rageval.scoring import parse_answers
+from rageval.ingest.qa import parse_qa
+from rageval.runs.scoring import parse_answers
 
 
 def test_csv_with_bad_rows_keeps_good_ones():

@@ -2,11 +2,12 @@
 ingest are never embedded again by a run's metrics (context_relevance reads them back)."""
 import numpy as np
 
-from rageval import resources as shared
+from rageval.embed import cache as shared
 from rageval.config import RunConfig
 from rageval.embed import CachedEmbedder
-from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
-from rageval.pipeline import execute, start_run
+from rageval.metrics.base import evaluate, parse_metric_list
+from rageval.types import Resources, Sample
+from rageval.runs.pipeline import execute, start_run
 from rageval.store import corpus as corpus_store
 from tests.projects import small_project
 
@@ -52,7 +53,7 @@ def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypat
     assert chunk_texts
     shared._EMBEDDERS.clear()  # a new process: nothing in memory, the ingest vectors only in the project's cache
     seen: list[str] = []
-    from rageval.minilm import MiniLMEmbedder
+    from rageval.embed.minilm import MiniLMEmbedder
 
     real = MiniLMEmbedder.embed
 

@@ -10,7 +10,7 @@ import pytest
 
 from rageval.errors import ConfigError
 from rageval.project import Project
-from rageval.worker import Progress, RunWorkers
+from rageval.runs.worker import Progress, RunWorkers
 
 P = Project(slug="w", root=Path("/nonexistent/w"))
 
@@ -46,7 +46,7 @@ def test_progress_moves_per_answer_and_per_scored_metric_and_says_so():
 def test_a_pipeline_run_reports_each_answer_and_each_metric(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     from rageval.config import RunConfig
-    from rageval.pipeline import execute, start_run
+    from rageval.runs.pipeline import execute, start_run
     from tests.projects import small_project
 
     project = small_project(tmp_path, name="prog")

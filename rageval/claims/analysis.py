@@ -19,8 +19,8 @@ from rageval.claims.extract import extract_claims
 from rageval.claims.verdict import LABELS, Verdict
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
-from rageval.metrics.base import Resources, Sample
-from rageval.metrics.judge_io import judge_client
+from rageval.types import Resources, Sample
+from rageval.judge.ask import judge_client
 
 PROMPTS = ("claim_extract", "claim_verify")
 _MEMO_SIZE = 4096
@@ -65,8 +65,10 @@ def claim_record(sample: Sample, text: str, v: Verdict) -> dict[str, Any]:
         "mismatch": v.mismatch,
         "conflict": v.conflict,
         "confidence": v.confidence,
+        "low_confidence": v.low_confidence,
         "probabilities": v.probabilities,
         "evidence_role": v.evidence_role,
+        "quote_span": list(v.quote_span) if v.quote_span else None,
     }
 
 

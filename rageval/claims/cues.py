@@ -12,6 +12,7 @@ import re
 from rageval.text.numbers import MONTHS
 from rageval.text.words import (
     ALL_NEGATIONS,
+    ELISIONS,
     STOPWORDS,
     fold,
     negation_count,
@@ -151,7 +152,7 @@ _CAP_RUN = re.compile(
     r"\b[A-Z\u00C0-\u00DE][\w\u00C0-\u024F'\-]*(?:\s+(?:of|de|van|von|the|and|du|la|del)?\s*"
     r"[A-Z\u00C0-\u00DE][\w\u00C0-\u024F'\-]*)*"
 )
-_NOT_NAMES = STOPWORDS | ALL_NEGATIONS | set(MONTHS) | {
+_NOT_NAMES = STOPWORDS | ALL_NEGATIONS | ELISIONS | set(MONTHS) | {
     "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "yes",
     "according", "based", "however", "also", "overall", "today", "yesterday", "tomorrow",
 }

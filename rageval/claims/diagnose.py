@@ -26,8 +26,8 @@ from collections import Counter
 from typing import Any, Mapping, Sequence
 
 from rageval.claims.cues import name_heads
-from rageval.metrics.base import Sample
-from rageval.metrics.tokenize import answer_tokens, contains_tokens
+from rageval.types import Sample
+from rageval.text.tokenize import answer_tokens, contains_tokens
 from rageval.text.hedges import abstention_cues, hedge_cues
 from rageval.text.lang import guess_language
 from rageval.text.numbers import quantities, same_quantity
@@ -64,7 +64,7 @@ def gold_ranks(sample: Sample) -> list[int] | None:
 def holds_answer(context: str, reference: str) -> bool:
     """Whether ``context`` contains ``reference``: the rule of the retrieval metrics'
     ``relevance="evidence"`` mode (the SQuAD-normalised reference is a run of whole tokens of the
-    normalised context, :func:`rageval.metrics.tokenize.contains_tokens`), or, for a reference
+    normalised context, :func:`rageval.text.tokenize.contains_tokens`), or, for a reference
     longer than 6 words, >= 0.8 of its content words in the context. The diagnosis, the hedging
     metric and the app's "gold answer retrieved" line all use this one function."""
     if contains_tokens(answer_tokens(context), answer_tokens(reference)):

@@ -63,7 +63,7 @@ def answer_sentences(answer: str) -> list[str]:
     """The sentences of ``answer`` that may carry claims (steps 1-2), framing phrases removed."""
     out: list[str] = []
     for span in split_sentences(answer):
-        text = _LIST_MARK.sub("", span.text).strip()
+        text = _LIST_MARK.sub("", " ".join(span.text.split())).strip()
         if not text or text.endswith("?") or _GREETING.match(text) or abstention_cues(text):
             continue
         prev = None

@@ -18,7 +18,7 @@ from typing import Any, Callable, Sequence
 
 from rageval.claims.verdict import Verdict
 from rageval.llm.replies import validator
-from rageval.metrics.judge_io import ask, numbered
+from rageval.judge.ask import ask, numbered
 from rageval.prompts.schemas import Claims, Verdicts, numbered_entries, passage_index
 
 CLAIMS_PER_CALL = 8

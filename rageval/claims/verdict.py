@@ -25,6 +25,8 @@ class Verdict:
     confidence: float | None = None  # the learned verifier's probability of ``label``
     probabilities: dict | None = None  # the learned verifier's probability of each label
     evidence_role: str | None = None  # "support", "refutes" or "closest passage"
+    quote_span: tuple[int, int] | None = None  # a copied claim's exact span in the context (containment)
+    low_confidence: bool = False  # confidence below the verifier's low_confidence_below threshold
 
     @property
     def strength(self) -> float:

@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rageval.config import RunConfig
-from rageval.corpus import ingest
-from rageval.pipeline import execute, start_run
+from rageval.ingest.corpus import ingest
+from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
-from rageval.qa import import_qa
+from rageval.ingest.qa import import_qa
 from rageval.store import runs as store
 
 DEMO_PROJECT = "demo"
@@ -104,8 +104,8 @@ def _import_llm_answers(project, run_id: str) -> str:
     right abstention. Stored as an import run, like any user's own answers.
     """
     from rageval.config import DEFAULT_METRICS
-    from rageval.metrics.base import Sample
-    from rageval.scoring import score
+    from rageval.types import Sample
+    from rageval.runs.scoring import score
 
     for r in store.runs(project.db_path):
         if r["kind"] == "import" and r["config"].get("source") == LLM_ANSWERS_SOURCE:

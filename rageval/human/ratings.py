@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 from rageval.errors import ConfigError, InputError
 from rageval.project import Project
-from rageval.rows import RowError, read_records
+from rageval.ingest.rows import RowError, read_records
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 

@@ -5,7 +5,7 @@
 - :mod:`rageval.llm.pool`: the concurrency limiter, per-role rate caps, backoff and the bounded pool;
 - :mod:`rageval.llm.replies`: cache keys, tolerant JSON parsing, reply validation and re-asks;
 - :mod:`rageval.llm.cost`: prices and the usage summary after a run;
-- :mod:`rageval.llm.estimate`: the upper-bound estimate before a run;
+- :mod:`rageval.runs.estimate`: the upper-bound estimate before a run;
 - :mod:`rageval.llm.embeddings`: the embedder role's calls;
 - :mod:`rageval.llm.wire`: the raw chat request and reading its reply;
 - :mod:`rageval.llm.formats`: the structured-output mode of each (server, model);

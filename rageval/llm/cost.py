@@ -1,4 +1,4 @@
-"""Prices and the usage summary after a run (the estimate before it is :mod:`rageval.llm.estimate`).
+"""Prices and the usage summary after a run (the estimate before it is :mod:`rageval.runs.estimate`).
 
 Cost of calls to one model, in USD, with prices per 1M tokens from the price table::
 

@@ -10,7 +10,7 @@ predicates are compared by BERTScore F1 over MiniLM's token vectors
 (:func:`rageval.metrics.semantic.greedy_match`, no idf).
 
 With ``judge="openai:MODEL"`` the judge LLM extracts the triples instead of spaCy
-(:mod:`rageval.metrics.aligncheck_judge`; any language); a failed or unparseable reply makes the
+(:mod:`rageval.aligncheck.judge`; any language); a failed or unparseable reply makes the
 sample failed / unscored with the judge's reason.
 
 Unscored reasons: ``no_source_facts`` / ``no_answer_facts`` (a side with no fact of a kept
@@ -32,11 +32,12 @@ from rageval.aligncheck import entities, triples
 from rageval.aligncheck.granularity import kept_types, parse_granularity
 from rageval.aligncheck.score import align
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import check_judge, prompt_hash
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import check_judge, prompt_hash
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match
-from rageval.metrics.tokenize import check_language
+from rageval.text.tokenize import check_language
 from rageval.text.lang import guess_language
 
 SOURCES = ("reference", "contexts")
@@ -99,8 +100,8 @@ def _readings(texts: list[str], resources: Resources, *, judge: str, language: s
         english = [t for t in texts if langs[t] == "en"]
         return {**{t: entities.unsupported_reason(lang) for t, lang in langs.items() if lang != "en"},
                 **triples.read_texts(english)}
-    from rageval.metrics import aligncheck_judge
-    from rageval.metrics.judge_io import judge_client
+    from rageval.aligncheck import judge as aligncheck_judge
+    from rageval.judge.ask import judge_client
 
     out: dict[str, Any] = {}
     for text, got in aligncheck_judge.extract(judge_client(metric, judge, resources), texts).items():
@@ -204,7 +205,7 @@ class _AlignCheck:
     def _extractor(self) -> str:
         if self.judge == "heuristic":
             return f"ner:{entities.pipeline_version()}"
-        from rageval.metrics.aligncheck_judge import PROMPT
+        from rageval.aligncheck.judge import PROMPT
 
         return f"judge:{self.judge}|prompt:{prompt_hash(PROMPT)}"
 

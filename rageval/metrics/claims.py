@@ -25,8 +25,9 @@ from typing import Any, Sequence
 from rageval.claims import judge as judge_path
 from rageval.claims.analysis import PROMPTS, analyse
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import signature
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
 
 

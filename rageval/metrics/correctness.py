@@ -25,13 +25,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
-from rageval.metrics.tokenize import check_language, normalization_name
+from rageval.text.tokenize import check_language, normalization_name
 from rageval.llm.replies import validator
-from rageval.metrics.judge_io import fence_safe
+from rageval.judge.ask import fence_safe
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 

@@ -34,7 +34,7 @@ import re
 from typing import Sequence
 
 from rageval.metrics.lexical import token_prf
-from rageval.metrics.tokenize import answer_tokens, contains_tokens
+from rageval.text.tokenize import answer_tokens, contains_tokens
 from rageval.text.hedges import abstention_cues
 from rageval.text.lang import guess_language
 from rageval.text.numbers import Quantity, normalize_numbers, quantities, same_quantity

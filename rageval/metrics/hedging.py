@@ -7,8 +7,9 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.claims.diagnose import gold_ranks
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Hedges
 from rageval.text.hedges import abstention_cues, hedge_cues
 

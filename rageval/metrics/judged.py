@@ -13,9 +13,11 @@ from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import ask, failed_score, judge_client, signature
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Questions, StatementSort
+from rageval.text import version as text_version
 from rageval.text.hedges import abstention_cues
 
 
@@ -31,9 +33,10 @@ def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
 
 def offline_parts(judge: str, embedder: str) -> tuple[str, ...]:
     """Signature parts of a metric that reads claims: the embedder, and offline the claim
-    verifier's version (which pins its weights and word lists)."""
+    verifier's version (which pins its weights and word lists) and the text rules' version
+    (sentence boundaries of answers and contexts, word tokens: :func:`rageval.text.version`)."""
     if judge == "heuristic":
-        return f"emb:{embedder}", f"verifier:{verifier_version()}"
+        return f"emb:{embedder}", f"verifier:{verifier_version()}", text_version()
     return (f"emb:{embedder}",)
 
 

@@ -13,8 +13,9 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.tokenize import (
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.text.tokenize import (
     WordTokenizer,
     answer_tokens,
     check_language,
@@ -148,7 +149,7 @@ class _Rouge(_Lexical):
 
 _ROUGE_DOC = """{what} F-measure from rouge-score's ``RougeScorer``, max over references.
 
-    Tokens come from :class:`rageval.metrics.tokenize.WordTokenizer` (Unicode letters kept;
+    Tokens come from :class:`rageval.text.tokenize.WordTokenizer` (Unicode letters kept;
     on ASCII text identical to rouge-score's default tokenizer); ``use_stemmer`` stems with
     Porter for English, Snowball for other languages. Details hold precision and recall of the
     best reference.

@@ -19,8 +19,9 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.tokenize import answer_tokens, check_language, contains_tokens, normalization_name
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.text.tokenize import answer_tokens, check_language, contains_tokens, normalization_name
 
 RELEVANCE_MODES = ("labels", "evidence")
 

@@ -17,7 +17,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, Score, register
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
 from rageval.metrics.lexical import references_of
 
 LOCAL_EMBEDDER = "minilm-l6-v2-numpy"  # rageval.embed.MiniLMEmbedder.name

@@ -16,8 +16,9 @@ from rageval.claims.extract import resolved_sentences
 from rageval.claims.judge import locate
 from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
-from rageval.metrics.base import Resources, Sample, Score, register
-from rageval.metrics.judge_io import (
+from rageval.metrics.base import register
+from rageval.types import Resources, Sample, Score
+from rageval.judge.ask import (
     ask,
     failed_score,
     judge_client,
@@ -28,6 +29,7 @@ from rageval.metrics.judge_io import (
 from rageval.metrics.judged import cosines, embedder_name, offline_parts
 from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
 from rageval.text.hedges import abstention_cues
+from rageval.text import version as text_version
 from rageval.text.words import content_stems
 
 TOP = 3
@@ -60,7 +62,9 @@ class _Triad:
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}")
+        """Offline the word rules of :func:`term_share` are pinned too (:func:`rageval.text.version`)."""
+        text = (text_version(),) if self.judge == "heuristic" else ()
+        return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}", *text)
 
 
 @register("context_relevance")
@@ -145,7 +149,10 @@ class Groundedness(_Triad):
     prompt = "groundedness"
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, (self.prompt,), *offline_parts(self.judge, self.embedder))
+        """The answer's sentences come from the one segmenter for every judge, so its rules are
+        pinned for every judge (offline through :func:`offline_parts`)."""
+        text = () if self.judge == "heuristic" else (text_version(),)
+        return signature(self.name, self.judge, (self.prompt,), *offline_parts(self.judge, self.embedder), *text)
 
     def llm_calls(self, shape: Any) -> int:
         """``ceil(min(sentences, MAX_SENTENCES) / 8)``; before the answer exists, MAX_SENTENCES."""

@@ -134,7 +134,7 @@ def runs_overview(project: Project, live: dict[str, Any] | None = None) -> list[
     """Every run as a table row with a readable name; empty cells are "", never the text "None".
 
     ``live`` maps the ids of runs executing in this process to their progress
-    (:class:`rageval.worker.Progress`): their status is what the progress bar says
+    (:class:`rageval.runs.worker.Progress`): their status is what the progress bar says
     (``answering 3/10``), so the table and the bar never disagree.
     """
     rows = []

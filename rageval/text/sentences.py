@@ -1,20 +1,65 @@
 """Sentences and table rows of a text, each with its character span in the text.
 
-Shared by the claim extractor and verifier, the triad's context relevance, the offline
-generator and AlignCheck: one splitter, so that a span found by one part can be located by
-another (``source[span.start:span.end] == span.text``).
+The one segmenter of the project: the claim extractor and verifier, the triad's groundedness,
+the offline generator and the benchmark scripts all split with :func:`split_sentences`, so that a
+span found by one part can be located by another (``source[span.start:span.end] == span.text``).
+
+The text is read line by line first, then each block of lines by punctuation:
+
+1. **Blocks.** A line break is only whitespace inside a sentence (hard-wrapped text files and PDF
+   lines are joined back), except that a block ends at a blank line, and a line is a block of its
+   own (a unit, never joined to its neighbours) when it is
+
+   - a table row: it holds a ``|`` (how the loaders write PDF and Markdown table rows);
+   - a heading: a Markdown ``#`` line, or a short title-case line (at most ``HEADING_WORDS``
+     words, every word of four or more letters capitalised, no final punctuation) that starts a
+     paragraph and is followed by a blank line, the end of the text or a longer line;
+
+   and a new block starts at each list item (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``): the
+   item's wrapped continuation lines join it.
+2. **Sentences.** Inside a block a sentence ends at ``.``, ``!`` or ``?`` (closing quotes and
+   brackets included) followed by whitespace, or at an inline bullet (`` • ``), except a full
+   stop
+
+   - after an abbreviation that never ends a sentence (``Mr.``, ``Dr.``, ``Prof.``, ``e.g.``,
+     ``i.e.``, ``vs.``, ``Sig.``, ``Dott.``, ``cfr.`` ...: :data:`ABBREVIATIONS`) or a single letter
+     (``J. Smith``);
+   - after an abbreviation that ends a sentence only before a capital (``etc.``, ``ecc.``,
+     ``Inc.``: :data:`END_ABBREVIATIONS`) when a capital does not follow;
+   - after an abbreviation used before a number (``No. 5``, ``art. 3``, ``pag. 12``, ``n. 4``:
+     :data:`NUMBER_ABBREVIATIONS`) when a digit follows;
+   - followed by a lower-case letter, or closing a list number at the start of a block.
+
+   Decimal numbers (``3.5``, ``1.500,00``) have no space after their separator, so never split.
+
+A span never includes a list marker or a heading's ``#``; its text is the original text between
+its offsets, line breaks included (show it with ``" ".join(span.text.split())``).
 """
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-_ABBREV = {
-    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "etc", "e.g", "i.e", "no", "fig",
-    "inc", "ltd", "co", "corp", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
-    "oct", "nov", "dec", "u.s", "u.k", "approx", "dept", "est", "vol", "art", "sec", "gen", "gov",
-}
-_BOUNDARY = re.compile(r"[.!?]+[\"')\]]*\s+|\n+|\s+[•·]\s+")
+#: abbreviations (lower case, without the final full stop) after which a sentence never ends
+ABBREVIATIONS = frozenset({
+    "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "fig", "figs", "approx",
+    "dept", "est", "gen", "gov", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
+    "oct", "nov", "dec", "u.s", "u.k", "cf", "al", "ca", "c.a", "resp",
+    # Italian
+    "sig", "sigg", "sig.ra", "sig.na", "dott", "dott.ssa", "ing", "avv", "geom", "arch", "rag",
+    "egr", "gent", "spett", "p.es", "es", "cfr", "ecc.mo", "ill.mo", "s.p.a", "s.r.l", "lett", "tel",
+    "prot", "rif", "cit", "cod", "p.iva", "c.f", "sez", "ult", "succ", "nr", "pagg", "artt",
+})
+#: abbreviations that also end sentences: a sentence ends after them only before a capital
+END_ABBREVIATIONS = frozenset({"etc", "ecc", "inc", "ltd", "co", "corp", "spa", "srl"})
+#: abbreviations written before a number: a sentence does not end after them before a digit
+NUMBER_ABBREVIATIONS = frozenset({"no", "nos", "n", "art", "pag", "pp", "p", "vol", "sec", "cap", "par", "c", "num"})
+HEADING_WORDS = 10
+
+_END = re.compile(r"[.!?]+[\"'\u201d\u2019\u00bb)\]]*\s+|\s+[•·]\s+")
+_LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)])[ \t]+(?=\S)")
+_MD_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+")
+_FINAL_PUNCT = tuple(".!?;:,")
 
 
 @dataclass(frozen=True)
@@ -27,29 +72,99 @@ class Span:
 
 
 def split_sentences(text: str) -> list[Span]:
-    """Sentences of ``text`` with their character spans (split on . ! ? and line breaks).
-
-    A full stop after a known abbreviation, a single capital (``J. Smith``) or a digit followed
-    by a digit (``3.5``) does not end a sentence.
+    """Sentences of ``text`` with their character spans (rules in the module docstring).
 
     >>> [s.text for s in split_sentences("Dr. Smith arrived. He left at 3.5 pm!\\nBye")]
     ['Dr. Smith arrived.', 'He left at 3.5 pm!', 'Bye']
+    >>> [s.text for s in split_sentences("The service is\\nnot available.\\n- one item\\n- two")]
+    ['The service is\\nnot available.', 'one item', 'two']
     """
     spans: list[Span] = []
-    start = 0
-    for m in _BOUNDARY.finditer(text):
-        piece = text[start:m.start()]
-        if "\n" not in m.group() and m.group().startswith("."):
-            last = re.search(r"(\S+)$", piece)
-            word = last.group(1).lower().lstrip("(\"'") if last else ""
-            nxt = text[m.end():m.end() + 1]
-            list_marker = re.fullmatch(r"\s*\(?(?:\d+|[a-z])", piece) is not None
-            if word in _ABBREV or re.fullmatch(r"[a-z]", word) or nxt.islower() or list_marker:
-                continue
-        _add(spans, text, start, m.end())
-        start = m.end()
-    _add(spans, text, start, len(text))
+    for start, end, kind in blocks(text):
+        if kind == "prose":
+            _sentences_in(text, start, end, spans)
+        else:
+            _add(spans, text, start, end)
     return spans
+
+
+def blocks(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of the blocks of ``text`` (step 1): kind ``prose`` (to split into
+    sentences), ``heading`` or ``table`` (one unit each). List markers and ``#`` are left out."""
+    lines, at = [], 0
+    for raw in text.split("\n"):
+        lines.append((at, at + len(raw)))
+        at += len(raw) + 1
+    out: list[tuple[int, int, str]] = []
+    cur: list[int] | None = None  # [start, end] of the open prose block
+    after_unit = True  # the previous line was blank, a heading, a table row, or ended a sentence
+    for i, (a, b) in enumerate(lines):
+        line = text[a:b]
+        body = line.strip()
+        if not body:
+            cur = _close(out, cur)
+            after_unit = True
+            continue
+        nxt = text[lines[i + 1][0]:lines[i + 1][1]].strip() if i + 1 < len(lines) else ""
+        item = _LIST_ITEM.match(line)
+        if "|" in body:
+            cur = _close(out, cur)
+            out.append((a, b, "table"))
+            after_unit = True
+            continue
+        heading = _MD_HEADING.match(line)
+        if heading or (after_unit and _is_heading(text[a + (item.end() if item else 0):b].strip(), nxt)):
+            cur = _close(out, cur)
+            skip = heading.end() if heading else (item.end() if item else 0)
+            out.append((a + skip, b, "heading"))
+            after_unit = True
+            continue
+        if item:
+            cur = _close(out, cur)
+            cur = [a + item.end(), b]
+        elif cur is None:
+            cur = [a, b]
+        else:
+            cur[1] = b
+        after_unit = body.endswith(tuple(".!?:")) or item is not None
+    _close(out, cur)
+    return out
+
+
+def _close(out: list[tuple[int, int, str]], cur: list[int] | None) -> None:
+    if cur is not None:
+        out.append((cur[0], cur[1], "prose"))
+    return None
+
+
+def _is_heading(body: str, nxt: str) -> bool:
+    """A short title-case line with no final punctuation, before a blank line, the end of the
+    text or a longer line (the caller checks that it starts a paragraph)."""
+    words = body.split()
+    if not words or len(words) > HEADING_WORDS or body.endswith(_FINAL_PUNCT) or not body[0].isupper():
+        return False
+    if not all(w[0].isupper() or w[0].isdigit() for w in words if sum(ch.isalpha() for ch in w) >= 4):
+        return False
+    return nxt == "" or len(nxt) > len(body)
+
+
+def _sentences_in(text: str, start: int, end: int, spans: list[Span]) -> None:
+    block = text[start:end]
+    cut = 0
+    for m in _END.finditer(block):
+        if m.group().startswith("."):
+            piece = block[cut:m.start()]
+            last = re.search(r"(\S+)$", piece)
+            word = last.group(1).lower().lstrip("(\"'\u201c\u2018\u00ab") if last else ""
+            nxt = block[m.end():m.end() + 1]
+            list_number = cut == 0 and re.fullmatch(r"\s*\(?(?:\d+|[a-z])", piece) is not None
+            if (word in ABBREVIATIONS or re.fullmatch(r"[^\W\d_]", word) or nxt.islower() or list_number
+                    or (word in END_ABBREVIATIONS and not nxt.isupper())
+                    or (word in NUMBER_ABBREVIATIONS and nxt.isdigit())):
+                continue
+        _add(spans, text, start + cut, start + m.end())
+        cut = m.end()
+    _add(spans, text, start + cut, end)
 
 
 def _add(spans: list[Span], text: str, start: int, end: int) -> None:
@@ -58,6 +173,13 @@ def _add(spans: list[Span], text: str, start: int, end: int) -> None:
     body = piece.strip()
     if body and re.search(r"\w", body):
         spans.append(Span(body, start + lead, start + lead + len(body)))
+
+
+def rules_text() -> str:
+    """The segmenter's rules as one string (hashed into :func:`rageval.text.version`)."""
+    return "\n".join([" ".join(sorted(ABBREVIATIONS)), " ".join(sorted(END_ABBREVIATIONS)),
+                      " ".join(sorted(NUMBER_ABBREVIATIONS)), str(HEADING_WORDS), _END.pattern,
+                      _LIST_ITEM.pattern, _MD_HEADING.pattern, "blocks:v2"])
 
 
 _TABLE_LINE = re.compile(r"^[^\n]*\|[^\n]*$", re.M)

@@ -24,6 +24,12 @@ STOPWORDS = frozenset(
 NEGATIONS = frozenset(
     "not no never none nobody nothing neither nor without cannot n't nowhere".split()
 )
+#: Italian elided forms (accent-folded, without the apostrophe): ``dell'Area`` is the two words
+#: ``dell`` and ``area`` for every helper, as ``della area`` would be; they are stop words
+ELISIONS = frozenset(
+    """l un dell nell all dall sull coll pell quell quest c d s m t v n gl anch tutt sant bell
+    nessun senz dov com cos ch""".split()
+)
 IT_STOPWORDS = frozenset(
     """il lo la i gli le un uno una di a da in con su per tra fra e o ma se che chi cui del
     dello della dei degli delle al allo alla ai agli alle dal dallo dalla dai dagli dalle nel
@@ -31,7 +37,7 @@ IT_STOPWORDS = frozenset(
     stato stata stati state ha hanno aveva avevano avere questo questa questi queste quello
     quella quelli quelle come anche piu molto suo sua suoi sue loro ogni dopo prima quando
     dove ci si ne gia solo viene vengono puo possono deve devono""".split()
-)  # accent-folded, as :func:`words` gives them
+) | ELISIONS  # accent-folded, as :func:`words` gives them
 IT_NEGATIONS = frozenset("non mai nessun nessuno nessuna niente nulla senza ne neanche nemmeno".split())
 ALL_NEGATIONS = NEGATIONS | IT_NEGATIONS
 _IRREGULAR = {
@@ -55,11 +61,19 @@ def fold(text: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    """Lower-cased, accent-folded word tokens; ``don't`` -> ``do``, ``n't``."""
+    """Lower-cased, accent-folded word tokens; ``don't`` -> ``do``, ``n't``; an Italian elision is
+    two words (``dell'Area`` -> ``dell``, ``area``: :data:`ELISIONS`).
+
+    >>> words("Il direttore dell'Area non c'è; don't")
+    ['il', 'direttore', 'dell', 'area', 'non', 'c', 'e', 'do', "n't"]
+    """
     out: list[str] = []
     for tok in _WORD.findall(fold(text).replace("\u2019", "'")):
+        head, _, tail = tok.partition("'")
         if tok.endswith("n't"):
             out.extend([tok[:-3] or "not", "n't"])
+        elif tail and head in ELISIONS:
+            out.extend([head, tail])
         elif tok.endswith("'s"):
             out.append(tok[:-2])
         else:
@@ -113,4 +127,9 @@ def negation_count(text: str) -> int:
 
 def word_lists_text() -> str:
     """The stop-word and negation lists as one string (hashed into the claim verifier's version)."""
-    return "\n".join(" ".join(sorted(s)) for s in (STOPWORDS, IT_STOPWORDS, NEGATIONS, IT_NEGATIONS))
+    return "\n".join(" ".join(sorted(s)) for s in (STOPWORDS, IT_STOPWORDS, NEGATIONS, IT_NEGATIONS, ELISIONS))
+
+
+def pattern_text() -> str:
+    """The word pattern and the elision rule's version (hashed into :func:`rageval.text.version`)."""
+    return _WORD.pattern + "\nelisions:split"

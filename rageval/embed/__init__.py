@@ -2,7 +2,7 @@
 
 Every embedder returns float32 sentence vectors of shape ``(n, dim)`` whose rows have unit L2
 norm (a row that is exactly zero stays zero), so cosine similarity is a dot product. The
-offline model (all-MiniLM-L6-v2 in NumPy) lives in :mod:`rageval.minilm`.
+offline model (all-MiniLM-L6-v2 in NumPy) lives in :mod:`rageval.embed.minilm`.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any, Protocol, Sequence
 import numpy as np
 
 from rageval.errors import ConfigError, LLMError
-from rageval.minilm import MINILM_PIP, MiniLMEmbedder, TokenVectors, l2_normalise, minilm_folder  # noqa: F401 (re-exported)
+from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, TokenVectors, l2_normalise, minilm_folder  # noqa: F401 (re-exported)
 from rageval.util import sha256_hex
 
 

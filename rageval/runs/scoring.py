@@ -14,10 +14,11 @@ from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from rageval.errors import ProjectBusyError
-from rageval.metrics.base import Resources, Sample, evaluate, parse_metric_list
-from rageval.pipeline import new_run_id, score_rows
+from rageval.metrics.base import evaluate, parse_metric_list
+from rageval.types import Resources, Sample
+from rageval.runs.pipeline import new_run_id, score_rows
 from rageval.project import Project
-from rageval.rows import RowError, as_relevance, as_text_list, read_table
+from rageval.ingest.rows import RowError, as_relevance, as_text_list, read_table
 from rageval.store import runs as store
 from rageval.store.items import save_items
 from rageval.text.hygiene import clean_value, display_name
@@ -103,7 +104,8 @@ def output_rows(samples: Sequence[Sample], scores: dict[str, list[Any]], *, deta
                 row[f"{name}_status"] = f"{score.status}: {score.reason}"
             if details and score.details and "claims" in score.details and "claims" not in row:
                 row["claims"] = [
-                    {k: c.get(k) for k in ("text", "verdict", "evidence", "reason")}
+                    {**{k: c.get(k) for k in ("text", "verdict", "confidence", "evidence", "reason")},
+                     "low_confidence": bool(c.get("low_confidence"))}
                     for c in score.details["claims"]
                 ]
             if details and score.details and "aligncheck" in score.details and "aligncheck" not in row:

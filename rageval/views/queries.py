@@ -7,7 +7,7 @@ shows can be checked (and reused by a script) without a browser.
   ``mean = sum(value_i for ok items) / n_ok``; unscored and failed items are counted, never
   averaged in as 0.
 - A score is "heuristic" when its signature contains ``judge:heuristic``.
-- Highlight spans (claims in answers, evidence in chunks) are in :mod:`rageval.app_highlight`.
+- Highlight spans (claims in answers, evidence in chunks) are in :mod:`rageval.views.highlight`.
 """
 from __future__ import annotations
 
@@ -17,11 +17,12 @@ from typing import Any, Sequence
 from rageval.config import DEFAULT_METRICS
 from rageval.errors import RagevalError
 from rageval.ingest.chunking import ChunkingConfig
-from rageval.metrics.base import Resources, get_metric, metric_names, parse_metric_list
+from rageval.metrics.base import get_metric, metric_names, parse_metric_list
+from rageval.types import Resources
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
-from rageval.rows import RowError
+from rageval.ingest.rows import RowError
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 
@@ -123,8 +124,8 @@ def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequenc
 
     Returns ``(ScoreResult, row errors)``; raises ConfigError/InputError for unusable input.
     """
-    from rageval.resources import get_embedder
-    from rageval.scoring import parse_answers, score
+    from rageval.embed.cache import get_embedder
+    from rageval.runs.scoring import parse_answers, score
 
     samples, errors = parse_answers(source, data)
     if not samples:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Score
+from rageval.types import Resources, Score
 from rageval.prompts.schemas import REPLIES, schema_hash
 from rageval.util import sha256_hex
 

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 
 from rageval.aligncheck.triples import Candidate
 from rageval.claims.judge import Failure
-from rageval.metrics.judge_io import ask
+from rageval.judge.ask import ask
 
 PROMPT = "aligncheck_triples"
 MAX_TRIPLES = 80

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
+from rageval.text.sentences import split_sentences
+
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
 _SEVERITY = {"SUPPORTED": 0, "NOT_MENTIONED": 1, "CONTRADICTED": 2}
 
@@ -33,7 +35,6 @@ class Segment:
     labels: tuple[int, ...] = ()
 
 
-_SENTENCE = re.compile(r"[^.!?\n]+[.!?]*")
 _WORD = re.compile(r"\w+")
 
 
@@ -68,14 +69,13 @@ def claim_span(answer: str, claim: dict[str, Any], start: int = 0) -> tuple[int,
             return at, at + len(needle)
     words = {w.lower() for w in _WORD.findall(text)}
     best, best_overlap = None, 0.0
-    for m in _SENTENCE.finditer(answer):
-        overlap = len(words & {w.lower() for w in _WORD.findall(m.group())}) / max(len(words), 1)
+    for sentence in split_sentences(answer):
+        overlap = len(words & {w.lower() for w in _WORD.findall(sentence.text)}) / max(len(words), 1)
         if overlap > best_overlap:
-            best, best_overlap = m, overlap
+            best, best_overlap = sentence, overlap
     if best is None or best_overlap < 0.5:
         return None
-    lead = len(best.group()) - len(best.group().lstrip())
-    return best.start() + lead, best.end() - (len(best.group()) - len(best.group().rstrip()))
+    return best.start, best.end
 
 
 def segments(text: str, spans: Sequence[tuple[int, int, str, int]]) -> list[Segment]:

@@ -115,7 +115,7 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
                 progress: Progress | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     if progress is not None:
         progress("model", 0, 0)  # loading the embedder can take a while on a busy machine

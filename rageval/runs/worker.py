@@ -117,7 +117,7 @@ class RunWorkers:
     def start(self, p: Project, run_id: str, *, execute: Callable | None = None) -> bool:
         """Start (or resume) ``run_id`` unless it is already executing here; True when started."""
         if execute is None:
-            from rageval.pipeline import execute
+            from rageval.runs.pipeline import execute
 
         key = (str(p.root), run_id)
 

@@ -20,7 +20,8 @@ from typing import Any, Callable, Sequence
 
 from rageval.config import RunConfig
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError
-from rageval.metrics.base import Metric, Resources, Sample, Score, evaluate, parse_metric_list
+from rageval.metrics.base import Metric, evaluate, parse_metric_list
+from rageval.types import Resources, Sample, Score
 from rageval.project import Project
 from rageval.store import owners
 from rageval.store import runs as store
@@ -158,9 +159,9 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     LLM: all metrics' judge calls of a batch share the one pool, and a batch ends only when its
     slowest chain of dependent calls does, so longer batches leave the pool idle less often.
     """
-    from rageval.corpus import sync_index
+    from rageval.ingest.corpus import sync_index
     from rageval.generate import ExtractiveGenerator, LLMGenerator
-    from rageval.resources import get_embedder
+    from rageval.embed.cache import get_embedder
 
     started = time.monotonic()
     run = store.get_run(project.db_path, run_id)
@@ -312,7 +313,7 @@ def estimate(project: Project, config: RunConfig) -> Any:
     roles = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
     if not any(spec.startswith("openai:") for spec in roles.values()):
         return None
-    from rageval.llm.estimate import estimate_run
+    from rageval.runs.estimate import estimate_run
 
     items = store.qa_items(project.db_path, config.qa_set)
     samples = [{"question": it["question"], "references": it["references"]} for it in items]

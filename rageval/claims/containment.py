@@ -1,0 +1,100 @@
+"""A claim copied from the contexts is SUPPORTED by containment, before any model runs.
+
+Both texts are *normalised* (:func:`normalise`): lower case; curly and angled quotes made
+straight; every dash (hyphen, en and em dash, minus) one ``-``; soft hyphens and zero-width
+characters dropped; each run of whitespace (line breaks included) one space, and none after an
+apostrophe (``dell' Area`` is ``dell'area``). The claim also loses its final punctuation.
+
+A claim is *contained* in a context when its normalised text occurs in the context's normalised
+text starting and ending at word boundaries, the occurrence lies within one sentence or two
+adjacent sentences of that context (:func:`rageval.text.sentences.split_sentences`), and the
+words before it in its sentence hold no negation and no cue that the rest is not asserted
+(``if``, ``whether``, ``unless``, ``false``, ``se``, ``qualora`` ...: :data:`NOT_ASSERTED`): "It is not
+true that the fee is 20 EUR" does not support "the fee is 20 EUR". A claim needs at least
+``MIN_WORDS`` words. The verdict is SUPPORTED with confidence 1.0, the whole sentence (or the two
+sentences) as evidence with its span, the exact span of the copied text in ``quote_span``, and
+a reason saying it was found verbatim.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
+from rageval.text.sentences import Span, split_sentences
+from rageval.text.words import ALL_NEGATIONS, words
+
+MIN_WORDS = 3
+#: words before the copied text that make it not asserted (English and Italian, accent-folded)
+NOT_ASSERTED = frozenset(
+    """if unless whether suppose supposing assuming false untrue myth wrong denied denies deny
+    rumour rumor rumoured rumored allegedly claimed claims doubt doubtful
+    se qualora falso falsa smentito smentita nega negano presunto presunta dubbio""".split()
+) | ALL_NEGATIONS
+_QUOTES = {**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u0060\u00b4", "'"),
+           **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')}
+_DASHES = dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-")
+_DROP = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
+_TRAILING = ".!?;:,\u2026 "
+
+
+def normalise(text: str) -> tuple[str, list[int]]:
+    """``text`` normalised as in the module docstring, and for each character of the result the
+    offset in ``text`` of the character it came from.
+
+    >>> normalise("It\u2019s  \\nfree \u2013 now")[0]
+    "it's free - now"
+    """
+    out: list[str] = []
+    index: list[int] = []
+    for i, ch in enumerate(text):
+        if ch in _DROP:
+            continue
+        if ch.isspace():
+            if out and out[-1] not in " '":
+                out.append(" ")
+                index.append(i)
+            continue
+        for low in _QUOTES.get(ch) or _DASHES.get(ch) or ch.lower():
+            out.append(low)
+            index.append(i)
+    return "".join(out), index
+
+
+def _claim_form(claim: str) -> str:
+    norm = normalise(claim)[0].strip()
+    return norm.rstrip(_TRAILING).strip()
+
+
+def contained(claim: str, contexts: Sequence[str]) -> Verdict | None:
+    """The SUPPORTED verdict of ``claim`` when it is copied from one of ``contexts``, else None."""
+    needle = _claim_form(claim)
+    if len(needle.split()) < MIN_WORDS:
+        return None
+    for ci, ctx in enumerate(contexts):
+        hay, index = normalise(ctx)
+        at = hay.find(needle)
+        while at >= 0:
+            end = at + len(needle)
+            if (at == 0 or not hay[at - 1].isalnum()) and (end == len(hay) or not hay[end].isalnum()):
+                found = _verdict(ctx, ci, index[at], index[end - 1] + 1)
+                if found is not None:
+                    return found
+            at = hay.find(needle, at + 1)
+    return None
+
+
+def _verdict(ctx: str, ci: int, start: int, end: int) -> Verdict | None:
+    sents = split_sentences(ctx)
+    touched = [k for k, s in enumerate(sents) if s.start < end and start < s.end]
+    if not touched or len(touched) > 2:
+        return None
+    first, last = sents[touched[0]], sents[touched[-1]]
+    if set(words(ctx[first.start:start])) & NOT_ASSERTED:
+        return None
+    evidence = Span(ctx[first.start:last.end], first.start, last.end)
+    where = "one sentence" if len(touched) == 1 else "two adjacent sentences"
+    return Verdict(SUPPORTED, evidence.text, ci, (evidence.start, evidence.end),
+                   f"found verbatim in context {ci + 1} ({where}; case, quotes, dashes and line breaks ignored)",
+                   coverage=1.0, similarity=1.0, confidence=1.0,
+                   probabilities={SUPPORTED: 1.0, CONTRADICTED: 0.0, NOT_MENTIONED: 0.0},
+                   evidence_role="support", quote_span=(start, end))

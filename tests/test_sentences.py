@@ -1,0 +1,106 @@
+"""The one sentence segmenter (rageval.text.sentences) and the shared word tokens (rageval.text.words):
+hard wraps joined, units that stay apart, abbreviations, decimals, spans that index the original."""
+import pytest
+
+from rageval.claims.cues import names
+from rageval.claims.containment import contained, normalise
+from rageval.generate import passage_units
+from rageval.text.lang import guess_language
+from rageval.text.sentences import split_sentences, table_rows
+from rageval.text.words import content_stems, words
+
+
+def texts(text: str) -> list[str]:
+    spans = split_sentences(text)
+    for s in spans:  # every span indexes the original text
+        assert text[s.start:s.end] == s.text
+    return [" ".join(s.text.split()) for s in spans]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # hard wraps and PDF line breaks inside a sentence are joined
+    ("The service is available on weekdays. It is\nnot available on Sundays, when the\nteam is off.",
+     ["The service is available on weekdays.", "It is not available on Sundays, when the team is off."]),
+    ("Revenue was $3.5\nbillion in 2023.\nCosts fell.", ["Revenue was $3.5 billion in 2023.", "Costs fell."]),
+    # a blank line ends a sentence even without punctuation
+    ("A line without a full stop\n\nanother paragraph", ["A line without a full stop", "another paragraph"]),
+    # Markdown headings and list items are units; an item's wrapped line joins it
+    ("# Setup\nInstall the tool with pip.\n\n## Usage\n- Run the score command on a file\n  that has answers\n"
+     "- Read the report.\n1. First step\n2) Second step.",
+     ["Setup", "Install the tool with pip.", "Usage", "Run the score command on a file that has answers",
+      "Read the report.", "First step", "Second step."]),
+    # a short title-case line before a longer line or a blank line is a heading
+    ("Installation Guide\nThe installer copies files to the target folder and checks them.\n\nScope\n\nIt covers all.",
+     ["Installation Guide", "The installer copies files to the target folder and checks them.", "Scope",
+      "It covers all."]),
+    # ... but a short line in the middle of a sentence is not
+    ("The Service Is\nnot available.", ["The Service Is not available."]),
+    # abbreviations stay inside sentences
+    ("Mr. Rossi met Dr. Bianchi and Prof. Verdi, e.g. at the U.S. office, i.e. in Rome. Then he left.",
+     ["Mr. Rossi met Dr. Bianchi and Prof. Verdi, e.g. at the U.S. office, i.e. in Rome.", "Then he left."]),
+    ("Vedi art. 5 e No. 3 vs. pag. 12 ecc. con il Sig. Neri e il Dott. Gialli. Poi firma.",
+     ["Vedi art. 5 e No. 3 vs. pag. 12 ecc. con il Sig. Neri e il Dott. Gialli.", "Poi firma."]),
+    # etc. ends a sentence before a capital, not before a lower-case word
+    ("We sell apples, pears, etc. The shop opens at 9. Apples, pears, etc. are fresh.",
+     ["We sell apples, pears, etc.", "The shop opens at 9.", "Apples, pears, etc. are fresh."]),
+    # decimal numbers of both conventions
+    ("Prices rose 3.5% to 1.500,00 EUR. Il tasso è 2,75 per cento.",
+     ["Prices rose 3.5% to 1.500,00 EUR.", "Il tasso è 2,75 per cento."]),
+    # table rows (as the PDF loader writes them) are one unit each, never joined to prose
+    ("City | Cap\nOslo | 190 EUR\nRome | 150 EUR\nThe rates apply\nto all staff.",
+     ["City | Cap", "Oslo | 190 EUR", "Rome | 150 EUR", "The rates apply to all staff."]),
+    ("L'utente dell'Area Riservata deve accedere\ncon le credenziali. Poi conferma.",
+     ["L'utente dell'Area Riservata deve accedere con le credenziali.", "Poi conferma."]),
+])
+def test_segmenter(text, expected):
+    assert texts(text) == expected
+
+
+def test_spans_round_trip_and_skip_markers():
+    text = "  # Title\n\n- first item\n  wrapped.\n* second. Third!\r\nLast"
+    spans = split_sentences(text)
+    assert [text[s.start:s.end] for s in spans] == [s.text for s in spans]
+    assert [s.text for s in spans] == ["Title", "first item\n  wrapped.", "second.", "Third!", "Last"]
+    assert spans[1].start == text.index("first")
+
+
+def test_table_rows_keep_their_line_spans():
+    text = "Rates\n\nCity | Cap\nOslo | 190 EUR\n\nEnd."
+    (row,) = table_rows(text)
+    assert row.text == "City: Oslo; Cap: 190 EUR." and text[row.start:row.end] == "Oslo | 190 EUR"
+
+
+def test_generator_units_come_from_the_one_segmenter():
+    units = passage_units("Policy Overview\nExpense claims are submitted within\n30 days of returning home.")
+    assert units == ["Expense claims are submitted within 30 days of returning home."]
+
+
+def test_italian_elisions_are_two_words_for_every_helper():
+    assert words("dell'Area") == ["dell", "area"] == words("dell\u2019Area")
+    assert words("nell'anno, all'inizio, un'altra, quell'uomo, c'è, d'oro, s'è, l'Aquila") == [
+        "nell", "anno", "all", "inizio", "un", "altra", "quell", "uomo", "c", "e", "d", "oro", "s", "e", "l", "aquila"]
+    assert content_stems("il direttore dell'Area") == content_stems("il direttore della Area")
+    assert words("don't, it's") == ["do", "n't", "it"]
+    assert names("Il direttore dell'Area Tecnica.") == {"area tecnica"}
+    assert names("La sede è a L'Aquila.") == names("La sede è nella città di Aquila.")
+    assert guess_language("Il direttore dell'Area non è presente nella sede.") == "it"
+
+
+def test_normalise_for_containment():
+    assert normalise("It\u2019s  \nfree \u2013 now")[0] == "it's free - now"
+    text = "Tariffa \u201cbase\u201d:\n10\u00a0EUR"
+    norm, index = normalise(text)
+    assert norm == 'tariffa "base": 10 eur' and text[index[norm.index("10")]] == "1"
+
+
+@pytest.mark.parametrize("claim, ok", [
+    ("The fee is 20 EUR.", False),         # negated in its sentence
+    ("fee is 20 EUR", False),              # the same copied words, still negated
+    ("Refunds take 5 day", False),         # not at a word boundary ("days")
+    ("take 5", False),                     # fewer than MIN_WORDS words
+    ("Refunds take 5 days", True),
+    ("Refunds take 5 days. They are paid by bank transfer", True),  # two adjacent sentences
+])
+def test_containment_guards(claim, ok):
+    ctx = "It is not true that the fee is 20 EUR. Refunds take 5 days. They are paid by\nbank transfer."
+    assert (contained(claim, [ctx]) is not None) is ok
