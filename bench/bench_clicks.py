@@ -9,8 +9,10 @@ the widget change to the end of the rerun (what a user waits for, less the brows
 - switching page in the sidebar (each page once more after its first visit, caches warm, as
   a user switching back and forth sees it), and the first visit of each page (cold caches).
 
-Prints a Markdown table of median / max seconds over ``--repeat`` clicks; figures go to
-docs/benchmarks.md with the command and the load average.
+Prints a Markdown table of median / max wall seconds and median CPU seconds (every thread of this
+process: the script runs here) over ``--repeat`` clicks; figures go to docs/benchmarks.md with the
+command and the load average. AppTest measures the server's side of a click (the script run and
+its messages), not the browser's drawing.
 
     python bench/bench_clicks.py [--answers 10000] [--metrics 20] [--repeat 5] [--profile FILE]
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import cProfile
 import os
+import resource
 import statistics
 import sys
 import tempfile
@@ -39,17 +42,23 @@ def app(project: str):
     return at
 
 
-def clock(fn) -> float:
-    t0 = time.perf_counter()
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)  # every thread of this process: AppTest runs the script here
+    return r.ru_utime + r.ru_stime
+
+
+def clock(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``fn()``."""
+    c0, t0 = cpu(), time.perf_counter()
     fn()
-    return time.perf_counter() - t0
+    return time.perf_counter() - t0, cpu() - c0
 
 
 def check(at) -> None:
     assert not at.exception, [e.value for e in at.exception]
 
 
-def rating_clicks(project: str, repeat: int) -> list[float]:
+def rating_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     at = app(project)
     at.run()
     at.switch_page("pages/human_review.py").run()
@@ -64,7 +73,7 @@ def rating_clicks(project: str, repeat: int) -> list[float]:
     return out
 
 
-def question_clicks(project: str, repeat: int) -> list[float]:
+def question_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     at = app(project)
     at.run()
     at.switch_page("pages/answers.py").run()
@@ -77,7 +86,7 @@ def question_clicks(project: str, repeat: int) -> list[float]:
     return out
 
 
-def page_clicks(project: str, repeat: int) -> tuple[dict[str, float], dict[str, list[float]]]:
+def page_clicks(project: str, repeat: int) -> tuple[dict[str, tuple], dict[str, list[tuple]]]:
     at = app(project)
     at.run()
     first, warm = {}, {}
@@ -116,15 +125,20 @@ def main() -> None:
     if prof:
         prof.disable()
         prof.dump_stats(args.profile)
-    print("| click | median s | max s | clicks |")
-    print("|---|---|---|---|")
-    for name, times in rows.items():
-        print(f"| {name} | {statistics.median(times):.2f} | {max(times):.2f} | {len(times)} |")
-    for page, times in warm.items():
-        print(f"| switch to {page} (visited before) | {statistics.median(times):.2f} | {max(times):.2f} | "
+    print("| click | median wall s | max wall s | median CPU s | clicks |")
+    print("|---|---|---|---|---|")
+
+    def row(name: str, times: list[tuple[float, float]]) -> None:
+        walls, cpus = [w for w, _ in times], [c for _, c in times]
+        print(f"| {name} | {statistics.median(walls):.2f} | {max(walls):.2f} | {statistics.median(cpus):.2f} | "
               f"{len(times)} |")
+
+    for name, times in rows.items():
+        row(name, times)
+    for page, times in warm.items():
+        row(f"switch to {page} (visited before)", times)
     for page, t in first.items():
-        print(f"| switch to {page} (first visit) | {t:.2f} | {t:.2f} | 1 |")
+        row(f"switch to {page} (first visit)", [t])
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
 

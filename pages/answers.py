@@ -41,7 +41,7 @@ def table(p, run, full, shown):
     """The filtered answers as a sortable table; a selected row opens that answer below."""
     common.url_state({"search": ("ans_search", ""), "diagnosis": ("ans_diag", ""), "domain": ("ans_domain", ""),
                       "hedges": ("ans_hedged", False)})
-    c1, c2, c3, c4 = st.columns([2, 1.2, 1.2, 0.8])
+    c1, c2, c3, c4, c5 = st.columns([2, 1.2, 1.2, 0.8, 0.8], vertical_alignment="bottom")
     text = c1.text_input("Search question or answer", key="ans_search")
     diagnosis = c2.selectbox("Diagnosis", [""] + sorted(d for d in full["diagnosis"].unique() if d), key="ans_diag",
                              format_func=lambda d: d or "(any)", help="likely cause of unsupported claims")
@@ -49,7 +49,10 @@ def table(p, run, full, shown):
                           format_func=lambda d: d or "(any)")
     hedged = c4.toggle("Hedges", key="ans_hedged", help="answers flagged by the hedging metric")
     rows = at_model.filter_table(shown, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged)
-    metrics = at_model.metric_columns(full)
+    every = at_model.metric_columns(full)
+    with c5.popover("Columns", help="metric columns shown (the CSV has them all)"):
+        metrics = st.multiselect("Metric columns", every, default=at_model.default_metric_columns(every),
+                                 key="ans_cols", format_func=common.label)
     config = {m: st.column_config.NumberColumn(f"{common.label(m)} {'↑' if info(m).higher_is_better else '↓'}",
                                                help=common.metric_help(m), format="%.3f", width="small")
               for m in metrics}
@@ -63,14 +66,15 @@ def table(p, run, full, shown):
                    "diagnosis": st.column_config.TextColumn(width="small"),
                    "hedging_flag": st.column_config.CheckboxColumn("hedges", width=60),
                    "domain": st.column_config.TextColumn(width="small")})
-    cols = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "diagnosis",
-            "hedging_flag", "domain", *metrics]
+    base = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "diagnosis",
+            "hedging_flag", "domain"]
+    cols = [*base, *metrics]
     event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
     c1, c2 = st.columns([4, 1])
     c1.caption("Click a column to sort, a row to open it below · a grey None in a metric column: not "
                "scored (a missing input), never counted as 0")
-    c2.download_button("Table as CSV", lambda: table_csv(rows[cols]), f"answers-{run['id']}.csv", "text/csv",
+    c2.download_button("Table as CSV", lambda: table_csv(rows[[*base, *every]]), f"answers-{run['id']}.csv", "text/csv",
                        key="ans_csv")  # made when clicked, not on every rerun
     picked = getattr(getattr(event, "selection", None), "rows", None) or []
     if picked:

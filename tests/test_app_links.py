@@ -106,3 +106,34 @@ def test_a_run_that_finishes_is_announced_in_another_tab_once_with_its_link(link
     assert other_tab.session_state["ans_run"] == "r9"
     other_tab.run()
     assert not [s for s in other_tab.success if s.value.startswith("Finished")], "announced once"
+
+
+def test_home_says_building_the_demo_with_its_phase_until_it_is_done(tmp_path, monkeypatch):
+    import threading
+
+    from rageval.project import open_project
+    from rageval.runs.worker import Progress
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    open_project("demo")
+    gate, release = common.demo_gate(), threading.Event()
+    thread = threading.Thread(target=release.wait, daemon=True)
+    thread.start()
+    gate.update(thread=thread, progress=Progress().update("chunks", 6, 6).update("index", 64, 300))
+    try:
+        at = AppTest.from_file(str(APP), default_timeout=90)
+        at.session_state["project"] = "demo"
+        at.run()
+        assert not at.exception, [e.value for e in at.exception]
+        text = shown(at)
+        assert "Building the demo: embedding chunks 64/300" in text
+        assert "Upload documents" not in text and all(m.value == "…" for m in at.metric)
+        bars = [b.proto.text for b in at.get("progress")]
+        assert any("embedding chunks 64/300" in t for t in bars), bars
+    finally:
+        release.set()
+        thread.join(5)
+        gate.update(thread=None, progress=None)
+    at.run()
+    assert "Building the demo" not in shown(at) and any(m.label == "Documents" for m in at.metric)
