@@ -15,7 +15,7 @@ from rageval.report.meaning import info
 def filters(full, summaries: list[q.MetricSummary]):
     """Filters by verdicts, unscored metrics and a metric threshold, over the answers table."""
     common.url_state({"contradicted": ("ans_contradicted", False), "unscored": ("ans_unscored", False),
-                      "metric": ("ans_metric", ""), "threshold": ("ans_direction", "")})
+                      "metric": ("ans_metric", "(any)"), "threshold": ("ans_direction", "off")})
     c1, c2, c3, c4, c5 = st.columns([1.3, 1, 1.2, 0.9, 1.4])
     contradicted = c1.toggle("With contradicted claims", key="ans_contradicted")
     unscored = c2.toggle("Unscored", key="ans_unscored", help="with a metric selected: unscored by that metric")
@@ -27,7 +27,8 @@ def filters(full, summaries: list[q.MetricSummary]):
     direction = c4.selectbox("Threshold", ["off", "below", "at least"], key="ans_direction", disabled=metric is None)
     low, high = at_model.bounds(full, metric) if metric else (0.0, 1.0)
     key = f"ans_value_{metric}"
-    common.url_state({"value": (key, 0.0)})
+    if metric and direction != "off":  # the value is part of the view only while a threshold is on
+        common.url_state({"value": (key, 0.0)})
     if not low <= st.session_state.get(key, low) <= high:
         st.session_state.pop(key)
     st.session_state.setdefault(key, (low + high) / 2)
@@ -50,6 +51,9 @@ def table(p, run, full, shown):
     hedged = c4.toggle("Hedges", key="ans_hedged", help="answers flagged by the hedging metric")
     rows = at_model.filter_table(shown, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged)
     every = at_model.metric_columns(full)
+    if st.session_state.get("ans_cols_of") != every:  # another run, other metrics: its own default columns
+        st.session_state.pop("ans_cols", None)
+        st.session_state["ans_cols_of"] = every
     with c5.popover("Columns", help="metric columns shown (the CSV has them all)"):
         metrics = st.multiselect("Metric columns", every, default=at_model.default_metric_columns(every),
                                  key="ans_cols", format_func=common.label)
@@ -133,7 +137,7 @@ def main() -> None:
     common.need(runs, "No finished run in this project yet.", "run", "Start a run")
     by_id = {r["id"]: r for r in runs}
     common.url_state({"run": ("ans_run", ""), "run_b": ("ans_compare", ""), "question": ("ans_item", ""),
-                      "tab": ("ans_tab", "")})
+                      "tab": ("ans_tab", "Answers")})
     if st.session_state.get("ans_run") not in by_id:
         st.session_state.pop("ans_run", None)
     run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: common.run_title(by_id[i]), key="ans_run",

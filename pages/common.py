@@ -229,7 +229,8 @@ def url_arrived(page: str) -> dict[str, str]:
 
 def url_state(bindings: dict[str, tuple[str, Any]]) -> None:
     """Bind URL parameters to widget keys, ``{"run": ("ans_run", ""), "unscored": ("ans_unscored", False)}``
-    (the second item gives the widget's value type). Call before the widgets are drawn: a parameter that
+    (the second item is the widget's default, which gives the value's type and is left out of the
+    address unless it is a float). Call before the widgets are drawn: a parameter that
     arrived from outside is applied to its key; at the end of the run :func:`url_write` writes every
     bound key back. A value the widget does not offer is dropped by the page's own checks."""
     arrived = st.session_state.get("_url_arrived") or {}
@@ -246,7 +247,9 @@ def url_write(page: str | None = None) -> None:
     """Write the project and every bound key's current value to the address bar (when it changed)."""
     page = page or st.session_state.get("_url_page") or "home"
     values = {"project": st.session_state.get("project")}
-    values |= {name: st.session_state.get(key) for name, (key, _) in (st.session_state.get("_url_keys") or {}).items()}
+    for name, (key, default) in (st.session_state.get("_url_keys") or {}).items():
+        value = st.session_state.get(key)
+        values[name] = None if value == default and not isinstance(default, float) else value  # short links
     wanted = {k: v for k, v in view_params(page, values).items() if k != "_page"}
     if wanted != _url_now():
         st.query_params.from_dict(wanted)

@@ -48,8 +48,10 @@ def live(p) -> None:
     if rows:
         st.subheader("Runs")
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                     column_config={"name": st.column_config.TextColumn(width="large"), "run": None,
-                                    "status": st.column_config.TextColumn(width="medium")})
+                     column_config={"name": st.column_config.TextColumn(width="medium"), "run": None,
+                                    "status": st.column_config.TextColumn(width="medium"),
+                                    "generator": st.column_config.TextColumn(width="small"),
+                                    "error": st.column_config.TextColumn(width="small")})
         st.download_button("Runs as CSV", lambda: table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
     if st.session_state.get("_live_was") and not active:
         st.session_state["_live_was"] = False

@@ -275,9 +275,9 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             # a link someone pasted: that run, that question; a reload keeps it
             a.goto(f"{server}/answers?project=t&run={pipeline_run}&question=q3")
             expect(a.get_by_role("heading", name="Answers")).to_be_visible()
-            expect(a.get_by_text("Which city did the 1669 eruption damage?").first).to_be_visible()
+            expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
             a.reload()
-            expect(a.get_by_text("Which city did the 1669 eruption damage?").first).to_be_visible()
+            expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
             assert "question=q3" in a.url and f"run={pipeline_run}" in a.url, a.url
 
             # tab B rates: save and next moves to the next answer, and the address follows
@@ -286,7 +286,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             b.get_by_text("4 Good").click()
             b.get_by_role("button", name="Save and next").click()
             expect(b.get_by_text("e2e: 1 of 3 answers rated")).to_be_visible()
-            expect(b.get_by_text("2. Where did green tea originate?")).to_be_visible()
+            expect(b.get_by_text("2. Where did green tea originate?").filter(visible=True).first).to_be_visible()
             expect(b).to_have_url(re.compile(r"question=q2"))
 
             # tab A starts a run; tab B, still on Human review, announces it with its link
