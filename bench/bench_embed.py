@@ -36,7 +36,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rageval.embed import MiniLMEmbedder  # noqa: E402
+from rageval.embed.minilm import MiniLMEmbedder  # noqa: E402
 
 WORDS = (
     "the retrieval system returns relevant passages from documents about revenue growth quarterly "

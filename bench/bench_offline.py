@@ -116,7 +116,8 @@ def end_to_end(path: Path, metrics: list[str], *, store: bool, root: Path = ROOT
 
 def per_metric(rows: list[dict], metrics: list[str]) -> list[dict]:
     """Each metric alone on the same samples, with a fresh in-memory embedder cache."""
-    from rageval.embed import CachedEmbedder, MiniLMEmbedder
+    from rageval.embed.minilm import MiniLMEmbedder
+    from rageval.embed.cache import CachedEmbedder
     from rageval.metrics.base import evaluate, parse_metric_list
     from rageval.types import Resources
     from rageval.runs.scoring import parse_answers

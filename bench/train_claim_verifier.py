@@ -64,7 +64,7 @@ class VectorCache:
     change of the feature code recomputes features in minutes (the vectors do not change)."""
 
     def __init__(self, path: Path):
-        from rageval.embed import make_embedder
+        from rageval.embed.cache import make_embedder
 
         self.inner, self.path = make_embedder("local"), path
         self.name = self.inner.name

@@ -136,7 +136,7 @@ class BenchEmbedder:
     ``cache_tokens`` (then they are kept too, in ``tokens-<model>.npz``, float32 as computed)."""
 
     def __init__(self, store: NpzStore, cache_tokens: bool = False):
-        from rageval.embed import MiniLMEmbedder
+        from rageval.embed.minilm import MiniLMEmbedder
 
         self.inner = MiniLMEmbedder()
         self.name, self.dim, self.store = self.inner.name, self.inner.dim, store

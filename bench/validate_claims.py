@@ -272,7 +272,7 @@ def main(argv=None) -> int:
     ap.add_argument("--summedits-limit", type=int, default=None)
     ap.add_argument("--skip-public", action="store_true", help="only the generated and team sets")
     args = ap.parse_args(argv)
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     t_start = time.perf_counter()
     load = os.getloadavg()[0]

@@ -5,7 +5,8 @@ from typing import Any
 
 import streamlit as st
 
-from pages import answer_view, charts, common
+from pages import answer_view, common
+from rageval.views import charts
 from rageval.views import queries as q
 from rageval.report import leaderboard as lb
 from rageval.views.answer_table import score_diff
@@ -67,7 +68,7 @@ def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[st
     if other:
         pairs = lb.paired(values, metric, run["id"], other["id"])
         if len(pairs):
-            st.plotly_chart(charts.scatter(pairs, metric, names[run["id"]], names[other["id"]]), key="plot_scatter")
+            st.plotly_chart(charts.run_scatter(pairs, metric, names[run["id"]], names[other["id"]]), key="plot_scatter")
         else:
             st.caption("No question was scored on this metric by both runs.")
     else:

@@ -39,7 +39,7 @@ def claims_table(view: q.AnswerView) -> str:
     rows = []
     for n, c in enumerate(view.claims, start=1):
         evidence = (f"{common.esc(q.evidence_prefix(c))}“{common.esc(c['evidence'])}”" if c.get("evidence") else "—")
-        cells = (str(n), common.badge(c["verdict"]), common.esc(q.claim_confidence(c)), common.esc(c["text"]), evidence,
+        cells = (str(n), common.badge(c["verdict"], low_confidence=q.is_low_confidence(c)), common.esc(q.claim_confidence(c)), common.esc(c["text"]), evidence,
                  common.esc(c.get("reason") or ""), common.esc(_cause(c)))
         rows.append("<tr>" + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
     return f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'

@@ -67,11 +67,13 @@ def table(p, run, full, shown):
                    "contradicted": st.column_config.NumberColumn("✗", help="contradicted claims", width=40),
                    "not_mentioned": st.column_config.NumberColumn("?", help="claims the context does not mention",
                                                                   width=40),
+                   "low_confidence": st.column_config.NumberColumn(
+                       "low conf.", width=60, help="claims whose verdict the verifier gave with low confidence"),
                    "diagnosis": st.column_config.TextColumn(width="small"),
                    "hedging_flag": st.column_config.CheckboxColumn("hedges", width=60),
                    "domain": st.column_config.TextColumn(width="small")})
-    base = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "diagnosis",
-            "hedging_flag", "domain"]
+    base = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "low_confidence",
+            "diagnosis", "hedging_flag", "domain"]
     cols = [*base, *metrics]
     event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
@@ -144,7 +146,7 @@ def main() -> None:
                              help="runs are named by what produced them and when; the id is in the address bar")]
     summaries = common.summaries(p, run)
     if summaries:
-        common.metric_cards(summaries, per_row=5)
+        common.metric_cards(summaries, per_row=5, notes=q.card_notes(p, run["id"]), agreement=common.agreement(p))
     else:
         st.info("This run has no metric scores.")
     reasons = [{"metric": common.label(s.metric), "reason": r, "items": n} for s in summaries for r, n in s.reasons.items()]

@@ -15,6 +15,7 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from rageval.views import highlight as hl
+from rageval.views import run as run_view
 from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
@@ -72,10 +73,14 @@ def highlight_html(segments: Sequence[hl.Segment]) -> str:
     return f'<div style="{_BOX}">{"".join(parts) or "&nbsp;"}</div>'
 
 
-def badge(verdict: str) -> str:
+def badge(verdict: str, *, low_confidence: bool = False) -> str:
+    """A verdict pill; a low-confidence verdict is dashed, pale and says so ("CONTRADICTED?")."""
     bg, accent = COLOURS.get(verdict, ("#eceff4", "#5a6372"))
-    return (f'<span style="background:{bg};color:{accent};border:1px solid {accent};border-radius:999px;'
-            f'padding:0 0.5rem;font-size:0.78rem;font-weight:600">{esc(verdict)}</span>')
+    line, text = ("dashed", f"{verdict}?") if low_confidence else ("solid", verdict)
+    if low_confidence:
+        bg = "transparent"
+    return (f'<span style="background:{bg};color:{accent};border:1px {line} {accent};border-radius:999px;'
+            f'padding:0 0.5rem;font-size:0.78rem;font-weight:600">{esc(text)}</span>')
 
 
 def legend() -> None:
@@ -443,11 +448,28 @@ def run_title(run: dict[str, Any]) -> str:
     return board_model.run_name(run)
 
 
-def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
-    """One bordered card per metric: mean over scored items, direction, and the unscored count below.
+@st.cache_data(show_spinner=False, max_entries=16, ttl=30)
+def _agreement(root: str, slug: str, stamp: int) -> dict:
+    from rageval.human.trust import metric_agreement
 
-    The tooltip says what the metric measures, its range and direction (rageval.report.meaning).
+    return metric_agreement(Project(slug=slug, root=Path(root)))
+
+
+def agreement(p: Project) -> dict:
+    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
+    return _agreement(str(p.root), p.slug, version())
+
+
+def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None,
+                 agreement: dict | None = None) -> None:
+    """One bordered card per metric: mean over scored items, direction, and the unscored count below
+    (with ``notes[metric]`` after it, such as the claim metrics' low-confidence count).
+
+    The tooltip says what the metric measures, its range and direction (rageval.report.meaning);
+    with ``agreement`` (rageval.human.trust) the card also says how far it agrees with the raters.
     """
+    agreement = agreement or {}
+    notes = notes or {}
     for start in range(0, len(items), per_row):
         cols = st.columns(per_row)
         for col, s in zip(cols, items[start:start + per_row]):
@@ -456,9 +478,13 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4) -> None:
             meant = meaning.info(s.metric)
             arrow = "↑" if meant.higher_is_better else "↓"
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
-            col.metric(f"{label(s.metric)} {arrow}", value, border=True,
-                       help=metric_help(s.metric, s.n_unscored + s.n_failed) + md(judge))
-            col.caption(note + (" · heuristic" if s.heuristic else ""))
+            agree = agreement.get(s.metric)
+            col.metric(f"{label(s.metric)} {arrow}", value, border=True, help=md(
+                f"{s.metric}: " + meant.help(s.n_unscored + s.n_failed) + judge
+                + (" " + agree.sentence() if agree else "")))
+            col.caption(note + (" · heuristic" if s.heuristic else "")
+                        + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else "")
+                        + (f" · {agree.short()} with raters" if agree else ""))
 
 
 @st.cache_data(show_spinner=False, max_entries=8)
@@ -491,9 +517,35 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
+def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval.views.regressions import regressions
+
+    return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
+
+
+def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> None:
+    """The answers that got worse and better from run A to run B (rageval.views.regressions),
+    each with a link to the two answers side by side on the Answers page."""
+    r = _regressions(str(p.root), p.slug, tuple(x["id"] for x in runs), metric, tuple(run_stamp(x) for x in runs))
+    st.subheader("Per question: what got worse, what got better")
+    st.caption(md(f"change = B − A on {metric} ({'higher' if r.higher_is_better else 'lower'} is better); "
+                  f"{len(r.worse)} worse, {len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers "
+                  "scored by both" + (f"; {r.lost} scored in A but unscored in B" if r.lost else "")
+                  + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
+    config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
+              "question": st.column_config.TextColumn(width="large"),
+              **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%+.3f" if c == "change" else "%.3f")
+                 for c in ("a", "b", "change")}}
+    cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
+    for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
+        with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):
+            st.dataframe(df[cols], hide_index=True, width="stretch", column_config=config, key=key)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
     p = Project(slug=slug, root=Path(root))
-    return board_model.leaderboard(p, [r for r in board_model.run_store.runs(p.db_path) if r["id"] in stamp[0]])
+    return board_model.leaderboard(p, [r for r in run_view.runs(p) if r["id"] in stamp[0]])
 
 
 def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
@@ -501,8 +553,10 @@ def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
     return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
 
 
-def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
-    """Runs as rows, metric means as columns; the best value per column highlighted and starred."""
+def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict | None = None) -> None:
+    """Runs as rows, metric means as columns; the best value per column highlighted and starred; with
+    ``agreement`` (rageval.human.trust) each header also shows the metric's agreement with the raters."""
+    agreement = agreement or {}
     table = board.table.drop(columns=["id"])
     best_rows = {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
 
@@ -515,8 +569,10 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
         meant = meaning.info(m)
-        config[m] = st.column_config.TextColumn(f"{label(m)} {'↑' if meant.higher_is_better else '↓'}",
-                                                help=metric_help(m), width="small")
+        agree = agreement.get(m)
+        config[m] = st.column_config.TextColumn(
+            f"{label(m)} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
+            help=f"{m}: " + meant.help() + (" " + agree.sentence() if agree else ""), width="small")
     # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
     shown = table.copy()
     for m in board.metrics:
@@ -527,6 +583,9 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard") -> None:
                        key=f"{key}_csv")
     notes = ["Means over the items each metric scored; the best run per column is highlighted "
              "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if any(m in agreement for m in board.metrics):
+        notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
+                     "(Correlations page); trust the numbers with a high ρ most.")
     if board.unscored:
         names = dict(zip(board.table["id"], board.table["run"]))
         per_run: dict[str, list[str]] = {}

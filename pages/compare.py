@@ -7,6 +7,7 @@ import streamlit as st
 from pages import common
 from rageval import human
 from rageval.views import charts
+from rageval.report.exports import table_csv
 
 
 def main() -> None:
@@ -31,10 +32,12 @@ def main() -> None:
     metric = st.selectbox("Metric", options, key="cmp_metric", format_func=common.label,
                           help="'human' is the consensus of the human ratings")
     c = common.comparison(p, picked, metric)
-    (st.success if "no significant" not in c.verdict else st.info)(common.md(c.verdict))
+    (st.success if c.reliable else st.info)(common.md(c.verdict))
+    labels = {r: f"{chr(65 + i)} · {c.name(r)}" for i, r in enumerate(c.runs)}
     table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
+    table.index = [labels[r] for r in table.index]
     st.dataframe(table.round(3), width="stretch")
-    st.download_button("Summary (CSV)", table.to_csv().encode(), "compare.csv", key="cmp_dl")
+    st.download_button("Summary (CSV)", table_csv(table, index=True), "compare.csv", key="cmp_dl")
     if c.friedman.statistic is not None:
         st.caption(f"Friedman chi2 = {c.friedman.statistic:.3f}, p = {c.friedman.p:.3g}, n = {c.n} items; "
                    f"{'higher' if c.higher_is_better else 'lower'} is better; mean ranks count higher as better.")
@@ -45,11 +48,14 @@ def main() -> None:
         l.dataframe(c.conover.round(4))
         r.markdown("**Nemenyi post-hoc p-values**")
         r.dataframe(c.nemenyi.round(4))
-        st.download_button("Post-hoc p-values (CSV)", c.conover.to_csv().encode(), "conover.csv",
+        st.download_button("Post-hoc p-values (CSV)", table_csv(c.conover, index=True), "conover.csv",
                            key="cmp_dl_post")
     if c.wilcoxon is not None and c.wilcoxon.p is not None:
         st.caption(f"Wilcoxon signed-rank W = {c.wilcoxon.statistic:.1f}, p = {c.wilcoxon.p:.3g}; mean difference "
-                   f"{c.difference.diff:+.3f}, 95% bootstrap CI [{c.difference.ci_low:+.3f}, {c.difference.ci_high:+.3f}]")
+                   f"B − A {c.difference.diff:+.3f}, 95% bootstrap CI [{c.difference.ci_low:+.3f}, "
+                   f"{c.difference.ci_high:+.3f}]; {c.changed} of {c.n} paired answers changed")
+    if len(chosen) == 2 and metric != "human" and "#" not in metric:
+        common.regression_lists(p, picked, metric)
 
 
 common.run_page(main)

@@ -6,7 +6,9 @@ import streamlit as st
 
 from pages import common
 from rageval import human
+from rageval.human import plain
 from rageval.views import charts
+from rageval.report.exports import table_csv
 
 
 def compute_box(p, runs: list[dict]) -> None:
@@ -52,7 +54,7 @@ def table_text(a: human.Analysis) -> pd.DataFrame:
         for g in a.groups:
             c = a.cell(g, m, "human")
             if c is None or c["rho"] is None:
-                rows[m][g] = "n/a" if c is None else f"n/a ({c['reason']})"
+                rows[m][g] = "n/a" if c is None else plain.na(c['reason'])
             elif c["ci_low"] is None:
                 rows[m][g] = f"{c['rho']:.2f} (n={c['n']})"
             else:
@@ -85,8 +87,8 @@ def main() -> None:
     st.subheader("Agreement with the human score", anchor=False)
     table = table_text(a)
     st.dataframe(table, width="stretch")
-    st.download_button("Table (CSV)", table.to_csv().encode(), f"{aid}-table.csv", key="co_dl_table")
-    st.download_button("All cells (CSV)", pd.DataFrame(a.cells).to_csv(index=False).encode(), f"{aid}-cells.csv",
+    st.download_button("Table (CSV)", table_csv(table, index=True), f"{aid}-table.csv", key="co_dl_table")
+    st.download_button("All cells (CSV)", table_csv(a.cells), f"{aid}-cells.csv",
                        key="co_dl_cells")
     group = st.selectbox("Group", a.groups, key="co_groupsel") if len(a.groups) > 1 else a.groups[0]
     st.plotly_chart(charts.heatmap(a, group), key="co_heatmap")

@@ -8,8 +8,8 @@ from pages import common
 from rageval.views import queries as q
 from rageval.ingest.corpus import ingest
 from rageval.demo import DEMO_CORPUS, DEMO_PROJECT
-from rageval.ingest.chunking import METHODS, ChunkingConfig
-from rageval.store import corpus as corpus_store
+from rageval.config import METHODS, ChunkingConfig
+from rageval.views import documents as doc_view
 
 
 def default_corpus(p, corpora: list[str]) -> str:
@@ -19,7 +19,7 @@ def default_corpus(p, corpora: list[str]) -> str:
 
 
 def upload(p) -> None:
-    corpora = [c["name"] for c in corpus_store.corpora(p.db_path)]
+    corpora = doc_view.corpora(p)
     with st.container(border=True):
         st.markdown("**Add documents** (PDF, TXT, Markdown)")
         c1, c2, c3, c4 = st.columns([2, 1, 1, 1])
@@ -57,13 +57,13 @@ def main() -> None:
         st.info("This is the demo project. To evaluate your own files apart from it, create a project in the "
                 "sidebar first (a new project starts empty).")
     upload(p)
-    corpora = [c["name"] for c in corpus_store.corpora(p.db_path)]
+    corpora = doc_view.corpora(p)
     common.need(corpora, "No corpus yet: upload documents above to create one.")
     corpus = st.selectbox("Corpus to inspect", corpora, key="doc_view_corpus")
-    docs = corpus_store.documents(p.db_path, corpus)
+    docs = doc_view.documents(p, corpus)
     st.dataframe(pd.DataFrame(docs, columns=["name", "kind", "pages", "chars", "size_bytes", "id"]),
                  hide_index=True, width="stretch")
-    errors = corpus_store.ingest_errors(p.db_path, corpus)
+    errors = doc_view.ingest_errors(p, corpus)
     if errors:
         st.markdown(f"**Files that could not be ingested** ({len(errors)})")
         st.dataframe(pd.DataFrame(errors, columns=["name", "reason", "created"]), hide_index=True,
@@ -81,7 +81,7 @@ def main() -> None:
         st.info("No chunks stored for this corpus yet.")
         return
     sig = c2.selectbox("Chunking", sigs, key="doc_browse_chunking")
-    chunks = corpus_store.chunks(p.db_path, corpus, sig, doc_id)
+    chunks = doc_view.chunks(p, corpus, sig, doc_id)
     if not chunks:
         st.info("This document has no chunks under this chunking; pick another one.")
         return

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import charts, common
+from pages import common
+from rageval.views import charts
 
 
 def next_steps(counts: dict[str, int]) -> None:
@@ -47,7 +48,7 @@ def main() -> None:
     if runs:
         st.subheader("Leaderboard")
         board = common.leaderboard(p, runs)
-        common.leaderboard_table(board)
+        common.leaderboard_table(board, agreement=common.agreement(p))
         by_id = {r["id"]: r for r in runs}
         common.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):

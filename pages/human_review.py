@@ -5,7 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval.views import queries as q
 from rageval import human
 from rageval.views import review
 def import_box(p, run_id: str) -> None:
@@ -110,7 +109,8 @@ def main() -> None:
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",
                          help="Known annotators: " + (", ".join(known) or "none yet")).strip()
-    blind = c2.toggle("Blinded", value=True, key="hr_blind", help="hide metric scores and other annotators' ratings")
+    st.session_state.setdefault("hr_blind", True)
+    blind = c2.toggle("Blinded", key="hr_blind", help="hide metric scores and other annotators' ratings")
     show_ctx = c3.toggle("Show retrieved context", key="hr_ctx")
     import_box(p, run_id)
     if not blind:

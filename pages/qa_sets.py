@@ -14,7 +14,7 @@ from rageval.demo import sample_qa_csv
 from rageval.ingest.qa import import_qa
 from rageval.report import meaning, table_csv
 from rageval.runs.scoring import parse_answers
-from rageval.store import runs as run_store
+from rageval.views import qa_sets as qa_view
 
 _TYPES = ["csv", "json", "jsonl"]
 TEMPLATE = "id,question,reference,relevant_ids,domain\nq1,Your question?,The gold answer,document.pdf,topic\n"
@@ -118,7 +118,7 @@ def score_own(p) -> None:
 def view_set(p, names: list[str]) -> None:
     """A stored QA set's questions, gold answers, relevance labels and domains."""
     name = st.selectbox("View a QA set", names, key="qa_view")
-    items = run_store.qa_items(p.db_path, name)
+    items = qa_view.qa_items(p, name)
     rows = [{"id": it["id"], "question": it["question"], "reference": " | ".join(it["references"]),
              "relevant_ids": "; ".join(f"{k} ({g:g})" if g != 1 else k for k, g in (it["relevant"] or {}).items()),
              "domain": it["domain"] or ""} for it in items]
@@ -134,7 +134,7 @@ def main() -> None:
     p = common.project()
     st.title("QA sets")
     import_set(p)
-    sets = run_store.qa_sets(p.db_path)
+    sets = qa_view.qa_sets(p)
     if sets:
         st.markdown("**QA sets in this project**")
         st.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "created"]), hide_index=True,

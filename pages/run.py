@@ -6,14 +6,11 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, run_parts
-from rageval.views import queries as q
 from rageval.runs import pipeline
 from rageval.errors import ConfigError, LLMError
 from rageval.runs.pipeline import start_run
 from rageval.report import table_csv
-from rageval.report.leaderboard import runs_overview
-from rageval.store import corpus as corpus_store
-from rageval.store import runs as run_store
+from rageval.views import run as run_view
 
 
 def start(p, config) -> None:
@@ -44,7 +41,7 @@ def live(p) -> None:
     if active:
         run_parts.progress(p)
     run_parts.finished(p)
-    rows = runs_overview(p, live=active)
+    rows = run_view.run_rows(p, live=active)
     if rows:
         st.subheader("Runs")
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
@@ -62,13 +59,13 @@ def live(p) -> None:
 def main() -> None:
     p = common.project()
     st.title("Run")
-    corpora = [c["name"] for c in corpus_store.corpora(p.db_path) if c["documents"]]
-    sets = [s["name"] for s in run_store.qa_sets(p.db_path) if s["items"]]
+    corpora, sets = run_view.sources(p)
     common.need(corpora, "A run needs a corpus with documents.", "documents", "Upload documents")
     common.need(sets, "A run needs a QA set.", "qa", "Import a QA set")
     with st.container(border=True):
         run_parts.presets(p)
         config = run_parts.settings(p, corpora, sets)
+        run_parts.rubric_form(p)
         specs = {} if config is None else {"generator": config.generator, "judge": config.judge,
                                            "embedder": config.embedder}
         for warning in run_parts.missing_llm_settings(specs):
@@ -86,15 +83,15 @@ def main() -> None:
         start(p, config)
     workers = common.workers()
     st.fragment(live, run_every=1.0 if workers.active(p) else None)(p)
-    runs = run_store.runs(p.db_path)
+    runs = run_view.runs(p)
     if not runs:
         st.info("No runs yet: choose the settings above and start one.")
         return
-    stopped = [r for r in runs if q.resumable(r, active=r["id"] in workers.active(p))]
+    stopped = [r for r in runs if run_view.resumable(r, active=r["id"] in workers.active(p))]
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {r["id"]: r for r in stopped}
-        run_id = c1.selectbox("Stopped runs", list(by_id), format_func=lambda i: q.run_label(by_id[i]),
+        run_id = c1.selectbox("Stopped runs", list(by_id), format_func=lambda i: common.run_title(by_id[i]),
                               key="resume_pick")
         if c2.button("Resume", key="run_resume", help="continues where it stopped; finished items are kept"):
             workers.start(p, run_id)

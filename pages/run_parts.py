@@ -10,10 +10,11 @@ from rageval.views import queries as q
 from rageval.runs import presets as preset_store
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
-from rageval.ingest.chunking import METHODS, ChunkingConfig
+from rageval.config import METHODS, ChunkingConfig
 from rageval.report import meaning
 from rageval.report.leaderboard import run_name
-from rageval.store import runs as run_store
+from rageval.views import qa_sets as qa_view
+from rageval.views import run as run_view
 
 _KEYS = {"embedder": "run_embedder", "generator": "run_generator", "judge": "run_judge"}
 HELP = {
@@ -86,8 +87,8 @@ def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
     temperature = c3.slider("Temperature", 0.0, 2.0, 0.0, 0.1, key="run_temperature",
                             disabled=generator == "extractive", help=HELP["temperature"])
     judge = common.spec_input("Judge", "heuristic", key="run_judge", model="gpt-4o-mini", container=c4)
-    options = q.metric_options(top_k)
-    items = run_store.qa_items(p.db_path, qa_set)
+    options = q.metric_options(top_k) + q.rubric_metrics(p)
+    items = qa_view.qa_items(p, qa_set)
     cannot = meaning.applicability(options, meaning.available_inputs(items, pipeline=True))
     default = [m for m in q.default_metrics(options) if m not in cannot]
     pending = st.session_state.pop("run_metrics_pending", None)
@@ -100,14 +101,36 @@ def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
                    + " in this QA set (relevance labels are explained on the QA sets page).")
     source, types = aligncheck_settings(metrics)
     try:
-        q.check_metric_options(metrics, aligncheck_source=source, aligncheck_types=types)
+        rubrics = q.run_rubrics(p, metrics)
+        q.check_metric_options(metrics, aligncheck_source=source, aligncheck_types=types,
+                               rubrics={r.name: r for r in rubrics})
         return RunConfig(corpus=corpus, qa_set=qa_set, embedder=embedder, top_k=top_k, generator=generator,
                          chunking=ChunkingConfig(method=method, size=int(size), overlap=int(overlap)),
                          temperature=float(temperature), judge=judge, metrics=tuple(metrics),
-                         aligncheck_source=source, aligncheck_types=types)
+                         aligncheck_source=source, aligncheck_types=types, rubrics=rubrics)
     except ConfigError as exc:
         st.error(common.md(str(exc)))
         return None
+
+
+def rubric_form(p) -> None:
+    """Define a rubric metric without code: TOML in, stored in the project, offered as rubric:NAME above."""
+    with st.expander("Rubric metrics: your own criteria, judged by the LLM"):
+        st.caption("Write a rubric (name, what it measures, criteria, what a 1-5 answer looks like). It becomes "
+                   "the metric rubric:NAME in the list above; it needs an LLM judge (offline it is unscored).")
+        text = st.text_area("Rubric (TOML)", q.RUBRIC_EXAMPLE, height=260, key="rubric_text")
+        saved = st.session_state.pop("rubric_saved", None)
+        if saved:
+            st.success(f"Saved: choose {common.md(saved)} in Metrics above.")
+        if st.button("Save rubric", key="rubric_save"):
+            try:
+                rubric = q.add_rubric_text(p, text)
+            except ConfigError as exc:
+                st.error(common.md(str(exc)))
+                return
+            common.bump()
+            st.session_state["rubric_saved"] = rubric.metric
+            st.rerun()  # the Metrics list above is drawn again with the new rubric in it
 
 
 def aligncheck_settings(metrics: list[str]) -> tuple[str, str]:
@@ -152,7 +175,7 @@ def finished(p) -> None:
     for run_id in list(st.session_state.get("run_watch", [])):
         if run_id in common.workers().active(p):
             continue
-        run = run_store.get_run(p.db_path, run_id)
+        run = run_view.get_run(p, run_id)
         if run is None or run["status"] == "finished":
             continue
         error = common.workers().error(p, run_id)

@@ -1,7 +1,9 @@
 """``rageval`` (or ``python -m rageval``): ingest documents, import QA sets, run, score, export and report.
 
 Exit codes: 0 success; 1 some inputs failed but the rest were processed (or the command
-failed at run time); 2 unusable arguments. ``--json`` prints one JSON object on stdout.
+failed at run time); 2 unusable arguments. ``check`` (the CI gate): 0 every check passed, 1 a
+check failed, 2 unusable arguments (an unknown run or metric, a bad threshold, an unreadable
+file). ``--json`` prints one JSON object on stdout.
 """
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from typing import Any, Callable
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+_SHOW_WARNING: Callable[..., None] = print
 
 
 class _Parser(argparse.ArgumentParser):
@@ -62,7 +65,7 @@ def _project(args: argparse.Namespace):
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
     from rageval.ingest.corpus import ingest
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
 
     missing = [p for p in args.paths if not Path(p).exists()]
     chunking = ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap)
@@ -114,7 +117,7 @@ def _row_problem(e: Any) -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
     from rageval.config import DEFAULT_METRICS, RunConfig
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
     from rageval.runs.pipeline import execute, start_run
 
     project = _project(args)
@@ -134,12 +137,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         if not args.corpus or not args.qa:
             raise ConfigError("run needs --corpus NAME and --qa NAME (or --resume ID)")
+        metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else list(DEFAULT_METRICS)
+        metrics, rubrics = _rubrics(args, project, metrics)
         config = RunConfig(
             corpus=args.corpus, qa_set=args.qa,
             chunking=ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap),
             embedder=args.embedder, top_k=args.top_k, generator=args.generator,
             temperature=args.temperature, judge=args.judge,
-            metrics=tuple(m.strip() for m in args.metrics.split(",") if m.strip()) if args.metrics else DEFAULT_METRICS,
+            metrics=tuple(metrics), rubrics=rubrics,
             language=args.language, concurrency=args.concurrency, use_cache=not args.no_cache,
         )
         if args.dry_run:
@@ -223,9 +228,19 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.report import run_report_html
 
-    page = run_report_html(_project(args), args.run)
-    Path(args.out).write_text(page, encoding="utf-8")
-    _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode())},
+    from rageval.files import write_atomic
+
+    project = _project(args)
+    per_question = None
+    if args.baseline:
+        from rageval.views.regressions import regressions, shared_metric
+
+        per_question = regressions(project, args.baseline, args.run,
+                                   args.metric or shared_metric(project, args.baseline, args.run))
+    page = run_report_html(project, args.run, regressions=per_question)
+    write_atomic(args.out, page)
+    _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode()),
+                 "baseline": args.baseline},
           f"report of run {args.run} -> {args.out}")
     return EXIT_OK
 
@@ -256,7 +271,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     path = Path(args.input)
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
-    samples, errors = parse_answers(path.name, path.read_bytes())
+    from rageval.ingest.limits import RowLimits
+
+    limits = RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth)
+    samples, errors = parse_answers(path.name, path.read_bytes(), limits=limits)
+    progress = _progress(args)
+    if progress is not None:
+        progress("reading rows", len(samples), len(samples))
     client = None
     if args.judge.startswith("openai:") or args.embedder.startswith("openai:"):
         from rageval.llm.client import make_llm_client
@@ -268,15 +289,18 @@ def cmd_score(args: argparse.Namespace) -> int:
     project = _project(args)
     resources = Resources(embedder_factory=lambda: get_embedder(project, args.embedder, client=client),
                           llm=client, language=args.language)
-    result = score(samples, args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
+    metrics, rubrics = _rubrics(args, None if args.no_store else project,
+                                [m.strip() for m in args.metrics.split(",") if m.strip()])
+    options = {**_aligncheck_options(args), **({"rubrics": {r.name: r for r in rubrics}} if rubrics else {})}
+    result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=_aligncheck_options(args))
+                   metric_options=options, progress=progress)
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.report.score_out import write_rows
 
-        names = [m.name for m in parse_metric_list(args.metrics, judge=args.judge, language=args.language,
+        names = [m.name for m in parse_metric_list(metrics, **options, judge=args.judge, language=args.language,
                                                    embedder=args.embedder)]
         write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details)
     else:
@@ -290,6 +314,55 @@ def cmd_score(args: argparse.Namespace) -> int:
                    "run_id": result.run_id, "out": args.out}
         _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}")
     return EXIT_PARTIAL if rejected else EXIT_OK
+
+
+def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tuple[list[str], tuple]:
+    """``--rubric FILE`` (repeatable): each rubric parsed, stored in ``project`` (when given) and its
+    metric rubric:NAME added to ``metrics``; then every rubric:NAME in ``metrics`` resolved (the files
+    first, then the project's stored rubrics). Returns ``(metrics, rubrics)``."""
+    from rageval.metrics.rubric import add_rubric, resolve
+    from rageval.prompts.rubric import parse_rubric
+
+    given = {}
+    for name in getattr(args, "rubric", None) or ():
+        path = Path(name)
+        if not path.is_file():
+            raise ConfigError(f"--rubric {path}: no such file")
+        text = path.read_text(encoding="utf-8")
+        rubric = parse_rubric(text, path.name)
+        if project is not None:
+            add_rubric(project, rubric, text)
+        given[rubric.name] = rubric
+        if rubric.metric not in metrics:
+            metrics.append(rubric.metric)
+    return metrics, resolve(metrics, given, project)
+
+
+def cmd_rubric_add(args: argparse.Namespace) -> int:
+    """Store a rubric metric (a TOML file: name, description, criteria, anchors 1-5) in the project."""
+    from rageval.metrics.rubric import add_rubric
+    from rageval.prompts.rubric import parse_rubric
+
+    path = Path(args.file)
+    if not path.is_file():
+        raise ConfigError(f"{path}: no such file")
+    text = path.read_text(encoding="utf-8")
+    rubric = parse_rubric(text, path.name)
+    add_rubric(_project(args), rubric, text)
+    _emit(args, {"metric": rubric.metric, "digest": rubric.digest(), **rubric.to_dict()},
+          f"rubric {rubric.name} stored: use the metric {rubric.metric} with an LLM judge "
+          f"(--metrics {rubric.metric} --judge openai:MODEL); offline it is unscored")
+    return EXIT_OK
+
+
+def cmd_rubric_list(args: argparse.Namespace) -> int:
+    """List the project's rubric metrics."""
+    from rageval.metrics.rubric import project_rubrics
+
+    found = project_rubrics(_project(args))
+    _emit(args, {"rubrics": [{"metric": r.metric, "digest": r.digest(), **r.to_dict()} for r in found.values()]},
+          "\n".join(f"{r.metric:<30} {r.digest()}  {r.description}" for r in found.values()) or "no rubrics yet")
+    return EXIT_OK
 
 
 def _aligncheck_options(args: argparse.Namespace) -> dict[str, str]:
@@ -342,7 +415,7 @@ def cmd_ratings_import(args: argparse.Namespace) -> int:
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
     result = import_ratings(_project(args), path.name, path.read_bytes(), run=args.run)
-    errors = [{"row": e.row, "reason": e.reason} for e in result.errors]
+    errors = [_row_problem(e) for e in result.errors]
     _emit(args, {"imported": result.imported, "errors": errors},
           "\n".join([f"ERROR {e}" for e in result.errors]
                     + [f"{result.imported} rating(s) imported, {len(errors)} row(s) rejected"]))
@@ -355,7 +428,9 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 
     text = export_ratings(_project(args), _run_list(args.run), args.format)
     if args.out:
-        Path(args.out).write_text(text, encoding="utf-8")
+        from rageval.files import write_atomic
+
+        write_atomic(args.out, text)
         _emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
     else:
         sys.stdout.write(text)
@@ -384,13 +459,47 @@ def cmd_correlate(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks, Wilcoxon for two."""
+    """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks; for two runs the Wilcoxon
+    test and the CI of B - A in one sentence, and the questions that got worse and better."""
     from rageval.human import compare_runs
     from rageval.views.human_text import comparison_text
 
-    result = compare_runs(_project(args), _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
-    _emit(args, result.as_dict(), comparison_text(result))
+    project = _project(args)
+    result = compare_runs(project, _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
+    payload, text = result.as_dict(), comparison_text(result)
+    if len(result.runs) == 2 and args.metric != "human" and "#" not in args.metric:
+        from rageval.views.regressions import regression_text, regressions
+
+        reg = regressions(project, *result.runs, args.metric)
+        payload["per_question"] = reg.as_dict()
+        text += "\n\n" + regression_text(reg, limit=args.limit, names=result.names)
+    _emit(args, payload, text)
     return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    """CI gate: fail (exit 1) when a metric's mean is under a threshold, when it dropped from a baseline
+    run or file (paired Wilcoxon test and a minimum effect), or when answers are unscored; exit 0 when
+    every check passes, 2 on unusable arguments."""
+    from rageval import gate
+
+    if bool(args.run) == bool(args.scores):
+        raise ConfigError("check needs exactly one of --run ID or a scored FILE")
+    try:
+        current = gate.from_run(_project(args), args.run) if args.run else gate.from_file(Path(args.scores))
+        baseline = gate.load(lambda: _project(args), args.no_regression_from) if args.no_regression_from else None
+    except InputError as exc:  # an unreadable file is an unusable argument here: exit 2, not "gate failed"
+        raise ConfigError(str(exc)) from exc
+    metrics = [m.strip() for m in args.metrics.split(",") if m.strip()] if args.metrics else None
+    result = gate.run_gate(current, fail_under=gate.parse_thresholds(args.fail_under),
+                           fail_over=gate.parse_thresholds(args.fail_over, "--fail-over"), baseline=baseline,
+                           metrics=metrics, min_effect=args.min_effect, alpha=args.alpha,
+                           allow_unscored=args.allow_unscored)
+    for path, render in ((args.junit_xml, gate.junit_xml), (args.markdown, gate.markdown)):
+        if path:
+            Path(path).write_text(render(result), encoding="utf-8")
+    _emit(args, result.as_dict(), gate.text(result))
+    return EXIT_OK if result.passed else EXIT_PARTIAL
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
@@ -457,6 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; run nothing")
+    p.add_argument("--rubric", action="append", metavar="FILE",
+                   help="a rubric metric (TOML; see `rubric add`), stored in the project and scored (repeatable)")
     _chunk_args(p)
 
     add("runs", cmd_runs)
@@ -470,6 +581,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("report", cmd_report)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html")
+    p.add_argument("--baseline", metavar="ID", help="also list the questions that got worse / better since this run")
+    p.add_argument("--metric", help="the metric of that list (default: the report's main metric)")
 
     p = add("sample", cmd_sample)
     p.add_argument("folder", metavar="FOLDER", help="where to put docs/ and questions.csv")
@@ -480,7 +593,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
@@ -491,12 +604,27 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
+    p.add_argument("--rubric", action="append", metavar="FILE",
+                   help="a rubric metric (TOML; see `rubric add`) to score too (repeatable)")
+    p.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")
+    p.add_argument("--max-field-chars", type=int, metavar="N",
+                   help="reject a row with a field longer than N characters (default: $RAGEVAL_MAX_FIELD_CHARS or 100000)")
+    p.add_argument("--max-depth", type=int, metavar="N",
+                   help="reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or 32)")
 
     p = add("demo", cmd_demo)
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
 
     add("metrics", cmd_metrics)
     _human_parsers(sub, add, common)
+    _check_parser(add)
+    rubric = sub.add_parser("rubric", help="rubric metrics written without code: add, list")
+    r_sub = rubric.add_subparsers(dest="rubric_command", required=True, parser_class=_Parser)
+    for name, func in (("add", cmd_rubric_add), ("list", cmd_rubric_list)):
+        p = r_sub.add_parser(name, help=func.__doc__, description=func.__doc__, parents=[common])
+        p.set_defaults(func=func)
+        if name == "add":
+            p.add_argument("file", metavar="FILE", help="the rubric as TOML: name, description, criteria, [anchors] 1-5")
     return parser
 
 
@@ -532,9 +660,34 @@ def _human_parsers(sub, add, common) -> None:
     p.add_argument("--metric", required=True, help="a metric name, or 'human' for the consensus rating")
     p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for the difference CI (default: %(default)s)")
     p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    p.add_argument("--limit", type=int, default=10,
+                   help="questions listed as worse and as better for two runs (all of them in --json) (default: %(default)s)")
     p = add("agreement", cmd_agreement)
     p.add_argument("--runs", required=True, metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
     p.add_argument("--by", choices=("dataset", "domain", "model", "run"), help="also report agreement per group")
+
+
+def _check_parser(add) -> None:
+    p = add("check", cmd_check, epilog="exit codes: 0 every check passed, 1 a check failed, 2 unusable arguments")
+    p.add_argument("scores", nargs="?", metavar="FILE",
+                   help="scores to check: what `rageval score --out FILE` wrote (JSONL, CSV, JSON or Parquet)")
+    p.add_argument("--run", metavar="ID", help="check a stored run instead of a file")
+    p.add_argument("--fail-under", action="append", metavar="METRIC=VALUE",
+                   help="fail when the metric's mean is below VALUE (repeatable)")
+    p.add_argument("--fail-over", action="append", metavar="METRIC=VALUE",
+                   help="fail when the metric's mean is above VALUE, for metrics where lower is better (repeatable)")
+    p.add_argument("--no-regression-from", metavar="RUN_OR_FILE",
+                   help="a baseline run id or scored file: fail when a metric dropped from it (paired by answer id)")
+    p.add_argument("--metrics", metavar="M[,M...]",
+                   help="metrics the regression check covers (default: the thresholded ones, else all shared)")
+    p.add_argument("--min-effect", type=float, default=0.0,
+                   help="smallest mean drop that can fail the regression check (default: %(default)s)")
+    p.add_argument("--alpha", type=float, default=0.05,
+                   help="Wilcoxon significance level of a drop; 1 fails on the size alone (default: %(default)s)")
+    p.add_argument("--allow-unscored", action="store_true",
+                   help="do not fail on unscored answers (they are listed and left out of the means)")
+    p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML summary (one test case per check)")
+    p.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
 
 
 def console() -> None:
@@ -542,8 +695,23 @@ def console() -> None:
     sys.exit(main())
 
 
+def _note(message, category, filename, lineno, file=None, line=None) -> None:
+    """rageval's own warnings (a copied project store re-scoped) as one NOTE line on stderr."""
+    from rageval.store.meta import CopiedStoreWarning
+
+    if issubclass(category, CopiedStoreWarning):
+        print(str(message), file=sys.stderr)
+    else:
+        _SHOW_WARNING(message, category, filename, lineno, file, line)
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
     args = build_parser().parse_args(argv)
+    if warnings.showwarning is not _note:
+        global _SHOW_WARNING
+        _SHOW_WARNING, warnings.showwarning = warnings.showwarning, _note
     try:
         return args.func(args)
     except ConfigError as exc:

@@ -11,8 +11,43 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rageval.errors import ConfigError
-from rageval.ingest.chunking import ChunkingConfig
+from rageval.prompts.rubric import Rubric
 from rageval.util import stable_hash
+
+#: the ways to chunk a document (rageval.ingest.chunking implements them)
+METHODS = ("recursive", "chars")
+
+
+@dataclass(frozen=True)
+class ChunkingConfig:
+    """How to chunk: ``method`` ("recursive" or "chars"), ``size`` and ``overlap`` in characters."""
+
+    method: str = "recursive"
+    size: int = 1024
+    overlap: int = 128
+
+    def __post_init__(self) -> None:
+        if self.method not in METHODS:
+            raise ConfigError(
+                f"chunking method={self.method!r} is not one of {', '.join(METHODS)}"
+            )
+        for field, value in (("chunk_size", self.size), ("chunk_overlap", self.overlap)):
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise ConfigError(f"{field}={value!r} must be a whole number of characters")
+        if self.size < 1:
+            raise ConfigError(f"chunk_size={self.size} must be at least 1")
+        if self.overlap < 0:
+            raise ConfigError(f"chunk_overlap={self.overlap} must not be negative")
+        if self.overlap >= self.size:
+            raise ConfigError(
+                f"chunk_overlap={self.overlap} must be smaller than chunk_size={self.size}"
+            )
+
+    def signature(self) -> str:
+        """``method-size-overlap``, e.g. ``recursive-1024-128``; part of every chunk id."""
+        return f"{self.method}-{self.size}-{self.overlap}"
+
+
 
 #: the metrics a run computes when none are named: cheap, offline, and enough to read a run
 DEFAULT_METRICS = (
@@ -53,6 +88,8 @@ class RunConfig:
     # AlignCheck's options (they reach only the aligncheck_* metrics)
     aligncheck_source: str = "reference"
     aligncheck_types: str = "all"
+    # the rubrics the metrics name as rubric:NAME, in full (a resumed run judges with the same text)
+    rubrics: tuple[Rubric, ...] = ()
     # not part of the hash:
     concurrency: int = 16
     use_cache: bool = True
@@ -77,6 +114,7 @@ class RunConfig:
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["metrics"] = list(self.metrics)
+        data["rubrics"] = [r.to_dict() for r in self.rubrics]
         return data
 
     @classmethod
@@ -84,6 +122,7 @@ class RunConfig:
         data = dict(data)
         data["chunking"] = ChunkingConfig(**data.get("chunking", {}))
         data["metrics"] = tuple(data.get("metrics", DEFAULT_METRICS))
+        data["rubrics"] = tuple(Rubric.from_dict(r, "the run's rubric") for r in data.get("rubrics") or ())
         known = {f.name for f in dataclasses.fields(cls)}
         return cls(**{k: v for k, v in data.items() if k in known})
 
@@ -92,7 +131,7 @@ class RunConfig:
         data.pop("concurrency")
         data.pop("use_cache")
         # at their defaults AlignCheck's options stay out, so runs made before they existed keep their hash
-        for name, default in (("aligncheck_source", "reference"), ("aligncheck_types", "all")):
+        for name, default in (("aligncheck_source", "reference"), ("aligncheck_types", "all"), ("rubrics", [])):
             if data.get(name) == default:
                 data.pop(name)
         return data
@@ -101,10 +140,12 @@ class RunConfig:
         """16 hex characters of sha256 over the canonical JSON of the result-changing fields."""
         return stable_hash(self.result_fields())
 
-    def metric_options(self) -> dict[str, str]:
-        """The options every metric that has such a field takes from the run (judge, language, embedder, aligncheck_*)."""
+    def metric_options(self) -> dict[str, Any]:
+        """The options every metric that has such a field takes from the run (judge, language, embedder,
+        aligncheck_*), and the rubrics by name for the rubric:NAME metrics."""
         return {"judge": self.judge, "language": self.language, "embedder": self.embedder,
-                "aligncheck_source": self.aligncheck_source, "aligncheck_types": self.aligncheck_types}
+                "aligncheck_source": self.aligncheck_source, "aligncheck_types": self.aligncheck_types,
+                "rubrics": {r.name: r for r in self.rubrics}}
 
     def index_signature(self) -> str:
         """The run's vector collection: :func:`index_signature` of its corpus, chunking, embedder."""

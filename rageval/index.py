@@ -7,18 +7,23 @@ We always pass our own vectors (``embedding_function=None`` on create and get, `
 on every add): Chroma's default embedding function would try to download a model. Space is
 cosine with the HNSW settings below; a hit's score is ``1 - cosine distance`` (the cosine
 similarity of the L2-normalised vectors). ``RAGEVAL_CHROMA_HOST`` / ``RAGEVAL_CHROMA_PORT``
-switch from the project's on-disk ``PersistentClient`` to a shared Chroma server.
+switch from the project's on-disk ``PersistentClient`` to a shared Chroma server; a server that
+does not answer is retried ``RAGEVAL_CHROMA_RETRIES`` times (default 3, backing off from 0.5 s),
+then :class:`IndexUnreachableError` names it ("the Chroma server at HOST:PORT is unreachable").
+A collection's metadata names the project id and the DuckDB file of the store that made it, so a
+copied store is caught and re-scoped (:mod:`rageval.store.meta`).
 """
 from __future__ import annotations
 
 import os
 import threading
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from rageval.errors import ConfigError
+from rageval.errors import ConfigError, RagevalError
 from rageval.project import Project
 from rageval.util import stable_hash
 
@@ -26,6 +31,10 @@ HNSW = {"space": "cosine", "ef_construction": 200, "ef_search": 128, "max_neighb
 _BATCH = 256
 _CLIENTS: dict[str, Any] = {}
 _CLIENTS_LOCK = threading.Lock()
+
+
+class IndexUnreachableError(RagevalError):
+    """The Chroma server named by RAGEVAL_CHROMA_HOST / _PORT did not answer after the retries."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +66,42 @@ def chroma_client(project: Project) -> Any:
         return _CLIENTS[key]
 
 
+def _server() -> str | None:
+    """``HOST:PORT`` of the Chroma server in use, or None for the project's on-disk store."""
+    host = os.environ.get("RAGEVAL_CHROMA_HOST")
+    return f"{host}:{os.environ.get('RAGEVAL_CHROMA_PORT', '8000')}" if host else None
+
+
+def _unreachable(exc: BaseException) -> bool:
+    import httpx
+
+    return (isinstance(exc, (httpx.TransportError, ConnectionError))
+            or isinstance(exc, ValueError) and "Could not connect to a Chroma server" in str(exc))
+
+
+def _unreachable_as_error(call: Callable[[], Any]) -> Any:
+    """``call()``, retried while the Chroma server cannot be reached, then an IndexUnreachableError.
+
+    ``RAGEVAL_CHROMA_RETRIES`` attempts (default 3) with 0.5 s, 1 s, 2 s ... between them; the
+    error names the server, so a run that stops on it is marked failed with the resume hint.
+    """
+    server = _server()
+    attempts = max(1, int(os.environ.get("RAGEVAL_CHROMA_RETRIES", "3")))
+    for attempt in range(attempts):
+        try:
+            return call()
+        except Exception as exc:  # noqa: BLE001 - only connection failures are retried or turned
+            if server is None or not _unreachable(exc):
+                raise
+            if attempt == attempts - 1:
+                raise IndexUnreachableError(
+                    f"the Chroma server at {server} is unreachable ({type(exc).__name__}: {exc}; "
+                    f"{attempts} attempt(s)); start it (chroma run --path DIR --port PORT) or fix "
+                    "RAGEVAL_CHROMA_HOST / RAGEVAL_CHROMA_PORT") from exc
+            time.sleep(0.5 * 2 ** attempt)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def collection_name(project: Project, signature: str, project_id: str | None = None) -> str:
     """A valid Chroma name (3-512 chars, [a-zA-Z0-9._-]) unique to the project store and signature.
 
@@ -72,20 +117,35 @@ class VectorIndex:
     """The collection for one index signature (``RunConfig.index_signature()``)."""
 
     def __init__(self, project: Project, signature: str):
+        from rageval.store.meta import bound_path, rescope
+
         self.signature = signature
-        self.project_id = project.id
-        self.collection = chroma_client(project).get_or_create_collection(
-            collection_name(project, signature, self.project_id),
-            embedding_function=None,
-            configuration={"hnsw": dict(HNSW)},
-            metadata={"rageval_signature": signature, "rageval_project_id": self.project_id},
-        )
-        owner = (self.collection.metadata or {}).get("rageval_project_id")
-        if owner != self.project_id:  # a name collision or a hand-made collection: never read it
-            raise ConfigError(
-                f"Chroma collection {self.collection.name} belongs to project store {owner!r}, "
-                f"not to this one ({self.project_id}); refusing to mix their chunks"
-            )
+        here = bound_path(project.db_path)
+        for attempt in range(2):
+            self.project_id = project.id
+            self.collection = _unreachable_as_error(lambda: chroma_client(project).get_or_create_collection(
+                collection_name(project, signature, self.project_id),
+                embedding_function=None,
+                configuration={"hnsw": dict(HNSW)},
+                metadata={"rageval_signature": signature, "rageval_project_id": self.project_id,
+                          "rageval_db_path": here},
+            ))
+            meta = dict(self.collection.metadata or {})
+            owner = meta.get("rageval_project_id")
+            if owner != self.project_id:  # a name collision or a hand-made collection: never read it
+                raise ConfigError(
+                    f"Chroma collection {self.collection.name} belongs to project store {owner!r}, "
+                    f"not to this one ({self.project_id}); refusing to mix their chunks"
+                )
+            made_by = meta.get("rageval_db_path")
+            if made_by is None:  # made before collections named their store's file: claim it
+                _unreachable_as_error(lambda: self.collection.modify(metadata={**meta, "rageval_db_path": here}))
+                return
+            if made_by == here or attempt:
+                return
+            # the same id, another file: this store is a copy made before ids were bound to their
+            # file (see rageval.store.meta); give it its own id and open its own collection
+            rescope(project.db_path, f"collection {self.collection.name} was made by the store at {made_by}")
 
     def sync(self, chunks: Sequence[dict[str, Any]], embed: Callable[[list[str]], np.ndarray],
              progress: Callable[[int, int], None] | None = None) -> int:
@@ -93,36 +153,37 @@ class VectorIndex:
         ids = [c["id"] for c in chunks]
         present: set[str] = set()
         for start in range(0, len(ids), 1000):
-            present.update(self.collection.get(ids=ids[start:start + 1000], include=[])["ids"])
+            present.update(_unreachable_as_error(
+                lambda: self.collection.get(ids=ids[start:start + 1000], include=[]))["ids"])
         todo = [c for c in chunks if c["id"] not in present]
         if progress is not None and todo:
             progress(0, len(todo))  # the phase shows at once, not after the first batch
         for start in range(0, len(todo), _BATCH):
             batch = todo[start:start + _BATCH]
             vectors = embed([c["text"] for c in batch])
-            self.collection.upsert(
+            _unreachable_as_error(lambda: self.collection.upsert(
                 ids=[c["id"] for c in batch],
                 embeddings=np.asarray(vectors, dtype=np.float32),
                 documents=[c["text"] for c in batch],
                 metadatas=[{"doc_id": c["doc_id"], "page": int(c["page"])} for c in batch],
-            )
+            ))
             if progress is not None:
                 progress(min(start + _BATCH, len(todo)), len(todo))
         return len(todo)
 
     def count(self) -> int:
-        return int(self.collection.count())
+        return int(_unreachable_as_error(self.collection.count))
 
     def search(self, query_vectors: np.ndarray, k: int) -> list[list[Hit]]:
         """Top-``k`` hits per query vector, best first."""
         n = self.count()
         if n == 0:
             return [[] for _ in range(len(query_vectors))]
-        res = self.collection.query(
+        res = _unreachable_as_error(lambda: self.collection.query(
             query_embeddings=np.asarray(query_vectors, dtype=np.float32),
             n_results=min(k, n),
             include=["distances", "documents", "metadatas"],
-        )
+        ))
         out = []
         for ids, dists, docs, metas in zip(res["ids"], res["distances"], res["documents"], res["metadatas"]):
             out.append([

@@ -36,8 +36,8 @@ def llm_env(fake_llm, monkeypatch):
 
 @pytest.fixture(scope="session")
 def offline_verifier():
-    """The shipped learned claim verifier over the local MiniLM embedder (one per session)."""
-    from rageval.claims.verifier import LearnedVerifier
-    from rageval.embed import make_embedder
+    """The shipped offline claim verifier over the local MiniLM embedder (one per session)."""
+    from rageval.claims.verifier import shipped_verifier
+    from rageval.embed.cache import make_embedder
 
-    return LearnedVerifier(make_embedder("local"))
+    return shipped_verifier(make_embedder("local"))

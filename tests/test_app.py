@@ -17,7 +17,7 @@ from streamlit.testing.v1 import AppTest
 
 from rageval.config import RunConfig
 from rageval.ingest.corpus import ingest
-from rageval.ingest.chunking import ChunkingConfig
+from rageval.config import ChunkingConfig
 from rageval.runs.pipeline import run, start_run
 from rageval.project import list_projects, open_project
 from rageval.ingest.qa import import_qa
@@ -317,6 +317,31 @@ def test_run_page_resumes_an_interrupted_run(use_data):
         time.sleep(0.2)
     got = run_store.get_run(project.db_path, run_id)
     assert (got["status"], got["done"]) == ("finished", 3)
+
+
+def test_run_page_shows_a_killed_run_as_interrupted_with_its_resume_command(use_data):
+    import subprocess
+    import sys
+
+    from rageval.store import owners
+    from rageval.store.db import connect
+
+    project, run_id = open_project("r"), "20000101-000000-killed"
+    run_store.create_run(project.db_path, run_id, kind="pipeline", corpus="c", qa_set="qa",
+                         config={"generator": "extractive", "top_k": 3}, config_hash="h", n_items=3)
+    run_store.set_run_status(project.db_path, run_id, "running")
+    owners.claim(project.db_path, run_id)
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    with connect(project.db_path) as con:  # its owner is a process that has exited: killed mid-run
+        con.execute("UPDATE runs SET owner_pid = ? WHERE id = ?", [int(gone.stdout), run_id])
+    at = app("r")
+    at.switch_page("pages/run.py").run()
+    no_failure(at)
+    table = next(d.value for d in at.dataframe if "resume" in d.value.columns)
+    row = table[table["run"] == run_id].iloc[0]
+    assert row["status"] == "interrupted"
+    assert row["resume"] == f"python -m rageval run --resume {run_id}"
+    assert any(o.startswith(run_id) for o in at.selectbox(key="resume_pick").options)
 
 
 def test_answers_page_highlights_claims_and_keeps_text_inert(use_data):

@@ -109,6 +109,8 @@ def test_compare_two_and_three_runs(rated):
     verdict = human.compare_runs(rated, at.multiselect(key="cmp_runs").value, "token_f1").verdict
     shown = [e.value.replace("\\", "") for e in list(at.success) + list(at.info)]
     assert verdict in shown
+    assert "Per question: what got worse, what got better" in _text(at) and "change = B − A" in _text(at)
+    assert any("answers?project=h&run=" in str(d.value) for d in at.dataframe), "no side-by-side links"
     at.multiselect(key="cmp_runs").set_value(["r0", "r1", "r2"]).run()
     no_failure(at)
     assert "Conover post-hoc p-values (Holm)" in _text(at) and at.get("plotly_chart")

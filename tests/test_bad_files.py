@@ -91,7 +91,7 @@ def test_empty_questions(project, capsys):
 def test_bad_json_line_among_good_ones(project, capsys):
     code, out, _ = _import("bad_json_line.jsonl", capsys)
     assert code == 1
-    assert "ERROR bad_json_line.jsonl, row 3: not valid JSON" in out and "1 row(s) rejected" in out
+    assert "ERROR bad_json_line.jsonl, row 3 (line 3): not valid JSON" in out and "1 row(s) rejected" in out
     assert _ids(project) == ["q1", "q2", "q3", "q4"]
 
 
@@ -106,8 +106,8 @@ def test_json_object_instead_of_a_list(project, capsys):
 def test_lone_surrogates_in_qa_import_are_replaced_and_reported(project, capsys):
     code, out, _ = _import("lone_surrogate.jsonl", capsys)
     assert code == 0
-    assert "NOTE lone_surrogate.jsonl, row 1, column 'question': 1 lone surrogate(s) replaced by U+FFFD" in out
-    assert "row 2, column 'reference': 1 lone surrogate(s) replaced by U+FFFD, 1 NUL character(s) removed" in out
+    assert "NOTE lone_surrogate.jsonl, row 1 (line 1), column 'question': 1 lone surrogate(s) replaced by U+FFFD" in out
+    assert "row 2 (line 2), column 'reference': 1 lone surrogate(s) replaced by U+FFFD, 1 NUL character(s) removed" in out
     items = store.qa_items(project.db_path, "target")
     assert [i["id"] for i in items] == ["q1", "q2", "q3"]
     assert items[0]["question"] == "Broken \ufffd text?" and items[1]["references"] == ["two \ufffd"]
@@ -119,7 +119,7 @@ def test_lone_surrogates_in_score_do_not_crash_and_the_run_finishes(project, tmp
                  "--out", str(out_file)])
     err = capsys.readouterr().err
     assert code == 0 and "Traceback" not in err
-    assert "NOTE lone_surrogate_answers.jsonl, row 1, column 'answer'" in err
+    assert "NOTE lone_surrogate_answers.jsonl, row 1 (line 1), column 'answer'" in err
     rows = [json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in rows] == ["a1", "a2"] and rows[1]["exact_match"] == 1.0
     imports = [r for r in store.runs(project.db_path) if r["kind"] == "import"]

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from rageval.errors import ConfigError
-from rageval.ingest.chunking import Chunk, ChunkingConfig, chunk_document, chunk_id
+from rageval.ingest.chunking import Chunk, chunk_document, chunk_id
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import Document, Page
 
 DOC_ID = "d" * 64

@@ -188,7 +188,7 @@ def test_conflicting_chunks_contradict_with_conflict_flag(offline_verifier):
 
 
 def test_verifier_is_independent_of_batching_and_of_other_claims():
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     texts = [c for c, _, _ in VERIFY_CASES]
     together = LearnedVerifier(make_embedder("local")).verify(texts, CTX)
@@ -203,7 +203,7 @@ def load(path):
 
 @pytest.fixture(scope="module")
 def minilm():
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return make_embedder("local")
 

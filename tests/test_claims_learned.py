@@ -41,8 +41,11 @@ def test_the_version_follows_the_weights(tmp_path):
 
 
 def test_signature_pins_the_verifier_version():
+    from rageval.claims.verifier import version
+
     sig = get_metric("faithfulness").signature()
-    assert f"verifier:{M.shipped().version}" in sig
+    assert f"verifier:{version()}" in sig
+    assert re.fullmatch(r"(xenc|mlp)-[0-9a-f]{10}", version())
 
 
 def test_a_model_for_other_features_is_refused(tmp_path):
@@ -67,7 +70,7 @@ def test_italian_numbers_are_read_by_the_shared_parser():
 
 @pytest.fixture(scope="module")
 def verifier():
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return LearnedVerifier(make_embedder("local"))
 
@@ -114,7 +117,7 @@ def test_not_mentioned_evidence_is_only_a_closest_passage(verifier):
 
 
 def test_claims_carry_confidence_through_the_metric():
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     emb = make_embedder("local")
     sample = Sample(id="p", answer="Up to 5 unused days may be carried over into the next year.", contexts=(POLICY,))

@@ -52,7 +52,7 @@ def test_end_to_end_ingest_import_run_export(home, capsys):
     qa_file.write_text("".join(json.dumps(r) + "\n" for r in QA) + "{broken\n", encoding="utf-8")
     assert main(["qa", "import", str(qa_file), "--name", "qa", "--json"]) == 1  # one bad row
     out = _json(capsys)
-    assert out["items"] == 5 and out["errors"] == [{"row": 6, "reason": out["errors"][0]["reason"]}]
+    assert out["items"] == 5 and out["errors"] == [{"row": 6, "line": 6, "reason": out["errors"][0]["reason"]}]
     assert main(["run", "--corpus", "c", "--qa", "qa", "--top-k", "3", "--metrics", "exact_match,token_f1",
                  "--json"]) == 0
     run_id = _json(capsys)["run_id"]

@@ -35,7 +35,7 @@ def test_ratings_import_exit_codes(proj, tmp_path, capsys):
     assert out["imported"] == 1 and [e["row"] for e in out["errors"]] == [2, 3]
     assert main(["ratings", "import", str(mixed), "--run", "r0"]) == 1
     text = capsys.readouterr().out
-    assert "ERROR mixed.csv, row 2:" in text and "1 rating(s) imported, 2 row(s) rejected" in text
+    assert "ERROR mixed.csv, row 2 (line 3):" in text and "1 rating(s) imported, 2 row(s) rejected" in text
     bad = tmp_path / "bad.csv"
     bad.write_text("item_id,who\nq01,zed\n")
     assert main(["ratings", "import", str(bad), "--run", "r0"]) == 1
@@ -87,7 +87,12 @@ def test_compare_two_and_three_runs(proj, capsys):
     out = _json(capsys)
     table = human.score_table(proj, ["r0", "r2"], "token_f1")
     assert out["wilcoxon"]["p"] == pytest.approx(ss.wilcoxon(table["r0"], table["r2"]).pvalue)
-    assert out["n"] == 30 and "n = 30" in out["verdict"]
+    assert out["n"] == 30 and "30 paired answers" in out["verdict"]
+    assert out["difference"]["of"] == "B - A"
+    assert out["per_question"]["change"] == "B - A" and out["per_question"]["paired"] == 30
+    assert main(["compare", "--runs", "r0,r2", "--metric", "token_f1", "--limit", "2"]) == 0
+    text = capsys.readouterr().out
+    assert "worse (" in text and "better (" in text and "Question number" in text
     assert main(["compare", "--runs", "r0,r1,r2", "--metric", "human"]) == 0
     text = capsys.readouterr().out
     assert "Friedman" in text and "Conover" in text and "first-rank share" in text

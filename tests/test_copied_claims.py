@@ -9,7 +9,7 @@ import json
 import pytest
 from fpdf import FPDF
 
-from rageval.embed import make_embedder
+from rageval.embed.cache import make_embedder
 from rageval.ingest.chunking import ChunkingConfig, chunk_document
 from rageval.ingest.loaders import load_file
 from rageval.metrics.base import Resources, Sample, evaluate, get_metric

@@ -28,7 +28,7 @@ def test_numpy_inference_equals_the_training_scripts_outputs():
 
 @pytest.fixture(scope="module")
 def minilm_resources():
-    from rageval.embed import MiniLMEmbedder
+    from rageval.embed.minilm import MiniLMEmbedder
 
     try:
         embedder = MiniLMEmbedder()

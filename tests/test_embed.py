@@ -11,16 +11,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rageval.embed import (
-    MINILM_PIP,
-    CachedEmbedder,
-    MiniLMEmbedder,
-    OpenAIEmbedder,
-    TokenVectors,
-    l2_normalise,
-    make_embedder,
-    minilm_folder,
-)
+from rageval.embed.remote import OpenAIEmbedder
+from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, TokenVectors, l2_normalise, minilm_folder
+from rageval.embed.cache import CachedEmbedder, Memory, make_embedder
 from rageval.errors import ConfigError, LLMError
 from rageval.embed.minilm import _batches
 
@@ -228,7 +221,7 @@ def test_persistent_store_is_shared_between_instances():
 
 def test_token_cache_and_eviction():
     inner = CountingEmbedder()
-    cached = CachedEmbedder(inner, max_items=2, max_token_items=1)
+    cached = CachedEmbedder(inner, memory=Memory(max_items=2, max_token_items=1))
     out = cached.embed_tokens(["a b", "a b", "c"])
     assert inner.calls == [["a b", "c"]]
     assert [tv.tokens for tv in out] == [("a", "b"), ("a", "b"), ("c",)]

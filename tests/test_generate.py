@@ -4,7 +4,7 @@ import zlib
 import numpy as np
 import pytest
 
-from rageval.generate import ABSTENTION, ExtractiveGenerator, build_prompt, passage_units
+from rageval.generate.generators import ABSTENTION, ExtractiveGenerator, build_prompt, passage_units
 
 
 class BagOfWordsEmbedder:

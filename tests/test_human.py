@@ -188,9 +188,9 @@ def test_compare_two_and_three_runs(tmp_path, monkeypatch):
     table = human.score_table(project, ["r0", "r2"], "token_f1")
     ref = ss.wilcoxon(table["r0"], table["r2"])
     assert two.wilcoxon.p == pytest.approx(ref.pvalue) and two.n == 40
-    assert two.difference.diff == pytest.approx((table["r0"] - table["r2"]).mean())
-    assert two.verdict.startswith(("run r2 scores higher than run r0 on token_f1", "no significant difference"))
-    assert "n = 40" in two.verdict
+    assert two.difference.diff == pytest.approx((table["r2"] - table["r0"]).mean())  # B - A
+    assert two.verdict.startswith(f"Run B “{two.name('r2')}” scores") and "run A “" in two.verdict
+    assert "40 paired answers" in two.verdict and two.name("r2") != "r2"
     three = human.compare_runs(project, ["r0", "r1", "r2"], "human")
     t3 = human.score_table(project, ["r0", "r1", "r2"], "human")
     assert three.friedman.statistic == pytest.approx(ss.friedmanchisquare(*t3.to_numpy().T).statistic)

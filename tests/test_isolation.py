@@ -6,7 +6,7 @@ import pytest
 from rageval import index
 from rageval.config import index_signature
 from rageval.ingest.corpus import ingest
-from rageval.ingest.chunking import ChunkingConfig
+from rageval.config import ChunkingConfig
 from rageval.project import open_project
 from rageval.embed.cache import get_embedder
 from rageval.store import corpus as corpus_store

@@ -131,8 +131,8 @@ def test_a_live_owner_is_not_reaped_and_a_dead_one_is(tmp_path, monkeypatch):
     assert status == {"live": "running", "dead": "interrupted", "stale": "interrupted"}
 
 
-def test_the_app_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
-    from rageval.views.queries import resumable, run_rows
+def test_the_run_pages_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
+    from rageval.views.run import resumable, run_rows
     from rageval.store.db import connect
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))

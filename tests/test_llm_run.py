@@ -129,3 +129,37 @@ def test_ingest_and_run_with_an_openai_compatible_embedder(tmp_path, monkeypatch
     assert main(["run", "--corpus", "c", "--qa", "qa", "--embedder", "openai:emb-model", "--metrics",
                  "token_f1,recall@3", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["done"] == 5
+
+
+def test_two_runs_with_an_online_embedder_in_one_process_both_finish(tmp_path, monkeypatch, llm_env, capsys):
+    """Each run closes its LLM client at the end; the second one (as in the app) must embed its
+    new questions through its own client, never through the first run's closed one."""
+    from rageval.cli import main
+    from tests.projects import QA, write_docs
+    import json
+
+    from rageval.llm.client import LLMClient
+
+    closed_calls = []
+    real_embed = LLMClient.embed
+
+    def embed(self, texts, **kw):
+        if not self._finalizer.alive:
+            closed_calls.append(len(texts))  # a closed client still answers (it reconnects), but must not be used
+        return real_embed(self, texts, **kw)
+
+    monkeypatch.setattr(LLMClient, "embed", embed)
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    assert main(["ingest", str(write_docs(tmp_path / "docs")), "--corpus", "c", "--json"]) == 0
+    for n, suffix in enumerate(("", " Answer briefly.")):
+        rows = [{**r, "question": r["question"] + suffix} for r in QA]
+        (tmp_path / f"qa{n}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        assert main(["qa", "import", str(tmp_path / f"qa{n}.jsonl"), "--name", f"qa{n}"]) == 0
+    for n in range(2):
+        embedded = llm_env.count("/v1/embeddings")
+        capsys.readouterr()
+        assert main(["run", "--corpus", "c", "--qa", f"qa{n}", "--embedder", "openai:emb-model", "--metrics",
+                     "token_f1,recall@3", "--json"]) == 0, capsys.readouterr().err
+        assert json.loads(capsys.readouterr().out)["done"] == 5
+        assert llm_env.count("/v1/embeddings") > embedded  # the new questions went to the server
+    assert closed_calls == []

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from rageval.embed import TokenVectors
+from rageval.embed.minilm import TokenVectors
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
@@ -114,7 +114,7 @@ def test_shipped_idf_table_is_fixed_small_and_pinned_in_the_signature():
 
 
 def test_bertscore_idf_is_the_same_whatever_the_batch():
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     emb = make_embedder("local")
     s = [Sample(id=str(i), answer=a, references=(r,)) for i, (a, r) in enumerate([
@@ -173,7 +173,7 @@ def test_bertscore_raises_config_error_when_embedder_has_no_tokens():
 @pytest.fixture(scope="module")
 def minilm():
     try:
-        from rageval.embed import make_embedder
+        from rageval.embed.cache import make_embedder
 
         embedder = make_embedder("local")
         embedder.embed(["warm up"])

@@ -63,7 +63,7 @@ def test_chroma_top10_matches_exact_cosine_search(project):
     from rageval.config import index_signature
     from rageval.ingest.corpus import ensure_chunks
     from rageval.index import VectorIndex
-    from rageval.ingest.chunking import ChunkingConfig
+    from rageval.config import ChunkingConfig
     from rageval.embed.cache import get_embedder
 
     chunking = ChunkingConfig(size=120, overlap=20)  # many small chunks make the check meaningful

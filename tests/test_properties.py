@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from rageval.errors import InputError
-from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.chunking import chunk_document
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import KINDS, Document, IngestError, Page, load_file
 from rageval.metrics.base import evaluate, get_metric, metric_names
 from rageval.types import Sample
@@ -75,7 +76,7 @@ def test_exact_match_is_exactly_one(name):
 
 def test_real_minilm_bertscore_and_similarity_do_not_depend_on_the_batch():
     """The reported bug: bertscore_f1 1.0000000445 in a batch, 0.9999999960 alone (padding)."""
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
     from rageval.types import Resources
 
     embedder = make_embedder("local")

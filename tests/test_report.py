@@ -63,6 +63,7 @@ def test_ragas_export_scores_back_to_the_runs_values(finished):
     rows = [json.loads(line) for line in text.splitlines()]
     assert {"user_input", "response", "retrieved_contexts", "reference"} <= set(rows[0])
     assert all(r["retrieved_contexts"] for r in rows), "every row carries its contexts' text"
+    assert parse_answers("export.jsonl", text.encode())[1] == []  # a silent round trip: no "not used" note
     stored = _stored(project, run_id)
     assert any(v[0] == "ok" for k, v in stored.items() if k[1] == "recall@3"), "retrieval metrics were scored"
     got, import_id = _rescored(project, text)

@@ -4,7 +4,7 @@ import pytest
 
 from rageval.claims.cues import names
 from rageval.claims.containment import contained, normalise
-from rageval.generate import passage_units
+from rageval.generate.generators import passage_units
 from rageval.text.lang import guess_language
 from rageval.text.sentences import split_sentences, table_rows
 from rageval.text.words import content_stems, words
@@ -49,6 +49,9 @@ def texts(text: str) -> list[str]:
     # table rows (as the PDF loader writes them) are one unit each, never joined to prose
     ("City | Cap\nOslo | 190 EUR\nRome | 150 EUR\nThe rates apply\nto all staff.",
      ["City | Cap", "Oslo | 190 EUR", "Rome | 150 EUR", "The rates apply to all staff."]),
+    # the fields of a form or spec sheet are one unit each; one colon in wrapped prose is not a field
+    ("Price: 20 EUR\nWeight: 2,1 kg\nColour: dark\ngreen\n\nThe rule is simple: staff\nfile within 30 days.",
+     ["Price: 20 EUR", "Weight: 2,1 kg", "Colour: dark green", "The rule is simple: staff file within 30 days."]),
     ("L'utente dell'Area Riservata deve accedere\ncon le credenziali. Poi conferma.",
      ["L'utente dell'Area Riservata deve accedere con le credenziali.", "Poi conferma."]),
 ])
@@ -104,3 +107,49 @@ def test_normalise_for_containment():
 def test_containment_guards(claim, ok):
     ctx = "It is not true that the fee is 20 EUR. Refunds take 5 days. They are paid by\nbank transfer."
     assert (contained(claim, [ctx]) is not None) is ok
+
+
+# --- the text rules are pinned in the signature of every metric whose values they change ---------
+
+TEXT_METRICS = ("faithfulness", "contradicted_share", "not_mentioned_share", "ragas_answer_correctness",
+                "ragas_answer_relevance", "groundedness", "context_relevance", "answer_relevance")
+
+
+def test_text_rules_are_in_the_signatures(monkeypatch):
+    from rageval import text
+    from rageval.metrics.base import get_metric, metric_names
+    from rageval.text import sentences, words
+
+    before = {n: get_metric(n).signature() for n in TEXT_METRICS}
+    assert all(text.version() in sig for sig in before.values())
+    assert text.version() in get_metric("groundedness", judge="openai:gpt-4o-mini").signature()  # splits answers too
+    untouched = [n for n in metric_names() if n not in TEXT_METRICS]
+    assert not any(text.version() in get_metric(n.replace("@K", "@10")).signature() for n in untouched)
+    monkeypatch.setattr(sentences, "ABBREVIATIONS", sentences.ABBREVIATIONS | {"approx2"})
+    assert all(get_metric(n).signature() != before[n] for n in TEXT_METRICS)
+    monkeypatch.undo()
+    monkeypatch.setattr(words, "ELISIONS", words.ELISIONS - {"dell"})
+    assert get_metric("context_relevance").signature() != before["context_relevance"]
+
+
+def test_generator_signature_follows_the_segmenter(monkeypatch):
+    from rageval.generate import ExtractiveGenerator
+    from rageval.text import sentences
+    from tests.test_generate import BagOfWordsEmbedder
+
+    gen = ExtractiveGenerator(BagOfWordsEmbedder())
+    before = gen.signature()
+    monkeypatch.setattr(sentences, "HEADING_WORDS", 12)
+    assert gen.signature() != before
+
+
+def test_pdf_table_rows_stay_one_unit_each():
+    from rageval.ingest.loaders import load_file
+    from tests.test_loaders import table_pdf
+
+    text = load_file("rates.pdf", table_pdf()).pages[0].text
+    units = [" ".join(s.text.split()) for s in split_sentences(text)]
+    assert "Oslo | 180 EUR | 65 EUR" in units and "Lyon | 140 EUR | 50 EUR" in units
+    assert "Travel rates apply to every trip booked after March 2025." in units
+    assert "Rates are reviewed every January." in units
+    assert [r.text for r in table_rows(text)][0] == "City: Oslo; Lodging: 180 EUR; Meals: 65 EUR."

@@ -4,7 +4,7 @@ import numpy as np
 
 from rageval.embed import cache as shared
 from rageval.config import RunConfig
-from rageval.embed import CachedEmbedder
+from rageval.embed.cache import CachedEmbedder
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.runs.pipeline import execute, start_run
@@ -51,7 +51,7 @@ def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypat
     project = small_project(tmp_path)
     chunk_texts = {c["text"] for c in corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())}
     assert chunk_texts
-    shared._EMBEDDERS.clear()  # a new process: nothing in memory, the ingest vectors only in the project's cache
+    monkeypatch.setattr(shared, "_MEMORIES", {})  # a new process: nothing in memory, the ingest vectors only in the project's cache
     seen: list[str] = []
     from rageval.embed.minilm import MiniLMEmbedder
 

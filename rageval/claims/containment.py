@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
-from rageval.text.sentences import Span, split_sentences
+from rageval.text.sentences import enclosing, split_sentences
 from rageval.text.words import ALL_NEGATIONS, words
 
 MIN_WORDS = 3
@@ -84,15 +84,11 @@ def contained(claim: str, contexts: Sequence[str]) -> Verdict | None:
 
 
 def _verdict(ctx: str, ci: int, start: int, end: int) -> Verdict | None:
-    sents = split_sentences(ctx)
-    touched = [k for k, s in enumerate(sents) if s.start < end and start < s.end]
-    if not touched or len(touched) > 2:
+    evidence = enclosing(ctx, start, end, most=2)
+    if evidence is None or set(words(ctx[evidence.start:start])) & NOT_ASSERTED:
         return None
-    first, last = sents[touched[0]], sents[touched[-1]]
-    if set(words(ctx[first.start:start])) & NOT_ASSERTED:
-        return None
-    evidence = Span(ctx[first.start:last.end], first.start, last.end)
-    where = "one sentence" if len(touched) == 1 else "two adjacent sentences"
+    two = sum(evidence.start <= s.start and s.end <= evidence.end for s in split_sentences(ctx)) > 1
+    where = "two adjacent sentences" if two else "one sentence"
     return Verdict(SUPPORTED, evidence.text, ci, (evidence.start, evidence.end),
                    f"found verbatim in context {ci + 1} ({where}; case, quotes, dashes and line breaks ignored)",
                    coverage=1.0, similarity=1.0, confidence=1.0,

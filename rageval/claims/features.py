@@ -84,6 +84,8 @@ class PairFeatures:
     best: Sentence | None
     closest: Sentence | None
     agreeing: Sentence | None = None
+    ranked: tuple[Sentence, ...] = ()  # the candidates, highest coverage + cosine first
+    windows: tuple[str, ...] = ()  # per ranked candidate: it with its neighbours in its context
 
 
 def sentences(contexts: Sequence[str]) -> list[Sentence]:
@@ -217,8 +219,9 @@ class FeatureExtractor:
         out = []
         for items, sents, joined, ctx_keys in prepared:
             reads: dict[str, tuple] = {}  # the contexts' quantities per language, read once per job
+            position = {id(s): i for i, s in enumerate(sents)}
             out.append([self._one(claim, ckeys, cands, [self._cos(claim, s.text) for s in cands], sents, joined,
-                                  ctx_keys, reads) for claim, ckeys, cands in items])
+                                  ctx_keys, reads, position) for claim, ckeys, cands in items])
         return out
 
     def _embed(self, texts: list[str]) -> None:
@@ -239,14 +242,17 @@ class FeatureExtractor:
         return float(np.dot(self._vectors[a], self._vectors[b]))
 
     def _one(self, claim: str, ckeys: frozenset, cands: list[Sentence], sims: list[float], sents: list[Sentence],
-             joined: str, ctx_keys: frozenset, reads: dict[str, tuple]) -> PairFeatures:
+             joined: str, ctx_keys: frozenset, reads: dict[str, tuple],
+             position: dict[int, int] | None = None) -> PairFeatures:
         f = dict.fromkeys(NAMES, 0.0)
         lang = guess_language(claim + " " + joined[:2000])
         f["italian"] = float(lang == "it")
         cq = _read(claim, lang)
         best = closest = agreeing = None
+        ranked: tuple[Sentence, ...] = ()
         if cands:
             covs = [_share(ckeys, s.keys) if ckeys else 0.0 for s in cands]
+            ranked = tuple(cands[i] for i in sorted(range(len(cands)), key=lambda i: -(covs[i] + sims[i])))
             bi = max(range(len(cands)), key=lambda i: covs[i] + sims[i])
             ci = max(range(len(cands)), key=lambda i: sims[i])
             best, closest = cands[bi], cands[ci]
@@ -282,7 +288,16 @@ class FeatureExtractor:
         if not cands:
             f.update(num_best=0.0, date_best=0.0, name_best=0.0)
         vec = np.array([f[n] for n in NAMES], dtype=np.float64)
-        return PairFeatures(vec, best, closest, agreeing)
+        windows = tuple(window(sents, position[id(c)]) if position else c.text for c in ranked)
+        return PairFeatures(vec, best, closest, agreeing, ranked, windows)
+
+
+def window(sents: Sequence[Sentence], i: int) -> str:
+    """Sentence ``i`` with the sentences before and after it in the same context (a premise for
+    the cross-encoder: a pronoun or a table header often lives in the neighbour)."""
+    parts = [sents[j].text for j in (i - 1, i, i + 1)
+             if 0 <= j < len(sents) and sents[j].ctx == sents[i].ctx]
+    return " ".join(parts)
 
 
 def _agreeing(claim: str, ckeys: frozenset, cq: tuple, cands: list[Sentence], best: Sentence,

@@ -20,6 +20,7 @@ from rageval.claims.verdict import Verdict
 from rageval.llm.replies import validator
 from rageval.judge.ask import ask, numbered
 from rageval.prompts.schemas import Claims, Verdicts, numbered_entries, passage_index
+from rageval.text.sentences import enclosing
 
 CLAIMS_PER_CALL = 8
 MAX_CLAIMS = 40
@@ -79,6 +80,18 @@ def locate(quote: str, contexts: Sequence[str], passage: int | None) -> tuple[in
     return (passage - 1 if passage else None), None
 
 
+def evidence_of(quote: str, contexts: Sequence[str], passage: int | None
+                ) -> tuple[int | None, str | None, tuple[int, int] | None, tuple[int, int] | None]:
+    """``(context index, evidence, span, quote span)`` of a judge's quote: the evidence is the whole
+    sentence (or sentences, or table row) of the context holding the located quote, with its span;
+    a quote that cannot be located is kept as the judge wrote it, with no span."""
+    ctx, quoted = locate(quote, contexts, passage)
+    whole = enclosing(contexts[ctx], *quoted) if quoted is not None and ctx is not None else None
+    if whole is None:
+        return ctx, quote or None, quoted, quoted
+    return ctx, whole.text, (whole.start, whole.end), quoted
+
+
 def extract_one(llm: Any, question: str, answer: str) -> list[str] | Failure:
     """Claims of one answer by the judge (one call)."""
     reply = ask(llm, "claim_extract", claims_of, question=question or "(not given)", answer=answer)
@@ -107,9 +120,9 @@ def verify(llm: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]],
             return Failure.of(reply)
         out = []
         for item in reply.value:
-            ctx, span = locate(item["quote"], contexts, item["passage"])
-            out.append(Verdict(item["verdict"], evidence=item["quote"] or None, context_index=ctx, span=span,
-                               reason=item["reason"], conflict=item["conflict"]))
+            ctx, evidence, span, quoted = evidence_of(item["quote"], contexts, item["passage"])
+            out.append(Verdict(item["verdict"], evidence=evidence, context_index=ctx, span=span,
+                               reason=item["reason"], conflict=item["conflict"], quote_span=quoted))
         return out
 
     results = llm.map(one, calls)

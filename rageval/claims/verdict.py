@@ -22,7 +22,7 @@ class Verdict:
     similarity: float = 0.0
     conflict: bool = False
     novel: tuple[str, ...] = ()
-    confidence: float | None = None  # the learned verifier's probability of ``label``
+    confidence: float | None = None  # the offline verifier's calibrated probability of ``label``
     probabilities: dict | None = None  # the learned verifier's probability of each label
     evidence_role: str | None = None  # "support", "refutes" or "closest passage"
     quote_span: tuple[int, int] | None = None  # a copied claim's exact span in the context (containment)

@@ -30,6 +30,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.claims import model as M
+from rageval.claims import xenc as X
 from rageval.claims.containment import contained
 from rageval.claims.diagnose import specifics_missing
 from rageval.claims.features import NAMES, FeatureExtractor, PairFeatures
@@ -49,13 +50,20 @@ _CHECKS = (
 _INDEX = {n: i for i, n in enumerate(NAMES)}
 
 
+#: the offline verifier that ships: "xenc" (the NLI cross-encoder) or "mlp" (the feature MLP)
+SHIPPED = "mlp"
 #: used while the shipped parameter file names no ``low_confidence_below`` of its own
 DEFAULT_LOW_CONFIDENCE_BELOW = 0.9
 
 
 def version() -> str:
-    """The shipped verifier's version string (``mlp-<hash>``)."""
-    return M.shipped().version
+    """The shipped verifier's version string (``xenc-<hash>`` or ``mlp-<hash>``)."""
+    return X.shipped().version if SHIPPED == "xenc" else M.shipped().version
+
+
+def shipped_verifier(embedder: Any = None) -> Any:
+    """A verifier of the shipped kind over ``embedder``."""
+    return CrossEncoderVerifier(embedder) if SHIPPED == "xenc" else LearnedVerifier(embedder)
 
 
 @functools.lru_cache(maxsize=1)
@@ -66,10 +74,20 @@ def low_confidence_below() -> float:
     not calibrated: at 0.9 and above they were right about half the time on the hand-labelled set
     of issue 22, so nearly every model verdict reads as low confidence."""
     try:
-        meta = json.loads(M.MODEL_PATH.read_text(encoding="utf-8"))
+        meta = json.loads((X.META_PATH if SHIPPED == "xenc" else M.MODEL_PATH).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return DEFAULT_LOW_CONFIDENCE_BELOW
     return float(meta.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE_BELOW))
+
+
+def copied_first(jobs: Sequence[tuple[Sequence[str], Sequence[str]]], model_many: Any) -> list[list[Verdict]]:
+    """Copied claims SUPPORTED by containment (:func:`rageval.claims.containment.contained`), the
+    others by ``model_many`` (called once, with the claims that are not copied)."""
+    copied = [[contained(t, contexts) for t in claims] for claims, contexts in jobs]
+    rest = [([t for t, v in zip(claims, vs) if v is None], contexts)
+            for (claims, contexts), vs in zip(jobs, copied)]
+    modelled = iter([v for vs in model_many(rest) for v in vs])
+    return [[v if v is not None else next(modelled) for v in vs] for vs in copied]
 
 
 class LearnedVerifier:
@@ -85,11 +103,7 @@ class LearnedVerifier:
     def verify_many(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
         """``[(claims, contexts), ...]`` -> verdict lists: copied claims by containment, the others
         by the model (one batch of features and one of vectors)."""
-        copied = [[contained(t, contexts) for t in claims] for claims, contexts in jobs]
-        rest = [([t for t, v in zip(claims, vs) if v is None], contexts)
-                for (claims, contexts), vs in zip(jobs, copied)]
-        modelled = iter([v for vs in self._model_many(rest) for v in vs])
-        return [[v if v is not None else next(modelled) for v in vs] for vs in copied]
+        return copied_first(jobs, self._model_many)
 
     def _model_many(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
         feats = self.features.many(jobs)
@@ -138,14 +152,129 @@ class LearnedVerifier:
                        why + "; the closest passage is shown", novel=novel, evidence_role="closest passage", **common)
 
 
+
+#: candidate sentences per claim that the cross-encoder reads (the highest coverage + cosine)
+XENC_CANDIDATES = 3
+_XLABEL = {"E": SUPPORTED, "N": NOT_MENTIONED, "C": CONTRADICTED}
+
+
+def decisive(probs: np.ndarray) -> tuple[int, str]:
+    """(candidate index, label) from per-candidate probabilities ``probs`` (k, 3) over (E, N, C):
+    the candidate of highest p_E if any candidate's most probable label is E (SUPPORTED); else the
+    one of highest p_C if any candidate's is C (CONTRADICTED); else the one of highest p_E
+    (NOT_MENTIONED, shown as the closest passage)."""
+    top = probs.argmax(axis=1)
+    if (top == 0).any():
+        return int(probs[:, 0].argmax()), SUPPORTED
+    if (top == 2).any():
+        return int(probs[:, 2].argmax()), CONTRADICTED
+    return int(probs[:, 0].argmax()), NOT_MENTIONED
+
+
+class CrossEncoderVerifier:
+    """Verifies claims with the NLI cross-encoder (:mod:`rageval.claims.xenc`) on the
+    ``XENC_CANDIDATES`` sentences that :class:`FeatureExtractor` ranks first (keyword coverage,
+    then cosine of the sentence vectors: the same single embedding call), each read with its
+    neighbours. For candidate ``j`` the raw logits ``l_j`` give ``q_j = softmax(l_j / T)``; the
+    decisive candidate ``d`` is :func:`decisive` of the ``q_j``; the claim's probabilities are
+    ``p = softmax(l_d / T + c(x))`` where ``c(x) = ((x - mean) / std) W + b`` is the combiner over
+    the feature vector ``x`` (:data:`rageval.claims.features.NAMES`), present only when it helped
+    on the development rows (``combiner`` in claim_xenc.json), else 0. Label = argmax p, with
+    ``confidence = p[label]`` and ``low_confidence = confidence < low_confidence_below``."""
+
+    def __init__(self, embedder: Any = None, xenc: X.CrossEncoder | None = None):
+        self.xenc = xenc or X.shipped()
+        self.features = FeatureExtractor(embedder)
+        meta = self.xenc.meta
+        comb = meta.get("combiner") or None
+        self.combiner = None if not comb else {k: np.asarray(comb[k], dtype=np.float64)
+                                                for k in ("mean", "std", "W", "b")}
+        self.low_below = float(meta.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE_BELOW))
+
+    def verify(self, claims: Sequence[str], contexts: Sequence[str]) -> list[Verdict]:
+        return self.verify_many([(claims, contexts)])[0]
+
+    def raw(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[tuple[PairFeatures, np.ndarray]]]:
+        """Per job and claim: its features and the (k, 3) raw logits of its k candidates."""
+        feats = self.features.many(jobs)
+        pairs = [(w, claim) for (claims, _), fs in zip(jobs, feats) for claim, f in zip(claims, fs)
+                 for w in f.windows[:XENC_CANDIDATES]]
+        logits = self.xenc.logits(pairs)
+        out, k = [], 0
+        for (claims, _), fs in zip(jobs, feats):
+            row = []
+            for f in fs:
+                n = min(len(f.windows), XENC_CANDIDATES)
+                row.append((f, logits[k:k + n]))
+                k += n
+            out.append(row)
+        return out
+
+    def claim_logits(self, vector: np.ndarray, logits: np.ndarray) -> tuple[int, np.ndarray]:
+        """(decisive candidate, calibrated claim logits ``l_d / T + c(x)``) over (E, N, C) from the
+        feature vector ``x`` and the candidates' raw logits."""
+        t = self.xenc.temperature
+        d, _ = decisive(X.softmax(logits / t))
+        z = logits[d].astype(np.float64) / t
+        if self.combiner is not None:
+            c = self.combiner
+            z = z + ((vector - c["mean"]) / c["std"]) @ c["W"] + c["b"]
+        return d, z
+
+    def verify_many(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
+        """``[(claims, contexts), ...]`` -> verdict lists: copied claims by containment, the others
+        by the cross-encoder."""
+        return copied_first(jobs, self._model_many)
+
+    def _model_many(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
+        return [[self._verdict(text, f, lg, contexts) for text, (f, lg) in zip(claims, row)]
+                for (claims, contexts), row in zip(jobs, self.raw(jobs))]
+
+    def _verdict(self, text: str, f: PairFeatures, logits: np.ndarray, contexts: Sequence[str]) -> Verdict:
+        cov = float(f.vector[_INDEX["cov_best"]])
+        sim = float(f.vector[_INDEX["sim_best"]])
+        if not contexts or not f.ranked or len(logits) == 0:
+            return Verdict(NOT_MENTIONED, reason="no context sentences", evidence_role=None,
+                           coverage=round(cov, 4), similarity=round(sim, 4))
+        d, z = self.claim_logits(f.vector, logits)
+        p = X.softmax(z)
+        label = _XLABEL[X.LABELS[int(p.argmax())]]
+        probs = {_XLABEL[k]: round(float(v), 4) for k, v in zip(X.LABELS, p)}
+        conf = probs[label]
+        common = dict(confidence=conf, probabilities=probs, coverage=round(cov, 4), similarity=round(sim, 4),
+                      low_confidence=conf < self.low_below)
+        s = f.ranked[d]
+        span = (s.start, s.end)
+        if label == SUPPORTED:
+            return Verdict(SUPPORTED, s.text, s.ctx, span,
+                           f"the cross-encoder reads this sentence as stating the claim (p = {conf:.2f})",
+                           evidence_role="support", **common)
+        if label == CONTRADICTED:
+            fired = ([(kind, why) for name, kind, why in _CHECKS if f.vector[_INDEX[name]] > 0]
+                     if s is f.best or s is f.closest else [])
+            if fired:
+                reason, mismatch = "; ".join(why for _, why in fired[:2]), fired[0][0]
+            else:
+                reason, mismatch = ("the cross-encoder reads this sentence as contradicting the claim; no single "
+                                    "check names the difference"), None
+            conflict = f.agreeing is not None and mismatch in ("numbers", "units", "dates")
+            if conflict:
+                reason += f"; context {f.agreeing.ctx + 1} states the claim's figures"
+            return Verdict(CONTRADICTED, s.text, s.ctx, span, reason, mismatch, conflict=conflict,
+                           evidence_role="refutes", **common)
+        novel = tuple(specifics_missing(text, contexts))
+        why = ("adds " + ", ".join(novel) + " which the context does not contain") if novel else "not stated in the context"
+        return Verdict(NOT_MENTIONED, s.text, s.ctx, span, why + "; the closest passage is shown", novel=novel,
+                       evidence_role="closest passage", **common)
+
 _shared: list[Any] = [None, None]
 _lock = threading.RLock()
 
 
 def learned_verify(embedder: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
-    """:meth:`LearnedVerifier.verify_many` on one verifier per embedder object (its vector cache is
-    reused), one caller at a time."""
+    """``verify_many`` of the shipped verifier (:func:`shipped_verifier`), one per embedder object
+    (its vector cache is reused), one caller at a time."""
     with _lock:
         if _shared[0] is not embedder:
-            _shared[0], _shared[1] = embedder, LearnedVerifier(embedder)
+            _shared[0], _shared[1] = embedder, shipped_verifier(embedder)
         return _shared[1].verify_many(jobs)

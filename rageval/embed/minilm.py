@@ -86,7 +86,7 @@ _LAYER_TENSORS = {
 @dataclass(frozen=True, eq=False)
 class _MiniLM:
     tokenizer: Any  # tokenizers.Tokenizer, truncating to max_len, no padding
-    embeddings: dict[str, np.ndarray]  # word, position, type0, ln_g, ln_b
+    embeddings: dict[str, np.ndarray]  # word, position, type0, types, ln_g, ln_b
     layers: tuple[dict[str, np.ndarray], ...]  # _LAYER_TENSORS keys plus qkv_w, qkv_b
     heads: int
     eps: float
@@ -102,7 +102,6 @@ def _c(a: np.ndarray) -> np.ndarray:
 def _load_minilm(folder: str) -> _MiniLM:
     """Read weights, config and tokenizer once per process (per folder)."""
     from safetensors.numpy import load_file
-    from tokenizers import Tokenizer
 
     path = Path(folder)
     config = json.loads((path / "config.json").read_text(encoding="utf-8"))
@@ -111,12 +110,22 @@ def _load_minilm(folder: str) -> _MiniLM:
     if st_config.is_file():
         max_len = int(json.loads(st_config.read_text(encoding="utf-8")).get("max_seq_length", max_len))
     max_len = min(max_len, int(config["max_position_embeddings"]))
-    # tokenizer.json ships with fixed padding to 128 and truncation at 128: replace both.
-    tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-    tokenizer.no_padding()
-    tokenizer.enable_truncation(max_length=max_len)
+    return build_minilm(load_file(str(path / "model.safetensors")), config, minilm_tokenizer(path, max_len), max_len)
 
-    w = load_file(str(path / "model.safetensors"))
+
+def minilm_tokenizer(folder: Path, max_len: int) -> Any:
+    """The weights' word-piece tokenizer, truncating to ``max_len`` (a pair: longer side first), no padding."""
+    from tokenizers import Tokenizer
+
+    # tokenizer.json ships with fixed padding to 128 and truncation at 128: replace both.
+    tokenizer = Tokenizer.from_file(str(Path(folder) / "tokenizer.json"))
+    tokenizer.no_padding()
+    tokenizer.enable_truncation(max_length=max_len, strategy="longest_first")
+    return tokenizer
+
+
+def build_minilm(w: dict[str, np.ndarray], config: dict, tokenizer: Any, max_len: int) -> _MiniLM:
+    """The forward pass's arrays from checkpoint tensors ``w`` (names as in model.safetensors)."""
     hidden, heads = int(config["hidden_size"]), int(config["num_attention_heads"])
     scale = np.float32(1.0 / math.sqrt(hidden // heads))  # folded into the query projection
     layers = []
@@ -135,6 +144,7 @@ def _load_minilm(folder: str) -> _MiniLM:
         "word": _c(w["embeddings.word_embeddings.weight"]),
         "position": _c(w["embeddings.position_embeddings.weight"]),
         "type0": _c(w["embeddings.token_type_embeddings.weight"][0]),
+        "types": _c(w["embeddings.token_type_embeddings.weight"]),
         "ln_g": _c(w["embeddings.LayerNorm.weight"]),
         "ln_b": _c(w["embeddings.LayerNorm.bias"]),
     }
@@ -211,14 +221,15 @@ def _feed_forward(x: np.ndarray, layer: dict[str, np.ndarray]) -> np.ndarray:
     return out
 
 
-def _encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
-    """Last hidden states ``(B, L, H)`` for padded token ids ``(B, L)`` with 0/1 ``mask``."""
+def _encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None) -> np.ndarray:
+    """Last hidden states ``(B, L, H)`` for padded token ids ``(B, L)`` with 0/1 ``mask`` (and
+    token types ``(B, L)`` for a sentence pair; all 0 when None)."""
     b, length = ids.shape
     h, heads, emb = model.dim, model.heads, model.embeddings
     dh = h // heads
     x = emb["word"][ids.reshape(-1)]
     x += np.tile(emb["position"][:length], (b, 1))
-    x += emb["type0"]
+    x += emb["type0"] if types is None else emb["types"][types.reshape(-1)]
     x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps)
     # Additive mask over keys: 0 where attended, a large negative number on padding.
     bias = ((mask - 1.0) * 1e9).astype(np.float32)[:, None, None, :]

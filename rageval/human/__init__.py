@@ -2,8 +2,8 @@
 ceiling, correlation analyses stored in DuckDB, and comparisons of runs with a verdict."""
 from rageval.human.analysis import CEILING, Analysis, correlate_runs, list_analyses, metric_vs_metric, open_analysis
 from rageval.human.compare import Comparison, compare_runs, score_table
-from rageval.human.consensus import CONSENSUS, agreement, agreement_of, combine, consensus, human_ceiling, ratings_frame
-from rageval.human.frame import GROUPINGS, build_frame, metric_columns
+from rageval.human.consensus import CONSENSUS, agreement_of, combine, consensus, human_ceiling, ratings_frame
+from rageval.human.frame import GROUPINGS, agreement, build_frame, metric_columns
 from rageval.human.ratings import LABELS, RatingsImport, export_ratings, import_ratings, parse_rating, rate
 from rageval.store.human import set_agreed as _set_agreed
 

@@ -3,7 +3,9 @@
 Items are matched by ``item_id``; only items every run scored are used (``n``). With three or
 more runs: Friedman, Nemenyi and Conover-Holm post-hoc p-values, mean ranks, the Nemenyi critical
 difference, and the first-rank share. With two: the same ranks plus the Wilcoxon signed-rank test
-and a paired bootstrap CI of the mean difference. Formulas in :mod:`rageval.stats.systems`.
+and a paired bootstrap CI of the mean difference ``B - A`` (A the first run named, B the second).
+Formulas in :mod:`rageval.stats.systems`; the verdict's wording in :mod:`rageval.human.plain`.
+Runs are called by :func:`rageval.report.leaderboard.run_name`, the readable name every page uses.
 """
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pandas as pd
 from rageval import stats
 from rageval.errors import ConfigError
 from rageval.human.frame import build_frame, metric_columns
+from rageval.human.plain import min_pairs_for, na, paired_sentence
 from rageval.project import Project
 
 
@@ -32,8 +35,14 @@ class Comparison:
     nemenyi: pd.DataFrame | None = field(repr=False, default=None)
     conover: pd.DataFrame | None = field(repr=False, default=None)
     wilcoxon: stats.TestResult | None = None
-    difference: stats.Difference | None = None
+    difference: stats.Difference | None = None  # mean(B - A) over the paired answers, with its bootstrap CI
     verdict: str = ""
+    names: dict[str, str] = field(default_factory=dict)  # run id -> readable name
+    changed: int | None = None  # paired answers whose two scores differ (two runs only)
+    reliable: bool = False  # both tests agree on a difference (two runs), or Friedman p < alpha (more)
+
+    def name(self, run_id: str) -> str:
+        return self.names.get(run_id, run_id)
 
     def as_dict(self) -> dict[str, Any]:
         def frame(df):
@@ -46,7 +55,8 @@ class Comparison:
                 "means": self.means, "mean_ranks": self.mean_ranks, "first_rank_share": self.first_rank_share,
                 "critical_difference": self.critical_difference, "friedman": test(self.friedman),
                 "nemenyi": frame(self.nemenyi), "conover_holm": frame(self.conover), "wilcoxon": test(self.wilcoxon),
-                "difference": None if self.difference is None else vars(self.difference), "verdict": self.verdict}
+                "difference": None if self.difference is None else {**vars(self.difference), "of": "B - A"},
+                "changed": self.changed, "names": self.names, "verdict": self.verdict}
 
 
 def _higher_is_better(metric: str) -> bool:
@@ -60,8 +70,20 @@ def _higher_is_better(metric: str) -> bool:
         return True
 
 
-def _fmt_p(p: float | None) -> str:
-    return "n/a" if p is None else ("< 0.001" if p < 0.001 else f"= {p:.3f}")
+def _fmt_p(p: float | None, reason: str | None = None) -> str:
+    return na(reason) if p is None else ("< 0.001" if p < 0.001 else f"= {p:.3f}")
+
+
+def run_names(project: Project, run_ids: Sequence[str]) -> dict[str, str]:
+    """Run id -> the readable name every page shows (the id when the run is not stored)."""
+    from rageval.report.leaderboard import run_name
+    from rageval.store import runs as run_store
+
+    out = {}
+    for rid in run_ids:
+        run = run_store.get_run(project.db_path, rid)
+        out[rid] = run_name(run) if run else rid
+    return out
 
 
 def score_table(project: Project, run_ids: Sequence[str], metric: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
@@ -92,38 +114,38 @@ def compare_runs(project: Project, run_ids: Sequence[str], metric: str, *, alpha
     ranks = stats.mean_ranks(signed)
     share = stats.first_rank_share(table, higher_is_better=hib)
     fr = stats.friedman(table)
+    names = run_names(project, run_ids)
     result: dict[str, Any] = dict(runs=tuple(run_ids), metric=metric, n=n, higher_is_better=hib, means=means,
                                   mean_ranks={r: float(v) for r, v in ranks.items()},
                                   first_rank_share={r: float(v) for r, v in share.items()},
-                                  critical_difference=stats.critical_difference(k, n, alpha), friedman=fr)
+                                  critical_difference=stats.critical_difference(k, n, alpha), friedman=fr, names=names)
     if k == 2:
         a, b = run_ids
         w = stats.wilcoxon(table[a], table[b])
-        d = stats.paired_bootstrap(table[a], table[b], n_boot=n_boot, seed=seed)
-        result.update(wilcoxon=w, difference=d, verdict=_verdict_two(a, b, metric, hib, w, d, alpha))
+        d = stats.paired_bootstrap(table[b], table[a], n_boot=n_boot, seed=seed)
+        changed = int((table[a] != table[b]).sum())
+        verdict = paired_sentence(f"A “{names[a]}”", f"B “{names[b]}”", metric, diff=d.diff, ci_low=d.ci_low,
+                                  ci_high=d.ci_high, p=w.p, n=d.n, nonzero=changed, higher_is_better=hib, alpha=alpha)
+        reliable = (w.p is not None and w.p < alpha and changed >= min_pairs_for(alpha)
+                    and (d.ci_low > 0 or d.ci_high < 0))
+        result.update(wilcoxon=w, difference=d, changed=changed, verdict=verdict, reliable=reliable)
     else:
         nem, con = stats.nemenyi(table), stats.conover(table, p_adjust="holm")
-        result.update(nemenyi=nem, conover=con, verdict=_verdict_many(run_ids, metric, ranks, fr, con, alpha))
+        result.update(nemenyi=nem, conover=con, verdict=_verdict_many(run_ids, names, metric, ranks, fr, con, alpha),
+                      reliable=fr.p is not None and fr.p < alpha)
     return Comparison(**result)
 
 
-def _verdict_two(a, b, metric, hib, w, d, alpha) -> str:
-    tail = f"p {_fmt_p(w.p)} (Wilcoxon), n = {d.n}, difference {d.diff:+.3g} [{d.ci_low:+.3g}, {d.ci_high:+.3g}]"
-    if w.p is None or w.p >= alpha:
-        return f"no significant difference between run {a} and run {b} on {metric}: {tail}"
-    better = a if (d.diff > 0) == hib else b
-    worse = b if better == a else a
-    verb = "scores higher than" if hib else "scores lower (better) than"
-    return f"run {better} {verb} run {worse} on {metric}: {tail}"
-
-
-def _verdict_many(run_ids, metric, ranks, fr, con, alpha) -> str:
-    if fr.p is None or fr.p >= alpha:
-        return (f"no significant difference among the {len(run_ids)} runs on {metric}: Friedman p {_fmt_p(fr.p)},"
-                f" n = {fr.n}")
+def _verdict_many(run_ids, names, metric, ranks, fr, con, alpha) -> str:
+    """The Friedman test's reading over three or more runs, runs called by their names."""
+    if fr.p is None:
+        return f"The {len(run_ids)} runs cannot be tested on {metric}: Friedman p {_fmt_p(fr.p, fr.reason)}."
+    if fr.p >= alpha:
+        return (f"No reliable difference among the {len(run_ids)} runs on {metric} (Friedman p {_fmt_p(fr.p)},"
+                f" {fr.n} answers scored by every run).")
     order = sorted(run_ids, key=lambda r: -ranks[r])
-    pairs = [f"{x} > {y} (p {_fmt_p(float(con.loc[x, y]))})" for i, x in enumerate(order) for y in order[i + 1:]
-             if float(con.loc[x, y]) < alpha]
-    return (f"the {len(run_ids)} runs differ on {metric}: Friedman chi2 = {fr.statistic:.2f}, p {_fmt_p(fr.p)},"
-            f" n = {fr.n}; best mean rank: run {order[0]} ({ranks[order[0]]:.2f});"
-            f" significant pairs (Conover-Holm): {', '.join(pairs) if pairs else 'none'}")
+    pairs = [f"{names[x]} ahead of {names[y]} (p {_fmt_p(float(con.loc[x, y]))})" for i, x in enumerate(order)
+             for y in order[i + 1:] if float(con.loc[x, y]) < alpha]
+    return (f"The {len(run_ids)} runs differ on {metric} (Friedman chi2 = {fr.statistic:.2f}, p {_fmt_p(fr.p)},"
+            f" {fr.n} answers scored by every run); best mean rank: {names[order[0]]} ({ranks[order[0]]:.2f});"
+            f" reliable pairs (Conover-Holm): {'; '.join(pairs) if pairs else 'none'}.")

@@ -90,20 +90,6 @@ def agreement_of(long: pd.DataFrame) -> dict:
                                 for a, row in kappa.iterrows()}}
 
 
-def agreement(project: Project, run_ids: Sequence[str], *, by: str | None = None) -> dict:
-    """Agreement overall and, with ``by="domain"`` (or ``dataset``, ``model``, ``run``), per group."""
-    from rageval.human.frame import group_labels
-
-    long = ratings_frame(project, run_ids)
-    out = {"overall": agreement_of(long), "groups": {}}
-    if by and not long.empty:
-        labels = group_labels(project, run_ids, by)
-        keys = [labels.get((r, i), "(none)") for r, i in zip(long["run_id"], long["item_id"])]
-        for value, part in long.groupby(pd.Series(keys, index=long.index)):
-            out["groups"][str(value)] = agreement_of(part)
-    return out
-
-
 def human_ceiling(long: pd.DataFrame, *, method: str = "spearman", consensus_method: str = "median") -> dict:
     """Leave-one-annotator-out correlation with the consensus of the others (module docstring)."""
     w = wide(long)

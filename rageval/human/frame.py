@@ -15,7 +15,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
-from rageval.human.consensus import consensus
+from rageval.human.consensus import agreement_of, consensus, ratings_frame
 from rageval.project import Project
 from rageval.store import human as hstore
 
@@ -68,3 +68,15 @@ def metric_columns(frame: pd.DataFrame) -> list[str]:
     cols = [c for c in frame.columns if c not in META and c != "human"]
     cols = [c for c in cols if np.issubdtype(frame[c].dtype, np.number)]
     return cols + (["human"] if "human" in frame.columns else [])
+
+
+def agreement(project: Project, run_ids: Sequence[str], *, by: str | None = None) -> dict:
+    """Agreement overall and, with ``by="domain"`` (or ``dataset``, ``model``, ``run``), per group."""
+    long = ratings_frame(project, run_ids)
+    out = {"overall": agreement_of(long), "groups": {}}
+    if by and not long.empty:
+        labels = group_labels(project, run_ids, by)
+        keys = [labels.get((r, i), "(none)") for r, i in zip(long["run_id"], long["item_id"])]
+        for value, part in long.groupby(pd.Series(keys, index=long.index)):
+            out["groups"][str(value)] = agreement_of(part)
+    return out

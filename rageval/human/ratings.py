@@ -4,24 +4,26 @@ A row names the rated answer by ``item_id`` (or by its ``question`` text, matche
 and ignoring case), the ``annotator`` and the ``rating``, and optionally its ``run`` (else the
 run given to the import). Ratings are whole numbers 1-5, the seed paper's scale (Very Poor ...
 Very Good): ``4`` and ``4.0`` are accepted, a half point such as ``3.5`` is rejected with its
-row (never rounded), and so are values outside 1-5 and text that is not a number. A second row
+row (never rounded), and so are values outside 1-5, infinities (``inf``, ``1e400``, JSON
+``1e999``) and text that is not a number. Rows are named ``row N (line L)`` as in every import. A second row
 for the same (answer, annotator) in one file is rejected as a duplicate; importing a file again
 replaces an annotator's earlier rating of that answer. A missing column is reported once, with
 the columns found, and nothing is imported. Good rows are stored and counted.
 """
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
+import pandas as pd
+
 from rageval.errors import ConfigError, InputError
+from rageval.files import csv_text
 from rageval.project import Project
-from rageval.ingest.rows import RowError, read_records
+from rageval.ingest.rows import RowError, read_table
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 
@@ -53,6 +55,8 @@ def parse_rating(value: Any) -> int:
         raise ValueError(f"rating {value!r} is not a number") from None
     if math.isnan(number):
         raise ValueError(f"rating {value!r} is not a number")
+    if not math.isfinite(number):
+        raise ValueError(f"rating {value!r} is not a whole number 1-5")
     if number != int(number):
         raise ValueError(f"rating {value!r} is not a whole number: ratings are 1-5 without half points")
     if not 1 <= number <= 5:
@@ -92,7 +96,8 @@ class _Lookup:
 
 def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
     """Validate the rows of a ratings file against the project's runs (nothing is stored)."""
-    records, errors = read_records(source, data)
+    table = read_table(source, data)
+    records, errors = table.records, table.problems
     records = [(n, {_ALIASES.get(k, k): v for k, v in rec.items()}) for n, rec in records]
     found = sorted({k for _, rec in records for k in rec})
     missing = [c for c in ("annotator", "rating") if records and c not in found]
@@ -118,12 +123,12 @@ def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None
                 raise ValueError("missing annotator")
             rating = parse_rating(rec.get("rating"))
         except ValueError as exc:
-            errors.append(RowError(source, n, str(exc)))
+            errors.append(table.error(n, str(exc)))
             continue
         key = (row_run, item_id, annotator)
         if key in seen:
-            errors.append(RowError(source, n, f"duplicate rating of item {item_id!r} by {annotator!r}"
-                                              f" (first given in row {seen[key]})"))
+            errors.append(table.error(n, f"duplicate rating of item {item_id!r} by {annotator!r}"
+                                         f" (first given in row {seen[key]})"))
             continue
         seen[key] = n
         rows.append((row_run, item_id, annotator, rating))
@@ -156,8 +161,4 @@ def export_ratings(project: Project, run_ids: Sequence[str], fmt: str = "csv") -
     recs = [{"run": r["run_id"], **{k: r[k] for k in cols[1:]}} for r in rows]
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in recs)
-    buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=cols, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(recs)
-    return buf.getvalue()
+    return csv_text(pd.DataFrame(recs, columns=list(cols)))

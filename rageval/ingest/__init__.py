@@ -1,5 +1,6 @@
 """Ingestion: files -> :class:`Document` (or :class:`IngestError`) -> :class:`Chunk` list."""
-from rageval.ingest.chunking import Chunk, ChunkingConfig, chunk_document, chunk_documents
+from rageval.config import ChunkingConfig
+from rageval.ingest.chunking import Chunk, chunk_document, chunk_documents
 from rageval.ingest.loaders import (
     Document,
     IngestError,

@@ -31,10 +31,8 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
-from rageval.errors import ConfigError
+from rageval.config import METHODS, ChunkingConfig  # noqa: F401 (METHODS: the chunking methods, named in config)
 from rageval.ingest.loaders import Document
-
-METHODS = ("recursive", "chars")
 
 # Separators for the recursive method, coarsest first; a cut is made after each match.
 _SEPARATORS = (
@@ -45,36 +43,6 @@ _SEPARATORS = (
 )
 
 Span = tuple[int, int]
-
-
-@dataclass(frozen=True)
-class ChunkingConfig:
-    """How to chunk: ``method`` ("recursive" or "chars"), ``size`` and ``overlap`` in characters."""
-
-    method: str = "recursive"
-    size: int = 1024
-    overlap: int = 128
-
-    def __post_init__(self) -> None:
-        if self.method not in METHODS:
-            raise ConfigError(
-                f"chunking method={self.method!r} is not one of {', '.join(METHODS)}"
-            )
-        for field, value in (("chunk_size", self.size), ("chunk_overlap", self.overlap)):
-            if not isinstance(value, int) or isinstance(value, bool):
-                raise ConfigError(f"{field}={value!r} must be a whole number of characters")
-        if self.size < 1:
-            raise ConfigError(f"chunk_size={self.size} must be at least 1")
-        if self.overlap < 0:
-            raise ConfigError(f"chunk_overlap={self.overlap} must not be negative")
-        if self.overlap >= self.size:
-            raise ConfigError(
-                f"chunk_overlap={self.overlap} must be smaller than chunk_size={self.size}"
-            )
-
-    def signature(self) -> str:
-        """``method-size-overlap``, e.g. ``recursive-1024-128``; part of every chunk id."""
-        return f"{self.method}-{self.size}-{self.overlap}"
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
-from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.chunking import chunk_document
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
 from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
@@ -114,9 +115,23 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
                 progress: Progress | None = None) -> int:
-    """Embed and add to Chroma every chunk not yet indexed; returns the number added."""
+    """Embed and add to Chroma every chunk not yet indexed; returns the number added.
+
+    An ``openai:`` embedder gets an LLM client for the embedder role (base URL and key from the
+    environment) for this call only; it is closed before returning.
+    """
     from rageval.embed.cache import get_embedder
 
     if progress is not None:
         progress("model", 0, 0)  # loading the embedder can take a while on a busy machine
-    return sync_index(project, corpus, chunking, embedder, get_embedder(project, embedder), progress=progress)[2]
+    client = None
+    if embedder.strip().lower().startswith("openai:"):
+        from rageval.llm.client import make_llm_client
+
+        client = make_llm_client({"embedder": embedder}, store_path=project.db_path)
+    try:
+        model = get_embedder(project, embedder, client=client)
+        return sync_index(project, corpus, chunking, embedder, model, progress=progress)[2]
+    finally:
+        if client is not None:
+            client.close()

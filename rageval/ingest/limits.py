@@ -14,6 +14,22 @@ characters          5,000,000            ``RAGEVAL_MAX_CHARS`` / ``--max-chars``
 ==================  ===================  =========================================
 
 (5,000,000 characters is about 2,500 pages of prose; the 127 SQuALITY stories average 28,000.)
+
+Rows of user tables (QA sets, answers to score, ratings) have their own limits, checked per row by
+:func:`rageval.ingest.rows.read_table`: a row over one is rejected with its number and a reason naming the
+limit and the setting, and the other rows are kept (:class:`RowLimits`):
+
+==================  ===================  =========================================
+limit               default              set with
+==================  ===================  =========================================
+field size          100,000 characters   ``RAGEVAL_MAX_FIELD_CHARS`` / ``--max-field-chars``
+nesting depth       32 levels            ``RAGEVAL_MAX_DEPTH`` / ``--max-depth``
+==================  ===================  =========================================
+
+(100,000 characters is about 50 pages; scoring one 1 MB answer with a claim metric took over two
+minutes. A list field such as ``contexts`` counts all its passages together. JSON nested deeper
+than about 900 levels cannot be read by Python at all, so a higher depth setting stops there.)
+Numbers too large for a float (309 digits or more) are not limited: they are read as text.
 """
 from __future__ import annotations
 
@@ -25,6 +41,18 @@ from rageval.errors import ConfigError
 DEFAULT_FILE_MB = 100.0
 DEFAULT_PAGES = 2000
 DEFAULT_CHARS = 5_000_000
+DEFAULT_FIELD_CHARS = 100_000
+DEFAULT_DEPTH = 32
+
+
+def _env(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number") from None
 
 
 @dataclass(frozen=True)
@@ -42,15 +70,7 @@ class Limits:
     def from_env(cls, *, file_mb: float | None = None, pages: int | None = None,
                  chars: int | None = None) -> "Limits":
         """Explicit values first, then ``RAGEVAL_MAX_FILE_MB`` / ``_PAGES`` / ``_CHARS``, then defaults."""
-        def env(name: str, default: float) -> float:
-            raw = os.environ.get(name)
-            if raw is None or not raw.strip():
-                return default
-            try:
-                return float(raw)
-            except ValueError:
-                raise ConfigError(f"{name}={raw!r} is not a number") from None
-
+        env = _env
         mb = file_mb if file_mb is not None else env("RAGEVAL_MAX_FILE_MB", DEFAULT_FILE_MB)
         return cls(max_file_bytes=int(mb * 1_000_000),
                    max_pages=int(pages if pages is not None else env("RAGEVAL_MAX_PAGES", DEFAULT_PAGES)),
@@ -72,4 +92,40 @@ class Limits:
         if chars > self.max_chars:
             return (f"document has {chars:,} characters of text, over the limit of {self.max_chars:,} "
                     "characters per document (raise it with RAGEVAL_MAX_CHARS or --max-chars)")
+        return None
+
+
+@dataclass(frozen=True)
+class RowLimits:
+    """The largest field (characters, all strings of the field together) and the deepest nesting
+    one row of a user table may have (module docstring)."""
+
+    max_field_chars: int = DEFAULT_FIELD_CHARS
+    max_depth: int = DEFAULT_DEPTH
+
+    def __post_init__(self) -> None:
+        for name in ("max_field_chars", "max_depth"):
+            if getattr(self, name) < 1:
+                raise ConfigError(f"{name}={getattr(self, name)} must be at least 1")
+
+    @classmethod
+    def from_env(cls, *, field_chars: int | None = None, depth: int | None = None) -> "RowLimits":
+        """Explicit values first, then ``RAGEVAL_MAX_FIELD_CHARS`` / ``RAGEVAL_MAX_DEPTH``, then defaults."""
+        return cls(max_field_chars=int(field_chars if field_chars is not None
+                                       else _env("RAGEVAL_MAX_FIELD_CHARS", DEFAULT_FIELD_CHARS)),
+                   max_depth=int(depth if depth is not None else _env("RAGEVAL_MAX_DEPTH", DEFAULT_DEPTH)))
+
+    def field_error(self, chars: int) -> str | None:
+        if chars > self.max_field_chars:
+            return (f"field has {chars:,} characters, over the limit of {self.max_field_chars:,} characters "
+                    "per field (raise it with RAGEVAL_MAX_FIELD_CHARS or --max-field-chars)")
+        return None
+
+    def depth_error(self, depth: int | None) -> str | None:
+        """``depth`` None: deeper than Python's JSON reader goes (about 900 levels); the depth is counted
+        only up to one past the limit, so the message says "more than" the limit."""
+        if depth is None or depth > self.max_depth:
+            levels = "more than 900" if depth is None else f"more than {self.max_depth:,}"
+            return (f"row is nested {levels} levels deep, over the limit of {self.max_depth:,} levels "
+                    "(raise it with RAGEVAL_MAX_DEPTH or --max-depth)")
         return None

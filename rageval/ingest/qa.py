@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from rageval.project import Project
-from rageval.ingest.rows import RowError, as_relevance, as_text_list, read_table
+from rageval.ingest.rows import RowError, as_label, as_relevance, as_text_list, read_table
 from rageval.store import runs as store
 from rageval.text.hygiene import display_name
 
@@ -49,7 +49,12 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowEr
         if not question or not question.strip():
             errors.append(RowError(source, n, "empty question", column="question", line=line))
             continue
-        item_id = str(rec.get("id") or "").strip() or f"row{n}"
+        try:
+            item_id = as_label(rec.get("id"), field="id") or f"row{n}"
+            domain = as_label(rec.get("domain"), field="domain")
+        except ValueError as exc:
+            errors.append(table.error(n, str(exc), column=str(exc).split(" ", 1)[0]))
+            continue
         if item_id in seen:
             errors.append(RowError(source, n, f"duplicate id {item_id!r} (first at row {seen[item_id]}); "
                                    "this row was skipped", column="id", line=line))
@@ -61,11 +66,10 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowEr
             errors.append(RowError(source, n, str(exc), line=line,
                                    column=str(exc).split(" ", 1)[0]))
             continue
-        domain = rec.get("domain")
         seen[item_id] = n
         items.append({
             "id": item_id, "question": question.strip(), "references": list(references),
-            "relevant": relevant, "domain": str(domain).strip() if domain not in (None, "") else None,
+            "relevant": relevant, "domain": domain,
         })
     errors.sort(key=lambda e: e.row)
     return items, errors

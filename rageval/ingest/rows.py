@@ -1,9 +1,16 @@
 """Reading user tables (QA sets, answer files) from CSV, JSON or JSONL, row by row.
 
 A bad row never stops the others: it becomes a :class:`RowError` naming the file, the row
-number (1-based, the header of a CSV is row 0), the line and column where known, and the
-reason; the good rows are kept. A problem with the whole file (no header, a JSON object where
-a list was expected, a required column missing from every row) is one InputError.
+number (1-based: the first data row is row 1, the header of a CSV is row 0), the line of the file
+(the number a spreadsheet or an editor shows: ``row 1 (line 2)`` in a CSV, ``row 1 (line 1)`` in a
+JSONL file) and the column where known, and the reason; the good rows are kept. One convention
+for QA sets, answers to score and ratings. A row over a :class:`rageval.ingest.limits.RowLimits`
+limit (a field of more than 100,000 characters, nesting deeper than 32 levels) is rejected with
+the limit and the setting that raises it; a JSON integer of more than 4,300 digits (Python's
+limit) is read as a float, infinite, and rejected where a number or text is expected. CSV cells
+written by :func:`rageval.files.safe_cell` (``'=1``) read back as written (``=1``). A problem
+with the whole file (no header, a JSON object where a list was expected, a required column
+missing from every row) is one InputError.
 RAGAS column names are accepted beside ours: ``user_input`` -> question, ``response`` ->
 answer, ``retrieved_contexts`` -> contexts, ``reference``/``ground_truth(s)`` -> reference.
 """
@@ -12,10 +19,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from rageval.errors import InputError
+from rageval.files import read_cell
+from rageval.ingest.limits import RowLimits
 from rageval.text.hygiene import clean_value
 
 ALIASES = {
@@ -65,7 +76,11 @@ class Table:
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     problems: list[RowError] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)      # as written in the file, first-seen order
-    lines: dict[int, int] = field(default_factory=dict)   # CSV: row number -> first line
+    lines: dict[int, int] = field(default_factory=dict)   # row number -> first line of the file
+
+    def error(self, row: int, reason: str, column: str | None = None, level: str = "error") -> RowError:
+        """A :class:`RowError` of this table's row ``row``, with its line."""
+        return RowError(self.source, row, reason, column=column, line=self.lines.get(row), level=level)
 
     def names(self) -> set[str]:
         """The columns found, mapped through :data:`ALIASES` as the records' keys are."""
@@ -113,6 +128,15 @@ def _csv(table: Table, text: str, dialect: str) -> list[tuple[int, Any]]:
     """
     source = table.source
     lines = list(io.StringIO(text, newline=""))
+    before = csv.field_size_limit(sys.maxsize)  # 128 KiB by default; RowLimits names the limit instead
+    try:
+        return _csv_rows(table, lines, dialect)
+    finally:
+        csv.field_size_limit(before)
+
+
+def _csv_rows(table: Table, lines: list[str], dialect: str) -> list[tuple[int, Any]]:
+    source = table.source
     reader = csv.reader(lines, dialect=dialect, strict=True)
     try:
         header = next(reader, None)
@@ -136,6 +160,7 @@ def _csv(table: Table, text: str, dialect: str) -> list[tuple[int, Any]]:
                     table.problems.append(RowError(source, n, f"{len(cells)} cells but the header has "
                                                    f"{len(header)} columns", line=line))
                     continue
+                cells = [read_cell(c) for c in cells]
                 out.append((n, dict(zip(table.columns, cells + [None] * (len(header) - len(cells))))))
             pos = len(lines)
         except csv.Error as exc:
@@ -154,7 +179,55 @@ def _csv(table: Table, text: str, dialect: str) -> list[tuple[int, Any]]:
     return out
 
 
-def read_table(source: str, data: bytes) -> Table:
+def _int(digits: str) -> int | float:
+    """A JSON integer; past Python's 4,300-digit limit a float (infinite), never a ValueError."""
+    return int(digits) if len(digits) <= 4300 else float(digits)
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_int=_int)
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deeply lists and objects nest in ``value`` (a scalar is 0), counted up to ``limit + 1``."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (list, tuple, dict)):
+            deepest = max(deepest, d)
+            if d <= limit:
+                stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def _chars(value: Any) -> int:
+    """Characters of every string (and key) inside ``value``."""
+    total, stack = 0, [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            total += len(v)
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple)):
+            stack.extend(v)
+    return total
+
+
+def _over_limits(rec: dict[Any, Any], limits: RowLimits) -> tuple[str | None, str] | None:
+    """(column, reason) when a row is over a limit, else None."""
+    depth_error = limits.depth_error(_depth(rec, limits.max_depth))
+    if depth_error:
+        return None, depth_error
+    for key, value in rec.items():
+        field_error = limits.field_error(_chars(value))
+        if field_error:
+            return str(key)[:60], field_error
+    return None
+
+
+def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> Table:
     """Parse ``data`` by the file's extension into a :class:`Table`.
 
     Keys are lower-cased, stripped and mapped through :data:`ALIASES`; every string goes
@@ -162,25 +235,34 @@ def read_table(source: str, data: bytes) -> Table:
     column). Raises InputError when the file as a whole cannot be read (unknown type, bad
     encoding, a JSON file that is not a list of rows).
     """
+    limits = limits or RowLimits.from_env()
     text = _decode(source, data)
     lower = source.lower()
     table = Table(source)
     records: list[tuple[int, Any]] = []
     if lower.endswith(".jsonl") or lower.endswith(".ndjson"):
-        for n, line in enumerate(text.splitlines(), start=1):
+        n = 0
+        for line_no, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
+            n += 1
+            table.lines[n] = line_no
             try:
-                records.append((n, json.loads(line)))
+                records.append((n, _loads(line)))
             except json.JSONDecodeError as exc:
-                table.problems.append(RowError(source, n, f"not valid JSON ({exc.msg} at column {exc.colno}); "
-                                               "the other lines were read"))
+                table.problems.append(table.error(n, f"not valid JSON ({exc.msg} at column {exc.colno}); "
+                                                     "the other lines were read"))
+            except RecursionError:
+                table.problems.append(table.error(n, limits.depth_error(None) or ""))
     elif lower.endswith(".json"):
         try:
-            value = json.loads(text)
+            value = _loads(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
                              source=source) from exc
+        except RecursionError:
+            raise InputError(f"{limits.depth_error(None)}; write one row per line in a .jsonl file so that "
+                             "only the deep row is rejected", source=source) from None
         if isinstance(value, dict):
             inner = next((v for v in value.values() if isinstance(v, list)), None)
             if inner is None:
@@ -199,7 +281,11 @@ def read_table(source: str, data: bytes) -> Table:
     seen_columns = dict.fromkeys(table.columns)
     for n, rec in records:
         if not isinstance(rec, dict):
-            table.problems.append(RowError(source, n, f"row is a {type(rec).__name__}, not an object with named fields"))
+            table.problems.append(table.error(n, f"row is a {type(rec).__name__}, not an object with named fields"))
+            continue
+        over = _over_limits(rec, limits)
+        if over:
+            table.problems.append(table.error(n, over[1] + "; row skipped", column=over[0]))
             continue
         clean: dict[str, Any] = {}
         for key, value in rec.items():
@@ -207,8 +293,7 @@ def read_table(source: str, data: bytes) -> Table:
             seen_columns.setdefault(key_text.strip())
             value, fixed = clean_value(value)
             if fixed.changed:
-                table.problems.append(RowError(source, n, fixed.note() + "; row kept", column=key_text,
-                                               line=table.lines.get(n), level="note"))
+                table.problems.append(table.error(n, fixed.note() + "; row kept", column=key_text, level="note"))
             k = _key(key_text)
             if k not in clean or clean[k] in (None, ""):
                 clean[k] = value
@@ -223,26 +308,53 @@ def read_records(source: str, data: bytes) -> tuple[list[tuple[int, dict[str, An
     return table.records, table.problems
 
 
-def as_text_list(value: Any, *, field: str) -> tuple[str, ...]:
-    """A string, a list of strings, or a JSON-encoded list (as CSV cells hold) -> tuple of strings."""
+def _finite(value: Any, field: str) -> Any:
+    """``value``, or ValueError when it is NaN or infinite (JSON ``NaN``, ``Infinity``, ``1e999``)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{field} holds {value!r}, a number that is not finite, where text was expected")
+    return value
+
+
+def as_text_list(value: Any, *, field: str, numbers: bool = True) -> tuple[str, ...]:
+    """A string, a list of strings, or a JSON-encoded list (as CSV cells hold) -> tuple of strings.
+
+    Finite numbers are read as their text ("1964" as a reference); NaN and infinities are rejected,
+    and so is a bare number when ``numbers`` is false (``contexts: 5`` is not a list of passages).
+    """
     if value is None:
         return ()
     if isinstance(value, str):
         stripped = value.strip()
         if stripped.startswith("["):
             try:
-                value = json.loads(stripped)
-            except json.JSONDecodeError as exc:
+                value = _loads(stripped)
+            except (json.JSONDecodeError, RecursionError) as exc:
                 raise ValueError(f"{field} looks like a JSON list but is not valid JSON") from exc
         else:
             return (stripped,) if stripped else ()
     if isinstance(value, (list, tuple)):
-        if not all(isinstance(v, (str, int, float)) for v in value):
+        if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
             raise ValueError(f"{field} must be a string or a list of strings")
-        return tuple(str(v).strip() for v in value if str(v).strip())
-    if isinstance(value, (int, float)):
-        return (str(value),)
+        return tuple(str(_finite(v, field)).strip() for v in value if str(v).strip())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not numbers:
+            raise ValueError(f"{field} must be a list of passages (text), not the number {value!r}")
+        return (str(_finite(value, field)),)
     raise ValueError(f"{field} must be a string or a list of strings")
+
+
+def as_label(value: Any, *, field: str) -> str | None:
+    """An id or a domain: text or a finite number, stripped; None when empty. ValueError otherwise
+    (``id: ["list-id"]``, ``domain: NaN``)."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+        raise ValueError(f"{field} must be text or a number, not {_kind(value)}")
+    return str(_finite(value, field)).strip() or None
+
+
+def _kind(value: Any) -> str:
+    return {list: "a list", dict: "an object", bool: "true/false"}.get(type(value), type(value).__name__)
 
 
 def as_relevance(value: Any) -> dict[str, float]:
@@ -253,16 +365,19 @@ def as_relevance(value: Any) -> dict[str, float]:
         stripped = value.strip()
         if stripped.startswith("[") or stripped.startswith("{"):
             try:
-                value = json.loads(stripped)
-            except json.JSONDecodeError as exc:
+                value = _loads(stripped)
+            except (json.JSONDecodeError, RecursionError) as exc:
                 raise ValueError("relevant_ids looks like JSON but is not valid JSON") from exc
         else:
             value = [v for v in (p.strip() for p in stripped.replace(";", ",").split(",")) if v]
     if isinstance(value, dict):
         try:
-            return {str(k): float(v) for k, v in value.items()}
+            grades = {str(k): float(v) for k, v in value.items()}
         except (TypeError, ValueError) as exc:
             raise ValueError("relevant_ids grades must be numbers") from exc
+        if not all(math.isfinite(g) for g in grades.values()):
+            raise ValueError("relevant_ids grades must be finite numbers")
+        return grades
     if isinstance(value, (list, tuple)):
-        return {str(v): 1.0 for v in value}
+        return {as_label(v, field="relevant_ids") or "": 1.0 for v in value if v not in (None, "")}
     raise ValueError("relevant_ids must be a list of ids or an object id -> grade")

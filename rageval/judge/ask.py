@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from rageval.errors import ConfigError
+from rageval.llm.roles import display_url, role_config
 from rageval.types import Resources, Score
 from rageval.prompts.schemas import REPLIES, schema_hash
 from rageval.util import sha256_hex
@@ -36,7 +37,7 @@ def prompt_hash(*names: str) -> str:
 
 
 #: the tags that fence data in the judge prompts; a value can never open or close one
-_DATA_TAG = re.compile(r"<\s*/?\s*(question|answer|candidate|reference|gold|passages?|claims|sentences|text)\s*>",
+_DATA_TAG = re.compile(r"<\s*/?\s*(question|answer|candidate|reference|gold|passages?|claims|sentences|text|rubric)\s*>",
                        re.IGNORECASE)
 
 
@@ -68,14 +69,28 @@ def check_judge(judge: str, metric: str) -> str | None:
 
 
 def signature(name: str, judge: str, prompts: Sequence[str], *extra: str) -> str:
-    """``name|judge:J|prompt:HASH|...|v1``; heuristic judges use no prompt and say so."""
-    check_judge(judge, name)
+    """``name|judge:J|prompt:HASH|...|server:URL|v1``; heuristic judges use no prompt and say so.
+
+    ``server:URL`` names the judge's server (``RAGEVAL_JUDGE_BASE_URL``, else ``OPENAI_BASE_URL``,
+    without user info or query) when it is not OpenAI's API: a local "gpt-4o-mini" is another
+    judge than OpenAI's, and its values are not compared with OpenAI's.
+    """
+    model = check_judge(judge, name)
     parts = [name, f"judge:{judge}"]
     if judge != "heuristic":
         parts.append(f"prompt:{prompt_hash(*prompts)}")
     parts.extend(extra)
-    parts.append(VERSION)
+    parts.append(server_part(judge) + VERSION if model is not None else VERSION)
     return "|".join(parts)
+
+
+def server_part(judge: str) -> str:
+    """``"server:URL|"`` for an online judge on a server other than OpenAI's API, else ``""``
+    (see :func:`signature`); every judged metric's signature puts it before its version."""
+    if judge == "heuristic" or not judge.startswith("openai:"):
+        return ""
+    base = role_config("judge", judge.split(":", 1)[1].strip()).base_url
+    return f"server:{display_url(base)}|" if base else ""
 
 
 def judge_client(metric: str, judge: str, resources: Resources) -> Any:

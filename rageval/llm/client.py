@@ -15,10 +15,12 @@ environment variable of the same name, a per-role name wins over the shared one)
 
 Cache key
     sha256 of canonical JSON of (kind, model, messages, temperature, seed, response_format,
-    max_tokens); for embeddings of (kind, model, text). Timeouts, retries, the key and the base
-    URL are left out: the model name identifies the model, so moving a vLLM server to another
-    host keeps its cache. (A server that ignores the model name, like llama.cpp's, should get a
-    distinct model name in the spec or run with ``use_cache=False``.) Failed calls are never
+    max_tokens, server); for embeddings of (kind, model, text, server). ``server`` is the base
+    URL without user info or query (:func:`rageval.llm.roles.display_url`): a local
+    "gpt-4o-mini" and OpenAI's are different judges, and a server that answered 401 must not be
+    served another server's cached verdicts. (For the same reason an online judge's metric
+    signature names its server when it is not OpenAI's API: :func:`rageval.judge.ask.signature`.)
+    Timeouts, retries and the API key are left out. Failed calls are never
     cached, nor are JSON replies that fail to parse or validate (a re-run asks again); so
     re-running an unchanged run makes zero network calls, and with ``preflight=True`` the
     reachability check (:mod:`rageval.llm.preflight`) runs only before a role's first network
@@ -253,7 +255,7 @@ class LLMClient:
         model = self._role(role).model
         request = {"kind": kind, "model": model, "messages": messages, "temperature": temperature,
                    "seed": seed, "response_format": response_format, "max_tokens": max_tokens}
-        key = request_key(request)  # chat_json rebuilds this key to cache a re-ask's answer
+        key = request_key({**request, "server": self._server(role)})  # chat_json rebuilds it for a re-ask
         start = time.perf_counter()
         hit = self._store.get(key)
         if hit is not None:
@@ -294,6 +296,10 @@ class LLMClient:
         """One chat completion; never raises for a failed call (``status="failed"`` with the reason)."""
         return self._chat(role, messages, temperature=temperature, seed=seed, max_tokens=max_tokens,
                           response_format=None, kind="chat")
+
+    def _server(self, role: str) -> str:
+        """The identity of ``role``'s server in cache keys: its base URL without user info or query."""
+        return display_url(self._role(role).base_url)
 
     # ------------------------------------------------------------ structured outputs
     def _where(self, role: str) -> tuple[str, str]:
@@ -344,7 +350,8 @@ class LLMClient:
             # original key too, so an unchanged re-run makes no call at all for this item
             model = self._role(role).model
             key = request_key({"kind": "json", "model": model, "messages": messages, "temperature": temperature,
-                               "seed": seed, "response_format": used.get("format"), "max_tokens": max_tokens})
+                               "seed": seed, "response_format": used.get("format"), "max_tokens": max_tokens,
+                               "server": self._server(role)})
             self._store.put(key, model, {"text": reply.raw or "", "tokens_in": 0, "tokens_out": 0,
                                          "finish_reason": "stop"})
         return replace(reply, mode=used.get("mode"))
@@ -355,7 +362,7 @@ class LLMClient:
         Misses go out in batches of ``embed_batch`` texts, concurrently; raises LLMError when a
         batch still fails after its retries.
         """
-        return self._embeddings.embed(texts, model or self._role("embedder").model)
+        return self._embeddings.embed(texts, model or self._role("embedder").model, self._server("embedder"))
 
     # ------------------------------------------------------------ pool, preflight, accounting
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:

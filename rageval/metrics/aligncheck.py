@@ -32,9 +32,8 @@ from rageval.aligncheck import entities, triples
 from rageval.aligncheck.granularity import kept_types, parse_granularity
 from rageval.aligncheck.score import align
 from rageval.errors import ConfigError
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
-from rageval.judge.ask import check_judge, prompt_hash
+from rageval.judge.ask import check_judge, prompt_hash, server_part
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match
 from rageval.text.tokenize import check_language
@@ -207,7 +206,7 @@ class _AlignCheck:
             return f"ner:{entities.pipeline_version()}"
         from rageval.aligncheck.judge import PROMPT
 
-        return f"judge:{self.judge}|prompt:{prompt_hash(PROMPT)}"
+        return f"judge:{self.judge}|prompt:{prompt_hash(PROMPT)}|{server_part(self.judge).rstrip('|')}".rstrip("|")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scores = []
@@ -238,7 +237,6 @@ _DOC = """AlignCheck {part}: Algorithm 1 of the AlignCheck paper over (subject, 
     """
 
 
-@register("aligncheck_f1")
 @dataclass(frozen=True)
 class AlignCheckF1(_AlignCheck):
     __doc__ = _DOC.format(part="F1", formula="F1 = 2PR / (P + R), P = TP / (TP + FP), R = TP / (TP + FN)",
@@ -246,7 +244,6 @@ class AlignCheckF1(_AlignCheck):
     part = "f1"
 
 
-@register("aligncheck_precision")
 @dataclass(frozen=True)
 class AlignCheckPrecision(_AlignCheck):
     __doc__ = _DOC.format(part="precision", formula="P = TP / (TP + FP)", cls="AlignCheckPrecision",
@@ -254,7 +251,6 @@ class AlignCheckPrecision(_AlignCheck):
     part = "precision"
 
 
-@register("aligncheck_recall")
 @dataclass(frozen=True)
 class AlignCheckRecall(_AlignCheck):
     __doc__ = _DOC.format(part="recall", formula="R = TP / (TP + FN)", cls="AlignCheckRecall", short="recall")

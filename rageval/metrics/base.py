@@ -1,4 +1,4 @@
-"""The metric contract: ``Sample`` in, ``Score`` out, and the registry of named metrics.
+"""The metric contract (``Sample`` in, ``Score`` out), metrics by name from ``METRICS``, and ``evaluate``.
 
 A metric is a small frozen dataclass with
 
@@ -22,7 +22,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval.errors import ConfigError, RagevalError
+from rageval.metrics import METRICS
 from rageval.types import NEED_REASONS, STATUSES, Resources, Sample, Score  # noqa: F401 (the metric contract's types)
+
 
 @runtime_checkable
 class Metric(Protocol):
@@ -37,28 +39,7 @@ class Metric(Protocol):
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]: ...
 
 
-#: base name (``"ndcg@K"`` for parametrised ones) -> factory taking keyword options
-METRICS: dict[str, Callable[..., Metric]] = {}
-
-
-def register(name: str) -> Callable[[Callable[..., Metric]], Callable[..., Metric]]:
-    """Class decorator: register a metric factory under ``name`` (``"recall@K"`` takes ``k``)."""
-
-    def wrap(factory: Callable[..., Metric]) -> Callable[..., Metric]:
-        if name in METRICS:
-            raise RagevalError(f"metric {name!r} registered twice")
-        METRICS[name] = factory
-        return factory
-
-    return wrap
-
-
 _AT_K = re.compile(r"^(?P<base>[a-z_0-9]+)@(?P<k>\d+)$")
-
-
-def _load_all() -> None:
-    # Importing the modules registers their metrics; kept here so callers need one import.
-    from rageval.metrics import catalog  # noqa: F401
 
 
 def _build(factory: Callable[..., Metric], options: Mapping[str, Any]) -> Metric:
@@ -72,10 +53,12 @@ def get_metric(name: str, **options: Any) -> Metric:
     """A configured metric from its name: ``"token_f1"``, ``"ndcg@10"``, ``"recall@5"``.
 
     Keyword options (``judge="openai:gpt-4o"``, ``language="it"``) are passed to the metrics
-    that have a field of that name.
+    that have a field of that name. ``rubric:NAME`` is a user's rubric (rageval.prompts.rubric), found in
+    the option ``rubrics`` (name -> Rubric) and judged by ``judge``.
     """
-    _load_all()
     name = name.strip()
+    if name.startswith("rubric:"):
+        return _rubric_metric(name, options)
     if name in METRICS and not name.endswith("@K"):
         return _build(METRICS[name], options)
     match = _AT_K.match(name)
@@ -87,17 +70,26 @@ def get_metric(name: str, **options: Any) -> Metric:
     raise ConfigError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
 
 
+def _rubric_metric(name: str, options: Mapping[str, Any]) -> Metric:
+    from rageval.metrics.rubric import RubricMetric
+
+    rubrics = options.get("rubrics") or {}
+    rubric = rubrics.get(name.split(":", 1)[1])
+    if rubric is None:
+        raise ConfigError(f"unknown rubric metric {name!r}; add the rubric with `rageval rubric add FILE` "
+                          "(or --rubric FILE) and name it rubric:NAME")
+    return RubricMetric(rubric, judge=options.get("judge", "heuristic"))
+
+
 def metric_names() -> list[str]:
     """Every registered name, ``@K`` ones shown with a literal K."""
-    _load_all()
     return sorted(METRICS)
 
 
 def metric_options() -> set[str]:
     """Every option name some registered metric takes (its dataclass fields)."""
-    _load_all()
     return {f.name for factory in METRICS.values() if dataclasses.is_dataclass(factory)
-            for f in dataclasses.fields(factory)}
+            for f in dataclasses.fields(factory)} | {"rubrics"}
 
 
 def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]:
@@ -232,7 +224,7 @@ def evaluate(
 
 
 def _local_embedder() -> Any:
-    from rageval.embed import make_embedder
+    from rageval.embed.cache import make_embedder
 
     return make_embedder("local")
 

@@ -11,9 +11,12 @@ three metrics below, which only count verdicts.
 ``conflict``) where ``evidence_chunk`` is ``Sample.context_ids[i]`` (or ``"context[i]"``),
 ``span`` the ``[start, end]`` character offsets of the evidence inside that context string (or
 null), and ``cause`` the hallucination diagnosis of an unsupported claim (or null). Offline
-claims also carry ``confidence`` (the model's probability of the verdict), ``probabilities``
-and ``evidence_role``: ``support``, ``refutes`` or ``closest passage`` (a NOT_MENTIONED claim's
-evidence is only the closest passage, never support).
+claims also carry ``confidence`` (the model's probability of the verdict; 1.0 for a claim copied
+from a context, found by containment before the model runs), ``low_confidence`` (below the
+verifier's threshold), ``probabilities`` and ``evidence_role``: ``support``, ``refutes`` or
+``closest passage`` (a NOT_MENTIONED claim's evidence is only the closest passage, never
+support). ``evidence`` is always a whole sentence or table row; ``quote_span`` is the exact span
+of a copied claim (or of a judge's quote) inside it.
 """
 from __future__ import annotations
 
@@ -25,7 +28,6 @@ from typing import Any, Sequence
 from rageval.claims import judge as judge_path
 from rageval.claims.analysis import PROMPTS, analyse
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
@@ -70,7 +72,6 @@ class _ClaimShare:
         return scores
 
 
-@register("faithfulness")
 @dataclass(frozen=True)
 class Faithfulness(_ClaimShare):
     """Share of the answer's claims that the retrieved context supports.
@@ -87,7 +88,6 @@ class Faithfulness(_ClaimShare):
     label = SUPPORTED
 
 
-@register("contradicted_share")
 @dataclass(frozen=True)
 class ContradictedShare(_ClaimShare):
     """Share of the answer's claims that the retrieved context refutes (hallucinations).
@@ -100,7 +100,6 @@ class ContradictedShare(_ClaimShare):
     label = CONTRADICTED
 
 
-@register("not_mentioned_share")
 @dataclass(frozen=True)
 class NotMentionedShare(_ClaimShare):
     """Share of the answer's claims that the retrieved context neither supports nor refutes

@@ -25,14 +25,13 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
 from rageval.llm.replies import validator
-from rageval.judge.ask import fence_safe
+from rageval.judge.ask import fence_safe, server_part
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
 
@@ -94,7 +93,6 @@ def _correctness(samples: Sequence[Sample], embedder: Any, language: str) -> lis
     return out
 
 
-@register("answer_correctness_offline")
 @dataclass(frozen=True)
 class AnswerCorrectnessOffline:
     """Probability that the answer is correct given the gold answers, from a learned equivalence model.
@@ -161,7 +159,6 @@ def validate_verdict(value: Any) -> dict[str, Any]:
     return validator(Equivalence, equivalence_of)(value)
 
 
-@register("answer_equivalence")
 @dataclass(frozen=True)
 class AnswerEquivalence:
     """BEM-style decision: is the answer equivalent to a gold answer for this question? 1 yes, 0 no.
@@ -200,7 +197,7 @@ class AnswerEquivalence:
                 f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers|v2"
             )
         prompt = sha256_hex(prompt_template() + "\0" + schema_hash("answer_equivalence"))[:8]
-        return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|v1"
+        return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|{server_part(self.judge)}v1"
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call (all references in one prompt), none without a reference."""

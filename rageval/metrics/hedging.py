@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.claims.diagnose import gold_ranks
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Hedges
@@ -18,7 +17,6 @@ def hedges_of(reply: Hedges) -> dict[str, Any]:
     return {"hedge_phrases": reply.hedge_phrases, "abstains": reply.abstains}
 
 
-@register("hedging")
 @dataclass(frozen=True)
 class Hedging:
     """1 when the answer hedges or abstains, else 0 (lower is better; a flag for review).

@@ -13,7 +13,6 @@ from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
 from rageval.claims.verifier import version as verifier_version
 from rageval.errors import ConfigError
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.prompts.schemas import Questions, StatementSort
@@ -53,7 +52,6 @@ def sorted_statements(reply: StatementSort) -> dict[str, list[str]]:
     return {"tp": reply.tp, "fp": reply.fp, "fn": reply.fn}
 
 
-@register("ragas_answer_correctness")
 @dataclass(frozen=True)
 class RagasAnswerCorrectness:
     """RAGAS answer correctness: statement F1 against the reference, blended with semantic
@@ -171,7 +169,6 @@ def first_questions(n: int):
     return check
 
 
-@register("ragas_answer_relevance")
 @dataclass(frozen=True)
 class RagasAnswerRelevance:
     """RAGAS answer relevance: how well questions generated from the answer match the question.
@@ -200,7 +197,10 @@ class RagasAnswerRelevance:
             raise ConfigError(f"{self.name}: n={self.n} must be between 1 and 10")
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}")
+        """Offline, whether the answer has a claim comes from the one segmenter (:func:`rageval.text.version`)."""
+        text = (text_version(),) if self.judge == "heuristic" else ()
+        return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}",
+                         *text)
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call (it writes all ``n`` questions)."""

@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.text.tokenize import (
     WordTokenizer,
@@ -43,7 +42,6 @@ class _Lexical:
 
 
 # --------------------------------------------------------------------------------------- BLEU
-@register("bleu")
 @dataclass(frozen=True)
 class Bleu(_Lexical):
     """Sentence BLEU as computed by sacrebleu, on a 0-1 scale.
@@ -158,28 +156,24 @@ _ROUGE_DOC = """{what} F-measure from rouge-score's ``RougeScorer``, max over re
     """
 
 
-@register("rouge1")
 @dataclass(frozen=True)
 class Rouge1(_Rouge):
     __doc__ = _ROUGE_DOC.format(what="ROUGE-1 (unigram)", formula="F = 2PR/(P+R), P = |unigram overlap| / |answer unigrams|, R = |overlap| / |reference unigrams|")
     rouge_type = "rouge1"
 
 
-@register("rouge2")
 @dataclass(frozen=True)
 class Rouge2(_Rouge):
     __doc__ = _ROUGE_DOC.format(what="ROUGE-2 (bigram)", formula="F = 2PR/(P+R), P = |bigram overlap| / |answer bigrams|, R = |overlap| / |reference bigrams|")
     rouge_type = "rouge2"
 
 
-@register("rougeL")
 @dataclass(frozen=True)
 class RougeL(_Rouge):
     __doc__ = _ROUGE_DOC.format(what="ROUGE-L (longest common subsequence)", formula="F = 2PR/(P+R), P = LCS / |answer tokens|, R = LCS / |reference tokens|")
     rouge_type = "rougeL"
 
 
-@register("rougeLsum")
 @dataclass(frozen=True)
 class RougeLsum(_Rouge):
     __doc__ = _ROUGE_DOC.format(
@@ -229,7 +223,6 @@ class _Token(_Lexical):
         return out
 
 
-@register("token_precision")
 @dataclass(frozen=True)
 class TokenPrecision(_Token):
     """Share of the answer's SQuAD-normalised tokens found in a reference (bag of tokens), max over references.
@@ -241,7 +234,6 @@ class TokenPrecision(_Token):
     part = 0
 
 
-@register("token_recall")
 @dataclass(frozen=True)
 class TokenRecall(_Token):
     """Share of a reference's SQuAD-normalised tokens found in the answer, max over references.
@@ -253,7 +245,6 @@ class TokenRecall(_Token):
     part = 1
 
 
-@register("token_f1")
 @dataclass(frozen=True)
 class TokenF1(_Token):
     """SQuAD token F1 between answer and reference, max over references (the official script's).
@@ -265,7 +256,6 @@ class TokenF1(_Token):
     part = 2
 
 
-@register("exact_match")
 @dataclass(frozen=True)
 class ExactMatch(_Token):
     """1 when the SQuAD-normalised answer equals a normalised reference, else 0.

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.text.tokenize import answer_tokens, check_language, contains_tokens, normalization_name
 
@@ -114,7 +113,6 @@ class _AtK(_Retrieval):
         return f"{self.base}@{self.k}"
 
 
-@register("recall@K")
 @dataclass(frozen=True)
 class RecallAtK(_AtK):
     """Share of the relevant items that appear in the top K (trec_eval ``recall_K``).
@@ -128,7 +126,6 @@ class RecallAtK(_AtK):
         return sum(1 for g in ranked[: self.k] if g > 0) / len(relevant)
 
 
-@register("precision@K")
 @dataclass(frozen=True)
 class PrecisionAtK(_AtK):
     """Share of the top K that is relevant; fewer than K retrieved counts as misses (trec_eval ``P_K``).
@@ -143,7 +140,6 @@ class PrecisionAtK(_AtK):
         return sum(1 for g in ranked[: self.k] if g > 0) / self.k
 
 
-@register("hit_rate@K")
 @dataclass(frozen=True)
 class HitRateAtK(_AtK):
     """Whether at least one relevant item is in the top K (trec_eval ``success_K``).
@@ -158,7 +154,6 @@ class HitRateAtK(_AtK):
         return 1.0 if any(g > 0 for g in ranked[: self.k]) else 0.0
 
 
-@register("ndcg@K")
 @dataclass(frozen=True)
 class NdcgAtK(_AtK):
     """Normalised discounted cumulative gain with graded relevance (trec_eval ``ndcg_cut_K``).
@@ -175,7 +170,6 @@ class NdcgAtK(_AtK):
         return dcg(ranked[: self.k]) / dcg(sorted(relevant, reverse=True)[: self.k])
 
 
-@register("map")
 @dataclass(frozen=True)
 class AveragePrecision(_Retrieval):
     """Average precision over all relevant items, whole ranking (trec_eval ``map``); its mean is MAP.
@@ -194,7 +188,6 @@ class AveragePrecision(_Retrieval):
         return total / len(relevant)
 
 
-@register("mrr")
 @dataclass(frozen=True)
 class ReciprocalRank(_Retrieval):
     """Reciprocal rank of the first relevant item, 0 when none is retrieved (trec_eval ``recip_rank``).

@@ -17,7 +17,6 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.errors import ConfigError
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.metrics.lexical import references_of
 
@@ -72,7 +71,6 @@ class _Semantic:
     needs_llm = False
 
 
-@register("answer_similarity")
 @dataclass(frozen=True)
 class AnswerSimilarity(_Semantic):
     """Cosine similarity of the answer's and a reference's sentence embeddings, max over references.
@@ -197,21 +195,18 @@ _BERT_DOC = """BERTScore {part} by greedy cosine matching of MiniLM's contextual
     """
 
 
-@register("bertscore_precision")
 @dataclass(frozen=True)
 class BertScorePrecision(_BertScore):
     __doc__ = _BERT_DOC.format(part="precision", formula="P = sum_i w(c_i) max_j cos(c_i, r_j) / sum_i w(c_i)")
     part = "precision"
 
 
-@register("bertscore_recall")
 @dataclass(frozen=True)
 class BertScoreRecall(_BertScore):
     __doc__ = _BERT_DOC.format(part="recall", formula="R = sum_j w(r_j) max_i cos(c_i, r_j) / sum_j w(r_j)")
     part = "recall"
 
 
-@register("bertscore_f1")
 @dataclass(frozen=True)
 class BertScoreF1(_BertScore):
     __doc__ = _BERT_DOC.format(part="F1", formula="F1 = 2PR / (P + R) (0 when P <= 0 or R <= 0), P and R as above")

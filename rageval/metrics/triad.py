@@ -13,10 +13,9 @@ import numpy as np
 
 from rageval.claims.analysis import chunk_id
 from rageval.claims.extract import resolved_sentences
-from rageval.claims.judge import locate
+from rageval.claims.judge import evidence_of
 from rageval.claims.verdict import SUPPORTED
 from rageval.claims.verifier import learned_verify
-from rageval.metrics.base import register
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import (
     ask,
@@ -67,7 +66,6 @@ class _Triad:
         return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}", *text)
 
 
-@register("context_relevance")
 @dataclass(frozen=True)
 class ContextRelevance(_Triad):
     """Mean relevance of the retrieved chunks to the question.
@@ -130,7 +128,6 @@ def check_ratings(n: int, n_passages: int):
     return check
 
 
-@register("groundedness")
 @dataclass(frozen=True)
 class Groundedness(_Triad):
     """How well each answer sentence is backed by the retrieved context, with evidence.
@@ -199,8 +196,8 @@ class Groundedness(_Triad):
                 return reply
             rows = []
             for t, r in zip(sents, reply.value):
-                ctx, span = locate(r["quote"], ctxs, r["passage"])
-                rows.append({"text": t, "rating": r["rating"], "evidence": r["quote"] or None,
+                ctx, evidence, span, _ = evidence_of(r["quote"], ctxs, r["passage"])
+                rows.append({"text": t, "rating": r["rating"], "evidence": evidence,
                              "evidence_chunk": chunk_id(samples[i], ctx), "span": list(span) if span else None,
                              "reason": r["reason"]})
             return rows
@@ -212,7 +209,6 @@ class Groundedness(_Triad):
         return merged
 
 
-@register("answer_relevance")
 @dataclass(frozen=True)
 class AnswerRelevance(_Triad):
     """How relevant the answer is to the question (the triad's answer relevance).

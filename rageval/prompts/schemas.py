@@ -85,6 +85,13 @@ class RatingReply(Reply):
     reason: Text = ""
 
 
+class RubricRating(Reply):
+    """A 1-5 score on a user's rubric (rageval.prompts.rubric)."""
+
+    rating: Annotated[int, Field(ge=1, le=5)]
+    reason: Text = ""
+
+
 class SentenceRating(Reply):
     sentence: int | None = None
     rating: Rating
@@ -139,7 +146,7 @@ REPLIES: dict[str, type[Reply]] = {
     "claim_extract": Claims, "claim_verify": Verdicts, "context_relevance": RatingReply,
     "answer_relevance": RatingReply, "groundedness": Ratings, "answer_relevance_questions": Questions,
     "answer_correctness": StatementSort, "hedging": Hedges, "answer_equivalence": Equivalence,
-    "aligncheck_triples": Triples,
+    "aligncheck_triples": Triples, "rubric": RubricRating,
 }
 
 

@@ -21,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from rageval.errors import ConfigError
+from rageval.files import csv_text, write_atomic
 from rageval.project import Project
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as store
@@ -126,7 +127,7 @@ def to_text(table: pd.DataFrame, fmt: str) -> str:
     for col in _LIST_COLUMNS:
         if col in flat:
             flat[col] = flat[col].map(lambda v: json.dumps(_plain(v), ensure_ascii=False))
-    return flat.to_csv(index=False)
+    return csv_text(flat)
 
 
 def to_parquet_bytes(table: pd.DataFrame) -> bytes:
@@ -149,23 +150,24 @@ def export_run(project: Project, run_id: str, fmt: str, out: Path | None = None)
     if fmt == "parquet":
         if out is None:
             raise ConfigError("parquet export needs --out FILE")
-        Path(out).write_bytes(to_parquet_bytes(table))
+        write_atomic(out, to_parquet_bytes(table))
         return None
     text = to_text(table, fmt)
     if out is not None:
-        Path(out).write_text(text, encoding="utf-8")
+        write_atomic(out, text)
         return None
     return text
 
 
-def table_csv(rows: Any) -> str:
-    """Any table a page shows (a DataFrame or a list of dicts) as CSV, list cells as JSON."""
+def table_csv(rows: Any, *, index: bool = False) -> str:
+    """Any table a page shows (a DataFrame or a list of dicts) as CSV, list cells as JSON, formula
+    cells neutralised (:func:`rageval.files.csv_text`); ``index`` writes the frame's index too."""
     frame = rows if isinstance(rows, pd.DataFrame) else pd.DataFrame(list(rows))
     flat = frame.copy()
     for col in flat.columns:
         if flat[col].map(lambda v: isinstance(v, (list, dict, tuple))).any():
             flat[col] = flat[col].map(lambda v: json.dumps(_plain(v), ensure_ascii=False, default=str))
-    return flat.to_csv(index=False)
+    return csv_text(flat, index=index)
 
 
 def _plain(value: Any) -> Any:

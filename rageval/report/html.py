@@ -18,7 +18,8 @@ from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
 from rageval.report.meaning import info
-from rageval.report.summary import run_summaries
+from rageval.report.summary import (LOW_CONFIDENCE, is_low_confidence, low_confidence_claims, low_confidence_text,
+                                    run_summaries)
 from rageval.store import runs as run_store
 
 _VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
@@ -67,9 +68,23 @@ def histogram_svg(values: Sequence[float], low: float, high: float, *, bins: int
             f'aria-label="histogram">{bars}{axis}</svg>')
 
 
-def _badge(verdict: str) -> str:
+def _badge(verdict: str, low_confidence: bool = False) -> str:
+    """A verdict pill. A low-confidence verdict is grey and dashed and reads "possibly contradicted
+    (low confidence)" and so on, so that it is never taken for a firm verdict."""
+    if low_confidence:
+        return (f'<span class="badge" style="background:#f4f5f7;color:#4a5160;border-color:#8a93a3;'
+                f'border-style:dashed">{esc(_UNSURE.get(verdict, verdict))} ({LOW_CONFIDENCE})</span>')
     bg, fg = _VERDICT.get(verdict, ("#eceff4", "#444"))
     return f'<span class="badge" style="background:{bg};color:{fg};border-color:{fg}">{esc(verdict)}</span>'
+
+
+_UNSURE = {"SUPPORTED": "possibly supported", "CONTRADICTED": "possibly contradicted",
+           "NOT_MENTIONED": "possibly not mentioned"}
+
+
+def _confidence(claim: dict[str, Any]) -> str:
+    conf = (claim.get("details") or {}).get("confidence")
+    return f"{conf:.2f}" if isinstance(conf, (int, float)) else "—"
 
 
 def _correlations(project: Project, run_id: str, values) -> list[tuple[str, float, float, int]]:
@@ -102,11 +117,20 @@ def _worst_metric(summaries) -> str | None:
     return next((m for m in names if m in MAIN_METRICS), names[0] if names else None)
 
 
-def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
-    """The report of ``run_id`` as one self-contained HTML page."""
+def run_report_html(project: Project, run_id: str, *, worst: int = 8, regressions: Any = None,
+                    limit: int = 20) -> str:
+    """The report of ``run_id`` as one self-contained HTML page; with ``regressions`` (the
+    :class:`rageval.views.regressions.Regressions` of a baseline run against this one) it also
+    lists the questions that got worse and better since the baseline, up to ``limit`` of each."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
+    base_run = None
+    if regressions is not None:
+        if regressions.run_b != run_id:
+            raise ConfigError(f"the per-question list compares {regressions.run_a} with {regressions.run_b}, "
+                              f"not with run {run_id}")
+        base_run = run_store.get_run(project.db_path, regressions.run_a)
     summaries = run_summaries(project, run_id)
     values = item_values(project, [run_id])
     cfg = run["config"]
@@ -132,6 +156,11 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
                     f"<td class='muted'>{esc(i.what)}</td></tr>")
     parts.append("<table><tr><th>metric</th><th class='num'>mean</th><th class='num'>scored</th>"
                  "<th class='num'>unscored</th><th>range</th><th>what it measures</th></tr>" + "".join(rows) + "</table>")
+    low, total = low_confidence_claims(project, run_id)
+    if low:
+        parts.append(f"<p><b>Claims:</b> {esc(low_confidence_text(low, total))}. The verifier was not sure of these "
+                     "verdicts; they are shown as \"possibly ...\" below and should be checked by a person "
+                     "before anyone acts on them.</p>")
     parts.append("<h2>Distributions</h2><div class='grid'>")
     ok = values[values["status"] == "ok"]
     for s in summaries:
@@ -154,6 +183,8 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
                      "</th><th class='num'>rho</th><th class='num'>p</th><th class='num'>n</th></tr>" + "".join(
                          f"<tr><td>{esc(m)}</td><td class='num'>{rho:.2f}</td><td class='num'>{p:.3g}</td>"
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
+    if regressions is not None:
+        parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
     if main:
         parts.append(_worst_section(project, run, ok, main, worst))
     body = "\n".join(parts)
@@ -161,6 +192,26 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8) -> str:
             f'content="width=device-width,initial-scale=1"><title>rageval report: {esc(run_name(run))}</title>'
             f"<style>{_CSS}</style></head><body>{body}<p class='muted'>Made by rageval. Metric cards: "
             f"docs/metrics.md.</p></body></html>")
+
+
+def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
+    name = run_name(base) if "config" in base else base["id"]
+    out = [f"<h2>Per question against {esc(name)}</h2><p class='muted'>change = this run − baseline "
+           f"on {esc(r.metric)} ({'higher' if r.higher_is_better else 'lower'} is better): {len(r.worse)} worse, "
+           f"{len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers scored by both"
+           + (f"; {r.lost} scored in the baseline but unscored here" if r.lost else "") + ".</p>"]
+    for title, df in (("Worse", r.worse), ("Better", r.better)):
+        if not len(df):
+            continue
+        more = f" (first {limit} of {len(df)})" if len(df) > limit else f" ({len(df)})"
+        out.append(f"<h3>{title}{more}</h3><table><tr><th>#</th><th>question</th><th class='num'>baseline</th>"
+                   "<th class='num'>this run</th><th class='num'>change</th><th class='num'>contradicted claims</th></tr>")
+        out += [f"<tr><td>{esc(x['#'])}</td><td>{esc(x['question'])}</td><td class='num'>{_fmt(x['a'])}</td>"
+                f"<td class='num'>{_fmt(x['b'])}</td><td class='num'>{x['change']:+.3f}</td>"
+                f"<td class='num'>{x['contradicted_a']} → {x['contradicted_b']}</td></tr>"
+                for x in df.head(limit).to_dict("records")]
+        out.append("</table>")
+    return "".join(out)
 
 
 def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: int) -> str:
@@ -183,8 +234,10 @@ def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: in
         if item_claims:
             sig = next((c["signature"] for c in item_claims if c["signature"].startswith("faithfulness|")),
                        item_claims[0]["signature"])
-            out.append("<table><tr><th>verdict</th><th>claim</th><th>evidence</th><th>reason</th></tr>" + "".join(
-                f"<tr><td>{_badge(c['verdict'])}</td><td>{esc(c['text'])}</td><td>{esc(c.get('evidence') or '—')}"
+            out.append("<table><tr><th>verdict</th><th class='num'>confidence</th><th>claim</th><th>evidence</th>"
+                       "<th>reason</th></tr>" + "".join(
+                f"<tr><td>{_badge(c['verdict'], is_low_confidence(c))}</td><td class='num'>{_confidence(c)}</td>"
+                f"<td>{esc(c['text'])}</td><td>{esc(c.get('evidence') or '—')}"
                 f"</td><td class='muted'>{esc(c.get('reason') or '')}</td></tr>"
                 for c in sorted(item_claims, key=lambda c: c["ordinal"]) if c["signature"] == sig) + "</table>")
     return "".join(out)

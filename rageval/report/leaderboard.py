@@ -128,24 +128,3 @@ def paired(values: pd.DataFrame, metric: str, run_a: str, run_b: str) -> pd.Data
     both = pd.concat([a, b], axis=1, join="inner").reset_index()
     both["diff"] = both["b"] - both["a"]
     return both
-
-
-def runs_overview(project: Project, live: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    """Every run as a table row with a readable name; empty cells are "", never the text "None".
-
-    ``live`` maps the ids of runs executing in this process to their progress
-    (:class:`rageval.runs.worker.Progress`): their status is what the progress bar says
-    (``answering 3/10``), so the table and the bar never disagree.
-    """
-    rows = []
-    live = live or {}
-    for r in run_store.runs(project.db_path):
-        cfg = r["config"]
-        status = live[r["id"]].short() if r["id"] in live else r["status"]
-        rows.append({
-            "name": run_name(r), "status": status, "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-            "judge": judge_label(r), "generator": str(cfg.get("generator") or ("imported" if r["kind"] != "pipeline" else "")),
-            "started": r["started"] or r["created"], "finished": r["finished"] or "",
-            "error": r["error"] or "", "run": r["id"],
-        })
-    return rows

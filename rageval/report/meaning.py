@@ -94,6 +94,9 @@ def label(name: str) -> str:
 
 def info(name: str) -> MetricInfo:
     """The metric's meaning; a name no longer registered gets a plain description, never an error."""
+    if name.startswith("rubric:"):  # a project's own rubric (rageval.prompts.rubric): judged 1-5, stored as (r - 1) / 4
+        return MetricInfo(name, f"The team's rubric {name[7:]!r}, rated 1-5 by the LLM judge and stored as "
+                          "(rating - 1) / 4.", "judged", ("question", "answer"), 0.0, 1.0, True)
     try:
         m = get_metric(name)
     except RagevalError:

@@ -79,3 +79,33 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
                            reasons=reasons.get(m, {}))
              for m, g in groups.items()]
     return sorted(found, key=lambda s: (order.get(s.metric, len(order)), s.metric))
+
+
+# --- low-confidence claim verdicts (issue 22) -------------------------------------------------------
+
+LOW_CONFIDENCE = "low confidence"
+#: metrics whose card counts the run's low-confidence claims (the claims are stored once per answer)
+CLAIM_METRICS = ("faithfulness", "hallucination_rate", "contradiction_rate")
+
+
+def is_low_confidence(claim: dict[str, Any]) -> bool:
+    """Whether a claim's verdict is low confidence: ``low_confidence`` of the stored claim (in its
+    ``details``) or of the claim record itself (``Score.details["claims"]``)."""
+    details = claim.get("details") or {}
+    return bool(details.get("low_confidence", claim.get("low_confidence")))
+
+
+def low_confidence_claims(project: Project, run_id: str) -> tuple[int, int]:
+    """``(low-confidence claims, claims)`` of a run."""
+    from rageval.store import reports as report_store
+
+    return report_store.low_confidence_counts(project.db_path, run_id)
+
+
+def low_confidence_text(low: int, total: int) -> str:
+    """``"3 of 12 claims low confidence"``; ``""`` when the run has no claims.
+
+    >>> low_confidence_text(3, 12), low_confidence_text(0, 0)
+    ('3 of 12 claims low confidence', '')
+    """
+    return f"{low} of {total} claims {LOW_CONFIDENCE}" if total else ""

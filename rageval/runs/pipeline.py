@@ -160,7 +160,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     slowest chain of dependent calls does, so longer batches leave the pool idle less often.
     """
     from rageval.ingest.corpus import sync_index
-    from rageval.generate import ExtractiveGenerator, LLMGenerator
+    from rageval.generate.generators import ExtractiveGenerator, LLMGenerator
     from rageval.embed.cache import get_embedder
 
     started = time.monotonic()

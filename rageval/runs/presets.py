@@ -7,12 +7,11 @@ it applies to any data. Never a secret: keys stay in the environment.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from typing import Any
 
 from rageval.errors import ConfigError
+from rageval.files import write_atomic
 from rageval.project import Project
 
 FIELDS = ("chunking", "embedder", "top_k", "generator", "temperature", "judge", "metrics")
@@ -43,13 +42,10 @@ def save_preset(project: Project, name: str, settings: dict[str, Any]) -> None:
     data = presets(project)
     data[name] = kept
     project.root.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=project.root, suffix=".json")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=1, sort_keys=True)
-    os.replace(tmp, _path(project))  # atomic: a reader never sees half a file
+    write_atomic(_path(project), json.dumps(data, indent=1, sort_keys=True))  # a reader never sees half a file
 
 
 def delete_preset(project: Project, name: str) -> None:
     data = presets(project)
     if data.pop(name, None) is not None:
-        _path(project).write_text(json.dumps(data, indent=1, sort_keys=True), encoding="utf-8")
+        write_atomic(_path(project), json.dumps(data, indent=1, sort_keys=True))

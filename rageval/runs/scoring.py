@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from rageval.errors import ProjectBusyError
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.runs.pipeline import new_run_id, score_rows
 from rageval.project import Project
-from rageval.ingest.rows import RowError, as_relevance, as_text_list, read_table
+from rageval.ingest.rows import RowError, as_label, as_relevance, as_text_list, read_table
+from rageval.ingest.limits import RowLimits
 from rageval.store import runs as store
 from rageval.store.items import save_items
 from rageval.text.hygiene import clean_value, display_name
@@ -32,25 +33,32 @@ class ScoreResult:
     errors: list[RowError] = field(default_factory=list)
 
 
-ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "reference", "retrieved_ids", "relevant_ids", "domain")
+ANSWER_COLUMNS = ("id", "question", "answer", "contexts", "context_ids", "reference", "retrieved_ids", "relevant_ids",
+                  "domain")
 
 
-def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError]]:
+def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowError]]:
     """Rows -> Samples; a row with unusable fields is an error, the others are kept.
 
     Problems of level ``note`` belong to kept rows (a lone surrogate replaced) or to the file
-    (columns not used); the others name a rejected row.
+    (columns not used); the others name a rejected row: a field that is not text where text is
+    needed (``contexts: 5``, ``id: ["x"]``, ``reference: NaN``, ``contexts: [Infinity]``), a row over
+    ``limits`` (:class:`rageval.ingest.limits.RowLimits`, from the environment by default).
     """
-    table = read_table(source, data)
+    table = read_table(source, data, limits=limits)
     table.note_unused(ANSWER_COLUMNS)
     errors = table.problems
     samples: list[Sample] = []
     seen: dict[str, int] = {}
     for n, rec in table.records:
-        sample_id = str(rec.get("id") or "").strip() or f"row{n}"
+        try:
+            sample_id = as_label(rec.get("id"), field="id") or f"row{n}"
+        except ValueError as exc:
+            errors.append(table.error(n, str(exc), column="id"))
+            continue
         if sample_id in seen:
-            errors.append(RowError(source, n, f"duplicate id {sample_id!r} (first at row {seen[sample_id]}); "
-                                   "this row was skipped", column="id", line=table.lines.get(n)))
+            errors.append(table.error(n, f"duplicate id {sample_id!r} (first at row {seen[sample_id]}); "
+                                         "this row was skipped", column="id"))
             continue
         try:
             answer = rec.get("answer")
@@ -59,7 +67,7 @@ def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError
             question = rec.get("question") or ""
             if not isinstance(question, str):
                 raise ValueError("question must be a string")
-            contexts = as_text_list(rec.get("contexts"), field="contexts")
+            contexts = as_text_list(rec.get("contexts"), field="contexts", numbers=False)
             retrieved = as_text_list(rec.get("retrieved_ids"), field="retrieved_ids")
             named = as_text_list(rec.get("context_ids"), field="context_ids")
             sample = Sample(
@@ -71,11 +79,10 @@ def parse_answers(source: str, data: bytes) -> tuple[list[Sample], list[RowError
                 context_ids=(named if len(named) == len(contexts) else
                              retrieved if len(retrieved) == len(contexts) else ()),
                 relevant_ids=as_relevance(rec.get("relevant_ids")),
-                domain=(str(rec["domain"]) if rec.get("domain") not in (None, "") else None),
+                domain=as_label(rec.get("domain"), field="domain"),
             )
         except ValueError as exc:
-            errors.append(RowError(source, n, str(exc), column=str(exc).split(" ", 1)[0],
-                                   line=table.lines.get(n)))
+            errors.append(table.error(n, str(exc), column=str(exc).split(" ", 1)[0]))
             continue
         seen[sample_id] = n
         samples.append(sample)
@@ -126,23 +133,29 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
           language: str = "en", embedder: str = "local", resources: Resources | None = None,
           project: Project | None = None,
           source: str = "answers", details: bool = False,
-          metric_options: dict[str, Any] | None = None) -> ScoreResult:
+          metric_options: dict[str, Any] | None = None,
+          progress: Callable[[str, int, int], None] | None = None) -> ScoreResult:
     """Score ``samples``; with ``project``, also store them as an import run.
 
-    ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``).
+    ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``);
+    ``progress(phase, done, total)`` is called as each metric finishes over all rows.
     """
     metrics = parse_metric_list(metric_names, judge=judge, language=language, embedder=embedder,
                                 **(metric_options or {}))
     resources = resources or Resources(language=language)
     samples = [clean_sample(s) for s in samples]  # the public boundary: no lone surrogate, no NUL
-    scores = evaluate(samples, metrics, resources)
+    scores = evaluate(samples, metrics, resources, progress=None if progress is None else
+                      lambda name, done, total: progress(f"scoring {len(samples)} row(s), metrics done", done, total))
     rows = output_rows(samples, scores, details=details)
     run_id = None
     if project is not None:
         source = display_name(source).name
         run_id = new_run_id()
         config = {"source": source, "metrics": [m.name for m in metrics], "judge": judge, "language": language,
-                  "embedder": embedder, **(metric_options or {})}
+                  "embedder": embedder, **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}}
+        rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
+        if rubrics:  # the rubric text the values were judged with, kept with the run
+            config["rubrics"] = rubrics
         store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
                          config_hash=stable_hash(config), n_items=len(samples))
         store.set_run_status(project.db_path, run_id, "running")

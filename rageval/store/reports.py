@@ -65,6 +65,17 @@ def verdict_counts(db: Path, run_id: str) -> list[tuple[str, str, str, int]]:
         ).fetchall()
 
 
+def low_confidence_counts(db: Path, run_id: str) -> tuple[int, int]:
+    """``(low-confidence claims, claims)`` stored for the run (``details.low_confidence``)."""
+    with connect(db) as con:
+        row = con.execute(
+            "SELECT count(*) FILTER (WHERE json_extract_string(details, '$.low_confidence') = 'true'), count(*)"
+            " FROM claims WHERE run_id = ?",
+            [run_id],
+        ).fetchone()
+    return int(row[0]), int(row[1])
+
+
 def answer_rows(db: Path, run_id: str) -> list[tuple]:
     """``(item_id, ordinal, question, answer, status, reason, domain)`` without contexts."""
     with connect(db) as con:
@@ -133,7 +144,8 @@ def scores_of(db: Path, run_id: str, item_id: str) -> list[dict[str, Any]]:
 
 def answer_table_frames(db: Path, run_id: str):
     """In one connection, as DataFrames: answers (no contexts), score values, claim verdict counts
-    and faithfulness diagnoses of a run (the parts of the Answers table)."""
+    (with the low-confidence ones among them) and faithfulness diagnoses of a run (the parts of the
+    Answers table)."""
     with connect(db) as con:
         answers = con.execute(
             "SELECT a.item_id AS id, a.ordinal + 1 AS \"#\", a.question, a.answer, a.status, a.reason,"
@@ -144,8 +156,9 @@ def answer_table_frames(db: Path, run_id: str):
         values = con.execute("SELECT item_id AS id, metric, value FROM metric_scores WHERE run_id = ?",
                              [run_id]).df()
         verdicts = con.execute(
-            "SELECT item_id AS id, signature, verdict, count(*) AS n FROM claims WHERE run_id = ?"
-            " GROUP BY item_id, signature, verdict", [run_id]).df()
+            "SELECT item_id AS id, signature, verdict, count(*) AS n,"
+            " count(*) FILTER (WHERE json_extract_string(details, '$.low_confidence') = 'true') AS low"
+            " FROM claims WHERE run_id = ? GROUP BY item_id, signature, verdict", [run_id]).df()
         diagnosis = con.execute(
             "SELECT item_id AS id, json_extract_string(details, '$.diagnosis.answer_cause') AS diagnosis"
             " FROM metric_scores WHERE run_id = ? AND metric = 'faithfulness'", [run_id]).df()

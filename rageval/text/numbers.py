@@ -26,6 +26,7 @@ every quantity replaced by that form, so that token-level metrics see "EUR 1,500
   when the second number exceeds 12) become ISO ``2021-03-03``; ``March 2021`` becomes ``2021-03``; a lone year 1500-2099 is a year.
 
 Canonical forms: ``1500000000 eur``, ``0.75 % per year``, ``7 day``, ``2021-03-03``, ``2021``.
+A digit string too large for a float (309 digits or more: a serial number) is text, not a quantity.
 Values are rounded to 6 significant digits in the canonical text, so equal quantities written
 differently have equal canonical text, and :func:`same_quantity` compares by it.
 
@@ -40,6 +41,7 @@ True
 """
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -282,7 +284,9 @@ def _number_at(text: str, low: str, pos: int, language: str) -> tuple[float, int
     if m and (pos == 0 or not (text[pos - 1].isalnum() or text[pos - 1] in ".,")):
         if re.match(r"[.,]\d", text[m.end():m.end() + 2]):  # "2.0.1", an IP or a version: not a number
             return None
-        return parse_number(m.group(), language), m.end()
+        value = parse_number(m.group(), language)
+        # a serial number of 309+ digits is infinite as a float: it stays text, never a quantity
+        return (value, m.end()) if math.isfinite(value) else None
     w = _WORD.match(low, pos)
     if not w or (pos and low[pos - 1].isalnum()):
         return None
@@ -338,7 +342,7 @@ def _quantity_after(text: str, low: str, start: int, value: float, end: int, cur
         period = _RATE_PERIOD[(rate.group(1) or rate.group(2)).lower()]
         canonical, end = f"{canonical} per {period}", rate.end()
         unit = f"{unit}/{period}"
-    elif kind == "number" and value == int(value) and 1500 <= value <= 2099 and re.fullmatch(r"\d{4}", text[start:end]):
+    elif kind == "number" and math.isfinite(value) and value == int(value) and 1500 <= value <= 2099 and re.fullmatch(r"\d{4}", text[start:end]):
         kind, canonical = "year", str(int(value))
         if low[end:end + 1] == "s" and not low[end + 1:end + 2].isalnum():  # "the 1990s"
             canonical, end = f"{canonical}s", end + 1
@@ -401,8 +405,8 @@ def quantities(text: str, language: str | None = None) -> list[Quantity]:
             if before:
                 cur = CURRENCY_SIGNS[before.group()]
         q = _quantity_after(text, low, start, value, end, cur)
-        if one and q.kind == "number":  # "a man": the article stays a word
-            pos = end
+        if one and q.kind == "number" or not math.isfinite(q.value):  # "a man": the article stays a word;
+            pos = end                                                   # 1e300 trillion: text, as above
             continue
         found.append(q)
         taken.append((q.start, q.end))

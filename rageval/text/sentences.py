@@ -15,8 +15,9 @@ The text is read line by line first, then each block of lines by punctuation:
      words, every word of four or more letters capitalised, no final punctuation) that starts a
      paragraph and is followed by a blank line, the end of the text or a longer line;
 
-   and a new block starts at each list item (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``): the
-   item's wrapped continuation lines join it.
+   and a new block starts at each list item (``-``, ``*``, ``+``, ``•``, ``1.``, ``1)``) and at
+   each field of a form or spec sheet (a ``Label: value`` line, the label capitalised and of at
+   most ``FIELD_WORDS`` words, next to another such line): their wrapped lines join them.
 2. **Sentences.** Inside a block a sentence ends at ``.``, ``!`` or ``?`` (closing quotes and
    brackets included) followed by whitespace, or at an inline bullet (`` • ``), except a full
    stop
@@ -55,10 +56,12 @@ END_ABBREVIATIONS = frozenset({"etc", "ecc", "inc", "ltd", "co", "corp", "spa", 
 #: abbreviations written before a number: a sentence does not end after them before a digit
 NUMBER_ABBREVIATIONS = frozenset({"no", "nos", "n", "art", "pag", "pp", "p", "vol", "sec", "cap", "par", "c", "num"})
 HEADING_WORDS = 10
+FIELD_WORDS = 4
 
 _END = re.compile(r"[.!?]+[\"'\u201d\u2019\u00bb)\]]*\s+|\s+[•·]\s+")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)])[ \t]+(?=\S)")
 _MD_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+")
+_FIELD = re.compile(r"[ \t]*[A-Z\u00C0-\u00DE][^\s:]*(?:[ \t][^\s:]+){0,%d}:[ \t]+\S" % (FIELD_WORDS - 1))
 _FINAL_PUNCT = tuple(".!?;:,")
 
 
@@ -95,6 +98,7 @@ def blocks(text: str) -> list[tuple[int, int, str]]:
     for raw in text.split("\n"):
         lines.append((at, at + len(raw)))
         at += len(raw) + 1
+    field = [_FIELD.match(text, a, b) is not None for a, b in lines] + [False]
     out: list[tuple[int, int, str]] = []
     cur: list[int] | None = None  # [start, end] of the open prose block
     after_unit = True  # the previous line was blank, a heading, a table row, or ended a sentence
@@ -119,9 +123,9 @@ def blocks(text: str) -> list[tuple[int, int, str]]:
             out.append((a + skip, b, "heading"))
             after_unit = True
             continue
-        if item:
+        if item or (field[i] and ((i > 0 and field[i - 1]) or field[i + 1])):
             cur = _close(out, cur)
-            cur = [a + item.end(), b]
+            cur = [a + (item.end() if item else 0), b]
         elif cur is None:
             cur = [a, b]
         else:
@@ -167,6 +171,20 @@ def _sentences_in(text: str, start: int, end: int, spans: list[Span]) -> None:
     _add(spans, text, start + cut, end)
 
 
+def enclosing(text: str, start: int, end: int, *, most: int | None = None) -> Span | None:
+    """The whole sentences (or table rows) of ``text`` that ``text[start:end]`` touches, as one span
+    from the first one's start to the last one's end; None when it touches none, or more than
+    ``most``.
+
+    >>> enclosing("One two. Three four five. Six.", 13, 17).text
+    'Three four five.'
+    """
+    touched = [s for s in split_sentences(text) if s.start < end and start < s.end]
+    if not touched or (most is not None and len(touched) > most):
+        return None
+    return Span(text[touched[0].start:touched[-1].end], touched[0].start, touched[-1].end)
+
+
 def _add(spans: list[Span], text: str, start: int, end: int) -> None:
     piece = text[start:end]
     lead = len(piece) - len(piece.lstrip())
@@ -178,7 +196,7 @@ def _add(spans: list[Span], text: str, start: int, end: int) -> None:
 def rules_text() -> str:
     """The segmenter's rules as one string (hashed into :func:`rageval.text.version`)."""
     return "\n".join([" ".join(sorted(ABBREVIATIONS)), " ".join(sorted(END_ABBREVIATIONS)),
-                      " ".join(sorted(NUMBER_ABBREVIATIONS)), str(HEADING_WORDS), _END.pattern,
+                      " ".join(sorted(NUMBER_ABBREVIATIONS)), str(HEADING_WORDS), _END.pattern, _FIELD.pattern,
                       _LIST_ITEM.pattern, _MD_HEADING.pattern, "blocks:v2"])
 
 

@@ -18,7 +18,8 @@ VERDICT_COLUMNS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NO
 
 def answer_table(project: Project, run_id: str) -> pd.DataFrame:
     """Columns: ``#, id, question, answer, status, domain, supported, contradicted, not_mentioned,
-    diagnosis, hedging_flag`` then one column per metric (value, NaN when unscored)."""
+    low_confidence`` (how many of those verdicts are low confidence), ``diagnosis, hedging_flag``
+    then one column per metric (value, NaN when unscored)."""
     base, values, counts, diag = report_store.answer_table_frames(project.db_path, run_id)
     if len(counts):
         # one claim family per answer: the faithfulness claims when present, as the detail view shows
@@ -27,8 +28,9 @@ def answer_table(project: Project, run_id: str) -> pd.DataFrame:
         counts = counts[counts["signature"] == counts["id"].map(first)]
         wide = counts.pivot_table(index="id", columns="verdict", values="n", aggfunc="sum", fill_value=0)
         wide = wide.rename(columns=VERDICT_COLUMNS).reset_index()
-        base = base.merge(wide, on="id", how="left")
-    for col in VERDICT_COLUMNS.values():
+        low = counts.groupby("id")["low"].sum().rename("low_confidence").reset_index()
+        base = base.merge(wide, on="id", how="left").merge(low, on="id", how="left")
+    for col in (*VERDICT_COLUMNS.values(), "low_confidence"):
         base[col] = base[col].fillna(0).astype(int) if col in base else 0
     base = base.merge(diag, on="id", how="left")
     base["diagnosis"] = base["diagnosis"].fillna("").astype(str).str.replace("_", " ")
@@ -41,7 +43,7 @@ def answer_table(project: Project, run_id: str) -> pd.DataFrame:
 
 
 def metric_columns(table: pd.DataFrame) -> list[str]:
-    fixed = {"id", "#", "question", "answer", "status", "reason", "domain", "diagnosis", "hedging_flag",
+    fixed = {"id", "#", "question", "answer", "status", "reason", "domain", "diagnosis", "hedging_flag", "low_confidence",
              *VERDICT_COLUMNS.values()}
     return [c for c in table.columns if c not in fixed]
 

@@ -5,6 +5,7 @@ import math
 
 from rageval.human.analysis import CEILING, Analysis
 from rageval.human.compare import Comparison
+from rageval.human.plain import plain_reason
 
 
 def _num(v, fmt="{:.3f}") -> str:
@@ -25,7 +26,7 @@ def analysis_text(a: Analysis) -> str:
                 continue
             ci = f" [{_num(c['ci_low'])}, {_num(c['ci_high'])}]" if c["ci_low"] is not None else ""
             p = f" p={_num(c['p'], '{:.3g}')}" if c["p"] is not None else ""
-            why = f" ({c['reason']})" if c["reason"] else ""
+            why = f" ({plain_reason(c['reason'])})" if c["reason"] else ""
             lines.append(f"  {m:<{width}}  rho={_num(c['rho'])}{ci}{p} n={c['n']}{why}")
         mat = a.matrix(g)
         if len(mat) > 1:
@@ -37,9 +38,14 @@ def analysis_text(a: Analysis) -> str:
 def comparison_text(c: Comparison) -> str:
     lines = [c.verdict, "", f"metric {c.metric} ({'higher' if c.higher_is_better else 'lower'} is better), "
                             f"n = {c.n} items scored by every run"]
-    lines.append(f"  {'run':<24} {'mean':>8} {'mean rank':>10} {'first-rank share':>17}")
-    for r in c.runs:
-        lines.append(f"  {r:<24} {c.means[r]:>8.3f} {c.mean_ranks[r]:>10.2f} {c.first_rank_share[r]:>17.2f}")
+    lines.append(f"  {'':<2}{'run':<24} {'mean':>8} {'mean rank':>10} {'first-rank share':>17}  name")
+    for label, r in zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", c.runs):
+        lines.append(f"  {label:<2}{r:<24} {c.means[r]:>8.3f} {c.mean_ranks[r]:>10.2f} {c.first_rank_share[r]:>17.2f}"
+                     f"  {c.name(r)}")
+    if c.difference is not None and c.difference.diff is not None:
+        d = c.difference
+        lines.append(f"mean difference B - A = {d.diff:+.3f}, 95% bootstrap CI [{d.ci_low:+.3f}, {d.ci_high:+.3f}]; "
+                     f"{c.changed} of {d.n} paired answers changed")
     if c.friedman is not None and c.friedman.statistic is not None:
         lines.append(f"Friedman chi2 = {c.friedman.statistic:.3f}, p = {c.friedman.p:.3g}; "
                      f"critical difference of mean ranks (Nemenyi, 0.05) = {_num(c.critical_difference)}")

@@ -16,12 +16,14 @@ from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
 from rageval.errors import RagevalError
-from rageval.ingest.chunking import ChunkingConfig
+from rageval.config import ChunkingConfig
 from rageval.metrics.base import get_metric, metric_names, parse_metric_list
 from rageval.types import Resources
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
+from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
+                                    low_confidence_text)
 from rageval.ingest.rows import RowError
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
@@ -67,30 +69,6 @@ def run_label(run: dict[str, Any]) -> str:
     return f"{run['id']} · {what} · {run['status']} {run['done']}/{run['n_items']}"
 
 
-def run_rows(project: Project) -> list[dict[str, Any]]:
-    """The run list as table rows: id, kind, status, corpus, QA set, done, failed, times, error,
-    and the command that resumes a stopped run (the Run page's Resume button does the same).
-
-    Runs whose owner process is gone are marked ``interrupted`` first (:func:`owners.reap`).
-    """
-    from rageval.store import owners
-
-    owners.reap(project.db_path)
-    return [{
-        "run": r["id"], "kind": r["kind"], "status": r["status"], "corpus": r["corpus"],
-        "qa_set": r["qa_set"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-        "generator": r["config"].get("generator", "—"), "judge": r["config"].get("judge", "—"),
-        "created": r["created"], "finished": r["finished"], "error": r["error"],
-        "resume": (f"python -m rageval run --resume {r['id']}"
-                   if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed") else ""),
-    } for r in run_store.runs(project.db_path)]
-
-
-def resumable(run: dict[str, Any], *, active: bool) -> bool:
-    """A pipeline run that stopped before finishing and is not being executed right now."""
-    return run["kind"] == "pipeline" and run["status"] != "finished" and not active
-
-
 # --- metrics -------------------------------------------------------------------------------
 
 def metric_options(top_k: int = 10) -> list[str]:
@@ -109,6 +87,45 @@ def check_metric_options(metrics: Sequence[str], **options: Any) -> None:
     """ConfigError when the chosen metrics reject an option value (e.g. ``aligncheck_types="0"``)."""
     if metrics:
         parse_metric_list(list(metrics), **options)
+
+
+#: the rubric the Run page's form starts from (rageval.prompts.rubric describes the format)
+RUBRIC_EXAMPLE = """name = "politeness"
+description = "Is the answer polite and professional towards a customer?"
+criteria = ["greets or thanks where natural", "never blames the customer", "no slang"]
+needs = []  # add "reference" or "contexts" to show them to the judge
+
+[anchors]
+1 = "rude or dismissive"
+2 = "curt, or blames the customer"
+3 = "neutral: neither polite nor rude"
+4 = "polite, with a small lapse"
+5 = "polite, warm and professional throughout"
+"""
+
+
+def rubric_metrics(project: Project) -> list[str]:
+    """``rubric:NAME`` of each rubric stored in the project."""
+    from rageval.metrics.rubric import project_rubrics
+
+    return [r.metric for r in project_rubrics(project).values()]
+
+
+def add_rubric_text(project: Project, text: str) -> Any:
+    """Parse a rubric written as TOML and store it in the project; ConfigError says what to fix."""
+    from rageval.metrics.rubric import add_rubric
+    from rageval.prompts.rubric import parse_rubric
+
+    rubric = parse_rubric(text, "the rubric")
+    add_rubric(project, rubric, text)
+    return rubric
+
+
+def run_rubrics(project: Project, metrics: Sequence[str]) -> tuple:
+    """The stored rubrics that ``metrics`` name (``rubric:NAME``), for a RunConfig."""
+    from rageval.metrics.rubric import resolve
+
+    return resolve(list(metrics), {}, project)
 
 
 def default_metrics(options: Sequence[str]) -> list[str]:
@@ -337,9 +354,17 @@ def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
 
 
 def claim_confidence(claim: dict[str, Any]) -> str:
-    """The verifier's probability of the claim's verdict as "0.93", or "" (LLM judges give none)."""
+    """The verifier's probability of the claim's verdict as "0.93", "0.61 · low confidence" below the
+    verifier's threshold, or "" (LLM judges give none)."""
     conf = (claim.get("details") or {}).get("confidence")
-    return f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+    text = f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+    return f"{text} · {LOW_CONFIDENCE}" if is_low_confidence(claim) else text
+
+
+def card_notes(project: Project, run_id: str) -> dict[str, str]:
+    """Notes under the claim metrics' cards: how many of the run's claims are low confidence."""
+    text = low_confidence_text(*low_confidence_claims(project, run_id))
+    return {m: text for m in CLAIM_METRICS} if text else {}
 
 
 def evidence_prefix(claim: dict[str, Any]) -> str:
