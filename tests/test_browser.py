@@ -281,6 +281,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             assert "question=q3" in a.url and f"run={pipeline_run}" in a.url, a.url
 
             # tab B rates: save and next moves to the next answer, and the address follows
+            b.bring_to_front()  # a hidden tab does not paint: Chromium pauses its animation frames
             b.goto(f"{server}/human_review?project=t&run={pipeline_run}&rater=e2e&question=q1")
             expect(b.get_by_text("e2e: 0 of 3 answers rated")).to_be_visible()
             b.get_by_text("4 Good").click()
@@ -290,18 +291,23 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             expect(b).to_have_url(re.compile(r"question=q2"))
 
             # tab A starts a run; tab B, still on Human review, announces it with its link
+            a.bring_to_front()
             a.goto(f"{server}/run?project=t")
             a.get_by_role("button", name="Start run").click()
             expect(a.get_by_text(PROGRESS).or_(a.get_by_text("Finished:")).first).to_be_visible(timeout=30_000)
+            b.bring_to_front()
             expect(b.get_by_text("Finished:")).to_be_visible(timeout=240_000)
             expect(b.get_by_role("button", name="Open its answers")).to_be_visible()
 
-            # Compare the two pipeline runs: the verdict is a sentence
+            # Compare the two pipeline runs: the verdict is a sentence, and the per-question lists
+            a.bring_to_front()
             new_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch)
                            if r["kind"] == "pipeline" and r["id"] != pipeline_run)
             a.goto(f"{server}/compare?project=t&runs={pipeline_run},{new_run}")
             expect(a.get_by_role("heading", name="Compare runs")).to_be_visible()
             expect(a.get_by_text(re.compile(r"difference|scores (higher|lower)|reliable")).first).to_be_visible()
+            expect(a.get_by_role("heading", name="Per question: what got worse, what got better")).to_be_visible()
+            expect(a.get_by_text(re.compile(r"^(Worse|Better) in B \(\d+\)$")).first).to_be_visible()
         except Exception as exc:  # noqa: BLE001 - fail with what the pages showed
             raise AssertionError(f"{exc}\n--- tab A ---\n{a.inner_text('body')[:3000]}"
                                  f"\n--- tab B ---\n{b.inner_text('body')[:3000]}") from exc
