@@ -18,7 +18,8 @@ no context crosses portions, and before any figure was looked at:
   dev file, HaluEval QA + dialogue (capped), Citation-Integrity train (train) and dev (dev),
   e-RTE-3-it DEV file, WiCE dev-split claims, SummEdits ``evaluation`` split sentences,
   generated number/date swaps (a minority, see ``number_swaps``);
-- report (never trained or tuned on): SNLI test, binary-FEVER-NLI test, Climate-FEVER (all),
+- report (never trained or tuned on; bench/validate_nli.py drops report rows whose premise or
+  claim occurs in a train or dev row): SNLI test, binary-FEVER-NLI test, Climate-FEVER (all),
   QAGS (all), e-RTE-3-it TEST, Citation-Integrity test, WiCE test-split claims, SummEdits
   ``test`` split (whole summaries against whole documents; read by bench/validate_nli.py).
 
@@ -259,7 +260,7 @@ def number_swaps(rows: list[dict], seed: int, cap: int) -> list[dict]:
     """Generated pairs of a kind real data has few of, from train/dev entailed pairs whose claim
     and premise share a number: (a) the claim's number changed -> C; (b) a premise number the
     claim does not use changed -> E (so "the numbers differ" alone does not decide the label);
-    (c) the pair unchanged -> E. Same portion and group as the pair it came from."""
+    the original pair stays as it was. Same portion and group as the pair it came from."""
     rng = random.Random(seed)
     out = []
 

@@ -9,7 +9,7 @@ Input: ``[CLS] premise [SEP] claim [SEP]`` with token types 0 / 1, at most ``max
 word-pieces (the longer side truncated first). At load the adapter is merged into the weights
 the embedder already uses, ``W' = W + (alpha / r) B A`` for each dense weight of the adapted
 layers (their LayerNorms replaced by the trained ones), so one pair costs one MiniLM forward
-pass (:func:`rageval.minilm._encode_batch`). With ``h`` the last layer's states,
+pass (:func:`rageval.embed.minilm._encode_batch`). With ``h`` the last layer's states,
 ``z = [h_CLS ; mean_i h_i]`` and::
 
     logits = W2 tanh(W1 z + b1) + b2            over (entailed, neutral, contradicted)
@@ -29,7 +29,7 @@ from typing import Sequence
 import numpy as np
 
 from rageval.errors import ConfigError
-from rageval.minilm import _encode_batch, _MiniLM, bucket_width, build_minilm, minilm_folder, minilm_tokenizer
+from rageval.embed.minilm import _encode_batch, _MiniLM, bucket_width, build_minilm, minilm_folder, minilm_tokenizer
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
 PARAMS_PATH = MODELS / "claim_xenc.npz"
