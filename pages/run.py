@@ -91,8 +91,8 @@ def main() -> None:
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {r["id"]: r for r in stopped}
-        run_id = c1.selectbox("Stopped runs", list(by_id), format_func=lambda i: common.run_title(by_id[i]),
-                              key="resume_pick")
+        run_id = c1.selectbox("Stopped runs", list(by_id), key="resume_pick", format_func=lambda i: (
+            f"{common.run_title(by_id[i])} · {by_id[i]['status']} {by_id[i]['done']}/{by_id[i]['n_items']} · {i}"))
         if c2.button("Resume", key="run_resume", help="continues where it stopped; finished items are kept"):
             workers.start(p, run_id)
             st.session_state.setdefault("run_watch", []).append(run_id)

@@ -273,6 +273,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             page.set_default_timeout(60_000)
         try:
             # a link someone pasted: that run, that question; a reload keeps it
+            a.bring_to_front()
             a.goto(f"{server}/answers?project=t&run={pipeline_run}&question=q3")
             expect(a.get_by_role("heading", name="Answers")).to_be_visible()
             expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
