@@ -368,12 +368,20 @@ def _review_ratings(root: str, slug: str, run_id: str, stamp: tuple) -> dict:
     return review.ratings_by_item(Project(slug=slug, root=Path(root)), run_id)
 
 
+def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
+    """Who has rated answers of ``run`` (from the cached ratings: no extra read)."""
+    ratings = _review_ratings(str(p.root), p.slug, run["id"], stamp(p))
+    return sorted({name for given in ratings.values() for name in given})
+
+
 def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
     """rageval.views.review.queue, from the run's answers (cached per run) and its ratings (cached on
     the database's change stamp)."""
     from rageval.views import review
 
-    base = _review_base(str(p.root), p.slug, run["id"], run_stamp(run))
+    # keyed on the run's own state only: a rating (which bumps the session's data version) leaves
+    # the run's answers and scores as they are, so "Save and next" never re-reads them
+    base = _review_base(str(p.root), p.slug, run["id"], (run["status"], run["done"], run["failed"], str(run["finished"])))
     return review.with_ratings(base, _review_ratings(str(p.root), p.slug, run["id"], stamp(p)), annotator)
 
 

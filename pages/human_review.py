@@ -105,7 +105,7 @@ def main() -> None:
     run_id = st.selectbox("Run", list(by_id), format_func=lambda i: common.run_title(by_id[i]), key="hr_run")
     if p.slug == "demo":
         st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
-    known = review.annotators(p, run_id)
+    known = common.review_annotators(p, by_id[run_id])
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",
                          help="Known annotators: " + (", ".join(known) or "none yet")).strip()
