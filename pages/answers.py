@@ -146,7 +146,7 @@ def main() -> None:
                              help="runs are named by what produced them and when; the id is in the address bar")]
     summaries = common.summaries(p, run)
     if summaries:
-        common.metric_cards(summaries, per_row=5, notes=q.card_notes(p, run["id"]), agreement=common.agreement(p))
+        common.metric_cards(summaries, per_row=4, notes=common.card_notes(p, run), agreement=common.agreement(p))
     else:
         st.info("This run has no metric scores.")
     reasons = [{"metric": common.label(s.metric), "reason": r, "items": n} for s in summaries for r, n in s.reasons.items()]

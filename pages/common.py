@@ -437,6 +437,16 @@ def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:
     return _views(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _card_notes(root: str, slug: str, run_id: str, stamp: tuple) -> dict[str, str]:
+    return q.card_notes(Project(slug=slug, root=Path(root)), run_id)
+
+
+def card_notes(p: Project, run: dict[str, Any]) -> dict[str, str]:
+    """rageval.views.queries.card_notes of ``run``, cached on the run's state (a finished run's claims stay)."""
+    return _card_notes(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
 def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
     return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
 
