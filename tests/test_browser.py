@@ -304,7 +304,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             a.bring_to_front()
             new_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch)
                            if r["kind"] == "pipeline" and r["id"] != pipeline_run)
-            a.goto(f"{server}/compare?project=t&runs={pipeline_run},{new_run}")
+            a.goto(f"{server}/compare?project=t&runs={pipeline_run},{new_run}&metric=token_f1")
             expect(a.get_by_role("heading", name="Compare runs")).to_be_visible()
             expect(a.get_by_text(re.compile(r"difference|scores (higher|lower)|reliable")).first).to_be_visible()
             expect(a.get_by_role("heading", name="Per question: what got worse, what got better")).to_be_visible()
