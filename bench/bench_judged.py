@@ -56,13 +56,11 @@ class _TimedEmbedder:
 
 def _phase(project, items, url: str, concurrency: int, label: str):
     """Score and store ``items`` on ``project``; returns timings and the client's stats."""
-    import rageval.claims.analysis as analysis
     import rageval.runs.scoring as scoring
     from bench_llm import make_llm_client
     from rageval.types import Resources
     from rageval.embed.cache import get_embedder
 
-    analysis.clear_memo()  # the claim analyses of an earlier phase live in this process's memo
     embedder = _TimedEmbedder(get_embedder(project, "local"))
     embedder.embed(["warm up the model before timing"])
     embedder.cpu = 0.0

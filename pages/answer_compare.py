@@ -42,7 +42,7 @@ def side_by_side(view: q.AnswerView, other: q.AnswerView | None, names: tuple[st
     a = {m: view.scores[m]["value"] for m in metrics}
     b = {m: other.scores[m]["value"] for m in metrics}
     table = score_diff(a, b, metrics)
-    st.dataframe(table.style.apply(_diff_style(list(table["metric"])), subset=["B - A"]), hide_index=True,
+    common.dataframe(table.style.apply(_diff_style(list(table["metric"])), subset=["B - A"]), hide_index=True,
                  width="stretch", key="cmp_diff",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("A", "B", "B - A")})
     st.caption("A is the run chosen above, B the one compared; green: B is better on that metric "

@@ -68,7 +68,7 @@ def contexts(view: q.AnswerView) -> None:
     for n, claim in enumerate(view.claims, start=1):
         found = hl.evidence_location(view, claim)
         if found and not q.evidence_prefix(claim):  # a closest passage is not evidence: not highlighted
-            spans.setdefault(found[0], []).append((found[1], found[2], claim["verdict"], n))
+            spans.setdefault(found[0], []).append((found[1], found[2], hl.shown_verdict(claim), n))
     if not view.contexts:
         st.info("No retrieved context was stored for this answer.")
     for i, ctx in enumerate(view.contexts):
@@ -95,7 +95,7 @@ def aligncheck_facts(view: q.AnswerView) -> None:
                             ("Added by the answer (FP)", tables["added"]), ("Dropped from the source (FN)", tables["dropped"])):
             if rows:
                 st.markdown(f"**{title}**")
-                st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+                common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def metrics_table(view: q.AnswerView) -> None:
@@ -105,7 +105,7 @@ def metrics_table(view: q.AnswerView) -> None:
              "signature": s["signature"]}
             for m, s in view.scores.items()]
     if rows:
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+        common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                      column_config={"value": st.column_config.NumberColumn(format="%.3f", width="small"),
                                     "id": st.column_config.TextColumn("identifier", width="small"),
                                     "signature": st.column_config.TextColumn(width="small"),

@@ -47,7 +47,7 @@ def table(p, run, full, shown):
     diagnosis = c2.selectbox("Diagnosis", [""] + sorted(d for d in full["diagnosis"].unique() if d), key="ans_diag",
                              format_func=lambda d: d or "(any)", help="likely cause of unsupported claims")
     domain = c3.selectbox("Domain", [""] + sorted(d for d in full["domain"].dropna().unique()), key="ans_domain",
-                          format_func=lambda d: d or "(any)")
+                          format_func=lambda d: common.plain(d) or "(any)")
     hedged = c4.toggle("Hedges", key="ans_hedged", help="answers flagged by the hedging metric")
     rows = at_model.filter_table(shown, text=text, diagnosis=diagnosis, domain=domain, hedged=hedged)
     every = at_model.metric_columns(full)
@@ -75,7 +75,7 @@ def table(p, run, full, shown):
     base = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "low_confidence",
             "diagnosis", "hedging_flag", "domain"]
     cols = [*base, *metrics]
-    event = st.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
+    event = common.dataframe(rows[cols], hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 360),
                          column_config=config, key="ans_table", on_select="rerun", selection_mode="single-row")
     c1, c2 = st.columns([4, 1])
     c1.caption("Click a column to sort, a row to open it below · a grey None in a metric column: not "
@@ -113,7 +113,8 @@ def exports(p, run) -> None:
 @st.fragment
 def question(p, run, other, rows) -> None:
     """The chosen answer (and the other run's, side by side): choosing another question reruns only this."""
-    items = dict(zip(rows["id"], rows["#"].astype(str) + ". " + rows["question"].str.slice(0, 90)))
+    items = {i: common.plain(label) for i, label in
+             zip(rows["id"], rows["#"].astype(str) + ". " + rows["question"].str.slice(0, 90))}
     if st.session_state.get("ans_item") not in items:
         st.session_state.pop("ans_item", None)
     item_id = st.selectbox("Question", list(items), key="ans_item", format_func=items.get,
@@ -152,7 +153,7 @@ def main() -> None:
     reasons = [{"metric": common.label(s.metric), "reason": r, "items": n} for s in summaries for r, n in s.reasons.items()]
     if reasons:
         with st.expander(f"Unscored and why ({sum(r['items'] for r in reasons)} item-metric pairs)"):
-            st.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
+            common.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
     exports(p, run)
     full = common.answer_table(p, run)
     common.need(len(full), "This run has no stored answers yet.", "run", "See the run's progress")

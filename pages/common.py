@@ -2,7 +2,8 @@
 
 Safety rule for everything shown: text that comes from documents, uploads or models is either
 escaped with ``html.escape`` inside HTML we build ourselves (``st.html``), escaped for Markdown
-with :func:`md`, or shown in widgets that render plain text (``st.dataframe``, ``st.code``).
+with :func:`md`, or shown in widgets that render plain text (:func:`dataframe`, ``st.code``); each
+of them removes bidi controls first, so a U+202E in an answer cannot reverse what follows it.
 """
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from rageval.views import run as run_view
 from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.project import Project, open_project
+from rageval.text.hygiene import without_bidi
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
 from rageval.runs.worker import RunWorkers
@@ -42,12 +44,32 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^])")
 # --- escaping ---------------------------------------------------------------------------------
 
 def md(text: Any) -> str:
-    """``text`` made inert for Streamlit Markdown: every special character backslash-escaped."""
-    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+    """``text`` made inert for Streamlit Markdown: every special character backslash-escaped, bidi
+    controls removed (:func:`rageval.text.hygiene.without_bidi`)."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(without_bidi(str(text)).split()))
+
+
+def plain(text: Any) -> str:
+    """``text`` for a plain-text label (a selectbox option): bidi controls removed."""
+    return without_bidi(str(text))
 
 
 def esc(text: Any) -> str:
-    return html.escape(str(text), quote=True)
+    return html.escape(without_bidi(str(text)), quote=True)
+
+
+def dataframe(frame: Any, **kwargs: Any) -> Any:
+    """``st.dataframe`` with bidi controls removed from every text cell, the column names and the index."""
+    import pandas as pd
+
+    if isinstance(frame, pd.DataFrame):
+        frame = frame.copy()
+        for col in frame.columns:
+            if frame[col].dtype == object or str(frame[col].dtype) in ("str", "string"):
+                frame[col] = frame[col].map(without_bidi)
+        frame.columns = [without_bidi(c) for c in frame.columns]
+        frame.index = [without_bidi(i) for i in frame.index]
+    return st.dataframe(frame, **kwargs)
 
 
 def text_box(text: str | None, *, empty: str = "(empty)") -> None:
@@ -57,16 +79,19 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
 
 
 def highlight_html(segments: Sequence[hl.Segment]) -> str:
-    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only."""
+    """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only; a
+    low-confidence verdict (``"CONTRADICTED?"``) is underlined dashed on a pale background."""
     parts = []
     for seg in segments:
         if seg.verdict is None:
             parts.append(esc(seg.text))
             continue
-        bg, accent = COLOURS.get(seg.verdict, ("#eceff4", "#5a6372"))
+        unsure = seg.verdict.endswith("?")
+        bg, accent = COLOURS.get(seg.verdict.rstrip("?"), ("#eceff4", "#5a6372"))
+        bg, line, title = ("#f4f5f7", "dashed", f"{seg.verdict} (low confidence)") if unsure else (bg, "solid", seg.verdict)
         marks = ",".join(str(n) for n in seg.labels)
         parts.append(
-            f'<span title="{esc(seg.verdict)}" style="background:{bg};border-bottom:2px solid {accent};'
+            f'<span title="{esc(title)}" style="background:{bg};border-bottom:2px {line} {accent};'
             f'border-radius:3px;padding:1px 2px">{esc(seg.text)}</span>'
             + (f'<sup style="color:{accent};font-weight:600">{esc(marks)}</sup>' if marks else "")
         )
@@ -552,8 +577,11 @@ def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) ->
                   + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
     config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
               "question": st.column_config.TextColumn(width="large"),
-              **{c: st.column_config.NumberColumn(c.replace("_", " "), format="%+.3f" if c == "change" else "%.3f")
-                 for c in ("a", "b", "change")}}
+              "a": st.column_config.NumberColumn("A", format="%.3f"),
+              "b": st.column_config.NumberColumn("B", format="%.3f"),
+              "change": st.column_config.NumberColumn("B − A", format="%+.3f"),
+              "contradicted_a": st.column_config.NumberColumn("contradicted claims in A"),
+              "contradicted_b": st.column_config.NumberColumn("in B")}
     cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
     for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
         with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):
@@ -596,7 +624,7 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict |
     for m in board.metrics:
         shown[m] = [("—" if v is None or v != v else f"{v:.3f}") for v in table[m]]
     styled = shown.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else shown
-    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)
+    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)  # run labels: clean names
     st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
                        key=f"{key}_csv")
     notes = ["Means over the items each metric scored; the best run per column is highlighted "

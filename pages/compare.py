@@ -36,7 +36,7 @@ def main() -> None:
     labels = {r: f"{chr(65 + i)} · {c.name(r)}" for i, r in enumerate(c.runs)}
     table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
     table.index = [labels[r] for r in table.index]
-    st.dataframe(table.round(3), width="stretch")
+    common.dataframe(table.round(3), width="stretch")
     st.download_button("Summary (CSV)", table_csv(table, index=True), "compare.csv", key="cmp_dl")
     if c.friedman.statistic is not None:
         st.caption(f"Friedman chi2 = {c.friedman.statistic:.3f}, p = {c.friedman.p:.3g}, n = {c.n} items; "

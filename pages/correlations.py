@@ -41,9 +41,9 @@ def agreement_box(p, a: human.Analysis) -> None:
                 f"{show(o['alpha'], '{:.2f}')}; exact agreement {show(o['exact'], '{:.0%}')}, within one "
                 f"{show(o['within_one'], '{:.0%}')} of {o['pairs']} pairs.")
     with st.expander("Agreement per domain and pairwise weighted kappa"):
-        st.dataframe(pd.DataFrame({g: {k: v[k] for k in ("annotators", "answers", "alpha", "exact", "within_one")}
+        common.dataframe(pd.DataFrame({g: {k: v[k] for k in ("annotators", "answers", "alpha", "exact", "within_one")}
                                    for g, v in ag["groups"].items()}).T, width="stretch")
-        st.dataframe(pd.DataFrame(o["kappa"]), width="stretch")
+        common.dataframe(pd.DataFrame(o["kappa"]), width="stretch")
 
 
 def table_text(a: human.Analysis) -> pd.DataFrame:
@@ -76,7 +76,7 @@ def main() -> None:
     ids = [s["id"] for s in stored]
     default = ids.index(st.session_state["co_analysis"]) if st.session_state.get("co_analysis") in ids else 0
     with st.expander(f"Stored analyses ({len(stored)})"):
-        st.dataframe(pd.DataFrame([{k: s[k] for k in ("id", "method", "grouping", "groups", "created")}
+        common.dataframe(pd.DataFrame([{k: s[k] for k in ("id", "method", "grouping", "groups", "created")}
                                    | {"runs": ", ".join(s["runs"])} for s in stored]), hide_index=True)
     aid = st.selectbox("Analysis", ids, index=default, key="co_open")
     a = human.open_analysis(p, aid)
@@ -86,7 +86,7 @@ def main() -> None:
     agreement_box(p, a)
     st.subheader("Agreement with the human score", anchor=False)
     table = table_text(a)
-    st.dataframe(table, width="stretch")
+    common.dataframe(table, width="stretch")
     st.download_button("Table (CSV)", table_csv(table, index=True), f"{aid}-table.csv", key="co_dl_table")
     st.download_button("All cells (CSV)", table_csv(a.cells), f"{aid}-cells.csv",
                        key="co_dl_cells")

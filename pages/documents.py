@@ -61,12 +61,12 @@ def main() -> None:
     common.need(corpora, "No corpus yet: upload documents above to create one.")
     corpus = st.selectbox("Corpus to inspect", corpora, key="doc_view_corpus")
     docs = doc_view.documents(p, corpus)
-    st.dataframe(pd.DataFrame(docs, columns=["name", "kind", "pages", "chars", "size_bytes", "id"]),
+    common.dataframe(pd.DataFrame(docs, columns=["name", "kind", "pages", "chars", "size_bytes", "id"]),
                  hide_index=True, width="stretch")
     errors = doc_view.ingest_errors(p, corpus)
     if errors:
         st.markdown(f"**Files that could not be ingested** ({len(errors)})")
-        st.dataframe(pd.DataFrame(errors, columns=["name", "reason", "created"]), hide_index=True,
+        common.dataframe(pd.DataFrame(errors, columns=["name", "reason", "created"]), hide_index=True,
                      width="stretch")
     st.subheader("Chunk browser")
     if not docs:
@@ -86,7 +86,7 @@ def main() -> None:
         st.info("This document has no chunks under this chunking; pick another one.")
         return
     st.caption(f"{len(chunks)} chunk(s); offsets are characters in the document's text")
-    st.dataframe(pd.DataFrame(chunks, columns=["ordinal", "page", "char_start", "char_end", "text", "id"]),
+    common.dataframe(pd.DataFrame(chunks, columns=["ordinal", "page", "char_start", "char_end", "text", "id"]),
                  hide_index=True, width="stretch", height=min(38 + 35 * len(chunks), 320),
                  column_config={"text": st.column_config.TextColumn("text", width="large")})
     chunk = chunks[st.selectbox("Read chunk", range(len(chunks)), key="doc_chunk",

@@ -6,16 +6,22 @@ import streamlit as st
 
 from pages import common
 from rageval import human
+from rageval.errors import RagevalError
 from rageval.views import review
 def import_box(p, run_id: str) -> None:
     with st.expander("Import ratings from a file (CSV, JSON, JSONL: item_id or question, annotator, rating)"):
         up = st.file_uploader("Ratings file", type=["csv", "json", "jsonl"], key="hr_upload")
         if up is not None and st.button("Import", key="hr_import"):
-            res = human.import_ratings(p, up.name, up.getvalue(), run=run_id)
+            try:
+                res = human.import_ratings(p, up.name, up.getvalue(), run=run_id)
+            except RagevalError as exc:  # a file that cannot be read as a whole: the CLI's one line
+                st.error(common.md(str(exc)))
+                return
             common.bump()
             st.success(f"{res.imported} rating(s) imported, {len(res.errors)} row(s) rejected")
             if res.errors:
-                st.dataframe(pd.DataFrame([{"row": e.row, "reason": e.reason} for e in res.errors]), hide_index=True)
+                common.dataframe(pd.DataFrame([{"row": e.row, "line": e.line, "reason": e.reason} for e in res.errors]),
+                             hide_index=True)
 
 
 def discussion_box(p, run_id: str) -> None:
@@ -25,9 +31,9 @@ def discussion_box(p, run_id: str) -> None:
     if flagged.empty:
         return
     with st.expander(f"For discussion: {len(flagged)} answer(s) whose ratings differ by 2 or more"):
-        st.dataframe(flagged[["item_id", "n", "consensus", "spread", "agreed"]], hide_index=True)
+        common.dataframe(flagged[["item_id", "n", "consensus", "spread", "agreed"]], hide_index=True)
         c1, c2, c3 = st.columns([2, 1, 1])
-        item = c1.selectbox("Answer", list(flagged["item_id"]), key="hr_agree_item")
+        item = c1.selectbox("Answer", list(flagged["item_id"]), key="hr_agree_item", format_func=common.plain)
         score = c2.number_input("Agreed score", 1, 5, 3, key="hr_agree_score")
         if c3.button("Set agreed score", key="hr_agree_set"):
             human.set_agreed(p, run_id, item, score, "set on the Human review page")

@@ -65,7 +65,7 @@ def import_set(p) -> None:
     if result is not None:
         if result.items:
             st.success(f"Imported {len(result.items)} question(s) as {common.md(result.name)}.")
-            st.dataframe(pd.DataFrame(result.items).head(20), hide_index=True, width="stretch")
+            common.dataframe(pd.DataFrame(result.items).head(20), hide_index=True, width="stretch")
             st.page_link(common.PAGES["run"], label="Next: run it against a corpus", icon=":material/play_circle:")
         else:
             st.error("No usable rows; nothing was imported.")
@@ -107,7 +107,7 @@ def score_own(p) -> None:
         return
     table = pd.DataFrame(result.rows)
     st.success(f"Scored {len(table)} answer(s); stored as run {common.md(result.run_id)}.")
-    st.dataframe(table, hide_index=True, width="stretch")
+    common.dataframe(table, hide_index=True, width="stretch")
     jsonl = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows)
     c1, c2, c3 = st.columns([1, 1, 3])
     c1.download_button("Download JSONL", jsonl, "scores.jsonl", "application/json", key="dl_jsonl")
@@ -122,7 +122,7 @@ def view_set(p, names: list[str]) -> None:
     rows = [{"id": it["id"], "question": it["question"], "reference": " | ".join(it["references"]),
              "relevant_ids": "; ".join(f"{k} ({g:g})" if g != 1 else k for k, g in (it["relevant"] or {}).items()),
              "domain": it["domain"] or ""} for it in items]
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 320),
+    common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", height=min(38 + 35 * len(rows), 320),
                  key="qa_items_table")
     no_ref = sum(not it["references"] for it in items)
     no_rel = sum(not it["relevant"] for it in items)
@@ -137,7 +137,7 @@ def main() -> None:
     sets = qa_view.qa_sets(p)
     if sets:
         st.markdown("**QA sets in this project**")
-        st.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "created"]), hide_index=True,
+        common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "created"]), hide_index=True,
                      width="stretch")
         view_set(p, [s_["name"] for s_ in sets])
     st.divider()

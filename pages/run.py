@@ -16,7 +16,7 @@ from rageval.views import run as run_view
 def start(p, config) -> None:
     """Check the model settings, then create the run and hand it to the background worker."""
     specs = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
-    missing = run_parts.missing_llm_settings(specs)
+    missing = run_view.missing_llm_settings(specs)
     if missing:
         st.error("Not started: " + common.md("; ".join(missing)) + ".  \nSet them in the environment (or "
                  "`.streamlit/secrets.toml`) and restart the app, or choose the offline options.")
@@ -44,7 +44,7 @@ def live(p) -> None:
     rows = run_view.run_rows(p, live=active)
     if rows:
         st.subheader("Runs")
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+        common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
                      column_config={"name": st.column_config.TextColumn(width="medium"), "run": None,
                                     "status": st.column_config.TextColumn(width="medium"),
                                     "generator": st.column_config.TextColumn(width="small"),
@@ -68,7 +68,7 @@ def main() -> None:
         run_parts.rubric_form(p)
         specs = {} if config is None else {"generator": config.generator, "judge": config.judge,
                                            "embedder": config.embedder}
-        for warning in run_parts.missing_llm_settings(specs):
+        for warning in run_view.missing_llm_settings(specs):
             st.warning(common.md(warning) + " (see the README, 'Using an LLM').")
         c1, c2, c3 = st.columns([1, 1, 4])
         clicked = c1.button("Start run", type="primary", key="run_start", disabled=config is None or not config.metrics)

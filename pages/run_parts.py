@@ -1,7 +1,6 @@
 """Pieces of the Run page (a helper module, not a page): settings, presets, progress, finish."""
 from __future__ import annotations
 
-import os
 
 import streamlit as st
 
@@ -29,20 +28,6 @@ HELP = {
     "metrics": "What to compute for every answer. Hover a metric's column on the Answers page for its "
                "meaning; cards in docs/metrics.md.",
 }
-
-
-def missing_llm_settings(specs: dict[str, str]) -> list[str]:
-    """For each openai role with neither a key nor a server URL in the environment: what to set."""
-    out = []
-    for role, spec in specs.items():
-        if not spec.startswith("openai:"):
-            continue
-        up = role.upper()
-        names = (f"RAGEVAL_{up}_API_KEY", "OPENAI_API_KEY", f"RAGEVAL_{up}_BASE_URL", "OPENAI_BASE_URL")
-        if not any(os.environ.get(n, "").strip() for n in names):
-            out.append(f"the {role} needs OPENAI_API_KEY (or RAGEVAL_{up}_API_KEY), or OPENAI_BASE_URL "
-                       f"(or RAGEVAL_{up}_BASE_URL) for a local server without keys")
-    return out
 
 
 def presets(p) -> None:

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from typing import Any, Callable
 
+from rageval import settings
 from rageval.errors import ConfigError, InputError, RagevalError
 
 EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
@@ -33,10 +34,9 @@ def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
 def _progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
     """Progress on stderr: one updating line per phase on a terminal; with ``--progress`` (or
     RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
-    import os
     import time
 
-    forced = getattr(args, "progress", False) or os.environ.get("RAGEVAL_PROGRESS") == "1"
+    forced = getattr(args, "progress", False) or settings.get("RAGEVAL_PROGRESS") == "1"
     tty = sys.stderr.isatty()
     if args.json and not forced or not (tty or forced):
         return None
@@ -72,8 +72,15 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     from rageval.ingest.limits import Limits
 
     limits = Limits.from_env(file_mb=args.max_file_mb, pages=args.max_pages, chars=args.max_chars)
-    report = ingest(_project(args), args.corpus, paths=[p for p in args.paths if Path(p).exists()],
-                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits)
+    project = _project(args)
+
+    def waiting() -> None:
+        print(f"waiting: another ingest into project {project.slug} is running; this one starts when it "
+              "ends", file=sys.stderr, flush=True)
+
+    report = ingest(project, args.corpus, paths=[p for p in args.paths if Path(p).exists()],
+                    chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits,
+                    on_wait=waiting)
     errors = [{"name": e.name, "reason": e.reason} for e in report.errors]
     errors += [{"name": str(p), "reason": "no such file or folder"} for p in missing]
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
@@ -268,6 +275,8 @@ def cmd_score(args: argparse.Namespace) -> int:
     from rageval.types import Resources
     from rageval.runs.scoring import parse_answers, score
 
+    if args.engine == "ray":
+        return _score_ray(args)
     path = Path(args.input)
     if not path.is_file():
         raise ConfigError(f"{path}: no such file")
@@ -302,7 +311,8 @@ def cmd_score(args: argparse.Namespace) -> int:
 
         names = [m.name for m in parse_metric_list(metrics, **options, judge=args.judge, language=args.language,
                                                    embedder=args.embedder)]
-        write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details)
+        write_rows(Path(args.out), result.rows, names, source=path.name, details=args.details,
+                   records=result.records)
     else:
         sys.stdout.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows))
     for e in errors:
@@ -314,6 +324,47 @@ def cmd_score(args: argparse.Namespace) -> int:
                    "run_id": result.run_id, "out": args.out}
         _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}")
     return EXIT_PARTIAL if rejected else EXIT_OK
+
+
+def _score_ray(args: argparse.Namespace) -> int:
+    """``score --engine ray``: Parquet parts and a _SUCCESS manifest in the --out folder."""
+    from rageval.scale.ray_engine import RayOptions, score_with_ray
+    from rageval.scale.unit import Plan
+
+    if not args.out:
+        raise ConfigError("--engine ray writes Parquet parts into a folder: add --out OUT_DIR")
+    if args.rubric or "rubric:" in args.metrics:
+        raise ConfigError("rubric metrics are not supported with --engine ray yet; score them without --engine")
+    plan = Plan.make(args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
+                     details=args.details, options=_aligncheck_options(args))
+    cache = None if args.no_cache else (args.llm_cache or str(_project(args).db_path))
+    options = RayOptions(address=args.address, workers=args.workers or 2, batch_size=args.batch_size,
+                         part_rows=args.part_rows, num_cpus=args.cpus, concurrency=args.concurrency,
+                         use_cache=not args.no_cache, llm_cache=cache)
+    manifest = score_with_ray(args.input, Path(args.out), plan, options, progress=_progress(args))
+    done = "already complete, nothing scored" if not manifest["scored_parts"] else \
+        f"{manifest['scored_parts']} part(s) scored now"
+    lines = [f"{manifest['rows']} row(s) in {manifest['parts']} part(s) -> {args.out} ({done}); "
+             f"{manifest['rejected']} row(s) without scores"]
+    lines += [f"  {m}: {c['ok']} ok, {c['unscored']} unscored, {c['failed']} failed" for m, c in manifest["metrics"].items()]
+    lines.append(f"load them into the project with: rageval import-scores {args.out} --name NAME")
+    _emit(args, manifest, "\n".join(lines))
+    return EXIT_PARTIAL if manifest["rejected"] else EXIT_OK
+
+
+def cmd_import_scores(args: argparse.Namespace) -> int:
+    """Load the Parquet parts of `score --engine ray --out OUT_DIR` into the project as an import run."""
+    from rageval.scale.imports import import_scores
+
+    out = Path(args.out_dir)
+    if not out.is_dir():
+        raise ConfigError(f"{out}: no such folder")
+    result = import_scores(_project(args), out, name=args.name)
+    payload = {"run_id": result.run_id, "rows": result.rows, "rejected": result.rejected,
+               "duplicates": result.duplicates}
+    _emit(args, payload, f"run {result.run_id}: {result.rows} answer(s) imported, {result.rejected} row(s) "
+                         f"without scores skipped, {result.duplicates} duplicate id(s) skipped")
+    return EXIT_OK
 
 
 def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tuple[list[str], tuple]:
@@ -495,9 +546,11 @@ def cmd_check(args: argparse.Namespace) -> int:
                            fail_over=gate.parse_thresholds(args.fail_over, "--fail-over"), baseline=baseline,
                            metrics=metrics, min_effect=args.min_effect, alpha=args.alpha,
                            allow_unscored=args.allow_unscored)
+    from rageval.files import write_atomic
+
     for path, render in ((args.junit_xml, gate.junit_xml), (args.markdown, gate.markdown)):
         if path:
-            Path(path).write_text(render(result), encoding="utf-8")
+            write_atomic(path, render(result))
     _emit(args, result.as_dict(), gate.text(result))
     return EXIT_OK if result.passed else EXIT_PARTIAL
 
@@ -588,12 +641,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("folder", metavar="FOLDER", help="where to put docs/ and questions.csv")
 
     p = add("score", cmd_score)
-    p.add_argument("input", metavar="INPUT", help="CSV, JSON or JSONL answers (our column names or RAGAS's)")
+    p.add_argument("input", metavar="INPUT", help="CSV, JSON or JSONL answers (our column names or RAGAS's); "
+                   "with --engine ray also Parquet, a folder of shards or a glob")
     p.add_argument("--metrics", required=True, help="comma-separated metric names (see `metrics`)")
     p.add_argument("--judge", default="heuristic", help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default="local", help="local | openai:MODEL")
     p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
-    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: JSONL on stdout)")
+    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: "
+                   "JSONL on stdout); with --engine ray, the folder for the parts")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
@@ -601,7 +656,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--aligncheck-types", default="all", metavar="GRANULARITY",
                    help="entity types AlignCheck builds facts for: all | N (top N types by TF-IDF over the file) "
                         "| TYPES (e.g. PERSON,ORG)")
-    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once (default: %(default)s)")
+    p.add_argument("--concurrency", type=int, default=16, help="model calls in flight at once; with --engine ray, all workers together (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
     p.add_argument("--rubric", action="append", metavar="FILE",
@@ -611,6 +666,21 @@ def build_parser() -> argparse.ArgumentParser:
                    help="reject a row with a field longer than N characters (default: $RAGEVAL_MAX_FIELD_CHARS or 100000)")
     p.add_argument("--max-depth", type=int, metavar="N",
                    help="reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or 32)")
+    p.add_argument("--engine", choices=("local", "ray"), default="local",
+                   help="local: this process; ray: Ray Data workers (needs rageval[ray]; INPUT may then be a "
+                        "JSONL/Parquet file, a folder of Parquet shards or a glob; --out is a folder) (default: %(default)s)")
+    g = p.add_argument_group("--engine ray")
+    g.add_argument("--address", help="join a running cluster: auto, or ray://HOST:10001 (default: a local cluster)")
+    g.add_argument("--workers", type=int, help="actors, each holding its models (default: 2)")
+    g.add_argument("--batch-size", type=int, default=64, help="rows an actor scores at once (default: %(default)s)")
+    g.add_argument("--part-rows", type=int, default=1000, help="rows per output part (default: %(default)s)")
+    g.add_argument("--cpus", type=int, help="CPUs of the local cluster (default: this machine's)")
+    g.add_argument("--llm-cache", metavar="FILE",
+                   help="DuckDB file holding the LLM cache, on a path every worker sees (default: the project's database)")
+
+    p = add("import-scores", cmd_import_scores)
+    p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `score --engine ray` (with its _SUCCESS)")
+    p.add_argument("--name", help="the run's source name in the app (default: the folder's name)")
 
     p = add("demo", cmd_demo)
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
@@ -724,9 +794,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
-        import os
-
-        if os.environ.get("RAGEVAL_DEBUG"):
+        if settings.get("RAGEVAL_DEBUG"):
             raise
         print(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)", file=sys.stderr)
         return EXIT_PARTIAL

@@ -5,13 +5,13 @@
 """
 from __future__ import annotations
 
-import os
 import re
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Callable, Iterator
 
+from rageval import settings
 from rageval.errors import ConfigError
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
@@ -19,7 +19,7 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 def home() -> Path:
     """The data directory: ``RAGEVAL_HOME`` or ``./.rageval``."""
-    return Path(os.environ.get("RAGEVAL_HOME", ".rageval")).expanduser()
+    return Path(settings.get("RAGEVAL_HOME")).expanduser()
 
 
 @dataclass(frozen=True)
@@ -48,12 +48,13 @@ class Project:
 
 
 @contextmanager
-def project_lock(project: Project, name: str) -> Iterator[None]:
+def project_lock(project: Project, name: str, on_wait: Callable[[], None] | None = None) -> Iterator[None]:
     """Hold the exclusive file lock ``<project>/locks/<name>.lock`` (POSIX ``flock``).
 
     Serialises work that two processes must not do twice at once (embedding the same chunks
-    into the same collection); the second waits, then finds the work done. A no-op where
-    ``fcntl`` does not exist.
+    into the same collection, two ingests writing one Chroma directory); the second waits, then
+    finds the work done. ``on_wait()`` is called once when the lock is held by another process,
+    before waiting (to say so). A no-op where ``fcntl`` does not exist.
     """
     try:
         import fcntl
@@ -63,7 +64,12 @@ def project_lock(project: Project, name: str) -> Iterator[None]:
     folder = project.root / "locks"
     folder.mkdir(parents=True, exist_ok=True)
     with open(folder / f"{name}.lock", "a+b") as fh:
-        fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait is not None:
+                on_wait()
+            fcntl.flock(fh.fileno(), fcntl.LOCK_EX)
         try:
             yield
         finally:
@@ -72,7 +78,7 @@ def project_lock(project: Project, name: str) -> Iterator[None]:
 
 def open_project(name: str | None = None) -> Project:
     """Return the project called ``name`` (or the default one), creating its folder."""
-    slug = (name or os.environ.get("RAGEVAL_PROJECT") or "default").strip().lower()
+    slug = (name or settings.get("RAGEVAL_PROJECT")).strip().lower()
     if not _SLUG.match(slug):
         raise ConfigError(
             f"project name {name!r} is not usable; use 1-63 lowercase letters, digits, '-' or '_'"

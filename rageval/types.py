@@ -6,8 +6,10 @@ sample gets when it lacks an input a metric needs (``Score.unscored("no_referenc
 """
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Hashable, Mapping, Sequence
 
 from rageval.errors import ConfigError
 
@@ -82,18 +84,69 @@ class Score:
         return cls(value=None, status="failed", reason=reason, details=details)
 
 
+class Memo:
+    """What the metrics of one ``evaluate`` call share: a value per key, computed once.
+
+    The three claim metrics read one claim analysis per answer and the three AlignCheck metrics
+    one alignment per batch; metrics judged online are scored in parallel threads, so a key
+    being computed by one thread is waited for by the others, never computed twice. A value for
+    which ``keep(value)`` is false (a failed analysis) is handed to whoever waited for it and
+    then forgotten, so a later call asks again. ``evaluate`` makes a new Memo per call: nothing
+    is shared across calls or held by the process.
+    """
+
+    def __init__(self) -> None:
+        self._values: dict[Hashable, Future] = {}
+        self._lock = threading.Lock()
+
+    def many(self, keys: Sequence[Hashable], compute: Callable[[list[int]], Sequence[Any]],
+             keep: Callable[[Any], bool] = lambda value: True) -> list[Any]:
+        """The value of each key; ``compute(indices)`` returns the missing ones, in that order."""
+        futures, mine = [], []
+        with self._lock:
+            for i, key in enumerate(keys):
+                if key not in self._values:
+                    self._values[key] = Future()
+                    mine.append(i)
+                futures.append(self._values[key])
+        if mine:
+            try:
+                got = list(compute(mine))
+            except BaseException as exc:
+                with self._lock:
+                    for i in mine:
+                        self._values.pop(keys[i], None)
+                for i in mine:
+                    if not futures[i].done():
+                        futures[i].set_exception(exc)
+                raise
+            for i, value in zip(mine, got):
+                if not futures[i].done():
+                    futures[i].set_result(value)
+                if not keep(value):
+                    with self._lock:
+                        self._values.pop(keys[i], None)
+        return [f.result() for f in futures]
+
+    def one(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The value of ``key``, from ``compute()`` the first time."""
+        return self.many([key], lambda _: [compute()])[0]
+
+
 @dataclass
 class Resources:
     """What metrics may borrow: the embedder, the judge, the LLM client, the language.
 
     ``embedder`` is created on first use by ``embedder_factory`` so lexical-only runs never
     load a model. ``judge`` is the task-level judge (heuristic offline, or LLM-backed).
+    ``memo`` is what the metrics of one ``evaluate`` call share (:class:`Memo`).
     """
 
     embedder_factory: Callable[[], Any] | None = None
     judge: Any = None
     llm: Any = None
     language: str = "en"
+    memo: Memo = field(default_factory=Memo, repr=False, compare=False)
     _embedder: Any = field(default=None, repr=False)
 
     @property

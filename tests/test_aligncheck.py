@@ -301,7 +301,7 @@ def test_three_metrics_share_one_analysis(monkeypatch):
     calls = []
     real = entities.parse
     monkeypatch.setattr(entities, "parse", lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw))
-    triples.clear_readings()
+    monkeypatch.setattr(triples, "_READINGS", type(triples._READINGS)())  # nothing read before
     run(samples=SAMPLES[:2])
     assert calls == [3]  # two answers and one reference, parsed once for the three metrics
     run("aligncheck_f1", samples=SAMPLES[:2], aligncheck_objects="nouns")

@@ -123,7 +123,12 @@ def test_same_question_side_by_side_with_differences(use_data):
     at.session_state["ans_tab"] = "Plots"
     at.run()
     assert len(at.get("plotly_chart")) >= 2, "distribution and run-vs-run scatter"
-    run_store.delete_run(project.db_path, other)
+    from rageval.store.db import connect
+
+    with connect(project.db_path) as con:  # leave the shared project as the other tests expect it
+        for table in ("answers", "retrievals", "metric_scores", "claims"):
+            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [other])
+        con.execute("DELETE FROM runs WHERE id = ?", [other])
 
 
 def test_qa_sets_page_views_a_set_and_offers_templates(use_data):

@@ -45,31 +45,46 @@ def test_evidence_location_uses_the_span_then_the_text():
     assert hl.evidence_location(view, {"evidence_chunk": None, "evidence": "not there"}) is None
 
 
-def test_metric_summaries_average_scored_items_only():
-    rows = [
-        {"metric": "m", "signature": "m|judge:heuristic|v1", "value": 1.0, "status": "ok", "reason": None},
-        {"metric": "m", "signature": "m|judge:heuristic|v1", "value": 0.0, "status": "ok", "reason": None},
-        {"metric": "m", "signature": "m|judge:heuristic|v1", "value": None, "status": "unscored", "reason": "no_claims"},
-        {"metric": "n", "signature": "n|v1", "value": None, "status": "failed", "reason": "llm_error: 500"},
-    ]
-    m, n = q.metric_summaries(rows)
+def test_run_summaries_average_scored_items_only(tmp_path, monkeypatch):
+    from rageval.project import open_project
+    from rageval.report.summary import run_summaries
+    from rageval.store import runs as run_store
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
+    project = open_project("s")
+    run_store.create_run(project.db_path, "r", kind="import", corpus=None, qa_set=None,
+                         config={"source": "a.jsonl", "metrics": ["m", "n"]}, config_hash="h", n_items=3)
+    m_sig, n_sig = "m|judge:heuristic|v1", "n|v1"
+    values = [(1.0, "ok", None), (0.0, "ok", None), (None, "unscored", "no_claims")]
+    for i, (value, status, reason) in enumerate(values):
+        scores = [{"metric": "m", "signature": m_sig, "value": value, "status": status, "reason": reason,
+                   "details": None}]
+        if i == 0:
+            scores.append({"metric": "n", "signature": n_sig, "value": None, "status": "failed",
+                           "reason": "llm_error: 500", "details": None})
+        run_store.save_item(project.db_path, "r", {
+            "item_id": f"q{i}", "ordinal": i, "question": "q", "answer": "a", "references": [], "contexts": [],
+            "retrieved": [], "status": "ok", "reason": None, "details": {}}, scores, [])
+    m, n = run_summaries(project, "r")
     assert (m.mean, m.n_ok, m.n_unscored, m.n_failed, m.heuristic) == (0.5, 2, 1, 0, True)
     assert m.reasons == {"unscored: no_claims": 1}
     assert (n.mean, n.n_ok, n.n_failed, n.heuristic) == (None, 0, 1, False)
 
 
-def test_filter_views():
-    def view(item, value, verdicts, status="ok"):
-        return q.AnswerView(item_id=item, ordinal=0, question="", references=[], answer="", status="ok",
-                            reason=None, contexts=[], claims=[{"verdict": v} for v in verdicts],
-                            scores={"f": {"value": value, "status": status, "reason": None if status == "ok" else "no_claims"}})
-    views = [view("a", 0.2, ["CONTRADICTED"]), view("b", 0.9, ["SUPPORTED"]), view("c", None, [], "unscored")]
-    ids = lambda vs: [v.item_id for v in vs]  # noqa: E731
-    assert ids(q.filter_views(views, contradicted=True)) == ["a"]
-    assert ids(q.filter_views(views, unscored=True)) == ["c"]
-    assert ids(q.filter_views(views, metric="f", below=0.5)) == ["a"]
-    assert ids(q.filter_views(views, metric="f", at_least=0.5)) == ["b"]
-    assert ids(q.filter_views(views)) == ["a", "b", "c"]
+def test_filter_scores():
+    import pandas as pd
+
+    from rageval.views.answer_table import filter_scores
+
+    table = pd.DataFrame({"id": ["a", "b", "c"], "question": "", "answer": "", "status": "ok", "domain": "",
+                          "diagnosis": "", "hedging_flag": False, "low_confidence": 0, "supported": [0, 1, 0],
+                          "contradicted": [1, 0, 0], "not_mentioned": 0, "f": [0.2, 0.9, float("nan")]})
+    ids = lambda t: list(t["id"])  # noqa: E731
+    assert ids(filter_scores(table, contradicted=True)) == ["a"]
+    assert ids(filter_scores(table, unscored=True)) == ["c"]
+    assert ids(filter_scores(table, metric="f", below=0.5)) == ["a"]
+    assert ids(filter_scores(table, metric="f", at_least=0.5)) == ["b"]
+    assert ids(filter_scores(table)) == ["a", "b", "c"]
 
 
 def test_highlight_html_escapes_everything_but_its_own_tags():

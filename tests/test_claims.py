@@ -12,7 +12,6 @@ import zlib
 import numpy as np
 import pytest
 
-from rageval.claims import analysis
 from rageval.claims import judge as claim_judge
 from rageval.claims.cues import antonym_clash, names
 from rageval.claims.extract import extract_claims, resolved_sentences
@@ -112,13 +111,6 @@ CTX = (
 WALL = Sample(id="w", question="When did the Berlin Wall fall?", contexts=CTX, context_ids=("doc1#0", "doc1#1"),
               references=("9 November 1989",),
               answer="Hello! The wall fell on 9 November 1989. The Berlin Wall was built in 1961 by the Soviet Union.")
-
-
-@pytest.fixture(autouse=True)
-def fresh_memo():
-    analysis.clear_memo()
-    yield
-    analysis.clear_memo()
 
 
 # --- text helpers and extraction ----------------------------------------------------------
@@ -272,7 +264,8 @@ def judged(responder, model="fake-judge"):
 
 def test_judge_path_signature_details_and_located_quotes():
     m = get_metric("faithfulness", judge="openai:fake-judge")
-    assert re.fullmatch(r"faithfulness\|judge:openai:fake-judge\|prompt:[0-9a-f]{8}\|emb:local\|v1", m.signature())
+    assert re.fullmatch(r"faithfulness\|judge:openai:fake-judge\|prompt:[0-9a-f]{8}\|emb:local\|text-[0-9a-f]{8}\|v1",
+                        m.signature())
     (score,) = evaluate([WALL], [m], judged(scripted))["faithfulness"]
     assert score.value == 0.5 and score.details["method"] == "llm"
     sup = score.details["claims"][0]
@@ -298,7 +291,6 @@ def test_judge_failures_mark_only_their_item():
     assert res["faithfulness"][0].status == "ok"
     assert (res["faithfulness"][1].status, res["faithfulness"][1].reason) == ("failed", "llm_error: scripted failure")
 
-    analysis.clear_memo()
     broken = judged(lambda p: scripted(p, broken_verify=True))
     (s,) = evaluate([ok], [get_metric("faithfulness", judge="openai:fake-judge")], broken)["faithfulness"]
     assert (s.status, s.reason, s.value) == ("unscored", "judge_parse_error", None)
@@ -318,7 +310,10 @@ def test_judge_configuration_errors():
 
 
 def test_verdict_validator_rejects_incomplete_replies():
-    validate = claim_judge.verdict_validator(2, 1)
+    from rageval.llm.replies import validator
+    from rageval.prompts.schemas import Verdicts
+
+    validate = validator(Verdicts, claim_judge.check_verdicts(2, 1))
     good = {"verdicts": [{"claim": 1, "verdict": "supported", "passage": 1, "quote": "q", "reason": "r"},
                          {"claim": 2, "verdict": "NOT MENTIONED", "passage": None, "quote": "", "reason": "r"}]}
     assert [v["verdict"] for v in validate(good)] == ["SUPPORTED", "NOT_MENTIONED"]
@@ -333,3 +328,19 @@ def test_locate_quotes():
     assert claim_judge.locate("It divided the city for 28 years.", CTX, 2) == (0, (69, 102))
     assert claim_judge.locate("not there", CTX, 1) == (0, None)
     assert claim_judge.locate("", CTX, None) == (None, None)
+
+
+def test_a_copied_claim_is_supported_before_the_judge_sees_it():
+    """Containment runs before the judge too: the copied claim is SUPPORTED at confidence 1.0 with its
+    whole sentence, and only the other claim reaches the verification prompt."""
+    llm = FakeJudge(scripted)
+    sample = Sample(id="c", answer="The wall fell on 9 November 1989. The Soviet Union built it.", contexts=CTX,
+                    context_ids=("doc1#0", "doc1#1"))
+    (score,) = evaluate([sample], [get_metric("faithfulness", judge="openai:fake-judge")],
+                        Resources(embedder_factory=BowEmbedder, llm=llm))["faithfulness"]
+    copied, judged_claim = score.details["claims"]
+    assert copied["verdict"] == "SUPPORTED" and copied["confidence"] == 1.0 and "verbatim" in copied["reason"]
+    assert copied["evidence"] == "The wall fell on 9 November 1989." and copied["evidence_chunk"] == "doc1#1"
+    assert judged_claim["verdict"] == "CONTRADICTED"
+    verify = [p for p in llm.prompts if "check claims" in p]
+    assert len(verify) == 1 and "Soviet" in verify[0] and "9 November 1989" not in section(verify[0], "Claims")

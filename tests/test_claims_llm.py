@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 
 from rageval.llm.client import make_llm_client
-from rageval.claims import analysis
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from tests.test_claims import CTX, FAIL, WALL, BowEmbedder, scripted
@@ -19,12 +18,10 @@ def responder(request):
 
 @pytest.fixture
 def client(llm_env):
-    analysis.clear_memo()
     llm = make_llm_client({"judge": "openai:fake-judge"}, concurrency=1, use_cache=False, max_retries=3, timeout=5.0,
                           backoff_base=0.01, backoff_cap=0.05)
     yield llm
     llm.close()
-    analysis.clear_memo()
 
 
 def test_faithfulness_survives_server_faults_and_marks_only_the_broken_item(llm_env, client):

@@ -147,3 +147,4 @@ def test_wheel_has_the_command_and_the_data_files(tmp_path):
     requires = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()
     deps = [line for line in requires.splitlines() if line.startswith("Requires-Dist:")]
     assert "Requires-Dist: streamlit==1.67.0" in deps and not any("torch" in d for d in deps)
+    assert any(d.startswith("Requires-Dist: ray[data]==2.60.0") and 'extra == "ray"' in d for d in deps)  # rageval[ray]

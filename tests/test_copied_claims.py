@@ -10,9 +10,11 @@ import pytest
 from fpdf import FPDF
 
 from rageval.embed.cache import make_embedder
-from rageval.ingest.chunking import ChunkingConfig, chunk_document
+from rageval.ingest.chunking import chunk_document
+from rageval.config import ChunkingConfig
 from rageval.ingest.loaders import load_file
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric
+from rageval.metrics.base import evaluate, get_metric
+from rageval.types import Resources, Sample
 
 TXT = (b"Travel policy, version 3\n\n"
        b"Employees book trains through the travel desk at least five days before the trip. Refunds are\n"

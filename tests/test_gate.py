@@ -129,3 +129,36 @@ def test_stored_runs_and_signatures(home, capsys):
     assert not result.passed and "not comparable" in result.failed[0].message
     with pytest.raises(ConfigError):
         gate.from_run(project, "nope")
+
+
+@pytest.mark.parametrize("name", ["scores.parquet", "scores.csv", "scores.json"])
+def test_scored_files_in_every_format_score_writes_or_reads(home, name):
+    from rageval.report.score_out import write_rows
+
+    rows = [{"id": "a", "faithfulness": 0.9, "token_f1": 0.5},
+            {"id": "b", "faithfulness": None, "faithfulness_status": "unscored: no_contexts", "token_f1": 0.7}]
+    path = home / name
+    if name.endswith(".parquet"):
+        write_rows(path, rows, ["faithfulness", "token_f1"], source="answers.jsonl")
+    elif name.endswith(".csv"):
+        path.write_text("id,faithfulness,faithfulness_status,token_f1\na,0.9,,0.5\nb,,unscored: no_contexts,0.7\n")
+    else:
+        path.write_text(json.dumps(rows))
+    s = gate.from_file(path)
+    assert s.metrics == ["faithfulness", "token_f1"] and s.unscored("faithfulness") == 1
+    assert dict(s.reasons["faithfulness"]) == {"no_contexts": 1}
+    assert main(["check", str(path), "--fail-under", "token_f1=0.6"]) == 0
+    assert main(["check", str(path), "--fail-under", "faithfulness=0.8"]) == 1  # one answer unscored
+
+
+def test_an_unfinished_run_fails_unless_allowed(home, capsys):
+    from rageval.store import runs as rstore
+
+    project, _ = make_runs("part", n=10, runs=("r0",))
+    rstore.set_run_status(project.db_path, "r0", "interrupted")
+    assert main(["check", "--project", "part", "--run", "r0", "--fail-under", "token_f1=0"]) == 1
+    assert "FAIL  run finished: run r0 is interrupted with 10 of 10 answers scored" in capsys.readouterr().out
+    assert main(["check", "--project", "part", "--run", "r0", "--fail-under", "token_f1=0", "--allow-unscored"]) == 0
+    rstore.set_run_status(project.db_path, "r0", "finished")
+    assert main(["check", "--project", "part", "--run", "r0", "--fail-under", "token_f1=0"]) == 0
+    assert "PASS  run finished: run r0 is finished with all 10 answers" in capsys.readouterr().out

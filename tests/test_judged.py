@@ -6,7 +6,6 @@ import re
 
 import pytest
 
-from rageval.claims import analysis
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from rageval.claims.diagnose import diagnose, gold_ranks, holds_answer
@@ -20,12 +19,6 @@ CTX = ("Amoxicillin is a penicillin antibiotic used to treat bacterial infection
        "Paris is the capital of France.")
 AMOX = Sample(id="a", question="What is the usual adult dose of amoxicillin?", contexts=CTX,
               answer="The usual adult dose is 500 mg every 8 hours.", references=("500 mg every 8 hours",))
-
-
-@pytest.fixture(autouse=True)
-def fresh_memo():
-    analysis.clear_memo()
-    yield
 
 
 def offline():
@@ -55,7 +48,6 @@ def test_all_metrics_offline_stay_in_range_and_are_order_invariant():
                    answer="I'm not sure, but it might be Lyon.", references=("Paris",))
     metrics = [get_metric(n) for n in ALL]
     fwd = evaluate([AMOX, other], metrics, offline())
-    analysis.clear_memo()
     rev = evaluate([other, AMOX], metrics, offline())
     for name in ALL:
         assert [s.value for s in fwd[name]] == [s.value for s in rev[name]][::-1], name

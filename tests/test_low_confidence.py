@@ -8,7 +8,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rageval.claims import analysis, verifier
+from rageval.claims import verifier
 from rageval.project import open_project
 from rageval.report import run_report_html
 from rageval.views.answer_table import answer_table
@@ -66,6 +66,9 @@ def test_answers_page_marks_low_confidence_everywhere(project):
     assert "CONTRADICTED?" in claims and "0.55 · low confidence" in claims
     assert "border:1px dashed" in claims and ">SUPPORTED</span>" in claims and "1.00 · low" not in claims
     assert any("1 of 2 claims low confidence" in c.value for c in at.caption)  # the faithfulness card
+    answer = next(h.proto.body for h in at.get("html") if "originated in Japan" in h.proto.body and "<th" not in h.proto.body)
+    assert 'title="CONTRADICTED? (low confidence)" style="background:#f4f5f7;border-bottom:2px dashed' in answer
+    assert 'title="SUPPORTED" style="background:#dcf5e3' in answer
     table = answer_table(p, run_id)
     assert table.loc[0, "low_confidence"] == 1 and table.loc[0, "contradicted"] == 1
 
@@ -83,13 +86,11 @@ def test_score_details_give_confidence_and_the_flag(tmp_path, monkeypatch, capsy
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(verifier, "low_confidence_below", lambda: 1.01)  # every model verdict is unsure
-    analysis.clear_memo()
     rows = tmp_path / "answers.jsonl"
     rows.write_text(json.dumps({"id": "q1", "question": "Tea?", "contexts": [CONTEXT],
                                 "answer": "Green tea originated in Japan. Brew it at 70 to 80 degrees Celsius."})
                     + "\n", encoding="utf-8")
     assert main(["score", str(rows), "--metrics", "faithfulness", "--details"]) == 0
-    analysis.clear_memo()
     (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     by_text = {c["text"]: c for c in row["claims"]}
     modelled, copied = by_text["Green tea originated in Japan."], by_text["Brew it at 70 to 80 degrees Celsius."]

@@ -12,7 +12,8 @@ from rageval.llm.replies import validator
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
-from rageval.metrics.correctness import load_model, probability, render_prompt, validate_verdict
+from rageval.llm.replies import validator
+from rageval.metrics.correctness import Equivalence, equivalence_of, load_model, probability, render_prompt
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from tests.test_metrics_semantic import FakeEmbedder, fake_resources
 
@@ -91,6 +92,7 @@ def test_render_prompt_fills_each_slot_once():
      ({"equivalent": 1}, ValueError), (["yes"], ValueError), ({"reason": "x"}, ValueError)],
 )
 def test_validate_verdict(value, expected):
+    validate_verdict = validator(Equivalence, equivalence_of)
     if expected is ValueError:
         with pytest.raises(ValueError):
             validate_verdict(value)

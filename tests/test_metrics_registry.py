@@ -162,3 +162,55 @@ def test_unknown_metric_option_is_an_error_not_ignored():
         parse_metric_list("bleu,token_f1", judeg="openai:x")
     # an option only some metrics take goes to those, quietly
     assert [m.name for m in parse_metric_list("bleu,faithfulness", judge="heuristic")] == ["bleu", "faithfulness"]
+
+
+def test_memo_computes_each_key_once_across_threads_and_forgets_failures():
+    import threading
+
+    from rageval.types import Memo
+
+    memo, calls, gate = Memo(), [], threading.Barrier(4)
+
+    def computer(keys):
+        def compute(todo):
+            calls.append([keys[i] for i in todo])
+            return ["bad" if keys[i] == "c" else keys[i].upper() for i in todo]
+        return compute
+
+    def worker(out):
+        gate.wait()
+        out.append(memo.many(["a", "b", "c"], computer(["a", "b", "c"])))
+
+    outs = []
+    threads = [threading.Thread(target=worker, args=(outs,)) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert outs == [["A", "B", "bad"]] * 4
+    assert sum(len(c) for c in calls) == 3  # each key computed once, whichever thread came first
+    fresh = Memo()
+    assert fresh.many(["a", "b", "c"], computer(["a", "b", "c"]), keep=lambda v: v != "bad") == ["A", "B", "bad"]
+    assert fresh.many(["a", "c"], computer(["a", "c"]), keep=lambda v: v != "bad") == ["A", "bad"]
+    assert calls[-1] == ["c"]  # the failed value was forgotten and asked again; "a" was kept
+
+
+def test_each_evaluate_call_has_its_own_memo():
+    from rageval.types import Resources
+
+    seen = []
+
+    class Probe:
+        name, needs, range, higher_is_better, kind = "probe", frozenset(), (0.0, 1.0), True, "lexical"
+
+        def signature(self):
+            return "probe|v1"
+
+        def score_batch(self, samples, resources):
+            seen.append(resources.memo)
+            return [Score.ok(resources.memo.one(s.id, lambda: 1.0)) for s in samples]
+
+    given = Resources()
+    evaluate([Sample(id="x")], [Probe()], given)
+    evaluate([Sample(id="x")], [Probe()], given)
+    assert seen[0] is not seen[1] and given.memo not in seen

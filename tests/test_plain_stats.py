@@ -67,7 +67,7 @@ def test_compare_identical_runs_and_names(tmp_path, monkeypatch):
                          [{"metric": "token_f1", "signature": "token_f1|v1", "value": values[item["item_id"]],
                            "status": "ok", "reason": None}], [])
     c = human.compare_runs(project, ["r0", "r1"], "token_f1")
-    assert "identical scores on token_f1 on all 12 paired answers" in c.verdict
+    assert "identical scores on all 12 paired answers on token_f1" in c.verdict
     assert not c.reliable and c.changed == 0 and "r0" not in c.verdict  # readable names, not ids
     assert c.as_dict()["difference"]["of"] == "B - A"
 

@@ -21,15 +21,6 @@ SAMPLE = Sample(id="x", question="When did the Berlin Wall fall?",
                 contexts=("The Berlin Wall fell on 9 November 1989, when the border opened.", INJECTION))
 
 
-@pytest.fixture(autouse=True)
-def _fresh_claim_memo():
-    import rageval.claims.analysis as analysis
-
-    analysis.clear_memo()  # the process-wide memo of claim analyses would replay another test's
-    yield
-    analysis.clear_memo()
-
-
 def _faithfulness(server, tmp_path):
     env = {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "sk-test-not-a-real-key"}
     with make_llm_client({"judge": "openai:test-model"}, tmp_path / "p.duckdb", "r", 4, True, env=env,

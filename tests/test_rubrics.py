@@ -7,7 +7,8 @@ import pytest
 from rageval.cli import main
 from rageval.config import RunConfig
 from rageval.errors import ConfigError
-from rageval.metrics.base import Resources, Sample, evaluate, get_metric, parse_metric_list
+from rageval.metrics.base import evaluate, get_metric, parse_metric_list
+from rageval.types import Resources, Sample
 from rageval.project import open_project
 from rageval.metrics.rubric import project_rubrics, resolve
 from rageval.prompts.rubric import Rubric, parse_rubric
@@ -56,6 +57,9 @@ def test_signature_pins_the_rubric_text_and_the_judge():
     b = get_metric("rubric:politeness", rubrics={"politeness": edited}, judge="openai:m")
     assert a.signature() != b.signature() and f"rubric:{r.digest()}" in a.signature()
     assert "prompt:" in a.signature() and "judge:openai:m" in a.signature()
+    long = parse_rubric(TOML.replace("curt", "curt " * 300))
+    b_long = get_metric("rubric:politeness", rubrics={"politeness": long}, judge="openai:m")
+    assert b_long.llm_prompt_chars > a.llm_prompt_chars + 1000  # the estimate counts the rubric's text
     assert get_metric("rubric:politeness", rubrics={"politeness": r}).signature() != a.signature()
     with pytest.raises(ConfigError, match="unknown rubric metric 'rubric:tone'"):
         parse_metric_list("token_f1,rubric:tone", rubrics={"politeness": r})

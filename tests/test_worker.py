@@ -95,4 +95,3 @@ def test_phases_cancel_and_errors():
     assert workers.start(P, "bad", execute=execute)
     _wait(lambda: not workers.active(P))
     assert workers.error(P, "bad") == "corpus 'x' does not exist"
-    assert workers.started_here(P) == ["r1", "bad"]

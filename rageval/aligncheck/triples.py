@@ -252,8 +252,3 @@ def read_texts(texts: Sequence[str]) -> dict[str, Reading]:
             _READINGS.popitem(last=False)
     return {**known, **fresh}
 
-
-def clear_readings() -> None:
-    """Forget every cached Reading (tests)."""
-    with _READINGS_LOCK:
-        _READINGS.clear()

@@ -1,19 +1,21 @@
 """The claim analysis of one answer, shared by the three claim metrics: extraction, verification
-and diagnosis, offline or by an LLM judge, memoised per (judge, embedder, sample).
+and diagnosis, offline or by an LLM judge, computed once per (judge, embedder, sample) in one
+``evaluate`` call (``Resources.memo``).
 
 Offline: :func:`rageval.claims.extract.extract_claims`, then the learned verifier
 (:func:`rageval.claims.verifier.learned_verify`, whose version goes into the signature). With a
-judge: :mod:`rageval.claims.judge` (one pool task per answer: extract, then verify). Both end in
+judge: :mod:`rageval.claims.judge` (one pool task per answer: extract, then verify the claims that
+are not copied from the contexts: those are SUPPORTED by :func:`rageval.claims.containment.contained`
+on both paths). Both end in
 :func:`rageval.claims.diagnose.diagnose`. Each claim is stored as :func:`claim_record` gives it.
 """
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from rageval.claims import judge as judge_path
+from rageval.claims.containment import contained
 from rageval.claims.diagnose import diagnose
 from rageval.claims.extract import extract_claims
 from rageval.claims.verdict import LABELS, Verdict
@@ -23,7 +25,6 @@ from rageval.types import Resources, Sample
 from rageval.judge.ask import judge_client
 
 PROMPTS = ("claim_extract", "claim_verify")
-_MEMO_SIZE = 4096
 
 
 @dataclass(frozen=True)
@@ -80,48 +81,27 @@ def _finish(sample: Sample, records: list[dict], meta: dict) -> Analysis:
     return Analysis("ok", None, tuple(records), summary, meta)
 
 
-_memo: OrderedDict[tuple, Analysis] = OrderedDict()
-_lock = threading.RLock()  # runs may score from several worker threads; the memo is shared
-
-
-def clear_memo() -> None:
-    """Forget every memoised analysis (tests and benchmarks that count judge calls)."""
-    with _lock:
-        _memo.clear()
-
-
 def _key(sample: Sample, judge: str, embedder_name: str) -> tuple:
-    return (judge, embedder_name, sample.question, sample.answer, sample.contexts, sample.context_ids,
+    return ("claims", judge, embedder_name, sample.question, sample.answer, sample.contexts, sample.context_ids,
             sample.references)
 
 
 def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric: str) -> list[Analysis]:
-    """Claims, verdicts and diagnosis for each sample (memoised; failures are not memoised)."""
+    """Claims, verdicts and diagnosis for each sample, once per ``evaluate`` call (``resources.memo``;
+    a failed analysis is not kept)."""
     if judge == "heuristic":
         embedder = resources.embedder
         name = getattr(embedder, "name", type(embedder).__name__)
     else:
         llm = judge_client(metric, judge, resources)
         name = ""
-    out: list[Analysis | None] = []
-    todo: list[int] = []
-    with _lock:
-        for i, s in enumerate(samples):
-            hit = _memo.get(_key(s, judge, name))
-            out.append(hit)
-            if hit is None:
-                todo.append(i)
-    if todo:
-        fresh = (_heuristic([samples[i] for i in todo], embedder, name) if judge == "heuristic"
-                 else _judged([samples[i] for i in todo], llm, judge))
-        with _lock:
-            for i, analysis in zip(todo, fresh):
-                out[i] = analysis
-                if analysis.status == "ok":
-                    _memo[_key(samples[i], judge, name)] = analysis
-                    if len(_memo) > _MEMO_SIZE:
-                        _memo.popitem(last=False)
-    return [a for a in out if a is not None]
+
+    def compute(todo: list[int]) -> list[Analysis]:
+        batch = [samples[i] for i in todo]
+        return _heuristic(batch, embedder, name) if judge == "heuristic" else _judged(batch, llm, judge)
+
+    return resources.memo.many([_key(s, judge, name) for s in samples], compute,
+                               keep=lambda analysis: analysis.status == "ok")
 
 
 def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:
@@ -142,10 +122,14 @@ def _judged(samples: Sequence[Sample], llm: Any, judge: str) -> list[Analysis]:
         claims = judge_path.extract_one(llm, s.question, s.answer or "")
         if isinstance(claims, judge_path.Failure):
             return Analysis(claims.status, claims.reason, (), {}, {**meta, "stage": "extract", "raw": claims.raw})
-        verdicts = judge_path.verify(llm, [(claims, s.contexts)])[0] if claims else []
-        if isinstance(verdicts, judge_path.Failure):
-            return Analysis(verdicts.status, verdicts.reason, tuple({"text": t} for t in claims), {},
-                            {**meta, "stage": "verify", "raw": verdicts.raw})
+        copied = [contained(t, s.contexts) for t in claims]  # copied claims never reach the judge
+        rest = [t for t, v in zip(claims, copied) if v is None]
+        judged = judge_path.verify(llm, [(rest, s.contexts)])[0] if rest else []
+        if isinstance(judged, judge_path.Failure):
+            return Analysis(judged.status, judged.reason, tuple({"text": t} for t in claims), {},
+                            {**meta, "stage": "verify", "raw": judged.raw})
+        found = iter(judged)
+        verdicts = [v if v is not None else next(found) for v in copied]
         return _finish(s, [claim_record(s, t, v) for t, v in zip(claims, verdicts)], dict(meta))
 
     return llm.map(one, list(samples))

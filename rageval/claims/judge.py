@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from rageval.claims.verdict import Verdict
-from rageval.llm.replies import validator
 from rageval.judge.ask import ask, numbered
 from rageval.prompts.schemas import Claims, Verdicts, numbered_entries, passage_index
 from rageval.text.sentences import enclosing
@@ -54,11 +53,6 @@ def check_verdicts(n_claims: int, n_passages: int) -> Callable[[Verdicts], list[
                 for v in numbered_entries(reply.verdicts, "claim", n_claims)]
 
     return check
-
-
-def verdict_validator(n_claims: int, n_passages: int) -> Callable[[Any], list[dict]]:
-    """A validator of raw ``{"verdicts": [...]}`` JSON: the reply model, then :func:`check_verdicts`."""
-    return validator(Verdicts, check_verdicts(n_claims, n_passages))
 
 
 def locate(quote: str, contexts: Sequence[str], passage: int | None) -> tuple[int | None, tuple[int, int] | None]:

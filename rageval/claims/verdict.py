@@ -27,11 +27,3 @@ class Verdict:
     evidence_role: str | None = None  # "support", "refutes" or "closest passage"
     quote_span: tuple[int, int] | None = None  # a copied claim's exact span in the context (containment)
     low_confidence: bool = False  # confidence below the verifier's low_confidence_below threshold
-
-    @property
-    def strength(self) -> float:
-        """A graded support score in [0, 1] (used for AUROC, not for the label): the offline
-        verifier's probability of SUPPORTED; for a judge's verdict, 1 when SUPPORTED else 0."""
-        if self.probabilities:
-            return float(self.probabilities.get(SUPPORTED, 0.0))
-        return float(self.label == SUPPORTED)

@@ -8,6 +8,8 @@ Checks, each passed or failed with a sentence that says why:
 - unscored answers: every gated metric (thresholds, and the regression metrics) fails when any
   answer is unscored on it, unless ``allow_unscored``; then they are listed and left out of the
   mean.
+- a stored run that is not finished, or has fewer answers than its QA set has questions, fails
+  (a gate must not pass on part of the answers), unless ``allow_unscored``.
 - regression from a baseline (a stored run or a scored file), per metric, over the answers both
   scored (paired by id): ``gain = mean(current - baseline)``, negated for metrics where lower is
   better, so a negative gain is a drop. The check fails when ``gain < -min_effect`` and the
@@ -109,6 +111,8 @@ def run_gate(current: ScoreSet, *, fail_under: Mapping[str, float] | None = None
     else:
         regress = []
     checks: list[Check] = []
+    if current.expected is not None:
+        checks.append(_complete_check(current, allow_unscored))
     for m in dict.fromkeys([*named, *regress]):
         checks.append(_unscored_check(current, m, allow_unscored))
     for m, t in fail_under.items():
@@ -136,6 +140,18 @@ def _unscored_check(s: ScoreSet, metric: str, allowed: bool) -> Check:
                      {"unscored": n, "answers": total})
     return Check(name, metric, False, text + "; fix the inputs or pass --allow-unscored",
                  {"unscored": n, "answers": total})
+
+
+def _complete_check(s: ScoreSet, allowed: bool) -> Check:
+    have, want = len(s.values), int(s.expected or 0)
+    details = {"answers": have, "expected": want, "status": s.status}
+    if s.status == "finished" and have >= want:
+        return Check("run finished", "run", True, f"{s.label} is finished with all {want} answers", details)
+    text = f"{s.label} is {s.status} with {have} of {want} answers scored"
+    if allowed:
+        return Check("run finished", "run", True, text + "; allowed by --allow-unscored", details)
+    return Check("run finished", "run", False, text + "; finish it (rageval run --resume ID) or pass --allow-unscored",
+                 details)
 
 
 def _threshold(s: ScoreSet, metric: str, t: float, *, below: bool) -> Check:

@@ -31,6 +31,8 @@ class ScoreSet:
     values: pd.DataFrame       # index: answer id; one float column per metric, NaN when not scored
     reasons: dict[str, Counter] = field(default_factory=dict)  # metric -> reason -> unscored answers
     signatures: dict[str, str] = field(default_factory=dict)   # metric -> signature (stored runs only)
+    expected: int | None = None  # answers the run should have (stored runs only): its QA items
+    status: str | None = None    # the run's status (stored runs only)
 
     @property
     def metrics(self) -> list[str]:
@@ -58,7 +60,8 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
         if not ok:
             reasons.setdefault(r["metric"], Counter())[f"{r['status']}: {r['reason']}" if r["status"] != "unscored"
                                                        else str(r["reason"])] += 1
-    return ScoreSet(f"run {run_id}", pd.DataFrame(values).sort_index(), reasons, signatures)
+    return ScoreSet(f"run {run_id}", pd.DataFrame(values).sort_index(), reasons, signatures,
+                    expected=int(run["n_items"]), status=str(run["status"]))
 
 
 def from_file(path: Path) -> ScoreSet:

@@ -115,6 +115,7 @@ def compare_runs(project: Project, run_ids: Sequence[str], metric: str, *, alpha
     share = stats.first_rank_share(table, higher_is_better=hib)
     fr = stats.friedman(table)
     names = run_names(project, run_ids)
+    label = "the human score (consensus of the ratings, 1-5)" if metric == "human" else metric
     result: dict[str, Any] = dict(runs=tuple(run_ids), metric=metric, n=n, higher_is_better=hib, means=means,
                                   mean_ranks={r: float(v) for r, v in ranks.items()},
                                   first_rank_share={r: float(v) for r, v in share.items()},
@@ -124,14 +125,14 @@ def compare_runs(project: Project, run_ids: Sequence[str], metric: str, *, alpha
         w = stats.wilcoxon(table[a], table[b])
         d = stats.paired_bootstrap(table[b], table[a], n_boot=n_boot, seed=seed)
         changed = int((table[a] != table[b]).sum())
-        verdict = paired_sentence(f"A “{names[a]}”", f"B “{names[b]}”", metric, diff=d.diff, ci_low=d.ci_low,
+        verdict = paired_sentence(f"A “{names[a]}”", f"B “{names[b]}”", label, diff=d.diff, ci_low=d.ci_low,
                                   ci_high=d.ci_high, p=w.p, n=d.n, nonzero=changed, higher_is_better=hib, alpha=alpha)
         reliable = (w.p is not None and w.p < alpha and changed >= min_pairs_for(alpha)
                     and (d.ci_low > 0 or d.ci_high < 0))
         result.update(wilcoxon=w, difference=d, changed=changed, verdict=verdict, reliable=reliable)
     else:
         nem, con = stats.nemenyi(table), stats.conover(table, p_adjust="holm")
-        result.update(nemenyi=nem, conover=con, verdict=_verdict_many(run_ids, names, metric, ranks, fr, con, alpha),
+        result.update(nemenyi=nem, conover=con, verdict=_verdict_many(run_ids, names, label, ranks, fr, con, alpha),
                       reliable=fr.p is not None and fr.p < alpha)
     return Comparison(**result)
 

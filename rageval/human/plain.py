@@ -84,13 +84,13 @@ def paired_sentence(name_a: str, name_b: str, metric: str, *, diff: float | None
     >>> paired_sentence("A", "B", "faithfulness", diff=-0.12, ci_low=-0.38, ci_high=0.12, p=0.57, n=17, nonzero=15)
     'Run B scores 0.12 lower than run A on faithfulness (95% CI -0.38 to +0.12, Wilcoxon p = 0.57, 17 paired answers): not a reliable difference.'
     >>> paired_sentence("A", "B", "faithfulness", diff=0.0, ci_low=0.0, ci_high=0.0, p=None, n=10, nonzero=0)
-    'Run B and run A gave identical scores on faithfulness on all 10 paired answers: there is no difference to test.'
+    'Run B and run A gave identical scores on all 10 paired answers on faithfulness: there is no difference to test.'
     """
     a, b = f"run {name_a}", f"run {name_b}"
     if n == 0 or diff is None:
         return f"Run {name_b} and run {name_a} have no answer scored on {metric} by both, so they cannot be compared."
     if nonzero == 0:
-        return (f"Run {name_b} and {a} gave identical scores on {metric} on all {n} paired answers: "
+        return (f"Run {name_b} and {a} gave identical scores on all {n} paired answers on {metric}: "
                 "there is no difference to test.")
     level = f"{confidence:.0%}"
     ci = f"{level} CI {_signed(ci_low)} to {_signed(ci_high)}"

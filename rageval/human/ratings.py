@@ -51,17 +51,25 @@ def parse_rating(value: Any) -> int:
         raise ValueError("missing rating")
     try:
         number = float(value)
+    except OverflowError:  # an integer of 309+ digits (JSON): as infinite as 1e400
+        number = math.inf
     except (TypeError, ValueError):
-        raise ValueError(f"rating {value!r} is not a number") from None
+        raise ValueError(f"rating {_short(value)} is not a number") from None
     if math.isnan(number):
-        raise ValueError(f"rating {value!r} is not a number")
+        raise ValueError(f"rating {_short(value)} is not a number")
     if not math.isfinite(number):
-        raise ValueError(f"rating {value!r} is not a whole number 1-5")
+        raise ValueError(f"rating {_short(value)} is not a whole number 1-5")
     if number != int(number):
-        raise ValueError(f"rating {value!r} is not a whole number: ratings are 1-5 without half points")
+        raise ValueError(f"rating {_short(value)} is not a whole number: ratings are 1-5 without half points")
     if not 1 <= number <= 5:
-        raise ValueError(f"rating {value!r} is out of range: ratings are 1-5")
+        raise ValueError(f"rating {_short(value)} is out of range: ratings are 1-5")
     return int(number)
+
+
+def _short(value: Any) -> str:
+    """``repr(value)`` cut to 40 characters (a 400-digit rating is named, not printed whole)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**40 else f"{str(value)[:20]}... ({len(str(value))} digits)"
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _norm(text: str) -> str:

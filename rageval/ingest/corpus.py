@@ -45,14 +45,26 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestErro
 def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
            files: Sequence[tuple[str, bytes]] = (), chunking: ChunkingConfig | None = None,
            embedder: str = "local", progress: Progress | None = None,
-           limits: Limits | None = None) -> IngestReport:
+           limits: Limits | None = None, on_wait: Callable[[], None] | None = None) -> IngestReport:
     """Load ``paths`` (files or folders) and in-memory ``files``, store them and index them.
 
     Bad files (and files over ``limits``) become errors in the report (and in the project's
     ingest_errors) while the good ones are stored; the same bytes ingested twice are stored
     once. ``progress(phase, done, total)`` hears ``documents`` (loaded), ``chunks`` (documents
     chunked) and ``index`` (chunks embedded and added).
+
+    Two ingests into one project are serialised (the project's ``ingest`` lock): Chroma's
+    embedded store takes one writer, and a second writer got "database is locked". The second
+    waits for the first; ``on_wait()`` is called once when it has to.
     """
+    with project_lock(project, "ingest", on_wait):
+        return _ingest(project, corpus, paths=paths, files=files, chunking=chunking, embedder=embedder,
+                       progress=progress, limits=limits)
+
+
+def _ingest(project: Project, corpus: str, *, paths: Iterable[str | Path], files: Sequence[tuple[str, bytes]],
+            chunking: ChunkingConfig | None, embedder: str, progress: Progress | None,
+            limits: Limits | None) -> IngestReport:
     chunking = chunking or ChunkingConfig()
     limits = limits or Limits.from_env()
     loaded: list[Document | IngestError] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
@@ -104,11 +116,12 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
 
     chunks = ensure_chunks(project, corpus, chunking)
     signature = index_signature(corpus, chunking, embedder)
-    index = VectorIndex(project, signature)
     report = (lambda done, total: progress("index", done, total)) if progress else None
     # two processes syncing one collection would both embed every missing chunk: the second
-    # waits for the first, then finds the chunks indexed (and their vectors in the cache)
-    with project_lock(project, "index-" + stable_hash([project.id, signature], 16)):
+    # waits for the first, then finds the chunks indexed (and their vectors in the cache); the
+    # collection is opened (made, when new) under the lock too, one writer at a time
+    with project_lock(project, "index-" + stable_hash(signature, 16)):
+        index = VectorIndex(project, signature)
         added = index.sync(chunks, model.embed, progress=report)
     return index, chunks, added
 

@@ -55,6 +55,12 @@ def _env(name: str, default: float) -> float:
         raise ConfigError(f"{name}={raw!r} is not a number") from None
 
 
+def _at_least_one(limits: object, names: tuple[str, ...]) -> None:
+    for name in names:
+        if getattr(limits, name) < 1:
+            raise ConfigError(f"{name}={getattr(limits, name)} must be at least 1")
+
+
 @dataclass(frozen=True)
 class Limits:
     max_file_bytes: int = int(DEFAULT_FILE_MB * 1_000_000)
@@ -62,9 +68,7 @@ class Limits:
     max_chars: int = DEFAULT_CHARS
 
     def __post_init__(self) -> None:
-        for name in ("max_file_bytes", "max_pages", "max_chars"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name}={getattr(self, name)} must be at least 1")
+        _at_least_one(self, ("max_file_bytes", "max_pages", "max_chars"))
 
     @classmethod
     def from_env(cls, *, file_mb: float | None = None, pages: int | None = None,
@@ -104,9 +108,7 @@ class RowLimits:
     max_depth: int = DEFAULT_DEPTH
 
     def __post_init__(self) -> None:
-        for name in ("max_field_chars", "max_depth"):
-            if getattr(self, name) < 1:
-                raise ConfigError(f"{name}={getattr(self, name)} must be at least 1")
+        _at_least_one(self, ("max_field_chars", "max_depth"))
 
     @classmethod
     def from_env(cls, *, field_chars: int | None = None, depth: int | None = None) -> "RowLimits":

@@ -278,6 +278,18 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         records = _csv(table, text, "excel-tab" if lower.endswith(".tsv") else "excel")
     else:
         raise InputError("unsupported table type; use .csv, .tsv, .json or .jsonl", source=source)
+    return add_records(table, records, limits=limits)
+
+
+def add_records(table: Table, records: Iterable[tuple[int, Any]], *, limits: RowLimits | None = None) -> Table:
+    """Add numbered rows to ``table`` the way :func:`read_table` does: keys cleaned and mapped
+    through :data:`ALIASES`, values through ``clean_value``, a row that is not an object or is over
+    ``limits`` (from the environment by default) a problem.
+
+    Rows that come already parsed (an Arrow or pandas batch) go through here too, so they are
+    read exactly as the same rows in a file would be.
+    """
+    limits = limits or RowLimits.from_env()
     seen_columns = dict.fromkeys(table.columns)
     for n, rec in records:
         if not isinstance(rec, dict):
@@ -300,12 +312,6 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         table.records.append((n, clean))
     table.columns = [c for c in seen_columns if c]
     return table
-
-
-def read_records(source: str, data: bytes) -> tuple[list[tuple[int, dict[str, Any]]], list[RowError]]:
-    """:func:`read_table` as ``(records, problems)``."""
-    table = read_table(source, data)
-    return table.records, table.problems
 
 
 def _finite(value: Any, field: str) -> Any:

@@ -62,7 +62,7 @@ from typing import Any, Callable, Mapping, Sequence, TypeVar
 import openai
 
 from rageval.errors import ConfigError, LLMError, RagevalError
-from rageval.llm.cost import UsageSummary, cost_usd, load_prices, summarize_calls
+from rageval.llm.cost import UsageSummary, load_prices, summarize_calls
 from rageval.llm.embeddings import Embeddings
 from rageval.llm.formats import OutputModes
 from rageval.llm.wire import FormatRejected, post, send_chat
@@ -410,15 +410,6 @@ class LLMClient:
         not each item.
         """
         return self._preflight_error
-
-    def preflight_all(self) -> None:
-        """:meth:`preflight` every configured role."""
-        for role in self._roles:
-            self.preflight(role)
-
-    def estimate_cost(self, role: str, n_calls: int, tokens_in: float, tokens_out: float) -> float | None:
-        """USD for ``n_calls`` calls of ``tokens_in``/``tokens_out`` tokens EACH; None if unpriced."""
-        return cost_usd(self.model(role), n_calls * tokens_in, n_calls * tokens_out, self._prices)
 
     def usage(self) -> UsageSummary:
         """The calls this client made (all runs), from memory."""

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from rageval.errors import ConfigError
-from rageval.store.llm_cache import call_rows
 
 #: model -> {"input": USD per 1M tokens, "output": USD per 1M tokens}
 Prices = Mapping[str, Mapping[str, float]]
@@ -133,9 +132,3 @@ def summarize_calls(rows: Sequence[Mapping[str, Any]], prices: Prices | None = N
     )
 
 
-def usage_summary(store_path: str | Path, run_id: str | None, *, prices: Prices | None = None) -> UsageSummary:
-    """The usage of one run (or of every run with ``run_id=None``) from the ``llm_calls`` table.
-
-    A running client buffers its rows for up to about a second: call ``client.flush()`` first.
-    """
-    return summarize_calls(call_rows(store_path, run_id), prices)

@@ -123,6 +123,21 @@ def api_key(cfg: RoleConfig, env: Mapping[str, str], secrets: Mapping[str, Any] 
     return key
 
 
+def missing_settings(models: Mapping[str, str], *, env: Mapping[str, str] = os.environ,
+                     secrets: Mapping[str, Any] | None = None) -> list[str]:
+    """For each online role of ``models`` that has neither a key nor a server URL: what to set
+    (the message :func:`api_key` would raise when the role makes its first call)."""
+    out = []
+    for role, spec in models.items():
+        try:
+            model = parse_spec(role, spec)
+            if model is not None:
+                api_key(role_config(role, model, env=env, secrets=secrets), env, secrets)
+        except ConfigError as exc:
+            out.append(str(exc))
+    return out
+
+
 def server_message(body: Any, fallback: str | None) -> str:
     """The ``message`` of an OpenAI-style error body (``{"error": {"message": ...}}``), short."""
     if isinstance(body, Mapping):

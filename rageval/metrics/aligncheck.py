@@ -21,7 +21,6 @@ the FP facts (added by the answer: possible fabrication) and FN facts (dropped).
 """
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
@@ -64,28 +63,18 @@ class PredicateSimilarity:
         return greedy_match(a.vectors, b.vectors, np.ones(len(a.ids)), np.ones(len(b.ids)))[2]
 
 
-_LAST: dict[str, Any] = {}  # the last analysis, so F1, precision and recall of one batch parse once
-_LAST_LOCK = threading.Lock()
-
-
 def analyse(samples: Sequence[Sample], resources: Resources, *, source: str, types: str, language: str,
             embedder_spec: str, metric: str, objects: str = "entities", judge: str = "heuristic") -> list[tuple]:
     """Per sample: (best Alignment or None, status, reason or None, details), shared by the three metrics.
 
-    The most recent result is kept (one entry) and reused when the same texts are analysed with
-    the same options and the same embedder object, as ``evaluate`` does for the three metrics.
+    Computed once per ``evaluate`` call for the same texts and options (``resources.memo``), so
+    F1, precision and recall of one batch parse once.
     """
-    key = (tuple((s.answer or "", tuple(source_texts(s, source))) for s in samples), source, types, language,
-           resources.language, embedder_spec, objects, judge)
-    with _LAST_LOCK:
-        hit = _LAST.get("key") == key and _LAST.get("resources") is resources
-        if hit:
-            return _LAST["value"]
-    value = _analyse(samples, resources, source=source, types=types, language=language,
-                     embedder_spec=embedder_spec, metric=metric, objects=objects, judge=judge)
-    with _LAST_LOCK:
-        _LAST.update(key=key, resources=resources, value=value)
-    return value
+    key = ("aligncheck", tuple((s.answer or "", tuple(source_texts(s, source))) for s in samples), source, types,
+           language, resources.language, embedder_spec, objects, judge)
+    return resources.memo.one(key, lambda: _analyse(samples, resources, source=source, types=types, language=language,
+                                                    embedder_spec=embedder_spec, metric=metric, objects=objects,
+                                                    judge=judge))
 
 
 def _readings(texts: list[str], resources: Resources, *, judge: str, language: str,

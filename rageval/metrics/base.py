@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval.errors import ConfigError, RagevalError
 from rageval.metrics import METRICS
-from rageval.types import NEED_REASONS, STATUSES, Resources, Sample, Score  # noqa: F401 (the metric contract's types)
+from rageval.types import NEED_REASONS, STATUSES, Memo, Resources, Sample, Score  # noqa: F401 (the metric contract's types)
 
 
 @runtime_checkable
@@ -181,13 +181,14 @@ def evaluate(
 
     Metrics judged by an online LLM are scored at the same time, each in its own thread, so
     all their calls meet in the client's one pool (bounded by its concurrency) instead of
-    running metric after metric in waves; metrics of one ``llm_family`` share a thread, in
-    order, so the later ones reuse the first one's analysis. The others run here, one after
-    another. The embedder is shared and called by one metric at a time.
+    running metric after metric in waves. Metrics that read one analysis (the three claim
+    shares, the three AlignCheck metrics) share it through ``resources.memo``, new for each call:
+    the first computes it, the others wait for it. The others run here, one after another. The
+    embedder is shared and called by one metric at a time.
 
     Every value passes :func:`in_range` (clipped at the boundary, or failed with a reason).
     """
-    resources = _with_embedder(resources or Resources())
+    resources = dataclasses.replace(_with_embedder(resources or Resources()), memo=Memo())
     judged = [m for m in metrics if _online_judge(m)]
     out: dict[str, list[Score]] = {}
     done = [0]
@@ -202,16 +203,12 @@ def evaluate(
 
     if len(judged) > 1:
         shared = _shared(resources)
-        groups: dict[str, list[Metric]] = {}
-        for metric in judged:
-            groups.setdefault(getattr(metric, "llm_family", None) or metric.name, []).append(metric)
 
-        def run_group(group: list[Metric]) -> None:
-            for metric in group:
-                finish(metric, _score_metric(samples, metric, shared))
+        def run(metric: Metric) -> None:
+            finish(metric, _score_metric(samples, metric, shared))
 
-        with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="rageval-metric") as pool:
-            futures = [pool.submit(run_group, g) for g in groups.values()]
+        with ThreadPoolExecutor(max_workers=len(judged), thread_name_prefix="rageval-metric") as pool:
+            futures = [pool.submit(run, m) for m in judged]
             for metric in metrics:
                 if not _online_judge(metric):
                     finish(metric, _score_metric(samples, metric, shared))

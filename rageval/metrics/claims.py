@@ -21,7 +21,6 @@ of a copied claim (or of a judge's quote) inside it.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -31,6 +30,7 @@ from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
+from rageval.text import version as text_version
 
 
 @dataclass(frozen=True)
@@ -46,10 +46,13 @@ class _ClaimShare:
     judge: str = "heuristic"
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
-    llm_family = "claims"  # the three shares use one claim analysis (memoised): its calls count once
+    llm_family = "claims"  # the three shares read one claim analysis per evaluate call: the estimate counts it once
 
     def signature(self) -> str:
-        return signature(self.name, self.judge, PROMPTS, *offline_parts(self.judge, self.embedder))
+        """With a judge the text rules are pinned too: copied claims are found by containment over
+        the contexts' sentences before the judge sees the others (offline through :func:`offline_parts`)."""
+        text = () if self.judge == "heuristic" else (text_version(),)
+        return signature(self.name, self.judge, PROMPTS, *offline_parts(self.judge, self.embedder), *text)
 
     def llm_calls(self, shape: Any) -> int:
         """At most 1 extraction + ``ceil(MAX_CLAIMS / CLAIMS_PER_CALL)`` verification calls."""
@@ -113,11 +116,3 @@ class NotMentionedShare(_ClaimShare):
     label = NOT_MENTIONED
 
 
-def claim_counts(scores: Sequence[Score]) -> Counter:
-    """Verdict counts over the ``claims`` in a list of scores' details (for summaries)."""
-    total: Counter = Counter()
-    for s in scores:
-        for c in (s.details or {}).get("claims", []):
-            if "verdict" in c:
-                total[c["verdict"]] += 1
-    return total

@@ -30,7 +30,6 @@ from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
-from rageval.llm.replies import validator
 from rageval.judge.ask import fence_safe, server_part
 from rageval.prompts.schemas import Equivalence, schema_hash
 from rageval.util import sha256_hex
@@ -151,12 +150,6 @@ def render_prompt(question: str, references: Sequence[str], candidate: str) -> s
 
 def equivalence_of(reply: Equivalence) -> dict[str, Any]:
     return {"equivalent": reply.equivalent, "reason": reply.reason}
-
-
-def validate_verdict(value: Any) -> dict[str, Any]:
-    """Raw judge JSON -> ``{"equivalent": bool, "reason": str}`` through the reply model;
-    ValueError explains a bad shape."""
-    return validator(Equivalence, equivalence_of)(value)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from rageval.errors import ConfigError
-from rageval.judge.ask import ask, failed_score, judge_client, numbered, signature
+from rageval.judge.ask import ask, failed_score, judge_client, numbered, prompt_text, signature
 from rageval.project import Project
 from rageval.prompts.rubric import PREFIX, Rubric
 from rageval.store import rubrics as rubric_store
@@ -67,6 +67,11 @@ class RubricMetric:
     def llm_calls(self, shape: Any) -> int:
         """One judge call per answer."""
         return 1
+
+    @property
+    def llm_prompt_chars(self) -> int:
+        """Characters of instructions per call, for the cost estimate: the prompt and the rubric."""
+        return len(prompt_text("rubric")) + len(rubric_text(self.rubric))
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         if self.judge == "heuristic":

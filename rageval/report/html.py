@@ -5,7 +5,7 @@ unscored counts, range, direction and meaning of each metric), each metric's dis
 an inline SVG histogram, means per domain, Spearman correlations of the metrics with the mean
 human rating when ratings exist (``scipy.stats.spearmanr`` over items with both), and the
 worst answers with their claims and verdicts. Every piece of text is escaped with
-``html.escape``; the page has no script, no link and no external asset.
+``html.escape``, bidi controls removed; the page has no script, no link and no external asset.
 """
 from __future__ import annotations
 
@@ -21,6 +21,7 @@ from rageval.report.meaning import info
 from rageval.report.summary import (LOW_CONFIDENCE, is_low_confidence, low_confidence_claims, low_confidence_text,
                                     run_summaries)
 from rageval.store import runs as run_store
+from rageval.text.hygiene import without_bidi
 
 _VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
             "NOT_MENTIONED": ("#fff1cc", "#8a5a00")}
@@ -36,7 +37,8 @@ th{background:#f3f5f9}.num{text-align:right;font-variant-numeric:tabular-nums}.m
 
 
 def esc(text: Any) -> str:
-    return html.escape("" if text is None else str(text), quote=True)
+    """``text`` escaped for HTML, without bidi controls (:func:`rageval.text.hygiene.without_bidi`)."""
+    return html.escape(without_bidi("" if text is None else str(text)), quote=True)
 
 
 def _fmt(x: Any) -> str:

@@ -13,8 +13,9 @@ exactly what scoring the whole file at once gives.
 
 Each Parquet part has a fixed schema whatever its rows hold, so parts always union: ``id``
 (string), per metric ``<metric>`` (double, null when not scored) and ``<metric>_status``
-(string, null when ok), ``claims`` (JSON text, with ``--details``), and ``source`` (the input
-file the row came from).
+(string, null when ok), ``claims`` (JSON text, with ``--details``), ``source`` (the input
+file the row came from) and ``record`` (JSON text: the answer as a project stores it, which
+``import-scores`` reads back). ``score --engine ray`` writes parts of the same schema.
 """
 from __future__ import annotations
 
@@ -43,36 +44,23 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str]
 
 
 def write_parquet(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str], *, source: str,
-                  details: bool = False) -> None:
-    """One Parquet part with the fixed schema described in the module docstring."""
-    import pyarrow as pa
+                  details: bool = False, records: Sequence[dict[str, Any] | None] | None = None) -> None:
+    """One Parquet part with the fixed schema of :func:`rageval.scale.unit.output_schema`."""
     import pyarrow.parquet as pq
 
-    fields = [pa.field("id", pa.string()), pa.field("source", pa.string())]
-    for m in metrics:
-        fields += [pa.field(m, pa.float64()), pa.field(f"{m}_status", pa.string())]
-    if details:
-        fields.append(pa.field("claims", pa.string()))
-    columns: dict[str, list[Any]] = {f.name: [] for f in fields}
-    for r in rows:
-        columns["id"].append(r["id"])
-        columns["source"].append(source)
-        for m in metrics:
-            columns[m].append(r.get(m))
-            columns[f"{m}_status"].append(r.get(f"{m}_status"))
-        if details:
-            claims = r.get("claims")
-            columns["claims"].append(None if claims is None else json.dumps(claims, ensure_ascii=False))
-    schema = pa.schema(fields)
+    from rageval.scale.unit import to_arrow
+
+    table = to_arrow(rows, records if records is not None else [None] * len(rows), metrics, source=source,
+                     details=details)
     with atomic_write(path, "wb") as fh:
-        pq.write_table(pa.table(columns, schema=schema), fh)
+        pq.write_table(table, fh)
 
 
 def write_rows(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str], *, source: str,
-               details: bool = False) -> None:
+               details: bool = False, records: Sequence[dict[str, Any] | None] | None = None) -> None:
     """``.parquet`` -> :func:`write_parquet`; ``.csv`` -> :func:`write_csv`; anything else -> JSONL."""
     if path.suffix.lower() == ".parquet":
-        write_parquet(path, rows, metrics, source=source, details=details)
+        write_parquet(path, rows, metrics, source=source, details=details, records=records)
     elif path.suffix.lower() == ".csv":
         write_csv(path, rows, metrics, details=details)
     else:

@@ -7,7 +7,7 @@ averaged in as 0. A score is "heuristic" (an offline judge) when its signature c
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from typing import Any
 
 from rageval.project import Project
 from rageval.store import runs as run_store
@@ -28,28 +28,6 @@ class MetricSummary:
 
 def is_heuristic(signature: str | None) -> bool:
     return bool(signature) and "judge:heuristic" in signature
-
-
-def metric_summaries(scores: Sequence[dict[str, Any]]) -> list[MetricSummary]:
-    """Per metric (in first-seen order): mean over ok items, counts of unscored/failed, reasons."""
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for s in scores:
-        groups.setdefault(s["metric"], []).append(s)
-    out = []
-    for metric, rows in groups.items():
-        values = [r["value"] for r in rows if r["status"] == "ok" and r["value"] is not None]
-        reasons: dict[str, int] = {}
-        for r in rows:
-            if r["status"] != "ok":
-                key = f"{r['status']}: {r['reason']}"
-                reasons[key] = reasons.get(key, 0) + 1
-        out.append(MetricSummary(
-            metric=metric, mean=(sum(values) / len(values)) if values else None, n_ok=len(values),
-            n_unscored=sum(r["status"] == "unscored" for r in rows),
-            n_failed=sum(r["status"] == "failed" for r in rows),
-            heuristic=any(is_heuristic(r["signature"]) for r in rows), reasons=reasons,
-        ))
-    return out
 
 
 def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:

@@ -130,7 +130,8 @@ def estimate_run(
     cost nothing. ``metrics`` are metric objects: one counts when ``needs_llm`` is true and its
     ``judge`` is ``openai:MODEL``; it makes at most :func:`metric_calls` calls per item (see the
     module doc; one family counts once) of about prompt + question + answer + contexts tokens
-    in and ``llm_tokens_out`` (default 150) out. With one sample per item the calls are summed
+    in (the prompt: the metric's ``llm_prompt_chars``, else ``PROMPT_CHARS["judge"]``) and
+    ``llm_tokens_out`` (default 150) out. With one sample per item the calls are summed
     over the samples; with fewer samples than items, the largest per-sample count is used for
     every item (still a bound when the samples are typical of the items). The generator (when online) makes one call per item;
     the embedder (when online) embeds each question, plus answers and references for metrics of
@@ -173,7 +174,8 @@ def estimate_run(
         shapes = [call_shape(s, top_k) for s in samples] if samples else [call_shape(None, top_k)]
         per_item = [metric_calls(metric, shape) for shape in shapes]
         calls = float(sum(per_item)) if len(per_item) == n_items else float(max(per_item)) * n_items
-        t_in = PROMPT_CHARS["judge"] / 4 + tok["question"] + answer_out + tok["contexts"]
+        prompt = float(getattr(metric, "llm_prompt_chars", PROMPT_CHARS["judge"]))  # a rubric brings its own text
+        t_in = prompt / 4 + tok["question"] + answer_out + tok["contexts"]
         add("judge", model, calls, t_in, float(getattr(metric, "llm_tokens_out", 150)))
     embedder = parse_spec("embedder", roles["embedder"]) if roles.get("embedder") else None
     if embedder and n_items:

@@ -12,21 +12,20 @@ timeout mid-run marks it ``interrupted`` too; a finished run is never executed a
 """
 from __future__ import annotations
 
-import secrets
 import time
 from dataclasses import dataclass
-from datetime import datetime, timezone
 from typing import Any, Callable, Sequence
 
 from rageval.config import RunConfig
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError
 from rageval.metrics.base import Metric, evaluate, parse_metric_list
-from rageval.types import Resources, Sample, Score
+from rageval.types import Resources, Sample
 from rageval.project import Project
 from rageval.store import owners
+from rageval.scale.records import score_rows, stored_signature  # noqa: F401 (stored_signature: public here too)
 from rageval.store import runs as store
 from rageval.store.items import save_items
-from rageval.util import canonical_json
+from rageval.store.runs import new_run_id  # noqa: F401 (public here too)
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 JUDGED_BATCHES = 4  # a run with online-judged metrics takes batches of 4 x concurrency items
@@ -40,10 +39,6 @@ class RunSummary:
     done: int
     failed: int
     seconds: float
-
-
-def new_run_id() -> str:
-    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
 def start_run(project: Project, config: RunConfig) -> str:
@@ -95,59 +90,6 @@ def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
         if h["doc_id"] not in doc_ids:
             doc_ids.append(h["doc_id"])
     return tuple(doc_ids), by_id, "document"
-
-
-def stored_signature(metric: Metric, llm: Any = None) -> str:
-    """``metric.signature()``, plus ``|out:MODE`` for an LLM-judged metric: the structured-output
-    mode (json_schema, json_object, prompt) its judge's server and model were asked in."""
-    sig = metric.signature()
-    mode_of = getattr(llm, "output_mode", None)
-    if mode_of is not None and str(getattr(metric, "judge", "")).startswith("openai:") and llm.has_role("judge"):
-        sig += f"|out:{mode_of('judge')}"
-    return sig
-
-
-def score_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], metrics: Sequence[Metric],
-               judge: str, llm: Any = None) -> list[tuple[list[dict[str, Any]], list[dict[str, Any]]]]:
-    """Per sample: (metric score rows, claim rows) ready for storage.
-
-    Claims leave the score details for the claims table. Metrics of one family (faithfulness
-    and the contradicted / not-mentioned shares) carry the same claim list; it is stored once,
-    under the signature of the first metric that carried it. Signatures are
-    :func:`stored_signature` (``llm``: the client that judged them).
-    """
-    sigs = {metric.name: stored_signature(metric, llm) for metric in metrics}
-    out = []
-    for i, _sample in enumerate(samples):
-        rows, claims, seen = [], [], set()
-        for metric in metrics:
-            score = scores[metric.name][i]
-            details = dict(score.details) if score.details else None
-            if details and isinstance(details.get("claims"), list):
-                found = details.pop("claims")
-                key = canonical_json(found)
-                if key not in seen:
-                    seen.add(key)
-                    claims.extend(_claim_rows(found, sigs[metric.name], judge))
-            rows.append({"metric": metric.name, "signature": sigs[metric.name], "value": score.value,
-                         "status": score.status, "reason": score.reason, "details": details})
-        out.append((rows, claims))
-    return out
-
-
-def _claim_rows(found: Sequence[dict[str, Any]], signature: str, judge: str) -> list[dict[str, Any]]:
-    core = ("text", "verdict", "evidence", "evidence_chunk", "span", "reason")
-    rows = []
-    for ordinal, c in enumerate(found):
-        span = c.get("span") or [None, None]
-        rows.append({
-            "signature": signature, "ordinal": ordinal, "text": c.get("text", ""),
-            "verdict": c.get("verdict", "NOT_MENTIONED"), "evidence": c.get("evidence"),
-            "evidence_chunk": c.get("evidence_chunk"), "span_start": span[0], "span_end": span[1],
-            "reason": c.get("reason"), "judge": judge,
-            "details": {k: v for k, v in c.items() if k not in core},
-        })
-    return rows
 
 
 def execute(project: Project, run_id: str, *, progress: Progress | None = None,

@@ -45,7 +45,3 @@ def save_preset(project: Project, name: str, settings: dict[str, Any]) -> None:
     write_atomic(_path(project), json.dumps(data, indent=1, sort_keys=True))  # a reader never sees half a file
 
 
-def delete_preset(project: Project, name: str) -> None:
-    data = presets(project)
-    if data.pop(name, None) is not None:
-        write_atomic(_path(project), json.dumps(data, indent=1, sort_keys=True))

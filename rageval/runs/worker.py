@@ -155,11 +155,6 @@ class RunWorkers:
         with self._lock:
             return [rid for (root, rid), t in self._threads.items() if root == str(p.root) and t.is_alive()]
 
-    def started_here(self, p: Project) -> list[str]:
-        """Every run started in this process for ``p`` (running or ended), oldest first."""
-        with self._lock:
-            return [rid for (root, rid) in self._threads if root == str(p.root)]
-
     def live(self, p: Project) -> dict[str, Progress]:
         """``{run id: progress}`` of the runs of ``p`` executing here now (what the runs table shows)."""
         return {rid: self._progress.get((str(p.root), rid)) or Progress() for rid in self.active(p)}

@@ -11,7 +11,6 @@ transaction, and recorded in ``schema_version``. All SQL of rageval lives in thi
 """
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -22,6 +21,7 @@ from typing import Iterator
 
 import duckdb
 
+from rageval.settings import get as setting
 from rageval.errors import ProjectBusyError
 
 _MIGRATED: set[str] = set()
@@ -39,7 +39,7 @@ def migrations() -> list[tuple[int, str, str]]:
 
 
 def _open(path: Path) -> duckdb.DuckDBPyConnection:
-    wait = float(os.environ.get("RAGEVAL_DB_WAIT", "30"))
+    wait = float(setting("RAGEVAL_DB_WAIT"))
     deadline = time.monotonic() + wait
     delay = 0.02
     while True:

@@ -98,20 +98,6 @@ def call_rows(path: str | Path, run_id: str | None = None) -> list[dict[str, Any
         return [dict(zip(CALL_COLUMNS, row)) for row in cur.fetchall()]
 
 
-def cache_size(path: str | Path) -> int:
-    with connect(path) as con:
-        return int(con.execute("SELECT count(*) FROM llm_cache").fetchone()[0])
-
-
-def clear_cache(path: str | Path, model: str | None = None) -> int:
-    """Delete cached replies (of one model, or all); return how many were deleted."""
-    with connect(path) as con:
-        where, params = ("WHERE model = ?", [model]) if model is not None else ("", [])
-        n = int(con.execute(f"SELECT count(*) FROM llm_cache {where}", params).fetchone()[0])
-        con.execute(f"DELETE FROM llm_cache {where}", params)
-    return n
-
-
 # ---------------------------------------------------------------- the buffered store
 
 class LLMStore:

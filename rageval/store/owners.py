@@ -23,6 +23,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from rageval.settings import get as setting
 from rageval.store.db import connect
 
 
@@ -67,11 +68,11 @@ def process_alive(owner: dict[str, Any]) -> bool | None:
 
 
 def stale_after() -> float:
-    return float(os.environ.get("RAGEVAL_RUN_STALE", "120"))
+    return float(setting("RAGEVAL_RUN_STALE"))
 
 
 def heartbeat_interval() -> float:
-    return float(os.environ.get("RAGEVAL_HEARTBEAT", "10"))
+    return float(setting("RAGEVAL_HEARTBEAT"))
 
 
 def claim(db: Path, run_id: str) -> None:

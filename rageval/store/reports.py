@@ -55,16 +55,6 @@ def item_domains(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str |
         ).fetchall()
 
 
-def verdict_counts(db: Path, run_id: str) -> list[tuple[str, str, str, int]]:
-    """``(item_id, signature, verdict, claims)`` over the run's stored claims."""
-    with connect(db) as con:
-        return con.execute(
-            "SELECT item_id, signature, verdict, count(*) FROM claims WHERE run_id = ?"
-            " GROUP BY item_id, signature, verdict ORDER BY item_id, signature, verdict",
-            [run_id],
-        ).fetchall()
-
-
 def low_confidence_counts(db: Path, run_id: str) -> tuple[int, int]:
     """``(low-confidence claims, claims)`` stored for the run (``details.low_confidence``)."""
     with connect(db) as con:
@@ -74,29 +64,6 @@ def low_confidence_counts(db: Path, run_id: str) -> tuple[int, int]:
             [run_id],
         ).fetchone()
     return int(row[0]), int(row[1])
-
-
-def answer_rows(db: Path, run_id: str) -> list[tuple]:
-    """``(item_id, ordinal, question, answer, status, reason, domain)`` without contexts."""
-    with connect(db) as con:
-        return con.execute(
-            "SELECT a.item_id, a.ordinal, a.question, a.answer, a.status, a.reason,"
-            " coalesce(i.domain, json_extract_string(a.details, '$.domain'))"
-            " FROM answers a JOIN runs r ON r.id = a.run_id"
-            " LEFT JOIN qa_items i ON i.qa_set = r.qa_set AND i.id = a.item_id"
-            " WHERE a.run_id = ? ORDER BY a.ordinal",
-            [run_id],
-        ).fetchall()
-
-
-def diagnoses(db: Path, run_id: str) -> list[tuple[str, str | None]]:
-    """``(item_id, likely cause)`` from the faithfulness diagnosis of each answer."""
-    with connect(db) as con:
-        return con.execute(
-            "SELECT item_id, json_extract_string(details, '$.diagnosis.answer_cause') FROM metric_scores"
-            " WHERE run_id = ? AND metric = 'faithfulness'",
-            [run_id],
-        ).fetchall()
 
 
 def score_reasons(db: Path, run_id: str) -> list[tuple[str, str, str | None, int]]:

@@ -2,11 +2,18 @@
 from __future__ import annotations
 
 import json
+import secrets
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Sequence
 
 from rageval.store.db import connect
 from rageval.store.items import save_items
+
+
+def new_run_id() -> str:
+    """A new run id: UTC time and 6 random hex digits (``20261202-013000-a1b2c3``)."""
+    return datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-") + secrets.token_hex(3)
 
 
 # --- QA sets -----------------------------------------------------------------------------
@@ -191,15 +198,6 @@ def claims(db: Path, run_id: str, item_id: str | None = None) -> list[dict[str, 
         c["details"] = json.loads(c["details"]) if c["details"] else {}
         out.append(c)
     return out
-
-
-def delete_run(db: Path, run_id: str) -> None:
-    with connect(db) as con:
-        con.execute("BEGIN TRANSACTION")
-        for table in ("answers", "retrievals", "metric_scores", "claims", "human_ratings", "agreed_scores"):
-            con.execute(f"DELETE FROM {table} WHERE run_id = ?", [run_id])
-        con.execute("DELETE FROM runs WHERE id = ?", [run_id])
-        con.execute("COMMIT")
 
 
 # --- human ratings -----------------------------------------------------------------------

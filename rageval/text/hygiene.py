@@ -13,6 +13,12 @@ Two kinds of text come in:
   extension. The original is kept only in escaped, ASCII-only form (``ascii()``) as metadata.
   :func:`display_name`.
 
+**Rendered text** (a question, an answer, a domain shown in the app or the HTML report) goes
+through :func:`without_bidi`: the bidi embeddings, overrides, isolates and marks (U+202A-U+202E,
+U+2066-U+2069, U+200E, U+200F, U+061C) are removed, so a U+202E inside an answer cannot reverse
+the rest of its table row or paragraph. Stored text keeps them (the user's text, as written);
+right-to-left scripts still read right to left, by the Unicode bidi algorithm, without them.
+
 Callers report what was repaired (a surrogate replaced is a note on that row, not a
 rejection): :meth:`Cleaned.note` words it.
 """
@@ -30,6 +36,18 @@ _SPACES = re.compile(r"\s+")
 # categories removed from names: controls, format (bidi embeddings/overrides/isolates, zero-width
 # joiners, BOM), line and paragraph separators, unassigned code points
 _NAME_DROP = frozenset({"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"})
+
+
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def without_bidi(text: Any) -> Any:
+    r"""``text`` without bidi control characters (module docstring); non-strings are returned as is.
+
+    >>> without_bidi("invoice‮txt.exe, ⁧isolated⁩")
+    'invoicetxt.exe, isolated'
+    """
+    return BIDI_CONTROLS.sub("", text) if isinstance(text, str) else text
 
 
 @dataclass(frozen=True)

@@ -77,9 +77,8 @@ def filter_scores(table: pd.DataFrame, *, contradicted: bool = False, unscored: 
                   metric: str | None = None, below: float | None = None, at_least: float | None = None) -> pd.DataFrame:
     """Rows with a CONTRADICTED claim / an unscored metric / ``metric`` below or at least a value.
 
-    The same semantics as ``app_queries.filter_views`` on the table: conditions combine with AND;
-    ``unscored`` with ``metric`` means that metric is unscored (NaN); threshold filters keep only
-    answers the metric scored.
+    Conditions combine with AND; ``unscored`` with ``metric`` means that metric is unscored
+    (NaN); threshold filters keep only answers the metric scored.
     """
     keep = pd.Series(True, index=table.index)
     if contradicted:

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Protocol, Sequence
 
+from rageval.report.summary import is_low_confidence
 from rageval.text.sentences import split_sentences
 
 VERDICTS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
@@ -93,6 +94,12 @@ def segments(text: str, spans: Sequence[tuple[int, int, str, int]]) -> list[Segm
     return out
 
 
+def shown_verdict(claim: dict[str, Any]) -> str:
+    """The verdict a highlight shows: ``"CONTRADICTED?"`` for a low-confidence one (drawn dashed and
+    ranked below a firm verdict where highlights overlap), else the verdict itself."""
+    return f"{claim['verdict']}?" if is_low_confidence(claim) else str(claim["verdict"])
+
+
 def answer_segments(answer: str, claims: Sequence[dict[str, Any]]) -> tuple[list[Segment], list[int]]:
     """The answer split by claim verdicts, and the numbers of claims that could not be located."""
     spans, lost, cursor = [], [], 0
@@ -101,7 +108,7 @@ def answer_segments(answer: str, claims: Sequence[dict[str, Any]]) -> tuple[list
         if found is None:
             lost.append(n)
             continue
-        spans.append((found[0], found[1], claim["verdict"], n))
+        spans.append((found[0], found[1], shown_verdict(claim), n))
         cursor = found[1]
     return segments(answer, spans), lost
 

@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
-from rageval.errors import RagevalError
 from rageval.config import ChunkingConfig
-from rageval.metrics.base import get_metric, metric_names, parse_metric_list
+from rageval.metrics.base import metric_names, parse_metric_list
 from rageval.types import Resources
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
-from rageval.report.summary import MetricSummary, is_heuristic, metric_summaries, run_summaries  # noqa: F401
+from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  # noqa: F401
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
                                     low_confidence_text)
 from rageval.ingest.rows import RowError
@@ -253,47 +252,6 @@ def answer_views(project: Project, run_id: str) -> list[AnswerView]:
             claims=display_claims(by_item_claims.get(a["item_id"], [])),
         ))
     return views
-
-
-def filter_views(views: Sequence[AnswerView], *, contradicted: bool = False, unscored: bool = False,
-                 metric: str | None = None, below: float | None = None,
-                 at_least: float | None = None) -> list[AnswerView]:
-    """Answers with a CONTRADICTED claim / an unscored metric / ``metric`` below or at least a value.
-
-    Conditions combine with AND; ``unscored`` with ``metric`` means that metric is unscored.
-    Threshold filters keep only items the metric scored.
-    """
-    out = []
-    for v in views:
-        if contradicted and "CONTRADICTED" not in v.verdicts:
-            continue
-        missing = v.unscored()
-        if unscored and not (metric in missing if metric else missing):
-            continue
-        if metric and (below is not None or at_least is not None):
-            s = v.scores.get(metric)
-            if s is None or s["status"] != "ok" or s["value"] is None:
-                continue
-            if below is not None and not s["value"] < below:
-                continue
-            if at_least is not None and not s["value"] >= at_least:
-                continue
-        out.append(v)
-    return out
-
-
-def value_bounds(views: Sequence[AnswerView], metric: str) -> tuple[float, float]:
-    """Slider bounds for ``metric``: its declared range where finite, widened to the values seen."""
-    seen = [v.scores[metric]["value"] for v in views
-            if metric in v.scores and v.scores[metric]["status"] == "ok" and v.scores[metric]["value"] is not None]
-    try:
-        low, high = (float(x) for x in get_metric(metric).range)
-    except (RagevalError, TypeError, ValueError, AttributeError):
-        low, high = float("-inf"), float("inf")
-    low = low if low != float("-inf") else min(seen, default=0.0)
-    high = high if high != float("inf") else max(seen, default=1.0)
-    low, high = min([low, *seen]), max([high, *seen])
-    return (float(low), float(high)) if high > low else (float(low), float(low) + 1.0)
 
 
 # --- plain-language summaries of the hedging and diagnosis details ------------------------------

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
 
 from rageval.project import Project
 from rageval.store import human as hstore
@@ -82,5 +81,3 @@ def progress(items: list[ReviewItem]) -> tuple[int, int]:
     return sum(1 for i in items if i.mine is not None), len(items)
 
 
-def as_rows(items: list[ReviewItem]) -> list[dict[str, Any]]:
-    return [{"#": i.ordinal + 1, "item_id": i.item_id, "question": i.question, "your rating": i.mine} for i in items]

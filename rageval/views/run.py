@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rageval.llm.roles import missing_settings
 from rageval.project import Project
 from rageval.report.leaderboard import judge_label, run_name
 from rageval.store import corpus as corpus_store
@@ -20,6 +21,11 @@ def sources(project: Project) -> tuple[list[str], list[str]]:
     corpora = [c["name"] for c in corpus_store.corpora(project.db_path) if c["documents"]]
     sets = [s["name"] for s in run_store.qa_sets(project.db_path) if s["items"]]
     return corpora, sets
+
+
+def missing_llm_settings(specs: dict[str, str]) -> list[str]:
+    """What to set for each online role (``{role: spec}``) that has neither a key nor a server."""
+    return missing_settings(specs)
 
 
 def runs(project: Project) -> list[dict[str, Any]]:
