@@ -218,7 +218,7 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             expect(page.get_by_text(PROGRESS).or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=10_000)
             first_progress = time.monotonic() - started
             _shot(page, tmp_path, "run_progress")
-            expect(page.get_by_text("Finished:")).to_be_visible(timeout=240_000)
+            expect(page.get_by_text("Finished:").first).to_be_visible(timeout=240_000)  # the message (and a toast)
             _shot(page, tmp_path, "run")
             page.get_by_role("button", name="Open its answers").click()
 
@@ -297,7 +297,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             a.get_by_role("button", name="Start run").click()
             expect(a.get_by_text(PROGRESS).or_(a.get_by_text("Finished:")).first).to_be_visible(timeout=30_000)
             b.bring_to_front()
-            expect(b.get_by_text("Finished:")).to_be_visible(timeout=900_000)  # 11 default metrics, a busy machine
+            expect(b.get_by_text("Finished:").first).to_be_visible(timeout=900_000)  # 11 default metrics, a busy machine
             expect(b.get_by_role("button", name="Open its answers")).to_be_visible()
 
             # Compare the two pipeline runs: the verdict is a sentence, and the per-question lists
