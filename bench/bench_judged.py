@@ -67,7 +67,13 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     client = make_llm_client({"judge": "openai:bench-judge"}, store_path=project.db_path, run_id=label,
                              concurrency=concurrency, env={"OPENAI_BASE_URL": url})
     timing: dict[str, float] = {}
-    real_evaluate = scoring.evaluate
+    # the module whose evaluate the score path calls: the engine-neutral unit now, scoring before it
+    try:
+        import rageval.scale.unit as where
+    except ImportError:
+        where = scoring
+    patched = next(n for n in ("evaluate_parallel", "evaluate") if hasattr(where, n))
+    real_evaluate = getattr(where, patched)
 
     def timed_evaluate(*args, **kwargs):
         start, cpu0 = time.perf_counter(), time.process_time()
@@ -78,13 +84,13 @@ def _phase(project, items, url: str, concurrency: int, label: str):
             timing["judged_cpu"] = time.process_time() - cpu0
             timing["embed_cpu"] = embedder.cpu
 
-    scoring.evaluate = timed_evaluate
+    setattr(where, patched, timed_evaluate)
     cpu, start = time.process_time(), time.perf_counter()
     try:
         result = scoring.score(items, list(METRICS), judge="openai:bench-judge", project=project,
                                resources=Resources(embedder_factory=lambda: embedder, llm=client), source=label)
     finally:
-        scoring.evaluate = real_evaluate
+        setattr(where, patched, real_evaluate)
         client.close()
     timing["total"] = time.perf_counter() - start
     timing["cpu"] = time.process_time() - cpu

@@ -13,6 +13,15 @@ facts), every context text distinct, so no vector can be reused across answers. 
    and a fresh in-memory embedder cache per metric (each metric pays for the vectors it needs,
    as if it ran alone); wall and CPU-seconds per metric.
 
+``--case corpus`` measures the run case instead: ``--passages`` passages are ingested as one
+corpus (``rageval ingest``), then ``--n`` answers whose 3 contexts are chunks of that corpus are
+scored in the same project, so vectors computed at ingest can be reused. ``--limit`` computes the
+physical limit for never-seen contexts: the word-pieces the metrics embed per answer (each
+distinct text once, no padding; counted with a stand-in model), times MiniLM's FLOPs per
+word-piece, over the float32 GEMM speed of one BLAS thread measured here; answers/s on all cores
+can never exceed ``cores x GEMM FLOP/s / FLOP per answer``. ``--baseline DIR`` (e.g. main,
+unpacked with ``git archive main | tar -x -C DIR``) times that checkout alternately with this one.
+
 Prints one JSON line per figure and a summary, ready for docs/benchmarks.md. CPU-seconds do
 not depend on what else runs on the machine; wall time does (say what else ran).
 """
@@ -139,6 +148,146 @@ def per_metric(rows: list[dict], metrics: list[str]) -> list[dict]:
     return out
 
 
+# ---------------------------------------------------------------- the physical limit
+
+#: MiniLM-L6 (H = 384, FFN 1536, 6 layers) multiply-adds per word-piece, counted as 2 FLOPs each:
+#: q, k, v and output projections 4 H^2, feed-forward 2 x H x 4H; attention adds 4 x L x H per
+#: layer for a text of L word-pieces (scores and weighted values)
+FLOP_PER_PIECE = 6 * 2 * (4 * 384 * 384 + 2 * 384 * 1536)
+
+
+def flop_of(length: int) -> int:
+    """FLOPs of one text of ``length`` word-pieces through MiniLM (no padding)."""
+    return length * (FLOP_PER_PIECE + 6 * 4 * length * 384)
+
+
+GEMM_CHILD = r"""
+import json, time, numpy as np
+a = np.random.default_rng(0).standard_normal((512, 384), dtype=np.float32)
+b = np.random.default_rng(1).standard_normal((384, 1536), dtype=np.float32)
+a @ b
+n, c0 = 0, time.process_time()
+while time.process_time() - c0 < 1.5:
+    a @ b
+    n += 1
+cpu = time.process_time() - c0
+print(json.dumps({"gflop_per_cpu_s": 2 * 512 * 384 * 1536 * n / cpu / 1e9}))
+"""
+
+
+def gemm_gflops() -> float:
+    """float32 GEMM GFLOP per CPU-second of one BLAS thread ((512x384) @ (384x1536), the FFN's shape)."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", GEMM_CHILD], env=env, capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["gflop_per_cpu_s"]
+
+
+class _CountingModel:
+    """Stands in for MiniLM: counts the word-pieces of the texts it is asked for (random vectors)."""
+
+    name = "minilm-l6-v2-numpy"
+    dim = 384
+
+    def __init__(self):
+        from rageval.embed.minilm import MiniLMEmbedder, _load_minilm
+
+        self.tokenizer = _load_minilm(MiniLMEmbedder()._folder).tokenizer
+        self.flop = 0
+        self.pieces = 0
+
+    def embed(self, texts):
+        import numpy as np
+
+        for e in self.tokenizer.encode_batch(list(texts)):
+            self.pieces += len(e.ids)
+            self.flop += flop_of(len(e.ids))
+        m = np.random.default_rng(len(texts)).standard_normal((len(texts), self.dim)).astype(np.float32)
+        return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+    def embed_tokens(self, texts):
+        raise SystemExit("the physical limit counts sentence vectors only; choose metrics without token vectors")
+
+
+def physical_limit(rows: list[dict], metrics: list[str], cores: int) -> dict:
+    """Word-pieces and FLOPs per answer that the metrics embed (each distinct text once, no padding),
+    the measured one-thread GEMM speed, and the answers/s no code could beat on ``cores`` cores."""
+    from rageval.embed.cache import CachedEmbedder
+    from rageval.metrics.base import evaluate, parse_metric_list
+    from rageval.runs.scoring import parse_answers
+    from rageval.types import Resources
+
+    samples, _ = parse_answers("bench.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
+    model = _CountingModel()
+    evaluate(samples, parse_metric_list(metrics), Resources(embedder_factory=lambda: CachedEmbedder(model)))
+    gflops = gemm_gflops()
+    per_answer = model.flop / len(samples)
+    return {"pieces_per_answer": round(model.pieces / len(samples)), "gflop_per_answer": round(per_answer / 1e9, 2),
+            "gemm_gflop_per_core_s": round(gflops, 1),
+            "limit_answers_per_core_s": round(gflops * 1e9 / per_answer, 2),
+            "limit_answers_per_s": round(cores * gflops * 1e9 / per_answer, 2), "cores": cores}
+
+
+# ---------------------------------------------------------------- contexts from an ingested corpus
+
+CHUNKS_CHILD = r"""
+import json, sys
+from rageval.config import RunConfig
+from rageval.project import open_project
+from rageval.store import corpus
+p = open_project("default")
+print(json.dumps([c["text"] for c in corpus.chunks(p.db_path, "bench", RunConfig(corpus="bench", qa_set="q").chunking.signature())]))
+"""
+
+
+def corpus_rows(n: int, passages: int, seed: int = 27) -> tuple[list[str], list[dict]]:
+    """``passages`` ~100-word passages (one file each) and ``n`` answers whose 3 contexts are
+    drawn from them (so contexts repeat, as in a run over one corpus); texts as make_rows."""
+    base = make_rows(passages, seed=seed)
+    texts = [r["contexts"][0] for r in base]
+    rng = random.Random(seed)
+    rows = make_rows(n, seed=seed + 1)
+    for r in rows:
+        r["contexts"] = rng.sample(range(passages), 3)  # indices: the stored chunk texts replace them
+    return texts, rows
+
+
+def corpus_case(n: int, passages: int, metrics: list[str], root: Path) -> dict:
+    """Ingest the passages, then ``rageval score`` answers over their chunks, in one fresh home, with
+    the rageval of ``root``: wall and CPU-seconds of each step."""
+    texts, rows = corpus_rows(n, passages)
+    with tempfile.TemporaryDirectory() as home:
+        docs = Path(home) / "docs"
+        docs.mkdir()
+        for i, text in enumerate(texts):
+            (docs / f"p{i:04d}.txt").write_text(text + "\n", encoding="utf-8")
+        env = {**os.environ, "RAGEVAL_HOME": home, "PYTHONPATH": str(root)}
+        ingest = _timed_child([sys.executable, "-m", "rageval", "ingest", str(docs), "--corpus", "bench"], env, root)
+        chunks = json.loads(subprocess.run([sys.executable, "-c", CHUNKS_CHILD], env=env, cwd=root,
+                                           capture_output=True, text=True, check=True).stdout)
+        chunk_of = sorted(chunks)
+        for r in rows:
+            r["contexts"] = [chunk_of[i % len(chunk_of)] for i in r["contexts"]]
+        path = Path(home) / "answers.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+        out = Path(home) / "scores.jsonl"
+        score = _timed_child([sys.executable, "-m", "rageval", "score", str(path), "--metrics", ",".join(metrics),
+                              "--out", str(out)], env, root)
+    return {"root": str(root), "chunks": len(chunks), "ingest": ingest, "score": score,
+            "answers_per_s": round(n / score["wall_s"], 2), "answers_per_cpu_s": round(n / score["cpu_s"], 2)}
+
+
+def _timed_child(cmd: list[str], env: dict, cwd: Path) -> dict:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode not in (0,):
+        raise SystemExit(f"{' '.join(cmd[:4])} failed ({done.returncode}): {done.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return {"wall_s": round(wall, 2), "cpu_s": round(cpu, 2)}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500)
@@ -149,9 +298,28 @@ def main() -> None:
     parser.add_argument("--baseline", default=None,
                         help="another checkout (e.g. of main) timed alternately with this one, same answers")
     parser.add_argument("--no-store-too", action="store_true", help="also time score --no-store")
+    parser.add_argument("--case", choices=("new", "corpus", "both"), default="new",
+                        help="new: every context never seen before (default); corpus: contexts are chunks of "
+                             "one ingested corpus (ingest, then score in the same project); both")
+    parser.add_argument("--passages", type=int, default=150, help="--case corpus: passages in the corpus")
+    parser.add_argument("--limit", action="store_true",
+                        help="also compute the physical limit (word-pieces per answer x FLOPs / GEMM speed)")
     args = parser.parse_args()
     metrics = args.metrics.split(",") if args.metrics else default_metrics()
+    load0 = [round(x, 2) for x in os.getloadavg()]
+    if args.case in ("corpus", "both"):
+        for _ in range(args.repeats):
+            for root in [ROOT] + ([Path(args.baseline)] if args.baseline else []):
+                got = corpus_case(args.n, args.passages, metrics, root)
+                print(json.dumps({"bench": "offline_score_corpus", "answers": args.n, "passages": args.passages,
+                                  **got, "load_avg": [round(x, 2) for x in os.getloadavg()], "load_before": load0,
+                                  "cpus": os.cpu_count()}), flush=True)
+        if args.case == "corpus":
+            return
     rows = make_rows(args.n)
+    if args.limit:
+        print(json.dumps({"bench": "physical_limit", **physical_limit(rows[:100], metrics, os.cpu_count() or 1)}),
+              flush=True)
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "answers.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")

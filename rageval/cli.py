@@ -80,7 +80,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
 
     report = ingest(project, args.corpus, paths=[p for p in args.paths if Path(p).exists()],
                     chunking=chunking, embedder=args.embedder, progress=_progress(args), limits=limits,
-                    on_wait=waiting)
+                    on_wait=waiting, workers=args.workers)
     errors = [{"name": e.name, "reason": e.reason} for e in report.errors]
     errors += [{"name": str(p), "reason": "no such file or folder"} for p in missing]
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
@@ -164,7 +164,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             _emit(args, payload, text)
             return EXIT_OK
         run_id = start_run(project, config)
-    summary = execute(project, run_id, progress=_progress(args))
+    summary = execute(project, run_id, progress=_progress(args), workers=args.workers)
     if _progress(args) is not None:
         print(file=sys.stderr)
     scores = _score_summary(project, run_id)
@@ -304,7 +304,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                    resources=resources,
                    project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=options, progress=progress)
+                   metric_options=options, progress=progress, workers=args.workers)
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.report.score_out import write_rows
@@ -573,6 +573,22 @@ def _chunk_args(p: argparse.ArgumentParser) -> None:
                    help="characters shared by neighbouring chunks, smaller than --chunk-size (default: %(default)s)")
     p.add_argument("--embedder", default="local",
                    help="local (all-MiniLM-L6-v2, offline) or openai:MODEL on OPENAI_BASE_URL (default: %(default)s)")
+    _workers_arg(p)
+
+
+def _workers_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=_workers, default=None,
+                   help="processes computing offline metrics and vectors, one BLAS thread each "
+                        "(default: $RAGEVAL_WORKERS, else one per core; 1 = this process only)")
+
+
+def _workers(value: str) -> int:
+    from rageval.embed.processes import check_workers
+
+    try:
+        return check_workers(value)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -669,9 +685,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray Data workers (needs rageval[ray]; INPUT may then be a "
                         "JSONL/Parquet file, a folder of Parquet shards or a glob; --out is a folder) (default: %(default)s)")
+    p.add_argument("--workers", type=_workers, default=None,
+                   help="local: processes computing offline metrics and vectors, one BLAS thread each (default: "
+                        "$RAGEVAL_WORKERS, else one per core; 1 = this process only); ray: actors, each holding "
+                        "its models (default: 2)")
     g = p.add_argument_group("--engine ray")
     g.add_argument("--address", help="join a running cluster: auto, or ray://HOST:10001 (default: a local cluster)")
-    g.add_argument("--workers", type=int, help="actors, each holding its models (default: 2)")
     g.add_argument("--batch-size", type=int, default=64, help="rows an actor scores at once (default: %(default)s)")
     g.add_argument("--part-rows", type=int, default=1000, help="rows per output part (default: %(default)s)")
     g.add_argument("--cpus", type=int, help="CPUs of the local cluster (default: this machine's)")
@@ -778,6 +797,9 @@ def _note(message, category, filename, lineno, file=None, line=None) -> None:
 def main(argv: list[str] | None = None) -> int:
     import warnings
 
+    from rageval.embed.processes import one_blas_thread
+
+    one_blas_thread()  # before NumPy loads: the heavy work runs in one process per core instead
     args = build_parser().parse_args(argv)
     if warnings.showwarning is not _note:
         global _SHOW_WARNING

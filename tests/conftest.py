@@ -6,6 +6,13 @@ import pytest
 from tests.llm_server import FakeLLMServer
 
 
+@pytest.fixture(autouse=True)
+def _one_scoring_process(monkeypatch):
+    """Tests score in their own process (monkeypatched embedders stay visible); the worker
+    processes are tested where asked for (``workers=2``, tests/test_parallel.py)."""
+    monkeypatch.setenv("RAGEVAL_WORKERS", "1")
+
+
 @pytest.fixture(scope="session")
 def llm_server():
     """One fake OpenAI-compatible server on 127.0.0.1 for the whole session (see tests/llm_server.py)."""

@@ -83,3 +83,25 @@ def test_a_malformed_cap_is_a_config_error_naming_the_variable():
     assert role_config("judge", "m", env={"RAGEVAL_JUDGE_TPM": "90_000"}).tpm == 90000
     with pytest.raises(ConfigError, match="RAGEVAL_JUDGE_RPM='fast' must be a whole number"):
         role_config("judge", "m", env={"RAGEVAL_JUDGE_RPM": "fast"})
+
+
+def test_a_reachability_check_takes_a_slot_like_any_call(fake_llm):
+    # two judge calls fill both slots; the embedder role's first call checks its server (GET
+    # /v1/models) meanwhile: the check waits for a free slot, so the server never sees three
+    import threading
+
+    fake_llm.script(latency=0.3, models={"test-model", "test-embedder"})
+    env = {"OPENAI_BASE_URL": fake_llm.url, "OPENAI_API_KEY": "sk-test-not-a-real-key"}
+    with make_llm_client({"judge": "openai:test-model", "embedder": "openai:test-embedder"}, None, "r", 2, False,
+                         env=env, preflight=True, timeout=5.0) as client:
+        client.chat("judge", [{"role": "user", "content": "warm"}])  # the judge role's check, alone
+        chats = [threading.Thread(target=client.chat, args=("judge", [{"role": "user", "content": f"q{i}"}]))
+                 for i in range(2)]
+        for t in chats:
+            t.start()
+        time.sleep(0.1)  # both chats are now in flight at the server
+        client.embed(["a text"], model="test-embedder")
+        for t in chats:
+            t.join()
+    assert client.preflight_error is None
+    assert fake_llm.peak_in_flight == 2

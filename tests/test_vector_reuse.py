@@ -67,3 +67,43 @@ def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypat
     assert summary.done == 5
     assert not (set(seen) & chunk_texts), "chunks embedded again"
     assert seen  # the questions were embedded
+
+
+def test_ingest_caches_every_sentence_of_every_chunk_equal_to_a_fresh_computation(tmp_path, monkeypatch):
+    from rageval.embed.sentences import sentence_texts
+    from rageval.embed.minilm import MiniLMEmbedder
+    from rageval.store.embed_cache import DuckDBEmbeddingCache
+    from rageval.util import sha256_hex
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    project = small_project(tmp_path)
+    chunks = corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())
+    texts = [c["text"] for c in chunks] + sentence_texts([c["text"] for c in chunks])
+    cached = DuckDBEmbeddingCache(project.db_path).get_many(MiniLMEmbedder.name, [sha256_hex(t) for t in texts])
+    assert len(cached) == len(set(texts)) > len(chunks)
+    fresh = MiniLMEmbedder()
+    for text in texts[:: max(1, len(texts) // 12)]:  # each alone: the vector owes nothing to its batch
+        assert np.array_equal(cached[sha256_hex(text)], fresh.embed([text])[0]), text
+
+
+def test_a_run_reads_the_claim_verifier_s_context_sentences_from_the_ingest_cache(tmp_path, monkeypatch):
+    from rageval.embed.sentences import sentence_texts
+    from rageval.embed.minilm import MiniLMEmbedder
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    project = small_project(tmp_path)
+    chunks = corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())
+    context_texts = {c["text"] for c in chunks} | set(sentence_texts([c["text"] for c in chunks]))
+    monkeypatch.setattr(shared, "_MEMORIES", {})  # a new process: the ingest vectors only in the project's cache
+    seen: list[str] = []
+    real = MiniLMEmbedder.embed
+
+    def counting(self, texts):
+        seen.extend(texts)
+        return real(self, texts)
+
+    monkeypatch.setattr(MiniLMEmbedder, "embed", counting)
+    run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", metrics=("faithfulness", "context_relevance"),
+                                          top_k=3))
+    assert execute(project, run_id).done == 5
+    assert seen and not (set(seen) & context_texts), sorted(set(seen) & context_texts)[:3]

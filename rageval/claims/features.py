@@ -43,9 +43,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.claims import cues
+from rageval.embed.sentences import sentence_spans, sentence_vectors
 from rageval.text.lang import guess_language
 from rageval.text.numbers import Quantity, format_value, quantities, same_quantity
-from rageval.text.sentences import split_sentences, table_rows
 from rageval.text.words import IT_STOPWORDS, STOPWORDS, keys, stem, words
 
 CANDIDATES = 6
@@ -91,7 +91,7 @@ class PairFeatures:
 def sentences(contexts: Sequence[str]) -> list[Sentence]:
     out = []
     for ci, ctx in enumerate(contexts):
-        for sp in [*split_sentences(ctx), *table_rows(ctx)]:
+        for sp in sentence_spans(ctx):  # the spans ingest embeds (rageval.embed.sentences)
             out.append(Sentence(ci, sp.start, sp.end, sp.text, keys(sp.text)))
     return out
 
@@ -229,7 +229,7 @@ class FeatureExtractor:
             return
         todo = [t for t in dict.fromkeys(texts) if t not in self._vectors]
         if todo:
-            for t, v in zip(todo, np.asarray(self.embedder.embed(todo), dtype=np.float32)):
+            for t, v in zip(todo, sentence_vectors(self.embedder, todo)):
                 self._vectors[t] = v
         for t in dict.fromkeys(texts):
             self._vectors.move_to_end(t)

@@ -1,7 +1,7 @@
 """The bundled demo project: a small corpus, a QA set, an evaluated run and human ratings.
 
-``load_demo()`` builds it once in the project ``demo`` (about 11 s on 2 cores, model load
-included) and returns what it made; later calls return the existing run at once, and a build
+``load_demo()`` builds it once in the project ``demo`` (22.9 CPU-seconds, model load
+included: bench/bench_demo.py) and returns what it made; later calls return the existing run at once, and a build
 that was interrupted resumes its run. The ratings are illustrative: written by the rageval team
 for the demo run's answers (three annotator profiles: balanced, strict about verbose answers,
 lenient), not collected in a study. The demo also stores one correlation analysis of its

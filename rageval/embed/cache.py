@@ -82,6 +82,40 @@ class CachedEmbedder:
         found.update(new)
         return [found[h] for h in hashes]
 
+    def lookup(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
+        """``{sha256(text): vector}`` of the ``texts`` whose sentence vectors are in memory or in
+        the store (nothing is computed); found store rows are kept in memory."""
+        hashes = list(dict.fromkeys(sha256_hex(t) for t in texts))
+        with self.memory.lock:
+            found = {h: self.memory.vectors[(self.name, h)] for h in hashes if (self.name, h) in self.memory.vectors}
+        wanted = [h for h in hashes if h not in found]
+        if wanted and self.store is not None:
+            new = {h: _read_only(np.array(v, dtype=np.float32))
+                   for h, v in self.store.get_many(self.name, wanted).items()}
+            self._keep(new)
+            found.update(new)
+        return found
+
+    def missing(self, texts: Sequence[str]) -> list[str]:
+        """The distinct ``texts`` whose sentence vectors are neither in memory nor in the store."""
+        found = self.lookup(texts)
+        return [t for t in dict.fromkeys(texts) if sha256_hex(t) not in found]
+
+    def remember(self, vectors: dict[str, np.ndarray]) -> None:
+        """Keep ``{sha256(text): vector}`` computed elsewhere (a worker process): memory and store."""
+        if not vectors:
+            return
+        if self.store is not None:
+            self.store.put_many(self.name, vectors)
+        self._keep({h: _read_only(np.array(v, dtype=np.float32)) for h, v in vectors.items()})
+
+    def _keep(self, new: dict[str, np.ndarray]) -> None:
+        with self.memory.lock:
+            for h, value in new.items():
+                self.memory.vectors[(self.name, h)] = value
+            while len(self.memory.vectors) > self.memory.max_items:
+                self.memory.vectors.popitem(last=False)
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         def compute(fresh: list[str]) -> list[np.ndarray]:
             return [_read_only(row) for row in np.array(self.inner.embed(fresh), dtype=np.float32)]

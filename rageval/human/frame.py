@@ -40,19 +40,23 @@ def group_labels(project: Project, run_ids: Sequence[str], by: str) -> dict[tupl
 def build_frame(project: Project, run_ids: Sequence[str], *, consensus_method: str = "median",
                 metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """The per-answer table of the runs (see the module docstring); ``metrics`` keeps only those."""
-    items = hstore.items(project.db_path, run_ids)
+    items = hstore.item_labels(project.db_path, run_ids)
     base = pd.DataFrame([{"run_id": it["run_id"], "item_id": it["item_id"], "question": it["question"],
                           **{k: v for k, v in _labels(it).items() if k != "run"}} for it in items],
                         columns=list(META))
-    values = pd.DataFrame(hstore.metric_values(project.db_path, run_ids),
-                          columns=["run_id", "item_id", "metric", "signature", "value"])
+    values = hstore.metric_values_table(project.db_path, run_ids)
+    values["value"] = values["value"].astype(float)
     if metrics is not None:
         values = values[values["metric"].isin(list(metrics))]
     if not values.empty:
         sigs = values.groupby("metric")["signature"].nunique()
         multi = set(sigs[sigs > 1].index)
-        values["column"] = [m if m not in multi else f"{m}#{hashlib.sha256(s.encode()).hexdigest()[:6]}"
-                            for m, s in zip(values["metric"], values["signature"])]
+        column = values["metric"].astype(object)
+        split = values["metric"].isin(multi)
+        if split.any():  # one column per (metric, signature) where a metric has several
+            column[split] = [f"{m}#{hashlib.sha256(s.encode()).hexdigest()[:6]}"
+                             for m, s in zip(values["metric"][split], values["signature"][split])]
+        values = values.assign(column=column)
         table = values.pivot_table(index=["run_id", "item_id"], columns="column", values="value", aggfunc="first")
         table.columns = [str(c) for c in table.columns]
         base = base.merge(table.reset_index(), on=["run_id", "item_id"], how="left")

@@ -45,7 +45,8 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestErro
 def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
            files: Sequence[tuple[str, bytes]] = (), chunking: ChunkingConfig | None = None,
            embedder: str = "local", progress: Progress | None = None,
-           limits: Limits | None = None, on_wait: Callable[[], None] | None = None) -> IngestReport:
+           limits: Limits | None = None, on_wait: Callable[[], None] | None = None,
+           workers: int | None = None) -> IngestReport:
     """Load ``paths`` (files or folders) and in-memory ``files``, store them and index them.
 
     Bad files (and files over ``limits``) become errors in the report (and in the project's
@@ -59,14 +60,18 @@ def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
     """
     with project_lock(project, "ingest", on_wait):
         return _ingest(project, corpus, paths=paths, files=files, chunking=chunking, embedder=embedder,
-                       progress=progress, limits=limits)
+                       progress=progress, limits=limits, workers=workers)
 
 
 def _ingest(project: Project, corpus: str, *, paths: Iterable[str | Path], files: Sequence[tuple[str, bytes]],
             chunking: ChunkingConfig | None, embedder: str, progress: Progress | None,
-            limits: Limits | None) -> IngestReport:
+            limits: Limits | None, workers: int | None) -> IngestReport:
     chunking = chunking or ChunkingConfig()
     limits = limits or Limits.from_env()
+    if embedder == "local":
+        from rageval.embed.processes import warm_up
+
+        warm_up(workers=workers)  # the workers load the model while the files are read
     loaded: list[Document | IngestError] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
     total = len(loaded) + len(files)
     for name, data in files:
@@ -76,7 +81,7 @@ def _ingest(project: Project, corpus: str, *, paths: Iterable[str | Path], files
     summary, errors = _store(project, corpus, loaded, chunking, progress)
     indexed = 0
     if summary:
-        indexed = build_index(project, corpus, chunking, embedder, progress=progress)
+        indexed = build_index(project, corpus, chunking, embedder, progress=progress, workers=workers)
     return IngestReport(corpus=corpus, documents=summary, errors=errors, chunks_indexed=indexed)
 
 
@@ -105,14 +110,17 @@ def ensure_chunks(project: Project, corpus: str, chunking: ChunkingConfig) -> li
 
 
 def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, model: Any, *,
-               progress: Progress | None = None) -> tuple[Any, list[dict[str, Any]], int]:
+               progress: Progress | None = None, workers: int | None = None) -> tuple[Any, list[dict[str, Any]], int]:
     """The corpus's vector index under ``chunking`` and ``embedder``, with every chunk in it.
 
     Chunks stored documents anew when needed, embeds with ``model`` only the chunks not yet
-    indexed, and returns ``(index, chunks, number added)``.
+    indexed, and returns ``(index, chunks, number added)``. The vectors are computed across
+    ``workers`` processes (:func:`rageval.embed.processes.embed_parallel`; default: one per core).
     """
     from rageval.config import index_signature
+    from rageval.embed.sentences import embed_chunks
     from rageval.index import VectorIndex
+    from rageval.embed.processes import embed_parallel
 
     chunks = ensure_chunks(project, corpus, chunking)
     signature = index_signature(corpus, chunking, embedder)
@@ -122,12 +130,14 @@ def sync_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder
     # collection is opened (made, when new) under the lock too, one writer at a time
     with project_lock(project, "index-" + stable_hash(signature, 16)):
         index = VectorIndex(project, signature)
-        added = index.sync(chunks, model.embed, progress=report)
+        # each chunk whole and each of its sentences, so that runs find both in the cache
+        added = index.sync(chunks, lambda texts: embed_chunks(model, texts, embed=lambda t: embed_parallel(
+            model, t, workers=workers)), progress=report)
     return index, chunks, added
 
 
 def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedder: str, *,
-                progress: Progress | None = None) -> int:
+                progress: Progress | None = None, workers: int | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added.
 
     An ``openai:`` embedder gets an LLM client for the embedder role (base URL and key from the
@@ -144,7 +154,7 @@ def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedde
         client = make_llm_client({"embedder": embedder}, store_path=project.db_path)
     try:
         model = get_embedder(project, embedder, client=client)
-        return sync_index(project, corpus, chunking, embedder, model, progress=progress)[2]
+        return sync_index(project, corpus, chunking, embedder, model, progress=progress, workers=workers)[2]
     finally:
         if client is not None:
             client.close()

@@ -393,7 +393,13 @@ class LLMClient:
             where = (self._roles[role].base_url, model)
             try:
                 if where not in self._preflight_passed:  # two roles on one server: one check
-                    self.preflight(role)
+                    # the check is a request like any other: it takes a limiter slot, so a role
+                    # checked while another role's calls fill every slot never makes it N + 1
+                    token = self._limiter.acquire()
+                    try:
+                        self.preflight(role)
+                    finally:
+                        self._limiter.release(token, "check")
                     self._preflight_passed.add(where)
             except LLMError as exc:
                 self._fatal[(role, model)] = exc

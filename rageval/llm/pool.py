@@ -108,7 +108,8 @@ class AIMDLimiter:
             self._recent_throttled -= self._recent.popleft()[1]
 
     def release(self, token: int, outcome: str) -> None:
-        """Free a slot. ``outcome``: "ok", "throttled" (429) or "error" (anything else)."""
+        """Free a slot. ``outcome``: "ok", "throttled" (429), or anything else (an error, a
+        reachability check), which only frees the slot."""
         with self._cond:
             self._in_flight -= 1
             now = self._clock()

@@ -18,9 +18,10 @@ from typing import Any, Callable, Sequence
 
 from rageval.config import RunConfig
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError
-from rageval.metrics.base import Metric, evaluate, parse_metric_list
+from rageval.metrics.base import Metric, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.project import Project
+from rageval.scale.parallel import evaluate_parallel, warm_up
 from rageval.store import owners
 from rageval.scale.records import score_rows, stored_signature  # noqa: F401 (stored_signature: public here too)
 from rageval.store import runs as store
@@ -93,13 +94,16 @@ def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
 
 
 def execute(project: Project, run_id: str, *, progress: Progress | None = None,
-            should_stop: Callable[[], bool] | None = None, batch_size: int | None = None) -> RunSummary:
+            should_stop: Callable[[], bool] | None = None, batch_size: int | None = None,
+            workers: int | None = None) -> RunSummary:
     """Execute (or resume) run ``run_id`` until every item is stored or ``should_stop()``.
 
     Items go in batches of ``batch_size``; each batch is stored before the next starts. The
     default is the run's concurrency, and four times that when a metric is judged by an online
     LLM: all metrics' judge calls of a batch share the one pool, and a batch ends only when its
     slowest chain of dependent calls does, so longer batches leave the pool idle less often.
+    Offline metrics (and the chunks the index lacks) are computed in ``workers`` processes
+    (default: one per core, :mod:`rageval.scale.parallel`); the values do not depend on it.
     """
     from rageval.ingest.corpus import sync_index
     from rageval.generate.generators import ExtractiveGenerator, LLMGenerator
@@ -117,6 +121,8 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     todo = [(i, it) for i, it in enumerate(items) if it["id"] not in done_ids]
     if run["status"] == "finished" and not todo:
         return _summary(project, run_id, started)  # finished: never executed again
+    if config.embedder == "local" and len(todo) > 1:  # the workers load the model while the index syncs
+        warm_up(parse_metric_list(config.metrics, **config.metric_options()), workers=workers)
     _check_not_owned(project, run_id)
     store.set_run_status(project.db_path, run_id, "running")
     owners.claim(project.db_path, run_id)
@@ -126,7 +132,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
         client = make_llm(project, config, run_id)
         embedder = get_embedder(project, config.embedder, client=client)
         index, chunks, _ = sync_index(project, config.corpus, config.chunking, config.embedder, embedder,
-                                      progress=progress)
+                                      progress=progress, workers=workers)
         docs = {c["doc_id"]: c["doc_name"] for c in chunks}
         generator = (ExtractiveGenerator(embedder) if config.generator == "extractive"
                      else LLMGenerator(client, temperature=config.temperature))
@@ -142,7 +148,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
                 store.set_run_status(project.db_path, run_id, "interrupted")
                 return _summary(project, run_id, started)
             _run_batch(project, run_id, todo[start:start + batch_size], config, embedder, index,
-                       generator, metrics, resources, docs, report=_batch_report(progress, finished, total))
+                       generator, metrics, resources, docs, workers, report=_batch_report(progress, finished, total))
             finished += len(todo[start:start + batch_size])
             if progress:
                 progress("items", finished, total)
@@ -187,7 +193,8 @@ def _close_quietly(project: Project, run_id: str, status: str, error: str) -> No
 
 def _batch_report(progress: Progress | None, stored: int, total: int) -> Callable[[str, int, int], None] | None:
     """Progress inside one batch, in the run's terms: ``answering`` (answers of the run so far, of
-    ``total``) per answer, then ``scoring`` (metrics of this batch done, of all) per metric."""
+    ``total``) per answer, then ``scoring`` (the batch's share scored: metrics done of all, or rows back
+    from the worker processes of all)."""
     if progress is None:
         return None
 
@@ -199,8 +206,8 @@ def _batch_report(progress: Progress | None, stored: int, total: int) -> Callabl
 
 def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[str, Any]]],
                config: RunConfig, embedder: Any, index: Any, generator: Any,
-               metrics: Sequence[Metric], resources: Resources, docs: dict[str, str], *,
-               report: Callable[[str, int, int], None] | None = None) -> None:
+               metrics: Sequence[Metric], resources: Resources, docs: dict[str, str],
+               workers: int | None = None, *, report: Callable[[str, int, int], None] | None = None) -> None:
     t0 = time.monotonic()
     questions = [it["question"] for _, it in batch]
     hits = index.search(embedder.embed(questions), config.top_k)
@@ -227,8 +234,9 @@ def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[st
                 retrieved_ids=ids, relevant_ids=relevant,
                 context_ids=tuple(h["chunk_id"] for h in row), domain=item.get("domain"),
             ))
-    scores = evaluate(samples, metrics, resources,
-                      progress=(lambda _name, done, of: report("scoring", done, of)) if report else None)
+    # scoring progress: metrics done of all (one process) or rows back from the worker processes
+    scores = evaluate_parallel(samples, metrics, resources, workers=workers,
+                               progress=(lambda _unit, done, of: report("scoring", done, of)) if report else None)
     if resources.llm is not None and resources.llm.preflight_error is not None:
         raise resources.llm.preflight_error  # an unreachable server fails the run, not each item
     per_sample = dict(zip((s.id for s in samples), score_rows(samples, scores, metrics, config.judge, resources.llm)))

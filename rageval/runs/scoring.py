@@ -16,6 +16,7 @@ from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowError, read_table
 from rageval.project import Project
 from rageval.scale.imports import save_import_run
+from rageval.scale.parallel import warm_up
 from rageval.scale.unit import (  # noqa: F401 - clean_sample, output_rows, aligncheck_row: public here too
     ANSWER_COLUMNS, Plan, aligncheck_row, clean_sample, output_rows, samples_from_table, score_samples,
 )
@@ -50,18 +51,23 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
           project: Project | None = None,
           source: str = "answers", details: bool = False,
           metric_options: dict[str, Any] | None = None,
-          progress: Callable[[str, int, int], None] | None = None) -> ScoreResult:
+          progress: Callable[[str, int, int], None] | None = None, workers: int | None = None) -> ScoreResult:
     """Score ``samples`` with :func:`rageval.scale.unit.score_samples` (the unit every engine
     runs); with ``project``, also store them as an import run.
 
     ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``);
-    ``progress(phase, done, total)`` is called as each metric finishes over all rows.
+    ``progress(phase, done, total)`` is called as each metric finishes over all rows (in one
+    process), or as each shard of rows comes back from the worker processes. Offline metrics are
+    scored in ``workers`` processes (default: one per core; equal values, :mod:`rageval.scale.parallel`).
     """
     plan = Plan.make(metric_names, judge=judge, language=language, embedder=embedder, details=details,
                      options=metric_options)
     metrics = plan.build()
     resources = resources or Resources(language=language)
-    scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress)
+    if len(samples) > 1 and embedder == "local":
+        warm_up(metrics, workers=workers)
+    scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
+                           workers=workers)
     run_id = None
     if project is not None:
         config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,

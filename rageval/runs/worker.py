@@ -28,8 +28,9 @@ class Progress:
     """Where a run (or the demo build) stands, from the callbacks ``(phase, done, total)`` it hears.
 
     Item phases count work on the run's questions: ``items`` (``done`` answers stored of ``total``),
-    ``answering`` (answers generated so far, stored ones included) and ``scoring`` (metrics finished
-    for the batch being scored). The bar's work units are
+    ``answering`` (answers generated so far, stored ones included) and ``scoring`` (``scored`` of
+    ``metrics`` units of the batch being scored: metrics done, or rows back from worker processes).
+    The bar's work units are
     ``stored + (answered - stored) * (1 + scored / metrics) / 2``: an answered question is half done,
     a scored one fully. Other phases (``model``, ``documents``, ``chunks``, ``index``) show their own
     counts. ETA = (total - units) x (seconds per unit measured since the item phases began).
@@ -38,7 +39,7 @@ class Progress:
     done: int = 0        # answers stored
     total: int = 0       # questions of the run
     answered: int = 0    # answers generated, stored ones included
-    scored: int = 0      # metrics finished for the batch being scored
+    scored: int = 0      # units of the batch being scored done (metrics, or rows from worker processes)
     metrics: int = 0
     step_done: int = 0   # counts of the other phases
     step_total: int = 0
@@ -79,7 +80,8 @@ class Progress:
         if self.phase == "answering":
             return f"answering {self.answered}/{self.total}"
         if self.phase == "scoring":
-            return f"scoring {self.answered}/{self.total}" + (f", metric {self.scored}/{self.metrics}" if self.metrics else "")
+            return f"scoring {self.answered}/{self.total}" + (
+                f", batch {100 * self.scored // self.metrics}% scored" if self.metrics else "")
         if self.phase == "items":
             return f"{self.done}/{self.total} answered and scored"
         return f"{what} {self.step_done}/{self.step_total}" if self.step_total else what

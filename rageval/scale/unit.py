@@ -25,7 +25,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
-from rageval.metrics.base import Metric, evaluate, parse_metric_list
+from rageval.metrics.base import Metric, parse_metric_list
+from rageval.scale.parallel import evaluate_parallel
 from rageval.scale.records import score_rows
 from rageval.ingest.rows import RowError, Table, add_records, as_label, as_relevance, as_text_list
 from rageval.text.hygiene import clean_value
@@ -149,14 +150,18 @@ def clean_sample(sample: Sample) -> Sample:
 
 def score_samples(samples: Sequence[Sample], metrics: Sequence[Metric], resources: Resources, *,
                   judge: str = "heuristic", details: bool = False,
-                  progress: Callable[[str, int, int], None] | None = None) -> Scored:
+                  progress: Callable[[str, int, int], None] | None = None, workers: int | None = 1) -> Scored:
     """Clean, evaluate and shape ``samples``: the one scoring step of every engine.
 
-    ``progress(phase, done, total)`` is called as each metric finishes over all the samples.
+    ``progress(phase, done, total)`` is called as each metric finishes over all the samples (or
+    as each shard of rows comes back from the worker processes). ``workers``: 1 (the default,
+    what an engine's own worker runs) evaluates here; more, or None for one per core, runs the
+    same ``evaluate`` in worker processes (:mod:`rageval.scale.parallel`, equal values).
     """
     samples = [clean_sample(s) for s in samples]  # the public boundary: no lone surrogate, no NUL
-    scores = evaluate(samples, metrics, resources, progress=None if progress is None else
-                      lambda name, done, total: progress(f"scoring {len(samples)} row(s), metrics done", done, total))
+    scores = evaluate_parallel(samples, metrics, resources, workers=workers, progress=None if progress is None else
+                               lambda unit, done, total: progress(f"scoring {len(samples)} row(s), {unit} done",
+                                                                  done, total))
     rows = output_rows(samples, scores, details=details)
     stored = score_rows(samples, scores, metrics, judge, resources.llm)
     records = [{"item": item_record(s), "scores": sc, "claims": cl} for s, (sc, cl) in zip(samples, stored)]

@@ -85,6 +85,36 @@ def items(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     return out
 
 
+def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """What :func:`items` gives without the texts an analysis never reads (answer, references,
+    contexts, status): run, item, ordinal, question, QA set, domain, the run's config (parsed once
+    per run) and kind, in the same order."""
+    with connect(db) as con:
+        rows = con.execute(
+            "SELECT a.run_id, a.item_id, a.ordinal, a.question, r.qa_set, q.domain, r.kind"
+            " FROM answers a JOIN runs r ON r.id = a.run_id"
+            " LEFT JOIN qa_items q ON q.qa_set = r.qa_set AND q.id = a.item_id"
+            f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
+            list(run_ids),
+        ).fetchall()
+        configs = dict(con.execute(f"SELECT id, config FROM runs WHERE id IN ({_in(run_ids)})",
+                                   list(run_ids)).fetchall())
+    parsed = {run_id: json.loads(text) for run_id, text in configs.items()}
+    keys = ("run_id", "item_id", "ordinal", "question", "qa_set", "domain", "kind")
+    return [{**dict(zip(keys, r)), "config": parsed[r[0]]} for r in rows]
+
+
+def metric_values_table(db: Path, run_ids: Sequence[str]) -> Any:
+    """:func:`metric_values` as a pandas DataFrame (columns run_id, item_id, metric, signature,
+    value), built by DuckDB without a Python object per score."""
+    with connect(db) as con:
+        return con.execute(
+            "SELECT run_id, item_id, metric, signature, value FROM metric_scores"
+            f" WHERE status = 'ok' AND value IS NOT NULL AND run_id IN ({_in(run_ids)})",
+            list(run_ids),
+        ).df()
+
+
 def metric_values(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str, str, float]]:
     """``(run_id, item_id, metric, signature, value)`` of every score with status ``ok``."""
     with connect(db) as con:

@@ -41,6 +41,7 @@ True
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -359,7 +360,19 @@ def quantities(text: str, language: str | None = None) -> list[Quantity]:
     ['1200 eur per month', '2021-03-01']
     >>> [q.canonical for q in quantities("$4.2bn, 35 cents, 12%, 500 mg every 8 hours, in 1999")]
     ['4200000000 usd', '0.35 usd', '12 %', '0.5 g', '0.333333 day', '1999']
+
+    Results are remembered per ``(text, language)`` (the last ``QUANTITY_MEMO`` texts): contexts
+    repeat across the answers of a run and are read for every claim.
     """
+    return list(_quantities(text, language))
+
+
+#: texts whose quantities are remembered (a context of 1,000 characters holds a few dozen)
+QUANTITY_MEMO = 4096
+
+
+@functools.lru_cache(maxsize=QUANTITY_MEMO)
+def _quantities(text: str, language: str | None) -> tuple[Quantity, ...]:
     language = language or guess_language(text)
     text = unicodedata.normalize("NFC", text)
     low = text.lower()
@@ -411,7 +424,7 @@ def quantities(text: str, language: str | None = None) -> list[Quantity]:
         found.append(q)
         taken.append((q.start, q.end))
         pos = q.end
-    return sorted(found, key=lambda q: q.start)
+    return tuple(sorted(found, key=lambda q: q.start))
 
 
 def normalize_numbers(text: str, language: str | None = None) -> str:

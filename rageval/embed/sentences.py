@@ -1,0 +1,76 @@
+"""Sentence vectors of contexts: one entry point for ingest, the metrics and the claim verifier.
+
+A context (a chunk, or a passage of your own answers) is read in *sentences*: the spans of
+:func:`rageval.text.sentences.split_sentences` followed by the table rows of
+:func:`~rageval.text.sentences.table_rows` (spelled out with their headers). The claim verifier
+(:mod:`rageval.claims.features`) reads exactly these spans, and so does anything that retrieves
+candidate sentences for a claim.
+
+Every text is embedded once, anywhere: vectors go through the run's embedder, which is a
+:class:`rageval.embed.CachedEmbedder` keyed by ``(model, sha256(text))`` and backed by the
+project's ``embedding_cache`` table. Ingest calls :func:`embed_chunks` with every new chunk, which
+embeds the chunk whole (for retrieval and ``context_relevance``) AND each of its sentences, in one
+call, so a run over an ingested corpus finds every context vector and every context-sentence
+vector in the cache and embeds only questions, answers, references and claims.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from rageval.text.sentences import split_sentences, table_rows
+
+
+def sentence_spans(context: str) -> list[Any]:
+    """The sentence spans of one context (``.start``, ``.end``, ``.text``), then its table rows."""
+    return [*split_sentences(context), *table_rows(context)]
+
+
+def sentence_texts(contexts: Sequence[str]) -> list[str]:
+    """The distinct sentence texts of ``contexts``, in first-seen order."""
+    return list(dict.fromkeys(sp.text for ctx in contexts for sp in sentence_spans(ctx)))
+
+
+def sentence_vectors(embedder: Any, texts: Sequence[str]) -> np.ndarray:
+    """Unit float32 vectors ``(len(texts), dim)`` of ``texts`` through ``embedder`` (its cache first).
+
+    The one call for sentence vectors (claims, context sentences, candidate retrieval): a
+    repeated text is embedded once per call, and never again while the embedder's cache has it.
+    """
+    unique = list(dict.fromkeys(texts))
+    if not unique:
+        return np.zeros((0, int(embedder.dim)), dtype=np.float32)
+    rows = np.asarray(embedder.embed(unique), dtype=np.float32)
+    if len(unique) == len(texts):
+        return rows
+    at = {t: i for i, t in enumerate(unique)}
+    return rows[[at[t] for t in texts]]
+
+
+def context_sentence_vectors(embedder: Any, contexts: Sequence[str]) -> list[tuple[list[Any], np.ndarray]]:
+    """Per context: ``(spans, vectors)``, one unit vector per sentence span (one embedding call)."""
+    spans = [sentence_spans(ctx) for ctx in contexts]
+    flat = sentence_vectors(embedder, [sp.text for group in spans for sp in group])
+    out, at = [], 0
+    for group in spans:
+        out.append((group, flat[at:at + len(group)]))
+        at += len(group)
+    return out
+
+
+def embed_chunks(embedder: Any, texts: Sequence[str], *, embed: Callable[[list[str]], Any] | None = None) -> np.ndarray:
+    """Vectors of the chunk ``texts`` (whole), after putting the vectors of every sentence of
+    every chunk into ``embedder``'s cache in the same call; returns the whole-chunk rows only.
+
+    ``embed`` (default ``embedder.embed``) makes that one call: ingest passes one that spreads
+    the texts over the worker processes (:func:`rageval.embed.processes.embed_parallel`).
+    """
+    whole = set(texts)
+    sentences = [t for t in sentence_texts(texts) if t not in whole]
+    unique = list(dict.fromkeys([*texts, *sentences]))
+    if not unique:
+        return np.zeros((0, int(embedder.dim)), dtype=np.float32)
+    rows = np.asarray((embed or embedder.embed)(unique), dtype=np.float32)
+    at = {t: i for i, t in enumerate(unique)}
+    return rows[[at[t] for t in texts]]

@@ -1,0 +1,101 @@
+"""Scoring in worker processes equals scoring in one process, value for value; the workers run
+one BLAS thread each and hand back the vectors they computed."""
+import os
+
+import numpy as np
+import pytest
+
+from rageval.config import DEFAULT_METRICS
+from rageval.embed.cache import CachedEmbedder
+from rageval.embed.minilm import MiniLMEmbedder
+from rageval.errors import ConfigError
+from rageval.metrics.base import evaluate, parse_metric_list
+from rageval.types import Resources, Sample
+from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
+from rageval.scale.parallel import evaluate_parallel
+from rageval.util import sha256_hex
+
+CONTEXTS = (
+    "Mount Etna is 3,357 metres high. It is the highest active volcano in Europe. It lies in Sicily.",
+    "Green tea brews best at 70 to 80 degrees. Boiling water makes it bitter.",
+    "| Product | Price |\n| --- | --- |\n| Atlas | 12 EUR |\n| Borealis | 15 EUR |",
+    "The museum opened in 1889 and has 4 floors. Entry is free on Sundays.",
+)
+
+
+def _samples(n=10):
+    out = []
+    for i in range(n):
+        ctx = (CONTEXTS[i % 4], CONTEXTS[(i + 1) % 4], f"Passage {i} says nothing about this question.")
+        answers = ["Etna is 3,357 metres high.", "Green tea brews at 95 degrees.", "Atlas costs 12 EUR.",
+                   "I am not sure, maybe the museum opened in 1890."]
+        out.append(Sample(id=f"s{i}", question=f"What is true of item {i % 4}?", answer=answers[i % 4],
+                          contexts=ctx, references=(answers[(i + i // 4) % 4],),
+                          retrieved_ids=("a", "b", "c"), relevant_ids={"a": 1}, context_ids=("a", "b", "c")))
+    return out
+
+
+def test_worker_processes_give_the_values_of_one_process():
+    samples = _samples()
+    metrics = parse_metric_list(list(DEFAULT_METRICS) + ["groundedness", "answer_relevance"])
+    one = evaluate(samples, metrics, Resources(embedder_factory=lambda: CachedEmbedder(MiniLMEmbedder())))
+    shared = CachedEmbedder(MiniLMEmbedder())
+    many = evaluate_parallel(samples, metrics, Resources(embedder_factory=lambda: shared), workers=2)
+    assert list(many) == list(one)
+    for name in one:
+        for a, b in zip(one[name], many[name]):
+            assert (a.value, a.status, a.reason, a.details) == (b.value, b.status, b.reason, b.details), name
+    # the vectors the workers computed came back to the parent's embedder, equal to its own
+    for text in (samples[0].question, CONTEXTS[0]):
+        got = shared.lookup([text])[sha256_hex(text)]
+        assert np.array_equal(got, MiniLMEmbedder().embed([text])[0])
+
+
+def test_a_worker_runs_one_blas_thread_and_loads_the_model_when_it_starts(monkeypatch):
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    before = _worker_env(None)
+    pool = WorkerPool(2)
+    try:
+        env = pool.map(_worker_env, [0, 1])
+        loaded = pool.map(_weights_loaded, [0, 1])
+    finally:
+        pool.close()
+    assert env == [{"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}] * 2
+    assert loaded == [True, True]
+    assert _worker_env(None) == before  # this process's environment is left as it was
+
+
+def _worker_env(_):
+    return {k: os.environ.get(k) for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
+
+
+def _weights_loaded(_):
+    from rageval.embed.minilm import _load_minilm
+
+    return _load_minilm.cache_info().currsize == 1
+
+
+def test_embedding_across_workers_equals_embedding_here():
+    texts = [f"Sentence number {i} about the harbour and its {i % 7} bridges." for i in range(12)]
+    parent = CachedEmbedder(MiniLMEmbedder())
+    got = embed_parallel(parent, texts, workers=2)
+    assert np.array_equal(got, MiniLMEmbedder().embed(texts))
+
+
+def test_shards_cover_every_item_once_in_order():
+    for n in (1, 2, 7, 8, 9, 100):
+        parts = shards(n, 2)
+        assert [i for a, b in parts for i in range(a, b)] == list(range(n))
+        assert max(b - a for a, b in parts) - min(b - a for a, b in parts) <= 1
+
+
+def test_worker_counts_are_checked(monkeypatch):
+    monkeypatch.setenv("RAGEVAL_WORKERS", "3")
+    assert default_workers() == 3
+    assert check_workers("2") == 2
+    with pytest.raises(ConfigError, match="workers='0'"):
+        check_workers("0")
+    monkeypatch.setenv("RAGEVAL_WORKERS", "many")
+    with pytest.raises(ConfigError, match="RAGEVAL_WORKERS"):
+        default_workers()
