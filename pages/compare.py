@@ -23,8 +23,8 @@ def main() -> None:
     common.need(len(chosen) >= 2, "Pick at least two runs.")
     picked = [by_id[i] for i in chosen]
     frame = common.human_frame(p, picked)
-    options = human.metric_columns(frame)
-    common.need(options, "These runs have no scores in common.")
+    options = human.shared_metric_columns(frame)
+    common.need(options, "These runs have no metric scored on the same answers: pick runs of one QA set.")
     from rageval.demo import DEMO_COMPARE_METRIC
 
     if st.session_state.get("cmp_metric") not in options:
