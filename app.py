@@ -13,17 +13,12 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.common import PAGES, md, show_error
+from pages.common import PAGES, demo_building, demo_gate as _demo_gate, md, show_error, url_arrived
+from rageval.runs.worker import Progress
 from rageval.project import list_projects, open_project
 
 # a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com
 st.set_page_config(page_title="rageval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
-
-
-@st.cache_resource(show_spinner=False)
-def _demo_gate() -> dict:
-    """One per server process: the demo build's thread, progress and error (shared by all sessions)."""
-    return {"lock": threading.Lock(), "thread": None, "progress": None, "error": None}
 
 
 def ensure_demo() -> None:
@@ -45,8 +40,10 @@ def ensure_demo() -> None:
             return
         open_project(DEMO_PROJECT)  # exists at once, so the session can open on it
 
+        gate["progress"] = Progress()
+
         def progress(phase: str, done: int, total: int) -> None:
-            gate["progress"] = (phase, done, total)
+            gate["progress"] = gate["progress"].update(phase, done, total)
 
         def build() -> None:
             try:
@@ -58,23 +55,15 @@ def ensure_demo() -> None:
         gate["thread"].start()
 
 
-def demo_building() -> bool:
-    thread = _demo_gate()["thread"]
-    return isinstance(thread, threading.Thread) and thread.is_alive()
-
-
 @st.fragment(run_every=1.0)
 def demo_progress() -> None:
     """The demo build's progress; reruns the page once the build has finished."""
     gate = _demo_gate()
     if not demo_building():
         st.rerun(scope="app")
-    phase, done, total = gate["progress"] or ("starting", 0, 0)
-    label = {"index": "embedding the demo documents", "items": "answering and scoring",
-             "starting": "loading models"}.get(phase, phase)
-    st.progress(min(done / max(total, 1), 1.0),
-                text=f"Building the demo project in the background (first start only; 10-100 s, depending on "
-                     f"the machine): {label}{f' {done}/{total}' if total else ''}. This page refreshes when it is ready.")
+    prog = gate["progress"] or Progress()
+    st.progress(prog.fraction(), text=f"Building the demo project in the background (first start only): "
+                                      f"{prog.text()}. This page refreshes when it is ready.")
 
 
 def _choose_project() -> None:
@@ -119,16 +108,16 @@ def project_switcher() -> None:
 
 
 # Navigation first, so the sidebar is right even while the demo is being built.
-nav = st.navigation([
-    st.Page(PAGES["home"], title="Home", icon=":material/home:", default=True),
-    st.Page(PAGES["documents"], title="Documents", icon=":material/description:"),
-    st.Page(PAGES["qa"], title="QA sets", icon=":material/quiz:"),
-    st.Page(PAGES["run"], title="Run", icon=":material/play_circle:"),
-    st.Page(PAGES["answers"], title="Answers", icon=":material/fact_check:"),
-    st.Page(PAGES["human_review"], title="Human review", icon=":material/rate_review:"),
-    st.Page(PAGES["correlations"], title="Correlations", icon=":material/grid_on:"),
-    st.Page(PAGES["compare"], title="Compare", icon=":material/compare_arrows:"),
-])
+_ICONS = {"home": "home", "documents": "description", "qa": "quiz", "run": "play_circle", "answers": "fact_check",
+          "human_review": "rate_review", "correlations": "grid_on", "compare": "compare_arrows"}
+_TITLES = {"home": "Home", "documents": "Documents", "qa": "QA sets", "run": "Run", "answers": "Answers",
+           "human_review": "Human review", "correlations": "Correlations", "compare": "Compare"}
+_NAV = {key: st.Page(PAGES[key], title=_TITLES[key], icon=f":material/{_ICONS[key]}:", default=key == "home")
+        for key in _TITLES}
+nav = st.navigation(list(_NAV.values()))
+_page = next((key for key, page in _NAV.items() if page is nav), "home")
+
+url_arrived(_page)  # a pasted link or a reload: open its project (pages apply the rest)
 project_switcher()
 if demo_building() and st.session_state.get("project") == "demo":
     demo_progress()

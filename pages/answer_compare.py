@@ -55,7 +55,8 @@ def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[st
         st.info("This run has no metric values to plot.")
         return
     metrics = [m for m in lb.MAIN_METRICS if m in metrics] + [m for m in metrics if m not in lb.MAIN_METRICS]
-    metric = st.selectbox("Metric", metrics, key="plot_metric", help=common.md(info(metrics[0]).help()))
+    metric = st.selectbox("Metric", metrics, key="plot_metric", format_func=common.label,
+                          help="hover a metric's card above for what it measures")
     runs = [run] + ([other] if other else [])
     names = {r["id"]: lb.run_name(r) for r in runs}
     values = common.item_values(p, runs, [metric])

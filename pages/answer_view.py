@@ -99,14 +99,17 @@ def aligncheck_facts(view: q.AnswerView) -> None:
 
 
 def metrics_table(view: q.AnswerView) -> None:
-    rows = [{"metric": m, "value": s["value"], "status": s["status"], "reason": s["reason"],
+    rows = [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"], "reason": s["reason"],
              "direction": meaning.info(m).direction, "range": meaning.info(m).range_text,
              "judge": "heuristic" if q.is_heuristic(s["signature"]) else "", "what it measures": meaning.info(m).what,
              "signature": s["signature"]}
             for m, s in view.scores.items()]
     if rows:
         common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                     column_config={"value": st.column_config.NumberColumn(format="%.3f")})
+                     column_config={"value": st.column_config.NumberColumn(format="%.3f", width="small"),
+                                    "id": st.column_config.TextColumn("identifier", width="small"),
+                                    "signature": st.column_config.TextColumn(width="small"),
+                                    "what it measures": st.column_config.TextColumn(width="large")})
     else:
         st.info("No metric scored this answer.")
 

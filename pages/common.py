@@ -1,4 +1,5 @@
-"""Shared widgets, guards and cached loaders for the pages (not a page itself).
+"""Shared widgets, guards, the state in the URL and the finished-run announcer for the pages (not a
+page itself); the cached loaders live in pages/data.py and are re-exported here (``common.X``).
 
 Safety rule for everything shown: text that comes from documents, uploads or models is either
 escaped with ``html.escape`` inside HTML we build ourselves (``st.html``), escaped for Markdown
@@ -16,14 +17,17 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from rageval.views import highlight as hl
-from rageval.views import run as run_view
 from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
-from rageval.project import Project, open_project
+from rageval.project import Project
 from rageval.text.hygiene import without_bidi
 from rageval.report import leaderboard as board_model
 from rageval.report import meaning
 from rageval.runs.worker import RunWorkers
+from pages.data import (  # noqa: F401 - re-exported: pages call them as common.X
+    _regressions, agreement, answer_table, answer_view, answer_views, bump, card_notes, comparison, finished_runs,
+    human_frame, item_values, leaderboard, project, project_counts, review_annotators, review_queue, run_stamp,
+    stamp, summaries, version)
 from rageval.util import shown
 
 PAGES = {
@@ -155,10 +159,16 @@ def _through_app_shell() -> None:
 def run_page(main: Callable[[], None]) -> None:
     """Run a page's ``main`` catching every exception at the page boundary (st.stop passes through)."""
     _through_app_shell()
+    if not st.session_state.pop("_url_run_open", False):  # run without app.py (AppTest's pages mode)
+        url_arrived({Path(f).stem: k for k, f in PAGES.items()}.get(Path(main.__code__.co_filename).stem, "home"))
+        st.session_state.pop("_url_run_open", None)
     try:
+        announce_finished()
         main()
     except Exception as exc:  # noqa: BLE001 - the page boundary: nothing may escape as a traceback
         show_error(exc)
+    finally:  # also after st.stop() and st.rerun(): the address bar always shows the view
+        url_write()
 
 
 def need(ok: Any, message: str, page: str | None = None, label: str = "") -> None:
@@ -170,88 +180,182 @@ def need(ok: Any, message: str, page: str | None = None, label: str = "") -> Non
         st.stop()
 
 
-# --- state -------------------------------------------------------------------------------------
+# --- state in the URL ----------------------------------------------------------------------------
+# The address bar holds the view: the project, the run(s), the question, the filters and the tab, so
+# a reload or a pasted link opens the same view. Session state stays the source of truth inside a
+# session; the URL mirrors it. Parameter names shared by every page (and by links other pages and
+# reports build): project, run, run_b, question, metric, tab; filters have their own short names.
+# At the start of a script run the URL is either what this session wrote at the end of its previous
+# run (a widget changed: the widgets win), empty (the sidebar navigation clears it: the session's
+# state stays), or anything else (a reload, a pasted link, a page link with parameters, an edited
+# address): then the page applies it to its widgets before drawing them.
 
-def project() -> Project:
-    """The project chosen in the sidebar (``default`` before app.py has chosen one)."""
-    return open_project(st.session_state.get("project") or None)
+def _encode(value: Any) -> str | None:
+    """One URL value: bools as 1/0, lists comma-joined, None (nothing chosen) as absent."""
+    if value is None or value == "" or value == []:
+        return None
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    return str(value)
 
 
-def version() -> int:
-    """The session's change counter: bumped after every write so cached queries refresh."""
-    return int(st.session_state.get("data_version", 0))
+def _decode(text: str, like: Any) -> Any:
+    """``text`` as the type of ``like`` (the widget's kind: bool, float, int, list or str)."""
+    if isinstance(like, bool):
+        return text in ("1", "true", "True", "yes")
+    if isinstance(like, float):
+        return float(text)
+    if isinstance(like, int):
+        return int(text)
+    if isinstance(like, list):
+        return [v for v in text.split(",") if v]
+    return text
 
 
-def bump() -> None:
-    st.session_state["data_version"] = version() + 1
+def view_params(page: str, params: dict[str, Any]) -> dict[str, str]:
+    """The query parameters of a view: ``params`` encoded, empty ones left out (pure; for links)."""
+    return {k: v for k, v in ((k, _encode(v)) for k, v in params.items()) if v is not None} | {"_page": page}
 
 
-def run_stamp(run: dict[str, Any]) -> tuple:
-    return (run["status"], run["done"], run["failed"], str(run["finished"]), version())
+def view_url(page: str, **params: Any) -> str:
+    """The relative address of ``page`` (a key of PAGES) showing ``params``: ``answers?project=demo&run=..``.
+
+    For links in text; inside the app :func:`view_link` is the same link as a page link.
+    """
+    from urllib.parse import urlencode
+
+    query = {k: v for k, v in view_params(page, params).items() if k != "_page"}
+    path = "" if page == "home" else Path(PAGES[page]).stem  # st.navigation's url path of the page
+    return path + ("?" + urlencode(query) if query else "")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _views(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.AnswerView]:
-    return q.answer_views(Project(slug=slug, root=Path(root)), run_id)
+def view_link(page: str, label: str, *, icon: str | None = None, **params: Any) -> None:
+    """A page link to ``page`` opening the view ``params`` (project added when not given)."""
+    params.setdefault("project", st.session_state.get("project"))
+    query = {k: v for k, v in view_params(page, params).items() if k != "_page"}
+    st.page_link(PAGES[page], label=label, icon=icon, query_params=query)
 
+
+def _url_now() -> dict[str, str]:
+    return {k: st.query_params[k] for k in st.query_params}
+
+
+def url_arrived(page: str) -> dict[str, str]:
+    """Called once per script run by app.py before anything is drawn: the URL's parameters when they
+    came from outside this session's last run (to apply), else an empty dict."""
+    now = _url_now()
+    known = [st.session_state.get("_url_written"), st.session_state.get("_url_seen")]  # this session's own
+    arrived = now if now and (page, now) not in known else {}
+    st.session_state["_url_seen"] = (page, now)
+    st.session_state["_url_arrived"] = arrived
+    st.session_state["_url_page"] = page
+    st.session_state["_url_keys"] = {}
+    st.session_state["_url_run_open"] = True  # this script run has read the URL (run_page clears it)
+    from rageval.project import list_projects
+
+    if arrived.get("project") in list_projects():  # a link to another project opens it (it must exist)
+        st.session_state["project"] = arrived["project"]
+    return arrived
+
+
+def url_state(bindings: dict[str, tuple[str, Any]]) -> None:
+    """Bind URL parameters to widget keys, ``{"run": ("ans_run", ""), "unscored": ("ans_unscored", False)}``
+    (the second item is the widget's default, which gives the value's type and is left out of the
+    address unless it is a float). Call before the widgets are drawn: a parameter that
+    arrived from outside is applied to its key; at the end of the run :func:`url_write` writes every
+    bound key back. A value the widget does not offer is dropped by the page's own checks."""
+    arrived = st.session_state.get("_url_arrived") or {}
+    for name, (key, like) in bindings.items():
+        if name in arrived:
+            try:
+                st.session_state[key] = _decode(arrived[name], like)
+            except ValueError:
+                pass  # a hand-edited value that does not parse: the widget keeps its own
+    st.session_state.setdefault("_url_keys", {}).update(bindings)
+
+
+def url_write(page: str | None = None) -> None:
+    """Write the project and every bound key's current value to the address bar (when it changed)."""
+    page = page or st.session_state.get("_url_page") or "home"
+    values = {"project": st.session_state.get("project")}
+    for name, (key, default) in (st.session_state.get("_url_keys") or {}).items():
+        value = st.session_state.get(key)
+        values[name] = None if value == default and not isinstance(default, float) else value  # short links
+    wanted = {k: v for k, v in view_params(page, values).items() if k != "_page"}
+    if wanted != _url_now():
+        st.query_params.from_dict(wanted)
+    st.session_state["_url_written"] = (page, wanted)
+
+
+def rerun_fragment() -> None:
+    """Rerun the fragment this is called from, or the whole page when the click came in a full run
+    (Streamlit refuses ``scope="fragment"`` outside a fragment rerun)."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    st.rerun(scope="fragment" if ctx is not None and ctx.fragment_ids_this_run else "app")
+
+
+# --- finished runs, announced in every tab -------------------------------------------------------
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.MetricSummary]:
-    return q.run_summaries(Project(slug=slug, root=Path(root)), run_id)
+def _ended_runs(root: str, slug: str, stamp: tuple) -> list[dict[str, Any]]:
+    return q.ended_runs(Project(slug=slug, root=Path(root)))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
-    from rageval.views.answer_table import answer_table
-
-    return answer_table(Project(slug=slug, root=Path(root)), run_id)
-
-
-def answer_table(p: Project, run: dict[str, Any]) -> Any:
-    """The run's answers as one table row each (rageval.views.answer_table), cached."""
-    return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _item_values(root: str, slug: str, run_ids: tuple, metrics: tuple | None, stamp: tuple) -> Any:
-    return board_model.item_values(Project(slug=slug, root=Path(root)), list(run_ids),
-                                   None if metrics is None else list(metrics))
-
-
-def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[str] | None = None) -> Any:
-    """Long per-item metric values of ``runs`` (of ``metrics`` only, when given) for plots, cached."""
-    return _item_values(str(p.root), p.slug, tuple(r["id"] for r in runs),
-                        None if metrics is None else tuple(metrics), tuple(run_stamp(r) for r in runs))
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _answer_view(root: str, slug: str, run_id: str, item_id: str, stamp: tuple) -> q.AnswerView | None:
-    return q.answer_view_of(Project(slug=slug, root=Path(root)), run_id, item_id)
-
-
-def answer_view(p: Project, run: dict[str, Any], item_id: str) -> q.AnswerView | None:
-    """One answer's view, read for that answer only (fast on runs of any size), cached."""
-    return _answer_view(str(p.root), p.slug, run["id"], item_id, run_stamp(run))
-
-
-def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:
-    return _views(str(p.root), p.slug, run["id"], run_stamp(run))
+@st.fragment(run_every=2.0)
+def announce_finished() -> None:
+    """Every page, every tab: a message (with its link) for each run of the open project that finished
+    or failed since this session started, once each, read from the database (so runs started in another
+    tab, or by the CLI, are announced too). Between writes it costs one stat() of the database."""
+    p = project()
+    ended = _ended_runs(str(p.root), p.slug, stamp(p))
+    seen = st.session_state.setdefault("_ended_seen", {})
+    if p.slug not in seen:  # what had already ended when this session opened the project: not news
+        seen[p.slug] = {r["id"] for r in ended}
+    news = st.session_state.setdefault("_ended_news", [])
+    for r in ended:
+        if r["id"] not in seen[p.slug]:
+            seen[p.slug].add(r["id"])
+            news.append((p.slug, r))
+            st.toast(f"Run {'finished' if r['status'] == 'finished' else 'failed'}: {md(run_title(r))}",
+                     icon=":material/check_circle:" if r["status"] == "finished" else ":material/error:")
+    for i, (slug, r) in enumerate(list(news)):
+        if slug != p.slug:
+            continue
+        c1, c2, c3 = st.columns([6, 2, 1], vertical_alignment="center")
+        if r["status"] == "finished":
+            c1.success(f"Finished: {md(run_title(r))} — {r['done']} answers, {r['failed']} failed.")
+            if c2.button("Open its answers", key=f"open_{r['id']}", type="primary", icon=":material/fact_check:"):
+                news.remove((slug, r))
+                st.session_state["ans_run"] = r["id"]
+                st.switch_page(PAGES["answers"], query_params={"project": p.slug, "run": r["id"]})
+        else:
+            c1.error(f"Run {md(run_title(r))} failed: {md(r.get('error') or 'see the Run page')}")
+            with c2:
+                view_link("run", "See the Run page", icon=":material/play_circle:")
+        if c3.button("Dismiss", key=f"dismiss_{r['id']}"):
+            news.remove((slug, r))
+            rerun_fragment()
 
 
-def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
-    return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
+def label(metric: str) -> str:
+    """The readable name of a metric (rageval.report.meaning.label); its identifier is in the tooltip."""
+    return meaning.label(metric)
 
 
-@st.cache_data(show_spinner=False, max_entries=16, ttl=30)
-def _agreement(root: str, slug: str, stamp: int) -> dict:
-    from rageval.human.trust import metric_agreement
-
-    return metric_agreement(Project(slug=slug, root=Path(root)))
+def metric_help(metric: str, n_unscored: int | None = None) -> str:
+    """Tooltip text: the identifier (what the CLI and exports call it), then what the metric means."""
+    return md(f"{metric}: {meaning.info(metric).help(n_unscored)}")
 
 
-def agreement(p: Project) -> dict:
-    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
-    return _agreement(str(p.root), p.slug, version())
+def run_title(run: dict[str, Any]) -> str:
+    """The one readable name of a run on every page (rageval.report.leaderboard.run_name)."""
+    return board_model.run_name(run)
 
 
 def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None,
@@ -273,47 +377,12 @@ def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: d
             arrow = "↑" if meant.higher_is_better else "↓"
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
             agree = agreement.get(s.metric)
-            col.metric(f"{s.metric} {arrow}", value, border=True, help=md(
-                meant.help(s.n_unscored + s.n_failed) + judge + (" " + agree.sentence() if agree else "")))
+            col.metric(f"{label(s.metric)} {arrow}", value, border=True, help=md(
+                f"{s.metric}: " + meant.help(s.n_unscored + s.n_failed) + judge
+                + (" " + agree.sentence() if agree else "")))
             col.caption(note + (" · heuristic" if s.heuristic else "")
                         + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else "")
                         + (f" · {agree.short()} with raters" if agree else ""))
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _human_frame(root: str, slug: str, run_ids: tuple, consensus: str, stamp: tuple) -> Any:
-    from rageval import human
-
-    return human.build_frame(Project(slug=slug, root=Path(root)), list(run_ids), consensus_method=consensus)
-
-
-def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "median") -> Any:
-    """The per-answer table of ``runs`` with the human consensus (rageval.human.build_frame), cached on
-    the runs' states and the session's data version (bumped when ratings change)."""
-    return _human_frame(str(p.root), p.slug, tuple(r["id"] for r in runs), consensus,
-                        tuple(run_stamp(r) for r in runs))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _comparison(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
-    from rageval import human
-
-    p = Project(slug=slug, root=Path(root))
-    frame = _human_frame(root, slug, run_ids, "median", stamp)  # the page's frame, cached: not rebuilt
-    return human.compare_runs(p, list(run_ids), metric, frame=frame)
-
-
-def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
-    """rageval.human.compare_runs of ``runs`` on ``metric`` (tests and verdict) over the cached
-    :func:`human_frame`, cached like it."""
-    return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
-    from rageval.views.regressions import regressions
-
-    return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
 
 
 def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> None:
@@ -338,17 +407,6 @@ def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) ->
             st.dataframe(df[cols], hide_index=True, width="stretch", column_config=config, key=key)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
-    p = Project(slug=slug, root=Path(root))
-    return board_model.leaderboard(p, [r for r in run_view.runs(p) if r["id"] in stamp[0]])
-
-
-def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
-    """The leaderboard of ``runs`` (cached on their ids and states)."""
-    return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
-
-
 def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict | None = None) -> None:
     """Runs as rows, metric means as columns; the best value per column highlighted and starred; with
     ``agreement`` (rageval.human.trust) each header also shows the metric's agreement with the raters."""
@@ -367,8 +425,8 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict |
         meant = meaning.info(m)
         agree = agreement.get(m)
         config[m] = st.column_config.TextColumn(
-            f"{m} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
-            help=meant.help() + (" " + agree.sentence() if agree else ""))
+            f"{label(m)} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
+            help=f"{m}: " + meant.help() + (" " + agree.sentence() if agree else ""), width="small")
     # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
     text = table.copy()
     for m in board.metrics:
@@ -395,6 +453,22 @@ def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict |
 
 
 # --- background runs ---------------------------------------------------------------------------
+
+@st.cache_resource(show_spinner=False)
+def demo_gate() -> dict:
+    """One per server process: the demo build's thread, progress and error (shared by all sessions)."""
+    import threading
+
+    return {"lock": threading.Lock(), "thread": None, "progress": None, "error": None}
+
+
+def demo_building() -> bool:
+    """Whether the demo project is being built in this server process right now."""
+    import threading
+
+    thread = demo_gate()["thread"]
+    return isinstance(thread, threading.Thread) and thread.is_alive()
+
 
 @st.cache_resource(show_spinner=False)
 def workers() -> RunWorkers:

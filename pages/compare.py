@@ -5,8 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval.views import queries as q
-from rageval.report.leaderboard import run_name
 from rageval import human
 from rageval.views import charts
 from rageval.report.exports import table_csv
@@ -15,21 +13,23 @@ from rageval.report.exports import table_csv
 def main() -> None:
     p = common.project()
     st.title("Compare runs")
-    runs = q.finished_runs(p)
+    runs = common.finished_runs(p)
     common.need(len(runs) >= 2, "Comparing needs two or more finished runs over the same QA items.", "run",
                 "Start a run")
     by_id = {r["id"]: r for r in runs}
-    chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:2], key="cmp_runs",
-                            format_func=lambda i: run_name(by_id[i]))
+    common.url_state({"runs": ("cmp_runs", []), "metric": ("cmp_metric", "")})
+    st.session_state["cmp_runs"] = [i for i in st.session_state.get("cmp_runs", []) if i in by_id] or list(by_id)[:2]
+    chosen = st.multiselect("Runs", list(by_id), key="cmp_runs", format_func=lambda i: common.run_title(by_id[i]))
     common.need(len(chosen) >= 2, "Pick at least two runs.")
     picked = [by_id[i] for i in chosen]
     frame = common.human_frame(p, picked)
-    options = human.metric_columns(frame)
-    common.need(options, "These runs have no scores in common.")
+    options = human.shared_metric_columns(frame)
+    common.need(options, "These runs have no metric scored on the same answers: pick runs of one QA set.")
     from rageval.demo import DEMO_COMPARE_METRIC
 
-    default = options.index(DEMO_COMPARE_METRIC) if DEMO_COMPARE_METRIC in options else 0
-    metric = st.selectbox("Metric", options, index=default, key="cmp_metric",
+    if st.session_state.get("cmp_metric") not in options:
+        st.session_state["cmp_metric"] = DEMO_COMPARE_METRIC if DEMO_COMPARE_METRIC in options else options[0]
+    metric = st.selectbox("Metric", options, key="cmp_metric", format_func=common.label,
                           help="'human' is the consensus of the human ratings")
     c = common.comparison(p, picked, metric)
     (st.success if c.reliable else st.info)(common.md(c.verdict))

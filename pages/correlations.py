@@ -5,8 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval.views import queries as q
-from rageval.report.leaderboard import run_name
 from rageval import human
 from rageval.human import plain
 from rageval.views import charts
@@ -18,7 +16,7 @@ def compute_box(p, runs: list[dict]) -> None:
     by_id = {r["id"]: r for r in runs}
     with st.expander("New analysis", expanded=not human.list_analyses(p)):
         chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:1], key="co_runs",
-                                format_func=lambda i: run_name(by_id[i]))
+                                format_func=lambda i: common.run_title(by_id[i]))
         c1, c2, c3 = st.columns(3)
         group = c1.selectbox("Group by", human.GROUPINGS, key="co_group")
         method = c2.selectbox("Method", ("spearman", "kendall", "pearson"), key="co_method")
@@ -67,7 +65,7 @@ def table_text(a: human.Analysis) -> pd.DataFrame:
 def main() -> None:
     p = common.project()
     st.title("Correlations")
-    runs = q.finished_runs(p)
+    runs = common.finished_runs(p)
     common.need(runs, "No finished run yet: correlations need scored answers and human ratings.", "run", "Start a run")
     if p.slug == "demo":
         st.caption("The demo's human ratings are illustrative (written for the demo, not collected in a study).")

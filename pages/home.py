@@ -5,8 +5,6 @@ import streamlit as st
 
 from pages import common
 from rageval.views import charts
-from rageval.views import queries as q
-from rageval.report.leaderboard import leaderboard
 
 
 def next_steps(counts: dict[str, int]) -> None:
@@ -31,21 +29,33 @@ def main() -> None:
     st.title("rageval")
     st.markdown("Evaluate retrieval-augmented QA on your own documents: every answer scored, every claim "
                 "checked against the retrieved evidence. Unscored items are counted, never averaged in as zero.")
-    counts = q.project_counts(p)
+    counts = common.project_counts(p)
     st.subheader(f"Project {common.md(p.slug)}")
+    building = p.slug == "demo" and common.demo_building()
     cols = st.columns(4)
+    if building:  # not "Documents 0" and "Upload documents" while the demo is on its way
+        prog = common.demo_gate()["progress"]
+        for col, name in zip(cols, ("Documents", "QA sets", "Runs")):
+            col.metric(name, "…", border=True, help="building the demo: the bar above shows the phase")
+        cols[3].caption("Building the demo" + (f": {common.md(prog.short())}" if prog else "") +
+                        ". Its documents, questions and scored answers appear here when it is done.")
+        return
     cols[0].metric("Documents", counts["documents"], help=f"in {counts['corpora']} corpora", border=True)
     cols[1].metric("QA sets", counts["qa_sets"], help=f"{counts['qa_items']} questions in all", border=True)
     cols[2].metric("Runs", counts["runs"], help=f"{counts['finished_runs']} finished", border=True)
     cols[3].caption("Switch or create projects in the sidebar; a new project starts empty.")
-    runs = q.finished_runs(p)
+    runs = common.finished_runs(p)
     if runs:
         st.subheader("Leaderboard")
         board = common.leaderboard(p, runs)
         common.leaderboard_table(board, agreement=common.agreement(p))
         by_id = {r["id"]: r for r in runs}
-        picked = st.multiselect("Compare runs", list(by_id), default=list(by_id)[:2], key="home_runs",
-                                format_func=lambda i: board.table.set_index("id").loc[i, "run"])
+        common.url_state({"runs": ("home_runs", [])})
+        if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):
+            st.session_state["home_runs"] = [i for i in st.session_state.get("home_runs", []) if i in by_id] \
+                or list(by_id)[:2]
+        picked = st.multiselect("Compare runs", list(by_id), key="home_runs",
+                                format_func=lambda i: common.run_title(by_id[i]))
         shown = board.table[board.table["id"].isin(picked)]
         if len(shown) and board.metrics:
             st.plotly_chart(charts.means_bars(shown, board.metrics), key="home_bars")

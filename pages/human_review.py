@@ -5,8 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from pages import common
-from rageval.views import queries as q
-from rageval.report.leaderboard import run_name
 from rageval import human
 from rageval.errors import RagevalError
 from rageval.views import review
@@ -43,34 +41,24 @@ def discussion_box(p, run_id: str) -> None:
             st.rerun()
 
 
-def main() -> None:
-    p = common.project()
-    st.title("Human review")
-    runs = q.finished_runs(p)
-    common.need(runs, "No finished run to review yet.", "run", "Start a run")
-    by_id = {r["id"]: r for r in runs}
-    run_id = st.selectbox("Run", list(by_id), format_func=lambda i: run_name(by_id[i]), key="hr_run")
-    if p.slug == "demo":
-        st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
-    known = review.annotators(p, run_id)
-    c1, c2, c3 = st.columns([2, 1, 1])
-    name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",
-                         help="Known annotators: " + (", ".join(known) or "none yet")).strip()
-    blind = c2.toggle("Blinded", value=True, key="hr_blind", help="hide metric scores and other annotators' ratings")
-    show_ctx = c3.toggle("Show retrieved context", key="hr_ctx")
-    import_box(p, run_id)
-    if not blind:
-        discussion_box(p, run_id)
-    common.need(name, "Type your name to start rating (it resumes where you stopped).")
-    items = review.queue(p, run_id, name)
+@st.fragment
+def rating_form(p, run: dict, name: str, show_ctx: bool, blind: bool) -> None:
+    """One answer and its rating form; saving reruns this fragment only (the rest of the page stays)."""
+    items = common.review_queue(p, run, name)
     common.need(items, "This run has no answers.")
-    done, total = review.progress(items)
-    st.progress(done / total, text=f"{name}: {done} of {total} answers rated")
+    run_id, total = run["id"], len(items)
     pos_key = f"hr_pos_{run_id}_{name}"
+    wanted = st.session_state.pop("hr_question", None)  # from the URL: open that question
+    ids = [it.item_id for it in items]
+    if wanted in ids:
+        st.session_state[pos_key] = ids.index(wanted)
     if pos_key not in st.session_state:
         st.session_state[pos_key] = review.next_index(items)
-    i = st.session_state[pos_key]
+    i = min(st.session_state[pos_key], total - 1)
     item = items[i]
+    st.session_state["hr_item"] = item.item_id  # written to the URL as question=
+    done, _ = review.progress(items)
+    st.progress(done / total, text=f"{name}: {done} of {total} answers rated")
     st.subheader(f"{item.ordinal + 1}. {item.question}", anchor=False)
     st.markdown("**Answer**")
     common.text_box(item.answer, empty="(no answer)")
@@ -81,7 +69,8 @@ def main() -> None:
             for ctx in item.contexts:
                 common.text_box(ctx)
     if not blind:
-        st.caption(common.md("Scores: " + (", ".join(f"{m} {v:.2f}" for m, v in item.scores.items()) or "none")
+        st.caption(common.md("Scores: " + (", ".join(f"{common.label(m)} {v:.2f}" for m, v in item.scores.items())
+                                           or "none")
                              + "; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")))
     with st.form(key=f"hr_form_{run_id}_{item.item_id}", border=False):
         rating = st.radio("Rating", list(human.LABELS), format_func=lambda v: f"{v} {human.LABELS[v]}",
@@ -92,15 +81,48 @@ def main() -> None:
         common.need(rating is not None, "Pick a rating from 1 (Very Poor) to 5 (Very Good) first.")
         human.rate(p, run_id, item.item_id, name, rating)
         common.bump()
-        st.session_state[pos_key] = review.next_index(review.queue(p, run_id, name), (i + 1) % total)
-        st.rerun()
+        step(pos_key, review.next_index(review.rated(items, i, rating), (i + 1) % total), items)
     b1, b2, _ = st.columns([1, 1, 4])
     if b1.button("Previous", key="hr_prev", disabled=i == 0):
-        st.session_state[pos_key] = i - 1
-        st.rerun()
+        step(pos_key, i - 1, items)
     if b2.button("Skip", key="hr_next", disabled=i == total - 1):
-        st.session_state[pos_key] = i + 1
-        st.rerun()
+        step(pos_key, i + 1, items)
+
+
+def step(pos_key: str, i: int, items) -> None:
+    """Move to answer ``i``: this fragment reruns, and the address bar follows."""
+    st.session_state[pos_key] = i
+    st.session_state["hr_item"] = items[i].item_id
+    common.url_write()
+    common.rerun_fragment()
+
+
+def main() -> None:
+    p = common.project()
+    st.title("Human review")
+    runs = common.finished_runs(p)
+    common.need(runs, "No finished run to review yet.", "run", "Start a run")
+    by_id = {r["id"]: r for r in runs}
+    common.url_state({"run": ("hr_run", ""), "rater": ("hr_annotator", ""), "question": ("hr_question", ""),
+                      "blind": ("hr_blind", True), "context": ("hr_ctx", False)})
+    common.url_state({"question": ("hr_item", "")})  # what the fragment shows is written back as question=
+    if st.session_state.get("hr_run") not in by_id:
+        st.session_state.pop("hr_run", None)
+    run_id = st.selectbox("Run", list(by_id), format_func=lambda i: common.run_title(by_id[i]), key="hr_run")
+    if p.slug == "demo":
+        st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
+    known = common.review_annotators(p, by_id[run_id])
+    c1, c2, c3 = st.columns([2, 1, 1])
+    name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",
+                         help="Known annotators: " + (", ".join(known) or "none yet")).strip()
+    st.session_state.setdefault("hr_blind", True)
+    blind = c2.toggle("Blinded", key="hr_blind", help="hide metric scores and other annotators' ratings")
+    show_ctx = c3.toggle("Show retrieved context", key="hr_ctx")
+    import_box(p, run_id)
+    if not blind:
+        discussion_box(p, run_id)
+    common.need(name, "Type your name to start rating (it resumes where you stopped).")
+    rating_form(p, by_id[run_id], name, show_ctx, blind)
 
 
 common.run_page(main)

@@ -6,7 +6,6 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, run_parts
-from rageval.views import queries as q
 from rageval.runs import pipeline
 from rageval.errors import ConfigError, LLMError
 from rageval.runs.pipeline import start_run
@@ -32,6 +31,29 @@ def start(p, config) -> None:
     common.workers().start(p, run_id)
     st.session_state.setdefault("run_watch", []).append(run_id)
     common.bump()
+
+
+def live(p) -> None:
+    """The bars of the runs executing here and the runs table, from one state (refreshed every second
+    while a run executes): the table's status is the bar's text, never a stale 'pending'."""
+    workers = common.workers()
+    active = workers.live(p)
+    if active:
+        run_parts.progress(p)
+    run_parts.finished(p)
+    rows = run_view.run_rows(p, live=active)
+    if rows:
+        st.subheader("Runs")
+        common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
+                     column_config={"name": st.column_config.TextColumn(width="medium"), "run": None,
+                                    "status": st.column_config.TextColumn(width="medium"),
+                                    "generator": st.column_config.TextColumn(width="small"),
+                                    "error": st.column_config.TextColumn(width="small")})
+        st.download_button("Runs as CSV", lambda: table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
+    if st.session_state.get("_live_was") and not active:
+        st.session_state["_live_was"] = False
+        st.rerun(scope="app")  # a run ended: redraw the page (resume list, no 1 s refresh)
+    st.session_state["_live_was"] = bool(active)
 
 
 def main() -> None:
@@ -60,24 +82,17 @@ def main() -> None:
     if clicked and config is not None:
         start(p, config)
     workers = common.workers()
-    if workers.active(p):
-        run_parts.progress(p)
-    run_parts.finished(p)
+    st.fragment(live, run_every=1.0 if workers.active(p) else None)(p)
     runs = run_view.runs(p)
     if not runs:
         st.info("No runs yet: choose the settings above and start one.")
         return
-    st.subheader("Runs")
-    rows = run_view.run_rows(p, runs)
-    common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                 column_config={"name": st.column_config.TextColumn(width="large")})
-    st.download_button("Runs as CSV", table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
     stopped = [r for r in runs if run_view.resumable(r, active=r["id"] in workers.active(p))]
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {r["id"]: r for r in stopped}
-        run_id = c1.selectbox("Stopped runs", list(by_id), format_func=lambda i: q.run_label(by_id[i]),
-                              key="resume_pick")
+        run_id = c1.selectbox("Stopped runs", list(by_id), key="resume_pick", format_func=lambda i: (
+            f"{common.run_title(by_id[i])} · {by_id[i]['status']} {by_id[i]['done']}/{by_id[i]['n_items']} · {i}"))
         if c2.button("Resume", key="run_resume", help="continues where it stopped; finished items are kept"):
             workers.start(p, run_id)
             st.session_state.setdefault("run_watch", []).append(run_id)

@@ -140,41 +140,31 @@ def save_preset(p, config: RunConfig | None) -> None:
                 st.error(common.md(str(exc)))
 
 
-@st.fragment(run_every=1.0)
 def progress(p) -> None:
     """Live progress of the runs executing in this server process (any tab sees them)."""
     workers = common.workers()
-    active = workers.active(p)
-    for run_id in active:
-        prog = workers.progress(p, run_id)
+    for run_id, prog in workers.live(p).items():
         c1, c2 = st.columns([5, 1])
-        label = f"Run {run_id}: " + (prog.text() if prog else "starting")
+        label = f"Run {run_id}: " + prog.text()
         if workers.stopping(p, run_id):
             label += " · cancelling after the current batch"
-        c1.progress(prog.fraction() if prog else 0.0, text=label)
+        c1.progress(prog.fraction(), text=label)
         if c2.button("Cancel", key=f"stop_{run_id}", help="stops after the current batch; Resume continues it"):
             workers.stop(p, run_id)
-    if not active:
-        st.rerun(scope="app")
 
 
 def finished(p) -> None:
-    """A message for each run this session started once it ends, with a link to its answers."""
+    """What became of each run this session started that ended without finishing (a finished or failed
+    run is announced on every page by pages.common.announce_finished)."""
     for run_id in list(st.session_state.get("run_watch", [])):
         if run_id in common.workers().active(p):
             continue
         run = run_view.get_run(p, run_id)
-        if run is None:
+        if run is None or run["status"] == "finished":
             continue
         error = common.workers().error(p, run_id)
-        if run["status"] == "finished":
-            st.success(f"Finished: {common.md(run_name(run))} — {run['done']} answers, {run['failed']} failed.")
-            if st.button("Open its answers", key=f"open_{run_id}", type="primary"):
-                st.session_state["ans_run"] = run_id
-                st.session_state["run_watch"].remove(run_id)
-                st.switch_page(common.PAGES["answers"])
-        elif error:
-            st.error(f"Run {run_id} stopped: {common.md(error)}  \nFix what the message names, then Resume "
-                     "it below or start a new run with other settings.")
+        if error:
+            st.error(f"Run {common.md(run_name(run))} stopped: {common.md(error)}  \nFix what the message names, "
+                     "then Resume it below or start a new run with other settings.")
         else:
-            st.info(f"Run {run_id} is {run['status']}: resume it below.")
+            st.info(f"Run {common.md(run_name(run))} is {run['status']}: resume it below.")

@@ -304,10 +304,14 @@ def cmd_score(args: argparse.Namespace) -> int:
     metrics, rubrics = _rubrics(args, None if args.no_store else project,
                                 [m.strip() for m in args.metrics.split(",") if m.strip()])
     options = {**_aligncheck_options(args), **({"rubrics": {r.name: r for r in rubrics}} if rubrics else {})}
-    result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
-                   resources=resources,
-                   project=None if args.no_store else project, source=path.name, details=args.details,
-                   metric_options=options, progress=progress, workers=args.workers)
+    try:
+        result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
+                       resources=resources,
+                       project=None if args.no_store else project, source=path.name, details=args.details,
+                       metric_options=options, progress=progress, workers=args.workers)
+    finally:
+        if client is not None:
+            client.close()  # flushes the cache: a second score right after finds every reply
     if args.out:
         from rageval.metrics.base import parse_metric_list
         from rageval.report.score_out import write_rows
@@ -341,9 +345,12 @@ def _score_ray(args: argparse.Namespace) -> int:
     plan = Plan.make(args.metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                      details=args.details, options=_aligncheck_options(args))
     cache = None if args.no_cache else (args.llm_cache or str(_project(args).db_path))
+    from rageval.ingest.limits import RowLimits
+
     options = RayOptions(address=args.address, workers=args.workers or 2, batch_size=args.batch_size,
                          part_rows=args.part_rows, num_cpus=args.cpus, concurrency=args.concurrency,
-                         use_cache=not args.no_cache, llm_cache=cache)
+                         use_cache=not args.no_cache, llm_cache=cache,
+                         limits=RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth))
     manifest = score_with_ray(args.input, Path(args.out), plan, options, progress=_progress(args))
     done = "already complete, nothing scored" if not manifest["scored_parts"] else \
         f"{manifest['scored_parts']} part(s) scored now"

@@ -156,6 +156,8 @@ class VectorIndex:
             present.update(_unreachable_as_error(
                 lambda: self.collection.get(ids=ids[start:start + 1000], include=[]))["ids"])
         todo = [c for c in chunks if c["id"] not in present]
+        if progress is not None and todo:
+            progress(0, len(todo))  # the phase shows at once, not after the first batch
         for start in range(0, len(todo), _BATCH):
             batch = todo[start:start + _BATCH]
             vectors = embed([c["text"] for c in batch])

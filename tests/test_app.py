@@ -309,8 +309,8 @@ def test_run_page_resumes_an_interrupted_run(use_data):
     run_store.set_run_status(project.db_path, run_id, "interrupted")
     at = app("r")
     at.switch_page("pages/run.py").run()
-    at.selectbox(key="resume_pick").set_value(next(o for o in at.selectbox(key="resume_pick").options
-                                                   if o.startswith(run_id)))
+    assert any(o.endswith(f"· interrupted 0/3 · {run_id}") for o in at.selectbox(key="resume_pick").options)
+    at.selectbox(key="resume_pick").set_value(run_id)
     at.button(key="run_resume").click().run()
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and run_store.get_run(project.db_path, run_id)["status"] != "finished":
@@ -341,7 +341,7 @@ def test_run_page_shows_a_killed_run_as_interrupted_with_its_resume_command(use_
     row = table[table["run"] == run_id].iloc[0]
     assert row["status"] == "interrupted"
     assert row["resume"] == f"python -m rageval run --resume {run_id}"
-    assert any(o.startswith(run_id) for o in at.selectbox(key="resume_pick").options)
+    assert any(o.endswith(f" · {run_id}") for o in at.selectbox(key="resume_pick").options)
 
 
 def test_answers_page_highlights_claims_and_keeps_text_inert(use_data):
@@ -388,7 +388,7 @@ def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
     labels = [e.label for e in at.expander]
     assert any(lab.startswith("\\#1 · score") for lab in labels), labels
     metric_table = at.dataframe[-1].value
-    assert set(metric_table["metric"]) == {"exact_match", "token_f1"}
+    assert set(metric_table["id"]) == {"exact_match", "token_f1"}
     at.toggle(key="ans_unscored").set_value(True).run()
     no_failure(at)
 

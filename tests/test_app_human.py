@@ -73,9 +73,9 @@ def test_human_review_rates_resumes_and_counts_progress(rated):
     radio2 = next(r for r in at2.radio if r.key.startswith("hr_rating_"))
     assert radio2.key.rsplit("_", 1)[-1] != first_item and radio2.value is None
     # blinded by default: no metric scores or other annotators' ratings shown
-    assert "token_f1" not in _text(at2)
+    assert "token_f1" not in _text(at2) and "Token F1" not in _text(at2)
     at2.toggle(key="hr_blind").set_value(False).run()
-    assert "token_f1" in _text(at2) and "ann " in _text(at2)
+    assert "Token F1" in _text(at2) and "ann " in _text(at2)
     # not blinded: answers whose ratings differ by 2+ can get an agreed score
     item = at2.selectbox(key="hr_agree_item").value
     at2.number_input(key="hr_agree_score").set_value(2)

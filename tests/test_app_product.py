@@ -73,7 +73,7 @@ def test_a_finished_run_says_so_and_opens_its_answers(use_data):
         time.sleep(0.2)
     at.run()
     no_failure(at)
-    assert any(s.value.startswith("Finished") and "3 answers, 0 failed" in s.value for s in at.success)
+    assert any(s.value.startswith("Finished") and "3 answers, 0 failed" in s.value for s in at.success), ([s.value for s in at.success], [e.value for e in at.exception], [e.value for e in at.error])
     at.button(key=f"open_{run_id}").click().run()
     assert at.session_state["ans_run"] == run_id
     assert any(t.value == "Answers" for t in at.title), "switched to the Answers page"
@@ -93,7 +93,12 @@ def test_answers_table_filters_compare_plots_and_exports(use_data):
     at.selectbox(key="ans_compare").set_value(built["claims_run"]).run()
     no_failure(at)
     assert any("The other run has no answer to this question." in i.value for i in at.info)
+    assert not at.get("plotly_chart"), "the Plots tab is drawn only when it is open"
+    at.session_state["ans_tab"] = "Plots"
+    at.run()
     assert len(at.get("plotly_chart")) >= 1, "distribution plot"
+    at.session_state["ans_tab"] = "Answers"
+    at.run()
     at.toggle(key="ans_exports").set_value(True).run()
     labels = {b.label for b in at.get("download_button")}
     assert {"HTML report", "JSONL", "Parquet", "RAGAS JSONL", "CSV", "Table as CSV"} <= labels
@@ -115,6 +120,8 @@ def test_same_question_side_by_side_with_differences(use_data):
     no_failure(at)
     diff = next(d.value for d in at.dataframe if "B - A" in d.value.columns)  # a styled frame has no key here
     assert set(diff["metric"]) == {"exact_match", "token_f1"} and {"A", "B", "B - A"} <= set(diff.columns)
+    at.session_state["ans_tab"] = "Plots"
+    at.run()
     assert len(at.get("plotly_chart")) >= 2, "distribution and run-vs-run scatter"
     from rageval.store.db import connect
 

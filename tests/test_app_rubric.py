@@ -72,7 +72,7 @@ def test_agreement_with_raters_beside_each_metric(tmp_path, monkeypatch):
     assert not at.exception
     configs = [json.loads(d.proto.columns) for d in at.dataframe if d.proto.columns]
     labels = [c.get("label") for config in configs for c in config.values() if isinstance(c, dict)]
-    assert f"token_f1 ↑ · {got['token_f1'].short()}" in labels, labels
+    assert f"Token F1 ↑ · {got['token_f1'].short()}" in labels, labels  # the readable name; the id is in the tooltip
     at.switch_page("pages/answers.py").run()
     assert not at.exception
     captions = "\n".join(c.value for c in at.caption)

@@ -6,7 +6,9 @@ open the app, upload a .txt on Documents through the hidden file input and see i
 then open Answers and see claims highlighted while hostile document text stays inert; and a new
 user's whole path (create a project, upload two documents and a QA set, run, open an answer, see
 claims with verdicts) with no request to any host but 127.0.0.1, taking the README's screenshots
-(``RAGEVAL_SCREENSHOTS=docs/img``).
+(``RAGEVAL_SCREENSHOTS=docs/img``); and the shared views: a pasted link (and a reload) reopens a
+question, a rating saves and moves on (the address follows), a run started in one tab is announced
+in another, Compare states its verdict.
 Skipped only when /usr/bin/chromium is absent (``apt-get install -y chromium``; .ci/run does it).
 """
 from __future__ import annotations
@@ -133,6 +135,9 @@ DOC_A = ("The warehouse opens at 7 am on weekdays and at 9 am on Saturdays. It i
 DOC_B = "The depot has twelve vans and two trucks. Every van is serviced each spring."
 
 
+#: what the Run page's bar (and the runs table) says while a run executes
+PROGRESS = re.compile(r"loading models|embedding chunks|answering \d+/\d+|scoring \d+/\d+|answered and scored")
+
 #: the screenshots the README shows (docs/img); the others stay in the test's folder
 README_SHOTS = ("home", "answers", "run", "plots", "correlations")
 
@@ -210,11 +215,10 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             expect(page.get_by_text("Everything offline: no model calls, no cost.")).to_be_visible()
             page.get_by_role("button", name="Start run").click()
             started = time.monotonic()
-            expect(page.get_by_text("loading models").or_(page.get_by_text("answering and scoring"))
-                   .or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=10_000)
+            expect(page.get_by_text(PROGRESS).or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=10_000)
             first_progress = time.monotonic() - started
             _shot(page, tmp_path, "run_progress")
-            expect(page.get_by_text("Finished:")).to_be_visible(timeout=240_000)
+            expect(page.get_by_text("Finished:").first).to_be_visible(timeout=240_000)  # the message (and a toast)
             _shot(page, tmp_path, "run")
             page.get_by_role("button", name="Open its answers").click()
 
@@ -242,3 +246,71 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             ctx.close()
     assert outside == [], f"the page requested outside hosts: {sorted(set(outside))[:10]}"
     assert first_progress < 10, f"first progress after {first_progress:.1f} s"
+
+
+def _project_runs(tmp_path: Path, monkeypatch) -> list[dict]:
+    """The server's project ``t`` runs, read through the library (the server holds no connection idle)."""
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    from rageval.project import open_project
+    from rageval.store import runs as run_store
+
+    return run_store.runs(open_project("t").db_path)
+
+
+def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypatch):
+    """Two tabs on one server: a pasted link and a reload reopen a question; a rating saves and moves
+    on; a run started in tab A is announced in tab B; Compare states its verdict in a sentence."""
+    from playwright.sync_api import expect, sync_playwright
+
+    expect.set_options(timeout=60_000)
+    pipeline_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch) if r["kind"] == "pipeline")
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
+                                                   headless=True, args=FLAGS,
+                                                   viewport={"width": 1280, "height": 1000})
+        a, b = ctx.new_page(), ctx.new_page()
+        for page in (a, b):
+            page.set_default_timeout(60_000)
+        try:
+            # a link someone pasted: that run, that question; a reload keeps it
+            a.bring_to_front()
+            a.goto(f"{server}/answers?project=t&run={pipeline_run}&question=q3")
+            expect(a.get_by_role("heading", name="Answers")).to_be_visible()
+            expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
+            a.reload()
+            expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
+            assert "question=q3" in a.url and f"run={pipeline_run}" in a.url, a.url
+
+            # tab B rates: save and next moves to the next answer, and the address follows
+            b.bring_to_front()  # a hidden tab does not paint: Chromium pauses its animation frames
+            b.goto(f"{server}/human_review?project=t&run={pipeline_run}&rater=e2e&question=q1")
+            expect(b.get_by_text("e2e: 0 of 3 answers rated")).to_be_visible()
+            b.get_by_text("4 Good").click()
+            b.get_by_role("button", name="Save and next").click()
+            expect(b.get_by_text("e2e: 1 of 3 answers rated")).to_be_visible()
+            expect(b.get_by_text("2. Where did green tea originate?").filter(visible=True).first).to_be_visible()
+            expect(b).to_have_url(re.compile(r"question=q2"))
+
+            # tab A starts a run; tab B, still on Human review, announces it with its link
+            a.bring_to_front()
+            a.goto(f"{server}/run?project=t")
+            a.get_by_role("button", name="Start run").click()
+            expect(a.get_by_text(PROGRESS).or_(a.get_by_text("Finished:")).first).to_be_visible(timeout=30_000)
+            b.bring_to_front()
+            expect(b.get_by_text("Finished:").first).to_be_visible(timeout=900_000)  # 11 default metrics, a busy machine
+            expect(b.get_by_role("button", name="Open its answers")).to_be_visible()
+
+            # Compare the two pipeline runs: the verdict is a sentence, and the per-question lists
+            a.bring_to_front()
+            new_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch)
+                           if r["kind"] == "pipeline" and r["id"] != pipeline_run)
+            a.goto(f"{server}/compare?project=t&runs={pipeline_run},{new_run}&metric=token_f1")
+            expect(a.get_by_role("heading", name="Compare runs")).to_be_visible()
+            expect(a.get_by_text(re.compile(r"difference|scores (higher|lower)|reliable")).first).to_be_visible()
+            expect(a.get_by_role("heading", name="Per question: what got worse, what got better")).to_be_visible()
+            expect(a.get_by_text(re.compile(r"^(Worse|Better) in B \(\d+\)$")).first).to_be_visible()
+        except Exception as exc:  # noqa: BLE001 - fail with what the pages showed
+            raise AssertionError(f"{exc}\n--- tab A ---\n{a.inner_text('body')[:3000]}"
+                                 f"\n--- tab B ---\n{b.inner_text('body')[:3000]}") from exc
+        finally:
+            ctx.close()

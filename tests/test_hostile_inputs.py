@@ -117,6 +117,13 @@ def test_a_row_nested_100000_deep_is_rejected_with_its_number(home, capsys):
     assert "RAGEVAL_MAX_DEPTH or --max-depth" in cap.err
     assert main(["score", str(src), "--metrics", "exact_match", "--max-depth", "40", "--no-store"]) == 1
     assert [r["id"] for r in _rows(capsys)] == ["g", "mid", "g2"]
+    # a JSON array with the deep row: read row by row, the deep one named with its line
+    rows = [json.dumps(good), deep, json.dumps(dict(good, id="g2"))]
+    (home / "deep.json").write_text("[\n" + ",\n".join(rows) + "\n]\n", encoding="utf-8")
+    assert main(["score", str(home / "deep.json"), "--metrics", "exact_match", "--no-store"]) == 1
+    cap = capsys.readouterr()
+    assert [json.loads(x)["id"] for x in cap.out.splitlines()] == ["g", "g2"]
+    assert "ERROR deep.json, row 2 (line 3): row is nested more than 900 levels deep" in cap.err
     # the same rows in a QA set: the deep one named, the others imported
     assert main(["qa", "import", str(src), "--name", "deep", "--json"]) == 1
     out = json.loads(capsys.readouterr().out)

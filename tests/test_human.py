@@ -202,3 +202,16 @@ def test_compare_two_and_three_runs(tmp_path, monkeypatch):
         human.compare_runs(project, ["r0"], "token_f1")
     with pytest.raises(ConfigError):
         human.compare_runs(project, ["r0", "r1"], "nope")
+
+
+def test_compare_offers_only_metrics_both_runs_scored_on_one_item():
+    frame = pd.DataFrame({
+        "run_id": ["a", "a", "b", "b"], "item_id": ["q1", "q2", "q1", "q2"],
+        "question": ["", "", "", ""], "dataset": ["s"] * 4, "domain": [None] * 4, "model": [None] * 4,
+        "token_f1": [0.1, 0.2, 0.3, 0.4],                      # both runs, both items
+        "faithfulness": [0.5, None, None, 0.7],                # both runs, but never the same item
+        "answer_correctness_offline": [0.9, 0.8, None, None],  # run a only
+        "human": [3.0, None, 4.0, None],
+    })
+    assert human.metric_columns(frame) == ["token_f1", "faithfulness", "answer_correctness_offline", "human"]
+    assert human.shared_metric_columns(frame) == ["token_f1", "human"]

@@ -10,6 +10,7 @@ import pytest
 
 from rageval.cli import main
 from rageval.errors import ConfigError
+from rageval.ingest.limits import RowLimits
 from rageval.scale import ray_engine
 from rageval.scale.parts import list_inputs, plan_parts, read_part, start_plan
 from rageval.scale.ray_engine import ScoreActor
@@ -33,6 +34,8 @@ def test_jsonl_parts_number_rows_as_the_whole_file(tmp_path):
     assert [(p.name, p.first_row, p.rows, p.first_line) for p in parts] == [
         ("part-00000-00000", 1, 4, 1), ("part-00000-00001", 5, 4, 6), ("part-00000-00002", 9, 1, 10)]
     assert [(e.row, e.line) for e in read_part(parts[1]).problems] == [(5, 6)]
+    over = read_part(parts[0], RowLimits(max_field_chars=20)).problems  # every context is longer
+    assert [e.row for e in over] == [1, 2, 3, 4] and all("row skipped" in e.reason for e in over)
     plan = Plan.make("token_f1")
     got = [r for p in parts for r in ray_engine.score_rows_table(read_part(p), plan).to_pylist()]
     whole = score_table([json.loads(x) if x.endswith("}") else None for x in lines], plan, source="a.jsonl")

@@ -22,6 +22,12 @@ def texts(text: str) -> list[str]:
     ("The service is available on weekdays. It is\nnot available on Sundays, when the\nteam is off.",
      ["The service is available on weekdays.", "It is not available on Sundays, when the team is off."]),
     ("Revenue was $3.5\nbillion in 2023.\nCosts fell.", ["Revenue was $3.5 billion in 2023.", "Costs fell."]),
+    # a short line without final punctuation before a capital is a fragment (web navigation) ...
+    ("Skip to content\nZoo Map\nZoo Calendar\nThe zoo opened in 1971 and is home to animals from six continents.",
+     ["Skip to content", "Zoo Map", "Zoo Calendar", "The zoo opened in 1971 and is home to animals from six continents."]),
+    # ... but a long wrapped line before a capitalised word (a name) is joined
+    ("The travel desk books trains at least five days before the trip, on behalf of\nMario Rossi and his team.",
+     ["The travel desk books trains at least five days before the trip, on behalf of Mario Rossi and his team."]),
     # a blank line ends a sentence even without punctuation
     ("A line without a full stop\n\nanother paragraph", ["A line without a full stop", "another paragraph"]),
     # Markdown headings and list items are units; an item's wrapped line joins it

@@ -17,6 +17,7 @@ a reason saying it was found verbatim.
 """
 from __future__ import annotations
 
+import functools
 from typing import Sequence
 
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
@@ -37,9 +38,11 @@ _DROP = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
 _TRAILING = ".!?;:,\u2026 "
 
 
-def normalise(text: str) -> tuple[str, list[int]]:
+@functools.lru_cache(maxsize=512)
+def normalise(text: str) -> tuple[str, tuple[int, ...]]:
     """``text`` normalised as in the module docstring, and for each character of the result the
-    offset in ``text`` of the character it came from.
+    offset in ``text`` of the character it came from (memoised: every claim of an answer is
+    looked up in the same contexts).
 
     >>> normalise("It\u2019s  \\nfree \u2013 now")[0]
     "it's free - now"
@@ -57,7 +60,7 @@ def normalise(text: str) -> tuple[str, list[int]]:
         for low in _QUOTES.get(ch) or _DASHES.get(ch) or ch.lower():
             out.append(low)
             index.append(i)
-    return "".join(out), index
+    return "".join(out), tuple(index)
 
 
 def _claim_form(claim: str) -> str:

@@ -7,8 +7,9 @@ the model to say it does not know when the context lacks the answer.
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
-from typing import Any, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 import numpy as np
 
@@ -43,7 +44,10 @@ class Generation:
 class Generator(Protocol):
     name: str
 
-    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]: ...
+    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]], *,
+                       answered: Callable[[int], None] | None = None) -> list[Generation]:
+        """One generation per question; ``answered(n)`` hears how many are done so far (for progress)."""
+        ...
 
 
 _MARKUP = re.compile(r"\*\*|__|`|^#+\s*", re.MULTILINE)
@@ -117,7 +121,14 @@ class ExtractiveGenerator:
         return (f"extractive|{self.embedder.name}|min:{self.min_score}|ov:{self.overlap_weight}"
                 f"|rp:{self.rank_penalty}|np:{self.name_penalty}|chunks:{self.max_chunks}|{text_version()}|v3")
 
-    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
+    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]], *,
+                       answered: Callable[[int], None] | None = None) -> list[Generation]:
+        out = self._generate(questions, contexts)
+        if answered is not None:
+            answered(len(out))  # one vectorised pass: all answers at once
+        return out
+
+    def _generate(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
         candidates: list[tuple[int, int, str, set[str]]] = []  # (question, rank, sentence, chunk words)
         for qi, ctx in enumerate(contexts):
             for rank, chunk in enumerate(ctx[: self.max_chunks], start=1):
@@ -160,8 +171,20 @@ class LLMGenerator:
         return (f"llm|model:{self.client.model('generator')}|t:{self.temperature}"
                 f"|prompt:{prompt_hash('generator')}")
 
-    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]]) -> list[Generation]:
+    def generate_batch(self, questions: Sequence[str], contexts: Sequence[Sequence[str]], *,
+                       answered: Callable[[int], None] | None = None) -> list[Generation]:
+        count, lock = [0], threading.Lock()
+
         def one(pair: tuple[str, Sequence[str]]) -> Generation:
+            try:
+                return ask(pair)
+            finally:
+                if answered is not None:
+                    with lock:
+                        count[0] += 1
+                        answered(count[0])
+
+        def ask(pair: tuple[str, Sequence[str]]) -> Generation:
             question, ctx = pair
             reply = self.client.chat(
                 "generator", [{"role": "user", "content": build_prompt(question, ctx)}],

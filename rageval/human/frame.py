@@ -74,6 +74,22 @@ def metric_columns(frame: pd.DataFrame) -> list[str]:
     return cols + (["human"] if "human" in frame.columns else [])
 
 
+def shared_metric_columns(frame: pd.DataFrame) -> list[str]:
+    """The score columns that every run of the frame scored on at least one common item.
+
+    Two runs made with different metric sets share only some columns; offering the others would
+    end in "the runs share 0 item(s) scored on ...". Order as :func:`metric_columns`.
+    """
+    runs = frame["run_id"].nunique()
+    shared = []
+    for col in metric_columns(frame):
+        scored = frame.loc[frame[col].notna(), ["run_id", "item_id"]]
+        per_item = scored.groupby("item_id")["run_id"].nunique()
+        if runs and (per_item == runs).any():
+            shared.append(col)
+    return shared
+
+
 def agreement(project: Project, run_ids: Sequence[str], *, by: str | None = None) -> dict:
     """Agreement overall and, with ``by="domain"`` (or ``dataset``, ``model``, ``run``), per group."""
     long = ratings_frame(project, run_ids)

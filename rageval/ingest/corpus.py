@@ -146,6 +146,8 @@ def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedde
     """
     from rageval.embed.cache import get_embedder
 
+    if progress is not None:
+        progress("model", 0, 0)  # loading the embedder can take a while on a busy machine
     client = None
     if Spec.parse("embedder", embedder).online:
         from rageval.llm.client import make_llm_client

@@ -6,7 +6,8 @@ number (1-based: the first data row is row 1, the header of a CSV is row 0), the
 JSONL file) and the column where known, and the reason; the good rows are kept. One convention
 for QA sets, answers to score and ratings. A row over a :class:`rageval.ingest.limits.RowLimits`
 limit (a field of more than 100,000 characters, nesting deeper than 32 levels) is rejected with
-the limit and the setting that raises it; a JSON integer of more than 4,300 digits (Python's
+the limit and the setting that raises it (a .json array holding a row too deep for Python's
+reader is read row by row, so only that row is rejected); a JSON integer of more than 4,300 digits (Python's
 limit) is read as a float, infinite, and rejected where a number or text is expected. CSV cells
 written by :func:`rageval.files.safe_cell` (``'=1``) read back as written (``=1``). A problem
 with the whole file (no header, a JSON object where a list was expected, a required column
@@ -188,6 +189,34 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_int=_int)
 
 
+def _array_elements(text: str) -> list[tuple[int, str]] | None:
+    """The top-level elements of a JSON array as ``(line, text)``, found by one scan of brackets
+    and strings (no recursion, so a row nested 100,000 deep is cut out, not parsed); None when
+    ``text`` is not one array."""
+    body = text.strip()
+    if not (body.startswith("[") and body.endswith("]")):
+        return None
+    offset = text.index("[") + 1
+    out, depth, inside, escaped, start = [], 0, False, False, offset
+    for i in range(offset, offset + len(body) - 1):
+        ch = text[i]
+        if inside:
+            escaped, inside = (False, True) if escaped else (ch == "\\", ch != '"')
+        elif ch == '"':
+            inside = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        if not inside and (depth == 0 and ch == "," or depth < 0):
+            part = text[start:i]
+            out.append((text.count("\n", 0, start + len(part) - len(part.lstrip())) + 1, part))
+            start = i + 1
+            if depth < 0:
+                break
+    return [(line, part) for line, part in out if part.strip()]
+
+
 def _depth(value: Any, limit: int) -> int:
     """How deeply lists and objects nest in ``value`` (a scalar is 0), counted up to ``limit + 1``."""
     deepest, stack = 0, [(value, 1)]
@@ -260,9 +289,18 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
                              source=source) from exc
-        except RecursionError:
-            raise InputError(f"{limits.depth_error(None)}; write one row per line in a .jsonl file so that "
-                             "only the deep row is rejected", source=source) from None
+        except RecursionError:  # one row too deep for Python's reader: read the rows one by one
+            elements = _array_elements(text)
+            if elements is None:
+                raise InputError(f"{limits.depth_error(None)}; write one row per line in a .jsonl file so "
+                                 "that only the deep row is rejected", source=source) from None
+            value = []
+            for n, (line_no, element) in enumerate(elements, start=1):
+                table.lines[n] = line_no
+                try:
+                    records.append((n, _loads(element)))
+                except RecursionError:
+                    table.problems.append(table.error(n, limits.depth_error(None) or ""))
         if isinstance(value, dict):
             inner = next((v for v in value.values() if isinstance(v, list)), None)
             if inner is None:
@@ -273,7 +311,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         if not isinstance(value, list):
             raise InputError(f"a JSON file must hold a list of objects, not a {type(value).__name__}",
                              source=source)
-        records = list(enumerate(value, start=1))
+        records = records or list(enumerate(value, start=1))
     elif lower.endswith(".csv") or lower.endswith(".tsv"):
         records = _csv(table, text, "excel-tab" if lower.endswith(".tsv") else "excel")
     else:

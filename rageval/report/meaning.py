@@ -58,6 +58,40 @@ class MetricInfo:
         return f"{text} Card: {self.card}."
 
 
+LABELS = {  # metric identifier -> the name a page shows (the identifier stays in the tooltip)
+    "aligncheck_f1": "AlignCheck F1", "aligncheck_precision": "AlignCheck precision",
+    "aligncheck_recall": "AlignCheck recall", "answer_correctness_offline": "Answer correctness (offline)",
+    "answer_equivalence": "Answer equivalence", "answer_relevance": "Answer relevance",
+    "answer_similarity": "Answer similarity", "bertscore_f1": "BERTScore F1",
+    "bertscore_precision": "BERTScore precision", "bertscore_recall": "BERTScore recall", "bleu": "BLEU",
+    "context_relevance": "Context relevance", "contradicted_share": "Contradicted claims",
+    "exact_match": "Exact match", "faithfulness": "Faithfulness", "groundedness": "Groundedness",
+    "hedging": "Hedging", "map": "MAP", "mrr": "MRR", "not_mentioned_share": "Unsupported claims",
+    "ragas_answer_correctness": "Answer correctness (RAGAS)", "ragas_answer_relevance": "Answer relevance (RAGAS)",
+    "rouge1": "ROUGE-1", "rouge2": "ROUGE-2", "rougeL": "ROUGE-L", "rougeLsum": "ROUGE-Lsum",
+    "token_f1": "Token F1", "token_precision": "Token precision", "token_recall": "Token recall",
+    "human": "Human rating",
+}
+_AT_K = {"hit_rate": "Hit rate", "ndcg": "nDCG", "precision": "Context precision", "recall": "Context recall"}
+
+
+def label(name: str) -> str:
+    """The readable name of metric ``name``: ``Faithfulness``, ``Context recall@10``, ``nDCG@5``.
+
+    A name without a label (a metric added later, a rubric) reads as itself with spaces and a capital.
+
+    >>> label("recall@10"), label("token_f1"), label("my_rubric")
+    ('Context recall@10', 'Token F1', 'My rubric')
+    """
+    if name in LABELS:
+        return LABELS[name]
+    base, at, k = name.partition("@")
+    if at and base in _AT_K:
+        return f"{_AT_K[base]}@{k}"
+    text = name.replace("_", " ").strip()
+    return text[:1].upper() + text[1:] if text else name
+
+
 def info(name: str) -> MetricInfo:
     """The metric's meaning; a name no longer registered gets a plain description, never an error."""
     if name.startswith("rubric:"):  # a project's own rubric (rageval.prompts.rubric): judged 1-5, stored as (r - 1) / 4

@@ -148,7 +148,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
                 store.set_run_status(project.db_path, run_id, "interrupted")
                 return _summary(project, run_id, started)
             _run_batch(project, run_id, todo[start:start + batch_size], config, embedder, index,
-                       generator, metrics, resources, docs, workers)
+                       generator, metrics, resources, docs, workers, report=_batch_report(progress, finished, total))
             finished += len(todo[start:start + batch_size])
             if progress:
                 progress("items", finished, total)
@@ -191,17 +191,31 @@ def _close_quietly(project: Project, run_id: str, status: str, error: str) -> No
         pass
 
 
+def _batch_report(progress: Progress | None, stored: int, total: int) -> Callable[[str, int, int], None] | None:
+    """Progress inside one batch, in the run's terms: ``answering`` (answers of the run so far, of
+    ``total``) per answer, then ``scoring`` (the batch's share scored: metrics done of all, or rows back
+    from the worker processes of all)."""
+    if progress is None:
+        return None
+
+    def report(phase: str, done: int, of: int) -> None:
+        progress(phase, stored + done if phase == "answering" else done, total if phase == "answering" else of)
+
+    return report
+
+
 def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[str, Any]]],
                config: RunConfig, embedder: Any, index: Any, generator: Any,
                metrics: Sequence[Metric], resources: Resources, docs: dict[str, str],
-               workers: int | None = None) -> None:
-
+               workers: int | None = None, *, report: Callable[[str, int, int], None] | None = None) -> None:
     t0 = time.monotonic()
     questions = [it["question"] for _, it in batch]
     hits = index.search(embedder.embed(questions), config.top_k)
     retrieved = [[{"chunk_id": h.chunk_id, "score": h.score, "text": h.text, "doc_id": h.doc_id}
                   for h in row] for row in hits]
-    generations = generator.generate_batch(questions, [[h["text"] for h in row] for row in retrieved])
+    answered = (lambda n: report("answering", n, len(batch))) if report else None
+    generations = generator.generate_batch(questions, [[h["text"] for h in row] for row in retrieved],
+                                           answered=answered)
     samples, records = [], []
     for (ordinal, item), row, gen in zip(batch, retrieved, generations):
         ids, relevant, level = _relevance(item, row, docs)
@@ -220,7 +234,9 @@ def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[st
                 retrieved_ids=ids, relevant_ids=relevant,
                 context_ids=tuple(h["chunk_id"] for h in row), domain=item.get("domain"),
             ))
-    scores = evaluate_parallel(samples, metrics, resources, workers=workers)
+    # scoring progress: metrics done of all (one process) or rows back from the worker processes
+    scores = evaluate_parallel(samples, metrics, resources, workers=workers,
+                               progress=(lambda _unit, done, of: report("scoring", done, of)) if report else None)
     if resources.llm is not None and resources.llm.preflight_error is not None:
         raise resources.llm.preflight_error  # an unreachable server fails the run, not each item
     per_sample = dict(zip((s.id for s in samples), score_rows(samples, scores, metrics, config.judge, resources.llm)))

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from rageval.errors import ConfigError
+from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import Table, add_records, read_table
 
 PLAN_FILE, MANIFEST_FILE = "_plan.json", "_SUCCESS"
@@ -103,14 +104,15 @@ def _jsonl_spans(path: Path, part_rows: int) -> Iterable[tuple[int, int, int, in
         yield before + 1, rows, -1, start_offset, offset - start_offset, start_line
 
 
-def read_part(part: Part) -> Table:
-    """The rows of ``part`` as a :class:`rageval.ingest.rows.Table`, numbered as in the whole file."""
+def read_part(part: Part, limits: RowLimits | None = None) -> Table:
+    """The rows of ``part`` as a :class:`rageval.ingest.rows.Table`, numbered as in the whole file;
+    a row over ``limits`` (from the environment by default) is a problem, as in ``score``."""
     source = Path(part.path).name
     if part.kind == "jsonl":
         with open(part.path, "rb") as f:
             f.seek(part.start)
             data = f.read(part.length)
-        local = read_table(source, data)
+        local = read_table(source, data, limits=limits)
         shift, line_shift = part.first_row - 1, part.first_line - 1
         table = Table(source, columns=local.columns)
         table.records = [(n + shift, rec) for n, rec in local.records]
@@ -123,7 +125,7 @@ def read_part(part: Part) -> Table:
     from rageval.scale.unit import batch_records
 
     batch = pq.ParquetFile(part.path).read_row_group(part.group).slice(part.start, part.rows)
-    return add_records(Table(source), enumerate(batch_records(batch), start=part.first_row))
+    return add_records(Table(source), enumerate(batch_records(batch), start=part.first_row), limits=limits)
 
 
 # ---------------------------------------------------------------- output folder

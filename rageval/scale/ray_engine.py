@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
 from rageval.errors import ConfigError
+from rageval.ingest.limits import RowLimits
 from rageval.scale.parts import (
     Part, finish, list_inputs, part_path, plan_parts, read_manifest, read_part, start_plan, write_part,
 )
@@ -66,6 +67,7 @@ class RayOptions:
     use_cache: bool = True
     llm_cache: str | None = None    # a DuckDB file every worker can open; None: no persistent cache
     temp_dir: str | None = None     # a local cluster's session folder (a short path); default /tmp/rg-XXXX
+    limits: RowLimits | None = None  # the largest field and deepest row read (default: from the environment)
 
 
 def require_ray() -> Any:
@@ -102,21 +104,22 @@ class ScoreActor:
     """One Ray actor: its models, loaded once; ``__call__`` scores and writes the parts it is given."""
 
     def __init__(self, plan: dict[str, Any], out_dir: str, batch_size: int, retries: int,
-                 llm: dict[str, Any] | None = None):
+                 llm: dict[str, Any] | None = None, limits: RowLimits | None = None):
         from rageval.embed.cache import make_embedder
         from rageval.types import Resources
 
+        if llm is not None:  # the driver's server settings (and this actor's caps) before any metric
+            os.environ.update(llm["env"])  # reads them: a judged signature names its server
         self.plan = Plan.from_dict(plan)
         self.metrics = self.plan.build()
         self.out_dir = Path(out_dir)
-        self.batch_size, self.retries = batch_size, retries
+        self.batch_size, self.retries, self.limits = batch_size, retries, limits
         self.client = None
         if llm is not None:
             from rageval.llm.client import make_llm_client
 
             self.client = make_llm_client(llm["models"], store_path=llm["store_path"], run_id=None,
-                                          concurrency=llm["concurrency"], use_cache=llm["use_cache"],
-                                          env={**os.environ, **llm["env"]})
+                                          concurrency=llm["concurrency"], use_cache=llm["use_cache"])
         spec, client = self.plan.embedder, self.client
         self.resources = Resources(embedder_factory=lambda: make_embedder(spec, client=client), llm=client,
                                    language=self.plan.language)
@@ -140,7 +143,7 @@ class ScoreActor:
         """Every row of ``part`` scored, ``batch_size`` row numbers at a time, in order."""
         import pyarrow as pa
 
-        table = read_part(part)
+        table = read_part(part, self.limits)
         pieces = []
         for lo in range(part.first_row, part.first_row + part.rows, self.batch_size):
             piece = _slice(table, lo, lo + self.batch_size)
@@ -202,7 +205,8 @@ def score_with_ray(input_spec: str, out_dir: Path, plan: Plan, options: RayOptio
                 shutil.rmtree(temp, ignore_errors=True)
         for part in todo:
             if not part_path(out_dir, part.name).exists():
-                _write_lost(out_dir, part, info, errors or "the part's worker died after every retry")
+                _write_lost(out_dir, part, info, errors or "the part's worker died after every retry",
+                            options.limits)
     manifest = finish(out_dir, info, parts, time.monotonic() - started)
     return {**manifest, "scored_parts": len(todo)}
 
@@ -254,7 +258,8 @@ def _run(ray: Any, todo: Sequence[Part], out_dir: Path, info: dict[str, Any], op
             actor, batch_size=1, batch_format="pyarrow", compute=ActorPoolStrategy(size=workers),
             num_cpus=options.cpus_per_worker, max_restarts=-1, max_task_retries=options.retries,
             fn_constructor_kwargs={"plan": plan.to_dict(), "out_dir": str(out_dir.resolve()),
-                                   "batch_size": options.batch_size, "retries": options.retries, "llm": llm},
+                                   "batch_size": options.batch_size, "retries": options.retries, "llm": llm,
+                                   "limits": options.limits},
         )
     total_rows = sum(p.rows for p in todo)
     done_rows = 0
@@ -268,9 +273,9 @@ def _run(ray: Any, todo: Sequence[Part], out_dir: Path, info: dict[str, Any], op
     return None
 
 
-def _write_lost(out_dir: Path, part: Part, info: dict[str, Any], reason: str) -> None:
+def _write_lost(out_dir: Path, part: Part, info: dict[str, Any], reason: str, limits: RowLimits | None) -> None:
     """Part ``part`` written with every row failed (its worker kept dying): ids kept, nothing dropped."""
-    table = read_part(part)
+    table = read_part(part, limits)
     ids = sorted([(n, str(rec.get("id") or "").strip() or f"row{n}") for n, rec in table.records]
                  + [(p.row, f"row{p.row}") for p in table.problems if p.level == "error" and p.row])
     reason = reason if reason.startswith("worker_lost") else f"worker_lost: {reason}"

@@ -7,8 +7,12 @@ span found by one part can be located by another (``source[span.start:span.end] 
 The text is read line by line first, then each block of lines by punctuation:
 
 1. **Blocks.** A line break is only whitespace inside a sentence (hard-wrapped text files and PDF
-   lines are joined back), except that a block ends at a blank line, and a line is a block of its
-   own (a unit, never joined to its neighbours) when it is
+   lines are joined back) when the line wraps: it ends with end punctuation (which then ends the
+   sentence anyway), the next line starts in lower case, it ends with a comma or hyphen, or it
+   fills at least ``WRAP_SHARE`` of its paragraph's longest line; a short line without final
+   punctuation before a capitalised line is a fragment of its own (web navigation, labels). A
+   block also ends at a blank line, and a line is a block of its own (a unit, never joined to its
+   neighbours) when it is
 
    - a table row: it holds a ``|`` (how the loaders write PDF and Markdown table rows);
    - a heading: a Markdown ``#`` line, or a short title-case line (at most ``HEADING_WORDS``
@@ -56,6 +60,7 @@ END_ABBREVIATIONS = frozenset({"etc", "ecc", "inc", "ltd", "co", "corp", "spa", 
 #: abbreviations written before a number: a sentence does not end after them before a digit
 NUMBER_ABBREVIATIONS = frozenset({"no", "nos", "n", "art", "pag", "pp", "p", "vol", "sec", "cap", "par", "c", "num"})
 HEADING_WORDS = 10
+WRAP_SHARE = 0.6
 FIELD_WORDS = 4
 
 _END = re.compile(r"[.!?]+[\"'\u201d\u2019\u00bb)\]]*\s+|\s+[•·]\s+")
@@ -99,9 +104,11 @@ def blocks(text: str) -> list[tuple[int, int, str]]:
         lines.append((at, at + len(raw)))
         at += len(raw) + 1
     field = [_FIELD.match(text, a, b) is not None for a, b in lines] + [False]
+    width = _paragraph_widths(text, lines)
     out: list[tuple[int, int, str]] = []
     cur: list[int] | None = None  # [start, end] of the open prose block
     after_unit = True  # the previous line was blank, a heading, a table row, or ended a sentence
+    prev = ""  # the previous line of the open block, stripped
     for i, (a, b) in enumerate(lines):
         line = text[a:b]
         body = line.strip()
@@ -126,13 +133,40 @@ def blocks(text: str) -> list[tuple[int, int, str]]:
         if item or (field[i] and ((i > 0 and field[i - 1]) or field[i + 1])):
             cur = _close(out, cur)
             cur = [a + (item.end() if item else 0), b]
-        elif cur is None:
+        elif cur is None or not _wraps(prev, body, width[i]):
+            cur = _close(out, cur)
             cur = [a, b]
         else:
             cur[1] = b
         after_unit = body.endswith(tuple(".!?:")) or item is not None
+        prev = body
     _close(out, cur)
     return out
+
+
+def _paragraph_widths(text: str, lines: list[tuple[int, int]]) -> list[int]:
+    """For each line, the length of the longest line of its paragraph (its run of non-blank lines)."""
+    out: list[int] = []
+    run: list[int] = []
+    for a, b in lines + [(0, 0)]:
+        n = len(text[a:b].strip())
+        if n:
+            run.append(n)
+            continue
+        out.extend([max(run, default=0)] * len(run) + [0])  # the run's lines, then this blank line
+        run = []
+    return out
+
+
+def _wraps(prev: str, body: str, width: int) -> bool:
+    """Whether the line ``body`` continues the sentence of the line ``prev`` (a hard wrap): always
+    after end punctuation (the punctuation then ends the sentence); otherwise when ``body`` starts
+    in lower case, ``prev`` ends with a comma, hyphen or opening bracket, or ``prev`` fills at least
+    ``WRAP_SHARE`` of its paragraph's longest line. A short line without final punctuation before
+    a capitalised one ("Skip to content" / "Zoo Map") is a fragment of its own."""
+    if prev.endswith(tuple(".!?")) or body[0].islower() or prev.endswith(tuple(",-(–")):
+        return True
+    return len(prev) >= WRAP_SHARE * width
 
 
 def _close(out: list[tuple[int, int, str]], cur: list[int] | None) -> None:
@@ -196,7 +230,8 @@ def _add(spans: list[Span], text: str, start: int, end: int) -> None:
 def rules_text() -> str:
     """The segmenter's rules as one string (hashed into :func:`rageval.text.version`)."""
     return "\n".join([" ".join(sorted(ABBREVIATIONS)), " ".join(sorted(END_ABBREVIATIONS)),
-                      " ".join(sorted(NUMBER_ABBREVIATIONS)), str(HEADING_WORDS), _END.pattern, _FIELD.pattern,
+                      " ".join(sorted(NUMBER_ABBREVIATIONS)), str(HEADING_WORDS), str(WRAP_SHARE), _END.pattern,
+                      _FIELD.pattern, "wraps:v1",
                       _LIST_ITEM.pattern, _MD_HEADING.pattern, "blocks:v2"])
 
 

@@ -120,3 +120,17 @@ def score_diff(a: dict, b: dict, metrics: Sequence[str]) -> pd.DataFrame:
         vb = None if vb is None or vb != vb else float(vb)
         rows.append({"metric": m, "A": va, "B": vb, "B - A": None if va is None or vb is None else vb - va})
     return pd.DataFrame(rows)
+
+
+def default_metric_columns(metrics: Sequence[str], n: int = 4) -> list[str]:
+    """The metric columns shown before a user picks others: the leaderboard's main metrics first
+    (rageval.report.leaderboard.MAIN_METRICS order), then the rest, ``n`` at most, so the table fits
+    a 1280-px screen.
+
+    >>> default_metric_columns(["bleu", "token_f1", "mrr", "rouge1", "faithfulness"], n=3)
+    ['faithfulness', 'token_f1', 'mrr']
+    """
+    from rageval.report.leaderboard import MAIN_METRICS
+
+    ranked = [m for m in MAIN_METRICS if m in metrics] + [m for m in metrics if m not in MAIN_METRICS]
+    return ranked[:n]

@@ -21,7 +21,7 @@ import plotly.graph_objects as go
 from rageval.human.analysis import Analysis
 from rageval.human.compare import Comparison
 from rageval.human.plain import plain_reason
-from rageval.report.meaning import info
+from rageval.report.meaning import info, label
 from rageval.util import MISSING
 
 
@@ -103,7 +103,7 @@ _LAYOUT = dict(margin=dict(l=10, r=10, t=40, b=10), legend=dict(orientation="h",
 def means_bars(table: pd.DataFrame, metrics: Sequence[str]) -> go.Figure:
     """Grouped bars: one group per metric, one bar per run (rows of a leaderboard table)."""
     fig = go.Figure()
-    labels = [f"{m} {'↑' if info(m).higher_is_better else '↓'}" for m in metrics]
+    labels = [f"{label(m)} {'↑' if info(m).higher_is_better else '↓'}" for m in metrics]  # readable names
     for i, row in enumerate(table.to_dict(orient="records")):
         values = [row.get(m) for m in metrics]
         fig.add_bar(name=str(row["run"]), y=labels, x=values, orientation="h", marker_color=PALETTE[i % len(PALETTE)],

@@ -44,9 +44,21 @@ def project_counts(project: Project) -> dict[str, int]:
     }
 
 
+def data_stamp(project: Project) -> tuple:
+    """Changes whenever the project's database does (any process); cheap: no connection opened."""
+    from rageval.store.db import change_stamp
+
+    return change_stamp(project.db_path)
+
+
 def finished_runs(project: Project) -> list[dict[str, Any]]:
     """Finished runs (pipeline and imported answers), newest first."""
     return [r for r in run_store.runs(project.db_path) if r["status"] == "finished"]
+
+
+def ended_runs(project: Project) -> list[dict[str, Any]]:
+    """Runs that finished or failed (the ones a page announces), newest first."""
+    return [r for r in run_store.runs(project.db_path) if r["status"] in ("finished", "failed")]
 
 
 def run_label(run: dict[str, Any]) -> str:
@@ -335,16 +347,18 @@ def _contexts(a: dict[str, Any], chunk_info: dict[str, dict[str, Any]]) -> list[
 def answer_view_of(project: Project, run_id: str, item_id: str) -> AnswerView | None:
     """One answer's view (what :func:`answer_views` builds for every answer), read for that item only."""
     from rageval.store import reports as report_store
+    from rageval.store.db import session
 
     db = project.db_path
-    a = report_store.answer_of(db, run_id, item_id)
-    if a is None:
-        return None
-    chunk_info = corpus_store.chunks_by_id(db, [cid for cid, _ in a["retrieved"] if cid])
-    contexts = _contexts(a, chunk_info)
+    with session(db):  # four reads, one connection
+        a = report_store.answer_of(db, run_id, item_id)
+        if a is None:
+            return None
+        chunk_info = corpus_store.chunks_by_id(db, [cid for cid, _ in a["retrieved"] if cid])
+        scores = report_store.scores_of(db, run_id, item_id)
+        claims = run_store.claims(db, run_id, item_id)
     return AnswerView(
         item_id=a["item_id"], ordinal=a["ordinal"], question=a["question"], references=list(a["references"]),
-        answer=a["answer"], status=a["status"], reason=a["reason"], contexts=contexts,
-        scores={s["metric"]: s for s in report_store.scores_of(db, run_id, item_id)},
-        claims=display_claims(run_store.claims(db, run_id, item_id)),
+        answer=a["answer"], status=a["status"], reason=a["reason"], contexts=_contexts(a, chunk_info),
+        scores={s["metric"]: s for s in scores}, claims=display_claims(claims),
     )

@@ -1,7 +1,7 @@
 """The read model of the Human review page: one annotator's queue over a run's answers."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from rageval.project import Project
 from rageval.store import human as hstore
@@ -25,22 +25,46 @@ def annotators(project: Project, run_id: str) -> list[str]:
     return sorted({r["annotator"] for r in hstore.ratings(project.db_path, [run_id])})
 
 
+def answers_and_scores(project: Project, run_id: str) -> list[ReviewItem]:
+    """The run's answers in QA order with their ok metric values, no ratings (what never changes once a
+    run is finished: the app caches it per run)."""
+    from rageval.store.db import session
+
+    scores: dict[str, dict[str, float]] = {}
+    with session(project.db_path):
+        values = hstore.metric_values(project.db_path, [run_id])
+        answers = rstore.answers(project.db_path, run_id)
+    for _, item, metric, _, value in values:
+        scores.setdefault(item, {})[metric] = float(value)
+    return [ReviewItem(a["item_id"], a["ordinal"], a["question"], a["answer"], a["references"], a["contexts"],
+                       None, {}, scores.get(a["item_id"], {})) for a in answers]
+
+
+def ratings_by_item(project: Project, run_id: str) -> dict[str, dict[str, int]]:
+    """``{item_id: {annotator: rating}}`` of the run (what changes with every rating saved)."""
+    by_item: dict[str, dict[str, int]] = {}
+    for r in hstore.ratings(project.db_path, [run_id]):
+        by_item.setdefault(r["item_id"], {})[r["annotator"]] = int(r["rating"])
+    return by_item
+
+
+def with_ratings(base: list[ReviewItem], ratings: dict[str, dict[str, int]], annotator: str) -> list[ReviewItem]:
+    """``base`` (:func:`answers_and_scores`) with this annotator's rating and the others' on each item."""
+    out = []
+    for b in base:
+        given = ratings.get(b.item_id, {})
+        out.append(replace(b, mine=given.get(annotator), others={k: v for k, v in given.items() if k != annotator}))
+    return out
+
+
 def queue(project: Project, run_id: str, annotator: str) -> list[ReviewItem]:
     """Every answer of the run in QA order with this annotator's rating, the others' and the scores."""
-    ratings = hstore.ratings(project.db_path, [run_id])
-    by_item: dict[str, dict[str, int]] = {}
-    for r in ratings:
-        by_item.setdefault(r["item_id"], {})[r["annotator"]] = int(r["rating"])
-    scores: dict[str, dict[str, float]] = {}
-    for _, item, metric, _, value in hstore.metric_values(project.db_path, [run_id]):
-        scores.setdefault(item, {})[metric] = float(value)
-    out = []
-    for a in rstore.answers(project.db_path, run_id):
-        given = by_item.get(a["item_id"], {})
-        out.append(ReviewItem(a["item_id"], a["ordinal"], a["question"], a["answer"], a["references"], a["contexts"],
-                              given.get(annotator), {k: v for k, v in given.items() if k != annotator},
-                              scores.get(a["item_id"], {})))
-    return out
+    return with_ratings(answers_and_scores(project, run_id), ratings_by_item(project, run_id), annotator)
+
+
+def rated(items: list[ReviewItem], index: int, rating: int) -> list[ReviewItem]:
+    """``items`` with this annotator's ``rating`` on item ``index`` (after saving it: no re-read needed)."""
+    return [replace(it, mine=rating) if i == index else it for i, it in enumerate(items)]
 
 
 def next_index(items: list[ReviewItem], start: int = 0) -> int:

@@ -60,16 +60,21 @@ def resumable(run: dict[str, Any], *, active: bool) -> bool:
     return run["kind"] == "pipeline" and run["status"] != "finished" and not active
 
 
-def run_rows(project: Project, listed: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+def run_rows(project: Project, listed: list[dict[str, Any]] | None = None, *,
+             live: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The run list as table rows with a readable name; empty cells are "", never the text "None".
 
     ``listed`` is :func:`runs` when the caller already has it (dead runs are reaped there).
+    ``live`` maps the ids of runs executing in this process to their progress
+    (:class:`rageval.runs.worker.Progress`): their status is what the progress bar says
+    (``answering 3/10``), so the table and the bar never disagree.
     """
     rows = []
+    live = live or {}
     for r in runs(project) if listed is None else listed:
         cfg = r["config"]
         rows.append({
-            "name": run_name(r), "status": r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
+            "name": run_name(r), "status": live[r["id"]].short() if r["id"] in live else r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
             "judge": judge_label(r), "generator": str(cfg.get("generator") or ("imported" if r["kind"] != "pipeline" else "")),
             "started": r["started"] or r["created"], "finished": r["finished"] or "",
             "error": r["error"] or "", "resume": resume_command(r), "run": r["id"],

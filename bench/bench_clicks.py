@@ -1,0 +1,146 @@
+"""Click latency on a big project: rating, switching question, switching page (issue 26 item 3).
+
+Drives the real app (app.py through Streamlit's AppTest, in this process) on a project of
+10,000 answers x 20 metrics built by bench/bench_pages.py's builder, and times each click from
+the widget change to the end of the rerun (what a user waits for, less the browser's drawing):
+
+- Human review "Save and next" (a rating stored, the next answer shown);
+- Answers: choosing another question in the question picker;
+- switching page in the sidebar (each page once more after its first visit, caches warm, as
+  a user switching back and forth sees it), and the first visit of each page (cold caches).
+
+Prints a Markdown table of median / max wall seconds and median CPU seconds (every thread of this
+process: the script runs here) over ``--repeat`` clicks; figures go to docs/benchmarks.md with the
+command and the load average. AppTest measures the server's side of a click (the script run and
+its messages), not the browser's drawing.
+
+    python bench/bench_clicks.py [--answers 10000] [--metrics 20] [--repeat 5] [--profile FILE]
+"""
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import resource
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bench_pages import PAGES, build  # noqa: E402 - after the path is set
+
+
+def app(project: str):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+    at.session_state["project"] = project
+    return at
+
+
+def cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)  # every thread of this process: AppTest runs the script here
+    return r.ru_utime + r.ru_stime
+
+
+def clock(fn) -> tuple[float, float]:
+    """(wall seconds, CPU seconds) of ``fn()``."""
+    c0, t0 = cpu(), time.perf_counter()
+    fn()
+    return time.perf_counter() - t0, cpu() - c0
+
+
+def check(at) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def rating_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
+    at = app(project)
+    at.run()
+    at.switch_page("pages/human_review.py").run()
+    at.text_input(key="hr_annotator").set_value("bench").run()
+    out = []
+    for n in range(repeat):
+        radio = next(r for r in at.radio if r.key.startswith("hr_rating_"))
+        radio.set_value(1 + n % 5)
+        button = next(b for b in at.button if b.label == "Save and next")
+        out.append(clock(lambda: button.click().run()))
+        check(at)
+    return out
+
+
+def question_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
+    at = app(project)
+    at.run()
+    at.switch_page("pages/answers.py").run()
+    check(at)
+    out = []
+    for n in range(repeat):
+        picker = at.selectbox(key="ans_item")  # item ids of bench_pages.build: q00000, q00001, ...
+        out.append(clock(lambda: picker.set_value(f"q{1 + 7 * n:05d}").run()))
+        check(at)
+    return out
+
+
+def page_clicks(project: str, repeat: int) -> tuple[dict[str, tuple], dict[str, list[tuple]]]:
+    at = app(project)
+    at.run()
+    first, warm = {}, {}
+    for page in PAGES:
+        first[page] = clock(lambda: at.switch_page(f"pages/{page}.py").run())
+        check(at)
+    for _ in range(repeat):
+        for page in PAGES:
+            warm.setdefault(page, []).append(clock(lambda: at.switch_page(f"pages/{page}.py").run()))
+            check(at)
+    return first, warm
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--answers", type=int, default=10_000)
+    ap.add_argument("--metrics", type=int, default=20)
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--profile", default="", help="write a cProfile of the clicks to this file")
+    args = ap.parse_args()
+    os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="rageval-clicks-")
+    os.environ["RAGEVAL_NO_AUTODEMO"] = "1"
+    from rageval.project import open_project
+
+    project = open_project("bench")
+    t0 = time.perf_counter()
+    build(project, args.answers, args.metrics)
+    print(f"built {args.answers} answers x {args.metrics} metrics in {time.perf_counter() - t0:.1f} s; "
+          f"load average {os.getloadavg()[0]:.2f}\n")
+    prof = cProfile.Profile() if args.profile else None
+    if prof:
+        prof.enable()
+    rows = {"Human review: save and next": rating_clicks("bench", args.repeat),
+            "Answers: switch question": question_clicks("bench", args.repeat)}
+    first, warm = page_clicks("bench", args.repeat)
+    if prof:
+        prof.disable()
+        prof.dump_stats(args.profile)
+    print("| click | median wall s | max wall s | median CPU s | clicks |")
+    print("|---|---|---|---|---|")
+
+    def row(name: str, times: list[tuple[float, float]]) -> None:
+        walls, cpus = [w for w, _ in times], [c for _, c in times]
+        print(f"| {name} | {statistics.median(walls):.2f} | {max(walls):.2f} | {statistics.median(cpus):.2f} | "
+              f"{len(times)} |")
+
+    for name, times in rows.items():
+        row(name, times)
+    for page, times in warm.items():
+        row(f"switch to {page} (visited before)", times)
+    for page, t in first.items():
+        row(f"switch to {page} (first visit)", [t])
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""Cached reads for the pages (not a page): the project chosen in the sidebar, the session's change
+counter, and ``st.cache_data`` loaders keyed on the database's change stamp or on a run's state.
+
+What changes with every write (the run list, counts, ratings) is keyed on the change stamp
+(:func:`stamp`); what never changes once a run is finished (its answers, scores, tables) on the run's
+state (:func:`run_stamp`). pages/common.py re-exports every public name here.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import streamlit as st
+
+from rageval.project import Project, open_project
+from rageval.report import leaderboard as board_model
+from rageval.views import queries as q
+from rageval.views import run as run_view
+
+
+def project() -> Project:
+    """The project chosen in the sidebar (``default`` before app.py has chosen one)."""
+    return open_project(st.session_state.get("project") or None)
+
+
+def version() -> int:
+    """The session's change counter: bumped after every write so cached queries refresh."""
+    return int(st.session_state.get("data_version", 0))
+
+
+def bump() -> None:
+    st.session_state["data_version"] = version() + 1
+
+
+def stamp(p: Project) -> tuple:
+    """The project database's change stamp (rageval.store.db.change_stamp): cached queries are keyed on
+    it, so a click re-reads nothing unless something (any tab, any process) wrote meanwhile."""
+    return q.data_stamp(p)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _finished_runs(root: str, slug: str, stamp: tuple) -> list[dict[str, Any]]:
+    return q.finished_runs(Project(slug=slug, root=Path(root)))
+
+
+def finished_runs(p: Project) -> list[dict[str, Any]]:
+    """The project's finished runs, newest first (cached on the database's change stamp)."""
+    return _finished_runs(str(p.root), p.slug, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _counts(root: str, slug: str, stamp: tuple) -> dict[str, int]:
+    return q.project_counts(Project(slug=slug, root=Path(root)))
+
+
+def project_counts(p: Project) -> dict[str, int]:
+    return _counts(str(p.root), p.slug, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _review_base(root: str, slug: str, run_id: str, stamp: tuple) -> list:
+    from rageval.views import review
+
+    return review.answers_and_scores(Project(slug=slug, root=Path(root)), run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _review_ratings(root: str, slug: str, run_id: str, stamp: tuple) -> dict:
+    from rageval.views import review
+
+    return review.ratings_by_item(Project(slug=slug, root=Path(root)), run_id)
+
+
+def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
+    """Who has rated answers of ``run`` (from the cached ratings: no extra read)."""
+    ratings = _review_ratings(str(p.root), p.slug, run["id"], stamp(p))
+    return sorted({name for given in ratings.values() for name in given})
+
+
+def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
+    """rageval.views.review.queue, from the run's answers (cached per run) and its ratings (cached on
+    the database's change stamp)."""
+    from rageval.views import review
+
+    # keyed on the run's own state only: a rating (which bumps the session's data version) leaves
+    # the run's answers and scores as they are, so "Save and next" never re-reads them
+    base = _review_base(str(p.root), p.slug, run["id"], (run["status"], run["done"], run["failed"], str(run["finished"])))
+    return review.with_ratings(base, _review_ratings(str(p.root), p.slug, run["id"], stamp(p)), annotator)
+
+
+def run_stamp(run: dict[str, Any]) -> tuple:
+    return (run["status"], run["done"], run["failed"], str(run["finished"]), version())
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _views(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.AnswerView]:
+    return q.answer_views(Project(slug=slug, root=Path(root)), run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.MetricSummary]:
+    return q.run_summaries(Project(slug=slug, root=Path(root)), run_id)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
+    from rageval.views.answer_table import answer_table
+
+    return answer_table(Project(slug=slug, root=Path(root)), run_id)
+
+
+def answer_table(p: Project, run: dict[str, Any]) -> Any:
+    """The run's answers as one table row each (rageval.views.answer_table), cached."""
+    return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _item_values(root: str, slug: str, run_ids: tuple, metrics: tuple | None, stamp: tuple) -> Any:
+    return board_model.item_values(Project(slug=slug, root=Path(root)), list(run_ids),
+                                   None if metrics is None else list(metrics))
+
+
+def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[str] | None = None) -> Any:
+    """Long per-item metric values of ``runs`` (of ``metrics`` only, when given) for plots, cached."""
+    return _item_values(str(p.root), p.slug, tuple(r["id"] for r in runs),
+                        None if metrics is None else tuple(metrics), tuple(run_stamp(r) for r in runs))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _answer_view(root: str, slug: str, run_id: str, item_id: str, stamp: tuple) -> q.AnswerView | None:
+    return q.answer_view_of(Project(slug=slug, root=Path(root)), run_id, item_id)
+
+
+def answer_view(p: Project, run: dict[str, Any], item_id: str) -> q.AnswerView | None:
+    """One answer's view, read for that answer only (fast on runs of any size), cached."""
+    return _answer_view(str(p.root), p.slug, run["id"], item_id, run_stamp(run))
+
+
+def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:
+    return _views(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _card_notes(root: str, slug: str, run_id: str, stamp: tuple) -> dict[str, str]:
+    return q.card_notes(Project(slug=slug, root=Path(root)), run_id)
+
+
+def card_notes(p: Project, run: dict[str, Any]) -> dict[str, str]:
+    """rageval.views.queries.card_notes of ``run``, cached on the run's state (a finished run's claims stay)."""
+    return _card_notes(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
+    return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
+
+
+@st.cache_data(show_spinner=False, max_entries=16, ttl=30)
+def _agreement(root: str, slug: str, stamp: int) -> dict:
+    from rageval.human.trust import metric_agreement
+
+    return metric_agreement(Project(slug=slug, root=Path(root)))
+
+
+def agreement(p: Project) -> dict:
+    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
+    return _agreement(str(p.root), p.slug, version())
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _human_frame(root: str, slug: str, run_ids: tuple, consensus: str, stamp: tuple) -> Any:
+    from rageval import human
+
+    return human.build_frame(Project(slug=slug, root=Path(root)), list(run_ids), consensus_method=consensus)
+
+
+def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "median") -> Any:
+    """The per-answer table of ``runs`` with the human consensus (rageval.human.build_frame), cached on
+    the runs' states and the session's data version (bumped when ratings change)."""
+    return _human_frame(str(p.root), p.slug, tuple(r["id"] for r in runs), consensus,
+                        tuple(run_stamp(r) for r in runs))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _comparison(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval import human
+
+    p = Project(slug=slug, root=Path(root))
+    frame = _human_frame(root, slug, run_ids, "median", stamp)  # the page's frame, cached: not rebuilt
+    return human.compare_runs(p, list(run_ids), metric, frame=frame)
+
+
+def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
+    """rageval.human.compare_runs of ``runs`` on ``metric`` (tests and verdict) over the cached
+    :func:`human_frame`, cached like it."""
+    return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval.views.regressions import regressions
+
+    return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
+    p = Project(slug=slug, root=Path(root))
+    return board_model.leaderboard(p, [r for r in run_view.runs(p) if r["id"] in stamp[0]])
+
+
+def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
+    """The leaderboard of ``runs`` (cached on their ids and states)."""
+    return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
