@@ -118,7 +118,8 @@ def test_containment_guards(claim, ok):
 # --- the text rules are pinned in the signature of every metric whose values they change ---------
 
 TEXT_METRICS = ("faithfulness", "contradicted_share", "not_mentioned_share", "ragas_answer_correctness",
-                "ragas_answer_relevance", "groundedness", "context_relevance", "answer_relevance")
+                "ragas_answer_relevance", "groundedness", "context_relevance", "answer_relevance",
+                "hedging", "answer_correctness_offline", "answer_equivalence")  # the last three read text tables
 
 
 def test_text_rules_are_in_the_signatures(monkeypatch):
@@ -142,9 +143,9 @@ def test_text_rules_are_in_the_signatures(monkeypatch):
 def test_generator_signature_follows_the_segmenter(monkeypatch):
     from rageval.generate.generators import ExtractiveGenerator
     from rageval.text import sentences
-    from tests.test_generate import BagOfWordsEmbedder
+    from tests.fakes import BowEmbedder
 
-    gen = ExtractiveGenerator(BagOfWordsEmbedder())
+    gen = ExtractiveGenerator(BowEmbedder())
     before = gen.signature()
     monkeypatch.setattr(sentences, "HEADING_WORDS", 12)
     assert gen.signature() != before
