@@ -13,7 +13,7 @@ SUPPORTED.
 
 ``calibrate`` (development rows only, a seeded sample of at most ``--dev-cap`` rows per source,
 by group): (1) temperature ``T`` minimising the log loss of the decisive candidate's logits
-(grid 0.5-5); (2) the combiner ``c(x) = ((x - mean) / std) W + b`` over the feature vector,
+(grid 0.5-30); (2) the combiner ``c(x) = ((x - mean) / std) W + b`` over the feature vector,
 fitted by gradient descent on the same log loss with L2 ``--l2``; it is kept only when, fitted
 on half of the development groups and scored on the other half (both ways), it lowers the log
 loss and does not lower the mean per-source accuracy; (3) ``low_confidence_below``: the smallest
@@ -129,7 +129,7 @@ def run_mlp(verifier: LearnedVerifier, rows: list[dict]) -> list[str]:
 
 
 def fit_temperature(logits: np.ndarray, gold: list[str]) -> float:
-    grid = np.round(np.arange(0.5, 5.01, 0.05), 2)
+    grid = np.concatenate([np.round(np.arange(0.5, 5.0, 0.05), 2), np.arange(5.0, 30.01, 0.5)])
     return float(min(grid, key=lambda t: nll(logits / t, gold)))
 
 
@@ -325,6 +325,36 @@ def collect(args) -> dict:
     return raw
 
 
+def calibrate_mlp(args) -> None:
+    """Temperature and low-confidence threshold of the shipped MLP verifier, fitted on the same
+    development rows as the cross-encoder's (its labels (S, C, NM) read as (E, C, N)); written
+    into rageval/models/claim_verifier.json (``temperature``, ``low_confidence_below``)."""
+    from rageval.claims import model as M
+
+    rows = sample_by_group(read(DATA_DIR / "dev.jsonl"), args.dev_cap)
+    gold = [r["label"] for r in rows]
+    mlp = LearnedVerifier(make_embedder("local"), model=M.load())
+    order = [mlp.model.labels.index(lab) for lab in ("SUPPORTED", "NOT_MENTIONED", "CONTRADICTED")]
+    feats = mlp.features.many([([r["claim"]], [r["premise"]]) for r in rows])
+    P = mlp.model.probabilities(np.stack([f[0].vector for f in feats]))[:, order]
+    z = np.log(np.clip(P, 1e-12, 1.0)) * mlp.model.temperature  # the uncalibrated logits, up to a constant
+    T = fit_temperature(z, gold)
+    p = X.softmax(z / T)
+    three = np.array([g != "NOT" for g in gold])
+    t, prec, n_kept = c_threshold(p[three], [g for g, m in zip(gold, three) if m], args.c_precision)
+    ok = np.array([correct(lab, g) for lab, g in zip(labels_of(z), gold)])[three]
+    e0, _ = ece_table(X.softmax(z)[three].max(1), ok)
+    e1, _ = ece_table(p[three].max(1), ok)
+    data = json.loads(M.MODEL_PATH.read_text())
+    data["temperature"] = T
+    data["low_confidence_below"] = t
+    data["calibration"] = {"fitted_on": f"{len(rows)} development rows (bench/validate_nli.py calibrate-mlp)",
+                           "ece_3way_before": round(e0, 4), "ece_3way_after": round(e1, 4),
+                           "c_precision_at_threshold": None if np.isnan(prec) else round(prec, 4), "c_kept": n_kept}
+    M.MODEL_PATH.write_text(json.dumps(data, separators=(",", ":")) + "\n")
+    print(json.dumps({"temperature": T, "low_confidence_below": t, **data["calibration"]}, indent=1))
+
+
 def pair_lines(xv, raw) -> list[str]:
     lines = ["| set | n | 3-way acc. (xenc) | 3-way acc. (MLP) | supported-vs-not acc. (xenc) | (MLP) | "
              "C recall (xenc) | C precision (xenc) | C recall (MLP) | C precision (MLP) |",
@@ -456,6 +486,9 @@ def main() -> None:
     c.add_argument("--dev-cap", type=int, default=120)
     c.add_argument("--l2", type=float, default=0.01)
     c.add_argument("--c-precision", type=float, default=0.9)
+    cm = sub.add_parser("calibrate-mlp")
+    cm.add_argument("--dev-cap", type=int, default=120)
+    cm.add_argument("--c-precision", type=float, default=0.9)
     r = sub.add_parser("report")
     r.add_argument("--report-cap", type=int, default=300)
     r.add_argument("--qags-cap", type=int, default=400)
@@ -466,7 +499,7 @@ def main() -> None:
     r.add_argument("--collect-only", action="store_true", help="only run the models and cache their raw outputs")
     r.add_argument("--raw", type=Path, default=None, help="the cache (default bench/nli_ckpt/report_raw.pkl)")
     args = ap.parse_args()
-    calibrate(args) if args.cmd == "calibrate" else report(args)
+    {"calibrate": calibrate, "calibrate-mlp": calibrate_mlp, "report": report}[args.cmd](args)
 
 
 if __name__ == "__main__":

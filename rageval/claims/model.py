@@ -5,7 +5,10 @@ The model (trained by bench/train_claim_verifier.py) is a one-hidden-layer MLP o
 vector ``x`` of :mod:`rageval.claims.features`::
 
     z = (x - mean) / std
-    p = softmax(W2 tanh(W1 z + b1) + b2)        over (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
+    p = softmax((W2 tanh(W1 z + b1) + b2) / T)  over (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
+
+``T`` (``temperature`` in the parameter file, 1 when absent) was fitted on human-labelled
+development rows by ``bench/validate_nli.py calibrate-mlp`` (issue 22).
 
 The verifier's *version* is a hash of what changes its verdicts: the parameter file, the
 decision rule's constants, the feature names, the cue lists of :mod:`rageval.claims.cues` and the
@@ -41,11 +44,12 @@ class ClaimModel:
     W2: np.ndarray
     b2: np.ndarray
     version: str
+    temperature: float = 1.0
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Rows of ``X`` (n, d) -> (n, 3) probabilities in the order of ``labels``."""
         Z = (np.asarray(X, dtype=np.float64) - self.mean) / self.std
-        logits = np.tanh(Z @ self.W1 + self.b1) @ self.W2 + self.b2
+        logits = (np.tanh(Z @ self.W1 + self.b1) @ self.W2 + self.b2) / self.temperature
         logits = logits - logits.max(axis=1, keepdims=True)
         P = np.exp(logits)
         return P / P.sum(axis=1, keepdims=True)
@@ -78,7 +82,8 @@ def load(path: Path | str | None = None) -> ClaimModel:
         raise ConfigError(f"{p} was trained on other features than rageval.claims.features.NAMES; "
                           "retrain with bench/train_claim_verifier.py --write")
     arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "std", "W1", "b1", "W2", "b2")}
-    return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(raw), **arr)
+    return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(raw),
+                      temperature=float(data.get("temperature", 1.0)), **arr)
 
 
 @functools.lru_cache(maxsize=1)

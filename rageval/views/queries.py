@@ -299,10 +299,10 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
 
 #: what the offline verdicts are worth, from docs/validation.md (held-out splits); shown beside them
 OFFLINE_VERDICT_NOTE = (
-    "Offline verdicts come from a small learned model (confidence per claim). On data it was never "
-    "tuned on it reaches balanced accuracy 0.60 on WiCE and 0.59 on SummEdits (a little above "
-    "chance), and 0.75-0.79 3-way accuracy on short hand-written claims: a first pass, not a "
-    "ruling. Use an LLM judge for verdicts you will act on (docs/validation.md)."
+    "Offline verdicts come from a small learned model. On human-labelled data it was not fitted on "
+    "it is weak (balanced accuracy 0.60 on WiCE, 0.59 on SummEdits), and its confidence, calibrated "
+    "on human-labelled development rows, is rarely high: most verdicts are marked low confidence. "
+    "A first pass, not a ruling: use an LLM judge for verdicts you will act on (docs/validation.md)."
 )
 
 
