@@ -184,7 +184,7 @@ def test_score_outputs_read_back_equal(tmp_path_factory, rows):
         path = out / f"part{suffix}"
         write_rows(path, scored, ["m"], source="src")
         if suffix == ".jsonl":
-            back = [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+            back = [json.loads(x) for x in path.read_text(encoding="utf-8").split("\n") if x]  # JSONL: "\n" only
             assert back == scored
         elif suffix == ".parquet":
             back = pq.read_table(path).to_pylist()

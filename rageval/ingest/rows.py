@@ -109,13 +109,32 @@ def _key(name: Any) -> str:
 
 
 def _decode(source: str, data: bytes) -> str:
-    for encoding in ("utf-8-sig", "utf-16"):
+    """The file's text: UTF-16 when it starts with a UTF-16 byte-order mark or has a NUL byte in
+    most of its odd (or even) positions, else UTF-8 (a leading BOM dropped).
+
+    A UTF-8 file with a stray NUL is UTF-8: its NULs are removed per cell, with a note on the
+    row, by the hygiene step. (Trying UTF-16 on it instead "succeeded" with unreadable text,
+    and every row vanished without a message.)
+    """
+    half = len(data) // 2
+    utf16 = data.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+        half > 0 and max(data[1::2].count(0), data[0::2].count(0)) > half // 2)
+    if utf16:
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            encoding = "utf-16"
+        else:
+            encoding = "utf-16-le" if data[1::2].count(0) >= data[0::2].count(0) else "utf-16-be"
         try:
             text = data.decode(encoding)
-            if "\x00" not in text:
+            if "\x00" not in text:  # NUL characters in "UTF-16" text: it was something else
                 return text
         except UnicodeDecodeError:
-            continue
+            pass
+    else:
+        try:
+            return data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            pass
     raise InputError("not valid UTF-8 or UTF-16 text; save the file as UTF-8", source=source)
 
 
@@ -271,7 +290,10 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
     records: list[tuple[int, Any]] = []
     if lower.endswith(".jsonl") or lower.endswith(".ndjson"):
         n = 0
-        for line_no, line in enumerate(text.splitlines(), start=1):
+        # JSON Lines are separated by "\n" only: str.splitlines() would also break at U+0085,
+        # U+2028 and other characters that a JSON writer leaves unescaped inside strings.
+        for line_no, line in enumerate(text.split("\n"), start=1):
+            line = line.removesuffix("\r")
             if not line.strip():
                 continue
             n += 1
@@ -417,6 +439,8 @@ def as_relevance(value: Any) -> dict[str, float]:
     if isinstance(value, dict):
         try:
             grades = {str(k): float(v) for k, v in value.items()}
+        except OverflowError as exc:  # an integer grade past float range (309+ digits)
+            raise ValueError("relevant_ids grades must be finite numbers") from exc
         except (TypeError, ValueError) as exc:
             raise ValueError("relevant_ids grades must be numbers") from exc
         if not all(math.isfinite(g) for g in grades.values()):
