@@ -77,3 +77,34 @@ def test_agreement_with_raters_beside_each_metric(tmp_path, monkeypatch):
     assert not at.exception
     captions = "\n".join(c.value for c in at.caption)
     assert f"{got['token_f1'].short()} with raters" in captions, "no agreement under the metric card"
+
+
+def test_a_rubric_defined_in_the_app_scores_a_judged_run_against_the_test_server(tmp_path, monkeypatch, llm_env):
+    """Defined on the Run page, started from it, judged by the project's scripted LLM server."""
+    import time
+
+    from rageval.project import open_project
+    from rageval.store import runs as run_store
+    from rageval.views.queries import RUBRIC_EXAMPLE
+    from tests.judge_responder import respond
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    build_project("j", runs=False)
+    llm_env.script(responder=respond)
+    at = run_page("j")
+    at.text_area(key="rubric_text").set_value(RUBRIC_EXAMPLE).run()
+    at.button(key="rubric_save").click().run()
+    at.multiselect(key="run_metrics").set_value(["token_f1", "rubric:politeness"])
+    at.selectbox(key="run_judge").set_value("openai").run()
+    at.button(key="run_start").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    run_id = at.session_state["run_watch"][-1]
+    db = open_project("j").db_path
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and run_store.get_run(db, run_id)["status"] not in ("finished", "failed"):
+        time.sleep(0.2)
+    assert run_store.get_run(db, run_id)["status"] == "finished"
+    rubric = [s for s in run_store.scores(db, run_id) if s["metric"] == "rubric:politeness"]
+    assert rubric and all(s["status"] == "ok" and 0.0 <= s["value"] <= 1.0 for s in rubric)
+    assert llm_env.count("/v1/chat/completions") >= len(rubric)  # judged by the server, one call per answer
