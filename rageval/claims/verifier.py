@@ -134,15 +134,7 @@ class LearnedVerifier:
                            f"stated in the context ({round(100 * cov)}% of the claim's content words, "
                            f"cosine {sim:.2f})", evidence_role="support", **common)
         if label == CONTRADICTED:
-            fired = [(kind, why) for name, kind, why in _CHECKS if f.vector[_INDEX[name]] > 0]
-            if fired:
-                reason, mismatch = "; ".join(why for _, why in fired[:2]), fired[0][0]
-            else:
-                reason, mismatch = ("the model reads this sentence as contradicting the claim; no single "
-                                    "check names the difference"), None
-            conflict = f.agreeing is not None and mismatch in ("numbers", "units", "dates")
-            if conflict:
-                reason += f"; context {f.agreeing.ctx + 1} states the claim's figures"
+            reason, mismatch, conflict = _contradiction(f, "the model", checks_apply=True)
             return Verdict(CONTRADICTED, s.text, s.ctx, (s.start, s.end), reason, mismatch, conflict=conflict,
                            evidence_role="refutes", **common)
         closest = f.closest or s
@@ -250,16 +242,8 @@ class CrossEncoderVerifier:
                            f"the cross-encoder reads this sentence as stating the claim (p = {conf:.2f})",
                            evidence_role="support", **common)
         if label == CONTRADICTED:
-            fired = ([(kind, why) for name, kind, why in _CHECKS if f.vector[_INDEX[name]] > 0]
-                     if s is f.best or s is f.closest else [])
-            if fired:
-                reason, mismatch = "; ".join(why for _, why in fired[:2]), fired[0][0]
-            else:
-                reason, mismatch = ("the cross-encoder reads this sentence as contradicting the claim; no single "
-                                    "check names the difference"), None
-            conflict = f.agreeing is not None and mismatch in ("numbers", "units", "dates")
-            if conflict:
-                reason += f"; context {f.agreeing.ctx + 1} states the claim's figures"
+            reason, mismatch, conflict = _contradiction(f, "the cross-encoder",
+                                                        checks_apply=s is f.best or s is f.closest)
             return Verdict(CONTRADICTED, s.text, s.ctx, span, reason, mismatch, conflict=conflict,
                            evidence_role="refutes", **common)
         novel = tuple(specifics_missing(text, contexts))
@@ -278,3 +262,19 @@ def learned_verify(embedder: Any, jobs: Sequence[tuple[Sequence[str], Sequence[s
         if _shared[0] is not embedder:
             _shared[0], _shared[1] = embedder, shipped_verifier(embedder)
         return _shared[1].verify_many(jobs)
+
+
+def _contradiction(f, reader: str, *, checks_apply: bool) -> tuple[str, str | None, bool]:
+    """Why a claim reads as CONTRADICTED: the checks that fired on the evidence sentence (when
+    ``checks_apply``: they were computed on that sentence), else what ``reader`` concluded; and
+    whether another context states the claim's figures (a conflict between sources)."""
+    fired = [(kind, why) for name, kind, why in _CHECKS if f.vector[_INDEX[name]] > 0] if checks_apply else []
+    if fired:
+        reason, mismatch = "; ".join(why for _, why in fired[:2]), fired[0][0]
+    else:
+        reason, mismatch = (f"{reader} reads this sentence as contradicting the claim; no single "
+                            "check names the difference"), None
+    conflict = f.agreeing is not None and mismatch in ("numbers", "units", "dates")
+    if conflict:
+        reason += f"; context {f.agreeing.ctx + 1} states the claim's figures"
+    return reason, mismatch, conflict
