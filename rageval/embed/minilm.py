@@ -209,6 +209,10 @@ class MiniLMEmbedder:
             )
         return model
 
+    def _encode(self, model: _MiniLM, id_lists: list[list[int]], width):
+        """Packed last-layer states, offsets and width groups (:func:`~rageval.embed.forward.encode_packed`)."""
+        return encode_packed(model, id_lists, width)
+
     def _run(self, texts: Sequence[str], *, pooled: bool) -> tuple[list, list]:
         model = self._model()
         encodings = model.tokenizer.encode_batch(list(texts))
@@ -217,7 +221,7 @@ class MiniLMEmbedder:
         for pack in _batches(
             [len(x) for x in id_lists], batch_size=self.batch_size, token_budget=self.token_budget
         ):
-            hidden, offsets, groups = encode_packed(model, [id_lists[i] for i in pack], bucket_width)
+            hidden, offsets, groups = self._encode(model, [id_lists[i] for i in pack], bucket_width)
             if pooled:
                 # mean over the text padded to its width, as one padded batch would sum it
                 hidden = np.concatenate([hidden, np.zeros((1, model.dim), dtype=np.float32)])
