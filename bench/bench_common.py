@@ -45,3 +45,14 @@ def run_facts() -> dict:
         "cpu_s": round(cpu_seconds(), 2),
         "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
     }
+
+
+def framed(main) -> object:
+    """Run a bench's ``main()`` between :func:`announce` and a last stdout line
+    ``{"run": run_facts()}`` (its CPU-seconds count the reaped worker processes too)."""
+    import json
+
+    announce()
+    result = main()
+    print(json.dumps({"run": run_facts()}), flush=True)
+    return result
