@@ -134,11 +134,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     project = _project(args)
     if args.resume:
         run_id = args.resume
-        from rageval.store import runs as run_store
+        from rageval.runs.context import load_context
 
-        found = run_store.get_run(project.db_path, run_id)
-        if found is None:
-            raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
+        try:
+            context = load_context(project, run_id)  # read once, handed to execute
+        except ConfigError as exc:
+            raise ConfigError(f"{exc}; see: python -m rageval runs") from None
+        found = context.run
         if found["status"] == "finished" and found["done"] >= found["n_items"]:
             _emit(args, {"run_id": run_id, "status": "finished", "items": found["n_items"], "done": found["done"],
                          "failed": found["failed"], "seconds": 0.0, "resumed": False},
@@ -167,8 +169,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                         "tokens_out": est.tokens_out, "cost_usd": est.cost_usd}
             _emit(args, payload, text)
             return EXIT_OK
-        run_id = start_run(project, config)
-    summary = execute(project, run_id, progress=_progress(args), workers=args.workers)
+        run_id, context = start_run(project, config), None
+    summary = execute(project, run_id, progress=_progress(args), workers=args.workers, context=context)
     if _progress(args) is not None:
         print(file=sys.stderr)
     scores = _score_summary(project, run_id)
