@@ -78,8 +78,8 @@ def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
 
 
 def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
-    """rageval.views.human_review.queue, from the run's answers (cached per run) and its ratings (cached on
-    the database's change stamp)."""
+    """One annotator's queue (rageval.views.human_review.with_ratings): the run's answers (cached per
+    run) and its ratings (cached on the database's change stamp)."""
     # keyed on the run's own state only: a rating (which bumps the session's data version) leaves
     # the run's answers and scores as they are, so "Save and next" never re-reads them
     base = _review_base(str(p.root), p.slug, run["id"], (run["status"], run["done"], run["failed"], str(run["finished"])))

@@ -63,11 +63,6 @@ def with_ratings(base: list[ReviewItem], ratings: dict[str, dict[str, int]], ann
     return out
 
 
-def queue(project: Project, run_id: str, annotator: str) -> list[ReviewItem]:
-    """Every answer of the run in QA order with this annotator's rating, the others' and the scores."""
-    return with_ratings(answers_and_scores(project, run_id), ratings_by_item(project, run_id), annotator)
-
-
 def rated(items: list[ReviewItem], index: int, rating: int) -> list[ReviewItem]:
     """``items`` with this annotator's ``rating`` on item ``index`` (after saving it: no re-read needed)."""
     return [replace(it, mine=rating) if i == index else it for i, it in enumerate(items)]
@@ -115,5 +110,5 @@ def set_agreed(project: Project, run_id: str, item_id: str, score: int) -> None:
     human.set_agreed(project, run_id, item_id, score, "set on the Human review page")
 
 
-__all__ = ["LABELS", "ReviewItem", "answers_and_scores", "ratings_by_item", "with_ratings", "queue", "rated",
+__all__ = ["LABELS", "ReviewItem", "answers_and_scores", "ratings_by_item", "with_ratings", "rated",
            "next_index", "progress", "rate", "import_ratings", "rejected_rows", "for_discussion", "set_agreed"]

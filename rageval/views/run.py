@@ -30,8 +30,7 @@ from rageval.views import queries
 from rageval.views.queries import RUBRIC_EXAMPLE
 
 __all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets", "preset_state",
-           "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "missing_llm_settings",
-           "llm_warnings", "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
+           "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "llm_warnings", "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
            "resumable", "run_rows", "run_name", "table_csv"]
 
 #: the defaults the settings form starts from (rageval.config: defaults live there only)
@@ -55,13 +54,9 @@ def preset_spec(role: str, text: Any) -> Spec | None:
         return None
 
 
-def missing_llm_settings(specs: dict[str, str]) -> list[str]:
-    """What to set for each online role (``{role: spec}``) that has neither a key nor a server."""
-    return missing_settings(specs)
-
-
 def llm_warnings(config: RunConfig | None) -> list[str]:
-    """:func:`missing_llm_settings` of the config's generator, judge and embedder (none without a config)."""
+    """What to set for each online role of the config (generator, judge, embedder) that has neither a key
+    nor a server (:func:`rageval.llm.roles.missing_settings`); none without a config."""
     if config is None:
         return []
     return missing_settings({"generator": config.generator, "judge": config.judge, "embedder": config.embedder})
