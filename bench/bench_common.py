@@ -13,8 +13,8 @@ import resource
 import shlex
 import sys
 
-#: environment variables that change the speed of a run, echoed in front of the command
-SPEED_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "RAGEVAL_WORKERS", "RAGEVAL_EMBED_BACKEND")
+#: environment variables that change a run (its speed, or what it imports), echoed in front of the command
+SPEED_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "RAGEVAL_WORKERS", "PYTHONPATH")
 
 
 def command() -> str:
