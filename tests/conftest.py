@@ -1,10 +1,21 @@
 """Shared pytest fixtures. Keep this file small and generic; put helpers in their own modules."""
 from __future__ import annotations
 
-import pytest
-from hypothesis import settings
+import os
 
-from tests.llm_server import FakeLLMServer
+from rageval.embed.processes import one_blas_thread
+
+# Before NumPy loads: one BLAS thread in the test process and every process it starts, as the
+# CLI does (rageval.embed.processes: two BLAS threads were slower than one on this workload,
+# and on a loaded machine idle BLAS threads spin and burn CPU), and one scoring process for
+# fixtures built before any test's own fixtures run (the autouse fixture below is per test).
+one_blas_thread()
+os.environ["RAGEVAL_WORKERS"] = "1"
+
+import pytest  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+from tests.llm_server import FakeLLMServer  # noqa: E402
 
 # The property tests draw the same examples on every run, so CI (and `main`) cannot turn red on
 # a new random draw; explore fresh examples with `python -m pytest --hypothesis-profile=explore`.

@@ -1,12 +1,20 @@
 """Builders of small projects for tests (not fixtures: plain functions, called by fixtures)."""
 from __future__ import annotations
 
+import atexit
 import json
+import os
+import shutil
+import tempfile
+import warnings
 from pathlib import Path
+from typing import Callable
 
+from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
 from rageval.ingest.corpus import ingest
 from rageval.project import Project, open_project
 from rageval.ingest.qa import import_qa
+from rageval.store.meta import CopiedStoreWarning
 
 DOCS = {
     "volcanoes.txt": (
@@ -44,9 +52,62 @@ def write_docs(folder: Path) -> Path:
 
 
 def small_project(tmp: Path, name: str = "t") -> Project:
-    """A project with corpus 'c' (three documents) and QA set 'qa' (five items)."""
+    """A project with corpus 'c' (three documents, also written to ``tmp/docs``) and QA set 'qa'
+    (five items), under the current ``RAGEVAL_HOME``: a copy of one built per test process."""
+    write_docs(tmp / "docs")
+
+    def build(project: Project, folder: Path) -> None:
+        ingest(project, "c", paths=[write_docs(folder / "docs")])
+        data = "".join(json.dumps(row) + "\n" for row in QA).encode()
+        import_qa(project, "qa.jsonl", data, name="qa")
+
+    return copy_of("small", build, name)
+
+
+def demo_project(name: str, qa_items: int | None = None) -> Project:
+    """A project with the demo corpus (``DEMO_CORPUS``, six documents) ingested and the demo QA
+    set (``DEMO_QA``; its first ``qa_items`` rows if given) imported, under the current
+    ``RAGEVAL_HOME``: the ingest is a copy of one made per test process (embedding the corpus
+    costs seconds; the copy's embedding cache holds every vector, so nothing is embedded again)."""
+    project = copy_of("demo", lambda p, _: ingest(p, DEMO_CORPUS, paths=[demo_dir() / "corpus"]), name)
+    rows = (demo_dir() / "qa.jsonl").read_bytes().splitlines()[:qa_items]
+    import_qa(project, "qa.jsonl", b"\n".join(rows), name=DEMO_QA)
+    return project
+
+
+_BUILT: dict[str, Path] = {}
+
+
+def copy_of(kind: str, build: Callable[[Project, Path], None], name: str) -> Project:
+    """Project ``name`` under the current ``RAGEVAL_HOME`` holding a copy of the database of the
+    project that ``build(project, scratch_folder)`` made, built once per process in a private home.
+
+    Only the DuckDB file is copied (documents, chunks, QA sets, the embedding cache); the copy
+    gets its own project id at once, as any copied store does (rageval.store.meta), so its first
+    run indexes its chunks into its own Chroma collection from the embedding cache.
+    """
+    if kind not in _BUILT:
+        folder = Path(tempfile.mkdtemp(prefix=f"rageval-test-{kind}-"))
+        atexit.register(shutil.rmtree, folder, True)
+        saved = os.environ.get("RAGEVAL_HOME")
+        os.environ["RAGEVAL_HOME"] = str(folder / "home")
+        try:
+            source = open_project(kind)
+            build(source, folder)
+        finally:
+            if saved is None:
+                os.environ.pop("RAGEVAL_HOME", None)
+            else:
+                os.environ["RAGEVAL_HOME"] = saved
+        _BUILT[kind] = source.db_path
     project = open_project(name)
-    ingest(project, "c", paths=[write_docs(tmp / "docs")])
-    data = "".join(json.dumps(row) + "\n" for row in QA).encode()
-    import_qa(project, "qa.jsonl", data, name="qa")
+    if project.db_path.exists():
+        raise FileExistsError(f"project {name!r} already exists under {project.root.parent}; use another name")
+    for suffix in ("", ".wal"):  # a write-ahead log, if the file was not checkpointed
+        source = Path(f"{_BUILT[kind]}{suffix}")
+        if source.exists():
+            shutil.copyfile(source, f"{project.db_path}{suffix}")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CopiedStoreWarning)
+        project.id  # noqa: B018 - re-scoped now, quietly: the copy is ours, not a user's backup
     return project
