@@ -11,8 +11,8 @@ cross-encoder) and, beside it on the same rows, the MLP verifier it replaces
 NOT_MENTIONED = N; a binary "not entailed" row (NOT) counts a verdict as right when it is not
 SUPPORTED.
 
-``calibrate`` (development rows only, a seeded sample of at most ``--dev-cap`` rows per source,
-by group): (1) temperature ``T`` minimising the log loss of the decisive candidate's logits
+``calibrate`` (real-labelled development rows only, a seeded sample of at most ``--dev-cap`` rows
+per source, by group): (1) temperature ``T`` minimising the log loss of the decisive candidate's logits
 (grid 0.5-30); (2) the combiner ``c(x) = ((x - mean) / std) W + b`` over the feature vector,
 fitted by gradient descent on the same log loss with L2 ``--l2``; it is kept only when, fitted
 on half of the development groups and scored on the other half (both ways), it lowers the log
@@ -206,8 +206,14 @@ def verifiers():
     return CrossEncoderVerifier(emb, xenc=X.load()), LearnedVerifier(emb)
 
 
+def real_dev_rows(cap: int) -> list[dict]:
+    """The development sample that calibration and every choice are made on: real-labelled rows
+    only (generated rows, ``gen_*``, may train a model but never select or calibrate one)."""
+    return sample_by_group([r for r in read(DATA_DIR / "dev.jsonl") if not r["source"].startswith("gen_")], cap)
+
+
 def calibrate(args) -> None:
-    rows = sample_by_group(read(DATA_DIR / "dev.jsonl"), args.dev_cap)
+    rows = real_dev_rows(args.dev_cap)
     gold = [r["label"] for r in rows]
     xv, mlp = verifiers()
     t0 = time.time()
@@ -331,7 +337,7 @@ def calibrate_mlp(args) -> None:
     into rageval/models/claim_verifier.json (``temperature``, ``low_confidence_below``)."""
     from rageval.claims import model as M
 
-    rows = sample_by_group(read(DATA_DIR / "dev.jsonl"), args.dev_cap)
+    rows = real_dev_rows(args.dev_cap)
     gold = [r["label"] for r in rows]
     mlp = LearnedVerifier(make_embedder("local"), model=M.load())
     order = [mlp.model.labels.index(lab) for lab in ("SUPPORTED", "NOT_MENTIONED", "CONTRADICTED")]

@@ -29,9 +29,9 @@ def test_numpy_logits_match_torch(reference):
     pairs = [(p["premise"], p["claim"]) for p in reference["pairs"]]
     want = np.array([p["logits"] for p in reference["pairs"]])
     got = model.logits(pairs)
-    # torch uses the exact erf GELU, NumPy a tanh form within 5.5e-5 of it (rageval.embed.minilm._gelu);
-    # through six layers that leaves up to about 6e-4 on these logits (magnitudes up to 2)
-    assert np.abs(got - want).max() < 1e-3, np.abs(got - want).max()
+    # the reference was recorded by torch with the NumPy pass's tanh-form GELU (train_nli_adapter.numpy_gelu);
+    # the exact-erf GELU the adapter was trained with moves these logits by up to 1.5e-3 (step 1200)
+    assert np.abs(got - want).max() < 5e-5, np.abs(got - want).max()
     p_got = np.exp(got) / np.exp(got).sum(1, keepdims=True)
     p_want = np.exp(want) / np.exp(want).sum(1, keepdims=True)
     assert np.abs(p_got - p_want).max() < 5e-4

@@ -6,7 +6,7 @@ from rageval.claims.extract import extract_claims
 
 #: cases the shipped offline verifier still gets wrong (listed in docs/validation.md); strict, so a
 #: model that gets one right makes the test fail until the mark is removed
-KNOWN_WEAKNESS = pytest.mark.xfail(strict=True, reason="known weakness of the offline verifier")
+KNOWN_WEAKNESS = pytest.mark.xfail(strict=True, reason="known weakness of the shipped cross-encoder")
 
 CONTEXT = ("The rates below apply from 1 March 2025.\n"
            "City | Lodging cap per night | Meals per diem\n"
@@ -34,16 +34,18 @@ MANUAL = ("NORTHWIND OUTFITTERS - TRAILHEAD 2 TENT\nThe Trailhead 2 is a two-per
 
 
 @pytest.mark.parametrize("claim, label", [
-    ("The Trailhead 2 weighs 2.1 kg when packed.", "SUPPORTED"),  # the 2 of the model name is not a weight
+    # the 2 of the model name is not a weight
+    pytest.param("The Trailhead 2 weighs 2.1 kg when packed.", "SUPPORTED", marks=KNOWN_WEAKNESS),
     ("The packed weight is 2.1 kg.", "SUPPORTED"),  # "without" inside a parenthesis does not negate
-    pytest.param("The Trailhead 2 weighs 2.4 kg when packed.", "CONTRADICTED", marks=KNOWN_WEAKNESS),
-    pytest.param("The Trailhead 3 weighs 2.1 kg.", "CONTRADICTED", marks=KNOWN_WEAKNESS),
+    ("The Trailhead 2 weighs 2.4 kg when packed.", "CONTRADICTED"),
+    ("The Trailhead 3 weighs 2.1 kg.", "CONTRADICTED"),
 ])
 def test_model_numbers_and_parentheses(offline_verifier, claim, label):
     verdict = offline_verifier.verify([claim], [MANUAL])[0]
     assert verdict.label == label, (verdict.reason, verdict.probabilities)
 
 
+@KNOWN_WEAKNESS
 def test_a_bare_number_found_elsewhere_in_the_chunk_still_counts(offline_verifier):
     context = ("Up to 5 unused days may be carried over into the next year. Requests for absences must be "
                "submitted at least 10 working days in advance.")

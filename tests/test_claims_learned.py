@@ -11,6 +11,7 @@ from rageval.claims import model as M
 from rageval.claims.diagnose import holds_answer
 from rageval.claims.features import NAMES
 from rageval.claims.verifier import LearnedVerifier
+from rageval.claims.verifier import version as verifier_version
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from rageval.text.lang import guess_language
@@ -127,7 +128,7 @@ def test_claims_carry_confidence_through_the_metric():
     (score,) = evaluate([sample], [get_metric("faithfulness")], Resources(embedder_factory=lambda: emb))["faithfulness"]
     (claim,) = score.details["claims"]
     assert claim["verdict"] == "SUPPORTED" and 0.5 < claim["confidence"] <= 1.0
-    assert claim["evidence_role"] == "support" and score.details["verifier"] == M.shipped().version
+    assert claim["evidence_role"] == "support" and score.details["verifier"] == verifier_version()
 
 
 @pytest.mark.parametrize("context, reference, expected", [

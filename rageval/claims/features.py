@@ -288,15 +288,37 @@ class FeatureExtractor:
         if not cands:
             f.update(num_best=0.0, date_best=0.0, name_best=0.0)
         vec = np.array([f[n] for n in NAMES], dtype=np.float64)
-        windows = tuple(window(sents, position[id(c)]) if position else c.text for c in ranked)
+        rows = row_spans(sents) if position else set()
+        windows = tuple(window(sents, position[id(c)], rows) if position else c.text for c in ranked)
         return PairFeatures(vec, best, closest, agreeing, ranked, windows)
 
 
-def window(sents: Sequence[Sentence], i: int) -> str:
+def row_spans(sents: Sequence[Sentence]) -> set[tuple[int, int, int]]:
+    """(context, start, end) of the table rows: the spans that two sentences share (a row and its
+    spelled-out form)."""
+    seen: set[tuple[int, int, int]] = set()
+    rows: set[tuple[int, int, int]] = set()
+    for s in sents:
+        key = (s.ctx, s.start, s.end)
+        (rows if key in seen else seen).add(key)
+    return rows
+
+
+def window(sents: Sequence[Sentence], i: int, rows: set[tuple[int, int, int]] | None = None) -> str:
     """Sentence ``i`` with the sentences before and after it in the same context (a premise for
-    the cross-encoder: a pronoun or a table header often lives in the neighbour)."""
+    the cross-encoder: a pronoun often lives in the neighbour). A table row is read alone: it is
+    spelled out with its header already (a row and its spelled-out form share one span), and a
+    neighbouring row would lend it another row's values."""
+    if rows is None:
+        rows = row_spans(sents)
+
+    def is_row(j: int) -> bool:
+        return (sents[j].ctx, sents[j].start, sents[j].end) in rows
+
+    if is_row(i):
+        return sents[i].text
     parts = [sents[j].text for j in (i - 1, i, i + 1)
-             if 0 <= j < len(sents) and sents[j].ctx == sents[i].ctx]
+             if 0 <= j < len(sents) and sents[j].ctx == sents[i].ctx and (j == i or not is_row(j))]
     return " ".join(parts)
 
 

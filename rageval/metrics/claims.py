@@ -83,7 +83,7 @@ class Faithfulness(_ClaimShare):
     "I don't know") is unscored with reason ``no_claims``.
 
     >>> Faithfulness().signature()  # doctest: +ELLIPSIS
-    'faithfulness|judge:heuristic|emb:local|verifier:mlp-...|v1'
+    'faithfulness|judge:heuristic|emb:local|verifier:...|v1'
     """
 
     name = "faithfulness"
