@@ -14,8 +14,7 @@ from pathlib import Path
 import streamlit as st
 
 from pages.common import PAGES, demo_building, demo_gate as _demo_gate, md, show_error, url_arrived
-from rageval.runs.worker import Progress
-from rageval.project import list_projects, open_project
+from rageval.views.frame import DEMO_PROJECT, Progress, build_demo, demo_ready, list_projects, open_project
 
 # a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com
 st.set_page_config(page_title="rageval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
@@ -33,9 +32,7 @@ def ensure_demo() -> None:
     with gate["lock"]:
         if gate["thread"] is not None:
             return
-        from rageval.demo import DEMO_PROJECT, demo_run_id, load_demo
-
-        if demo_run_id() is not None:
+        if demo_ready():
             gate["thread"] = "done"
             return
         open_project(DEMO_PROJECT)  # exists at once, so the session can open on it
@@ -47,7 +44,7 @@ def ensure_demo() -> None:
 
         def build() -> None:
             try:
-                load_demo(progress=progress)
+                build_demo(progress)
             except Exception as exc:  # noqa: BLE001 - shown once on the page; the app opens on other projects
                 gate["error"] = exc
 

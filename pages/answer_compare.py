@@ -6,12 +6,7 @@ from typing import Any
 import streamlit as st
 
 from pages import answer_view, common
-from rageval.views import charts
-from rageval.views import highlight as hl
-from rageval.views import queries as q
-from rageval.report import leaderboard as lb
-from rageval.views.answer_table import score_diff
-from rageval.report.meaning import info
+from rageval.views import answers as view
 
 
 def _diff_style(metrics_by_row: list[str]):
@@ -21,28 +16,27 @@ def _diff_style(metrics_by_row: list[str]):
             if v is None or v != v or abs(v) < 1e-12:
                 out.append("")
                 continue
-            better = (v > 0) == info(metrics_by_row[i]).higher_is_better
+            better = (v > 0) == common.higher_is_better(metrics_by_row[i])
             out.append("background-color: rgba(30,138,68,0.25)" if better else "background-color: rgba(198,40,40,0.25)")
         return out
     return colour
 
 
-def side_by_side(view: q.AnswerView, other: q.AnswerView | None, names: tuple[str, str]) -> None:
+def side_by_side(answer: view.AnswerView, other: view.AnswerView | None, names: tuple[str, str]) -> None:
     """The same question answered by two runs, with the metric differences coloured by direction."""
     if other is None:
         st.info("The other run has no answer to this question.")
         return
     left, right = st.columns(2)
-    for col, v, name in ((left, view, names[0]), (right, other, names[1])):
+    for col, v, name in ((left, answer, names[0]), (right, other, names[1])):
         with col:
             st.markdown(f"**{common.md(name)}**")
             answer_view.answer_box(v)
-            counts = {k: sum(c["verdict"] == k for c in v.claims) for k in hl.VERDICTS}
-            st.caption(" · ".join(f"{n} {k.lower().replace('_', ' ')}" for k, n in counts.items()))
-    metrics = [m for m in view.scores if m in other.scores]
-    a = {m: view.scores[m]["value"] for m in metrics}
+            st.caption(view.verdict_counts(v))
+    metrics = [m for m in answer.scores if m in other.scores]
+    a = {m: answer.scores[m]["value"] for m in metrics}
     b = {m: other.scores[m]["value"] for m in metrics}
-    table = score_diff(a, b, metrics)
+    table = view.score_diff(a, b, metrics)
     common.dataframe(table.style.apply(_diff_style(list(table["metric"])), subset=["B - A"]), hide_index=True,
                  width="stretch", key="cmp_diff",
                  column_config={c: st.column_config.NumberColumn(format="%.3f") for c in ("A", "B", "B - A")})
@@ -54,22 +48,22 @@ def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[st
     if not metrics:
         st.info("This run has no metric values to plot.")
         return
-    metrics = [m for m in lb.MAIN_METRICS if m in metrics] + [m for m in metrics if m not in lb.MAIN_METRICS]
+    metrics = view.plot_metrics(metrics)
     metric = st.selectbox("Metric", metrics, key="plot_metric", format_func=common.label,
                           help="hover a metric's card above for what it measures")
     runs = [run] + ([other] if other else [])
-    names = {r["id"]: lb.run_name(r) for r in runs}
+    names = {r["id"]: common.run_title(r) for r in runs}
     values = common.item_values(p, runs, [metric])
-    st.plotly_chart(charts.distributions(values, metric, names), key="plot_dist")
-    domains = lb.domain_means(values, metric)
+    st.plotly_chart(view.distributions(values, metric, names), key="plot_dist")
+    domains = view.domain_means(values, metric)
     if len(domains) and set(domains["domain"]) != {"(no domain)"}:
-        st.plotly_chart(charts.domain_bars(domains, metric, names), key="plot_domain")
+        st.plotly_chart(view.domain_bars(domains, metric, names), key="plot_domain")
     else:
         st.caption("No domains in this QA set: add a `domain` column to see per-domain bars.")
     if other:
-        pairs = lb.paired(values, metric, run["id"], other["id"])
+        pairs = view.paired(values, metric, run["id"], other["id"])
         if len(pairs):
-            st.plotly_chart(charts.run_scatter(pairs, metric, names[run["id"]], names[other["id"]]), key="plot_scatter")
+            st.plotly_chart(view.run_scatter(pairs, metric, names[run["id"]], names[other["id"]]), key="plot_scatter")
         else:
             st.caption("No question was scored on this metric by both runs.")
     else:

@@ -1,5 +1,7 @@
-"""Shared widgets, guards, the state in the URL and the finished-run announcer for the pages (not a
-page itself); the cached loaders live in pages/data.py and are re-exported here (``common.X``).
+"""The page frame (not a page): shared widgets, the error boundary and guards, the state in the URL,
+the finished-run announcer and the per-process resources. What they show comes from
+:mod:`rageval.views.frame`; the cached loaders live in pages/data.py and are re-exported here
+(``common.X``).
 
 Safety rule for everything shown: text that comes from documents, uploads or models is either
 escaped with ``html.escape`` inside HTML we build ourselves (``st.html``), escaped for Markdown
@@ -16,19 +18,13 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
-from rageval.views import highlight as hl
-from rageval.views import queries as q
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
-from rageval.project import Project
-from rageval.text.hygiene import without_bidi
-from rageval.report import leaderboard as board_model
-from rageval.report import meaning
-from rageval.runs.worker import RunWorkers
+from rageval.views import frame
+from rageval.views.frame import Project, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    _regressions, agreement, answer_table, answer_view, answer_views, bump, card_notes, comparison, finished_runs,
-    human_frame, item_values, leaderboard, project, project_counts, review_annotators, review_queue, run_stamp,
-    stamp, summaries, version)
-from rageval.util import shown
+    agreement, answer_table, answer_view, bump, card_notes, comparison, finished_runs, human_frame, item_values,
+    leaderboard, project, project_counts, regressions, review_annotators, review_queue, run_stamp, stamp,
+    summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -83,7 +79,7 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
     st.html(f'<div style="{_BOX}">{body}</div>')
 
 
-def highlight_html(segments: Sequence[hl.Segment]) -> str:
+def highlight_html(segments: Sequence[frame.Segment]) -> str:
     """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only; a
     low-confidence verdict (``"CONTRADICTED?"``) is underlined dashed on a pale background."""
     parts = []
@@ -115,7 +111,7 @@ def badge(verdict: str, *, low_confidence: bool = False) -> str:
 
 def legend() -> None:
     st.html('<div style="display:flex;gap:0.5rem;flex-wrap:wrap;justify-content:flex-end">'
-            + "".join(badge(v) for v in hl.VERDICTS) + "</div>")
+            + "".join(badge(v) for v in frame.VERDICTS) + "</div>")
 
 
 # --- page boundary ------------------------------------------------------------------------------
@@ -190,37 +186,6 @@ def need(ok: Any, message: str, page: str | None = None, label: str = "") -> Non
 # state stays), or anything else (a reload, a pasted link, a page link with parameters, an edited
 # address): then the page applies it to its widgets before drawing them.
 
-def _encode(value: Any) -> str | None:
-    """One URL value: bools as 1/0, lists comma-joined, None (nothing chosen) as absent."""
-    if value is None or value == "" or value == []:
-        return None
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    if isinstance(value, (list, tuple)):
-        return ",".join(str(v) for v in value)
-    if isinstance(value, float):
-        return f"{value:.6g}"
-    return str(value)
-
-
-def _decode(text: str, like: Any) -> Any:
-    """``text`` as the type of ``like`` (the widget's kind: bool, float, int, list or str)."""
-    if isinstance(like, bool):
-        return text in ("1", "true", "True", "yes")
-    if isinstance(like, float):
-        return float(text)
-    if isinstance(like, int):
-        return int(text)
-    if isinstance(like, list):
-        return [v for v in text.split(",") if v]
-    return text
-
-
-def view_params(page: str, params: dict[str, Any]) -> dict[str, str]:
-    """The query parameters of a view: ``params`` encoded, empty ones left out (pure; for links)."""
-    return {k: v for k, v in ((k, _encode(v)) for k, v in params.items()) if v is not None} | {"_page": page}
-
-
 def view_url(page: str, **params: Any) -> str:
     """The relative address of ``page`` (a key of PAGES) showing ``params``: ``answers?project=demo&run=..``.
 
@@ -228,7 +193,7 @@ def view_url(page: str, **params: Any) -> str:
     """
     from urllib.parse import urlencode
 
-    query = {k: v for k, v in view_params(page, params).items() if k != "_page"}
+    query = {k: v for k, v in frame.view_params(page, params).items() if k != "_page"}
     path = "" if page == "home" else Path(PAGES[page]).stem  # st.navigation's url path of the page
     return path + ("?" + urlencode(query) if query else "")
 
@@ -236,7 +201,7 @@ def view_url(page: str, **params: Any) -> str:
 def view_link(page: str, label: str, *, icon: str | None = None, **params: Any) -> None:
     """A page link to ``page`` opening the view ``params`` (project added when not given)."""
     params.setdefault("project", st.session_state.get("project"))
-    query = {k: v for k, v in view_params(page, params).items() if k != "_page"}
+    query = {k: v for k, v in frame.view_params(page, params).items() if k != "_page"}
     st.page_link(PAGES[page], label=label, icon=icon, query_params=query)
 
 
@@ -255,9 +220,7 @@ def url_arrived(page: str) -> dict[str, str]:
     st.session_state["_url_page"] = page
     st.session_state["_url_keys"] = {}
     st.session_state["_url_run_open"] = True  # this script run has read the URL (run_page clears it)
-    from rageval.project import list_projects
-
-    if arrived.get("project") in list_projects():  # a link to another project opens it (it must exist)
+    if arrived.get("project") in frame.list_projects():  # a link to another project opens it (it must exist)
         st.session_state["project"] = arrived["project"]
     return arrived
 
@@ -272,7 +235,7 @@ def url_state(bindings: dict[str, tuple[str, Any]]) -> None:
     for name, (key, like) in bindings.items():
         if name in arrived:
             try:
-                st.session_state[key] = _decode(arrived[name], like)
+                st.session_state[key] = frame.decode(arrived[name], like)
             except ValueError:
                 pass  # a hand-edited value that does not parse: the widget keeps its own
     st.session_state.setdefault("_url_keys", {}).update(bindings)
@@ -285,7 +248,7 @@ def url_write(page: str | None = None) -> None:
     for name, (key, default) in (st.session_state.get("_url_keys") or {}).items():
         value = st.session_state.get(key)
         values[name] = None if value == default and not isinstance(default, float) else value  # short links
-    wanted = {k: v for k, v in view_params(page, values).items() if k != "_page"}
+    wanted = {k: v for k, v in frame.view_params(page, values).items() if k != "_page"}
     if wanted != _url_now():
         st.query_params.from_dict(wanted)
     st.session_state["_url_written"] = (page, wanted)
@@ -304,7 +267,7 @@ def rerun_fragment() -> None:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _ended_runs(root: str, slug: str, stamp: tuple) -> list[dict[str, Any]]:
-    return q.ended_runs(Project(slug=slug, root=Path(root)))
+    return frame.ended_runs(Project(slug=slug, root=Path(root)))
 
 
 @st.fragment(run_every=2.0)
@@ -344,112 +307,32 @@ def announce_finished() -> None:
 
 
 def label(metric: str) -> str:
-    """The readable name of a metric (rageval.report.meaning.label); its identifier is in the tooltip."""
-    return meaning.label(metric)
+    """The readable name of a metric (rageval.views.frame.metric_label); its identifier is in the tooltip."""
+    return frame.metric_label(metric)
 
 
-def metric_help(metric: str, n_unscored: int | None = None) -> str:
-    """Tooltip text: the identifier (what the CLI and exports call it), then what the metric means."""
-    return md(f"{metric}: {meaning.info(metric).help(n_unscored)}")
+def tooltip(metric: str, n_unscored: int | None = None, more: str = "") -> str:
+    """Tooltip text: the identifier (what the CLI and exports call it), then what the metric means (and ``more``)."""
+    return f"{metric}: {frame.metric_help(metric, n_unscored)}{more}"
+
+
+def metric_help(metric: str, n_unscored: int | None = None, more: str = "") -> str:
+    """:func:`tooltip` escaped for Markdown (:func:`md`)."""
+    return md(tooltip(metric, n_unscored, more))
+
+
+def higher_is_better(metric: str) -> bool:
+    return frame.higher_is_better(metric)
+
+
+def heading(metric: str) -> str:
+    """A metric's column or card title: its readable name and direction, ``Faithfulness ↑``."""
+    return f"{label(metric)} {frame.arrow(metric)}"
 
 
 def run_title(run: dict[str, Any]) -> str:
-    """The one readable name of a run on every page (rageval.report.leaderboard.run_name)."""
-    return board_model.run_name(run)
-
-
-def metric_cards(items: Sequence[q.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None,
-                 agreement: dict | None = None) -> None:
-    """One bordered card per metric: mean over scored items, direction, and the unscored count below
-    (with ``notes[metric]`` after it, such as the claim metrics' low-confidence count).
-
-    The tooltip says what the metric measures, its range and direction (rageval.report.meaning);
-    with ``agreement`` (rageval.human.trust) the card also says how far it agrees with the raters.
-    """
-    agreement = agreement or {}
-    notes = notes or {}
-    for start in range(0, len(items), per_row):
-        cols = st.columns(per_row)
-        for col, s in zip(cols, items[start:start + per_row]):
-            value = shown(s.mean)
-            note = f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
-            meant = meaning.info(s.metric)
-            arrow = "↑" if meant.higher_is_better else "↓"
-            judge = " Judged by the offline heuristic judge." if s.heuristic else ""
-            agree = agreement.get(s.metric)
-            col.metric(f"{label(s.metric)} {arrow}", value, border=True, help=md(
-                f"{s.metric}: " + meant.help(s.n_unscored + s.n_failed) + judge
-                + (" " + agree.sentence() if agree else "")))
-            col.caption(note + (" · heuristic" if s.heuristic else "")
-                        + (f" · {md(notes[s.metric])}" if notes.get(s.metric) else "")
-                        + (f" · {agree.short()} with raters" if agree else ""))
-
-
-def regression_lists(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> None:
-    """The answers that got worse and better from run A to run B (rageval.views.regressions),
-    each with a link to the two answers side by side on the Answers page."""
-    r = _regressions(str(p.root), p.slug, tuple(x["id"] for x in runs), metric, tuple(run_stamp(x) for x in runs))
-    st.subheader("Per question: what got worse, what got better")
-    st.caption(md(f"change = B − A on {metric} ({'higher' if r.higher_is_better else 'lower'} is better); "
-                  f"{len(r.worse)} worse, {len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers "
-                  "scored by both" + (f"; {r.lost} scored in A but unscored in B" if r.lost else "")
-                  + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")))
-    config = {"link": st.column_config.LinkColumn("side by side", display_text="open"),
-              "question": st.column_config.TextColumn(width="large"),
-              "a": st.column_config.NumberColumn("A", format="%.3f"),
-              "b": st.column_config.NumberColumn("B", format="%.3f"),
-              "change": st.column_config.NumberColumn("B − A", format="%+.3f"),
-              "contradicted_a": st.column_config.NumberColumn("contradicted claims in A"),
-              "contradicted_b": st.column_config.NumberColumn("in B")}
-    cols = ["#", "question", "a", "b", "change", "contradicted_a", "contradicted_b", "link"]
-    for title, df, key in (("Worse in B", r.worse, "cmp_worse"), ("Better in B", r.better, "cmp_better")):
-        with st.expander(f"{title} ({len(df)})", expanded=title.startswith("Worse") and len(df) > 0):
-            st.dataframe(df[cols], hide_index=True, width="stretch", column_config=config, key=key)
-
-
-def leaderboard_table(board: Any, *, key: str = "leaderboard", agreement: dict | None = None) -> None:
-    """Runs as rows, metric means as columns; the best value per column highlighted and starred; with
-    ``agreement`` (rageval.human.trust) each header also shows the metric's agreement with the raters."""
-    agreement = agreement or {}
-    table = board.table.drop(columns=["id"])
-    best_rows = {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
-
-    def mark(col):
-        return ["background-color: rgba(47,95,208,0.22); font-weight: 700" if best_rows.get(col.name) == i else ""
-                for i in col.index]
-
-    config = {"run": st.column_config.TextColumn("run", width="medium", help="what produced the answers, and when"),
-              "judge": st.column_config.TextColumn("judge", help="heuristic = offline rules and learned models; "
-                                                   "LLM = a model on an OpenAI-compatible server")}
-    for m in board.metrics:
-        meant = meaning.info(m)
-        agree = agreement.get(m)
-        config[m] = st.column_config.TextColumn(
-            f"{label(m)} {'↑' if meant.higher_is_better else '↓'}" + (f" · {agree.short()}" if agree else ""),
-            help=f"{m}: " + meant.help() + (" " + agree.sentence() if agree else ""), width="small")
-    # means as text: a missing mean reads "—" (not scored), never Streamlit's "None"
-    text = table.copy()
-    for m in board.metrics:
-        text[m] = [shown(v) for v in table[m]]
-    styled = text.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else text
-    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)  # run labels: clean names
-    st.download_button("Leaderboard as CSV", board_model.table_csv(table), "leaderboard.csv", "text/csv",
-                       key=f"{key}_csv")
-    notes = ["Means over the items each metric scored; the best run per column is highlighted "
-             "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
-    if any(m in agreement for m in board.metrics):
-        notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
-                     "(Correlations page); trust the numbers with a high ρ most.")
-    if board.unscored:
-        names = dict(zip(board.table["id"], board.table["run"]))
-        per_run: dict[str, list[str]] = {}
-        for (rid, m), n in board.unscored.items():
-            per_run.setdefault(rid, []).append(f"{m} {n}")
-        notes.append("Unscored items, not in the means: " + "; ".join(
-            f"{names.get(rid, rid)}: {', '.join(sorted(v))}" for rid, v in per_run.items()) + ".")
-    if board.incomparable:
-        notes.append("Not compared (their settings differ between runs): " + ", ".join(board.incomparable))
-    st.caption(md(" ".join(notes)))
+    """The one readable name of a run on every page (rageval.views.frame.run_name)."""
+    return frame.run_name(run)
 
 
 # --- background runs ---------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Cached reads for the pages (not a page): the project chosen in the sidebar, the session's change
-counter, and ``st.cache_data`` loaders keyed on the database's change stamp or on a run's state.
+counter, and ``st.cache_data`` loaders keyed on the database's change stamp or on a run's state. Each
+loader calls its page's view module (``rageval.views.<page>``); only these wrappers know Streamlit.
 
 What changes with every write (the run list, counts, ratings) is keyed on the change stamp
 (:func:`stamp`); what never changes once a run is finished (its answers, scores, tables) on the run's
@@ -12,10 +13,13 @@ from typing import Any, Sequence
 
 import streamlit as st
 
-from rageval.project import Project, open_project
-from rageval.report import leaderboard as board_model
-from rageval.views import queries as q
-from rageval.views import run as run_view
+from rageval.views import answers as answers_view
+from rageval.views import compare as compare_view
+from rageval.views import correlations as correlations_view
+from rageval.views import frame
+from rageval.views import home as home_view
+from rageval.views import human_review as review_view
+from rageval.views.frame import Project, open_project
 
 
 def project() -> Project:
@@ -35,12 +39,12 @@ def bump() -> None:
 def stamp(p: Project) -> tuple:
     """The project database's change stamp (rageval.store.db.change_stamp): cached queries are keyed on
     it, so a click re-reads nothing unless something (any tab, any process) wrote meanwhile."""
-    return q.data_stamp(p)
+    return frame.data_stamp(p)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _finished_runs(root: str, slug: str, stamp: tuple) -> list[dict[str, Any]]:
-    return q.finished_runs(Project(slug=slug, root=Path(root)))
+    return frame.finished_runs(Project(slug=slug, root=Path(root)))
 
 
 def finished_runs(p: Project) -> list[dict[str, Any]]:
@@ -50,7 +54,7 @@ def finished_runs(p: Project) -> list[dict[str, Any]]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _counts(root: str, slug: str, stamp: tuple) -> dict[str, int]:
-    return q.project_counts(Project(slug=slug, root=Path(root)))
+    return home_view.project_counts(Project(slug=slug, root=Path(root)))
 
 
 def project_counts(p: Project) -> dict[str, int]:
@@ -59,16 +63,12 @@ def project_counts(p: Project) -> dict[str, int]:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _review_base(root: str, slug: str, run_id: str, stamp: tuple) -> list:
-    from rageval.views import review
-
-    return review.answers_and_scores(Project(slug=slug, root=Path(root)), run_id)
+    return review_view.answers_and_scores(Project(slug=slug, root=Path(root)), run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _review_ratings(root: str, slug: str, run_id: str, stamp: tuple) -> dict:
-    from rageval.views import review
-
-    return review.ratings_by_item(Project(slug=slug, root=Path(root)), run_id)
+    return review_view.ratings_by_item(Project(slug=slug, root=Path(root)), run_id)
 
 
 def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
@@ -78,45 +78,36 @@ def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
 
 
 def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
-    """rageval.views.review.queue, from the run's answers (cached per run) and its ratings (cached on
-    the database's change stamp)."""
-    from rageval.views import review
-
+    """One annotator's queue (rageval.views.human_review.with_ratings): the run's answers (cached per
+    run) and its ratings (cached on the database's change stamp)."""
     # keyed on the run's own state only: a rating (which bumps the session's data version) leaves
     # the run's answers and scores as they are, so "Save and next" never re-reads them
     base = _review_base(str(p.root), p.slug, run["id"], (run["status"], run["done"], run["failed"], str(run["finished"])))
-    return review.with_ratings(base, _review_ratings(str(p.root), p.slug, run["id"], stamp(p)), annotator)
+    return review_view.with_ratings(base, _review_ratings(str(p.root), p.slug, run["id"], stamp(p)), annotator)
 
 
 def run_stamp(run: dict[str, Any]) -> tuple:
     return (run["status"], run["done"], run["failed"], str(run["finished"]), version())
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _views(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.AnswerView]:
-    return q.answer_views(Project(slug=slug, root=Path(root)), run_id)
-
-
 @st.cache_data(show_spinner=False, max_entries=32)
-def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[q.MetricSummary]:
-    return q.run_summaries(Project(slug=slug, root=Path(root)), run_id)
+def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[answers_view.MetricSummary]:
+    return answers_view.summaries(Project(slug=slug, root=Path(root)), run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
-    from rageval.views.answer_table import answer_table
-
-    return answer_table(Project(slug=slug, root=Path(root)), run_id)
+    return answers_view.answer_table(Project(slug=slug, root=Path(root)), run_id)
 
 
 def answer_table(p: Project, run: dict[str, Any]) -> Any:
-    """The run's answers as one table row each (rageval.views.answer_table), cached."""
+    """The run's answers as one table row each (rageval.views.answers.answer_table), cached."""
     return _answer_table(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _item_values(root: str, slug: str, run_ids: tuple, metrics: tuple | None, stamp: tuple) -> Any:
-    return board_model.item_values(Project(slug=slug, root=Path(root)), list(run_ids),
+    return answers_view.item_values(Project(slug=slug, root=Path(root)), list(run_ids),
                                    None if metrics is None else list(metrics))
 
 
@@ -127,38 +118,32 @@ def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[st
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _answer_view(root: str, slug: str, run_id: str, item_id: str, stamp: tuple) -> q.AnswerView | None:
-    return q.answer_view_of(Project(slug=slug, root=Path(root)), run_id, item_id)
+def _answer_view(root: str, slug: str, run_id: str, item_id: str, stamp: tuple) -> answers_view.AnswerView | None:
+    return answers_view.answer_view(Project(slug=slug, root=Path(root)), run_id, item_id)
 
 
-def answer_view(p: Project, run: dict[str, Any], item_id: str) -> q.AnswerView | None:
+def answer_view(p: Project, run: dict[str, Any], item_id: str) -> answers_view.AnswerView | None:
     """One answer's view, read for that answer only (fast on runs of any size), cached."""
     return _answer_view(str(p.root), p.slug, run["id"], item_id, run_stamp(run))
 
 
-def answer_views(p: Project, run: dict[str, Any]) -> list[q.AnswerView]:
-    return _views(str(p.root), p.slug, run["id"], run_stamp(run))
-
-
 @st.cache_data(show_spinner=False, max_entries=32)
 def _card_notes(root: str, slug: str, run_id: str, stamp: tuple) -> dict[str, str]:
-    return q.card_notes(Project(slug=slug, root=Path(root)), run_id)
+    return answers_view.card_notes(Project(slug=slug, root=Path(root)), run_id)
 
 
 def card_notes(p: Project, run: dict[str, Any]) -> dict[str, str]:
-    """rageval.views.queries.card_notes of ``run``, cached on the run's state (a finished run's claims stay)."""
+    """rageval.views.answers.card_notes of ``run``, cached on the run's state (a finished run's claims stay)."""
     return _card_notes(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
-def summaries(p: Project, run: dict[str, Any]) -> list[q.MetricSummary]:
+def summaries(p: Project, run: dict[str, Any]) -> list[answers_view.MetricSummary]:
     return _summaries(str(p.root), p.slug, run["id"], run_stamp(run))
 
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=30)
 def _agreement(root: str, slug: str, stamp: int) -> dict:
-    from rageval.human.trust import metric_agreement
-
-    return metric_agreement(Project(slug=slug, root=Path(root)))
+    return home_view.agreement(Project(slug=slug, root=Path(root)))
 
 
 def agreement(p: Project) -> dict:
@@ -168,13 +153,11 @@ def agreement(p: Project) -> dict:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _human_frame(root: str, slug: str, run_ids: tuple, consensus: str, stamp: tuple) -> Any:
-    from rageval import human
-
-    return human.build_frame(Project(slug=slug, root=Path(root)), list(run_ids), consensus_method=consensus)
+    return correlations_view.human_frame(Project(slug=slug, root=Path(root)), run_ids, consensus)
 
 
 def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "median") -> Any:
-    """The per-answer table of ``runs`` with the human consensus (rageval.human.build_frame), cached on
+    """The per-answer table of ``runs`` with the human consensus (rageval.views.correlations.human_frame), cached on
     the runs' states and the session's data version (bumped when ratings change)."""
     return _human_frame(str(p.root), p.slug, tuple(r["id"] for r in runs), consensus,
                         tuple(run_stamp(r) for r in runs))
@@ -182,30 +165,30 @@ def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "me
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _comparison(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
-    from rageval import human
-
     p = Project(slug=slug, root=Path(root))
-    frame = _human_frame(root, slug, run_ids, "median", stamp)  # the page's frame, cached: not rebuilt
-    return human.compare_runs(p, list(run_ids), metric, frame=frame)
+    per_answer = _human_frame(root, slug, run_ids, "median", stamp)  # the page's frame, cached: not rebuilt
+    return compare_view.comparison(p, run_ids, metric, per_answer)
 
 
 def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
-    """rageval.human.compare_runs of ``runs`` on ``metric`` (tests and verdict) over the cached
+    """rageval.views.compare.comparison of ``runs`` on ``metric`` (tests and verdict) over the cached
     :func:`human_frame`, cached like it."""
     return _comparison(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
-    from rageval.views.regressions import regressions
+    return compare_view.regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
 
-    return regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
+
+def regressions(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
+    """rageval.views.compare.regressions of the two ``runs`` on ``metric``, cached on their states."""
+    return _regressions(str(p.root), p.slug, tuple(r["id"] for r in runs), metric, tuple(run_stamp(r) for r in runs))
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
-    p = Project(slug=slug, root=Path(root))
-    return board_model.leaderboard(p, [r for r in run_view.runs(p) if r["id"] in stamp[0]])
+    return home_view.leaderboard(Project(slug=slug, root=Path(root)), stamp[0])
 
 
 def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:

@@ -4,7 +4,33 @@ from __future__ import annotations
 import streamlit as st
 
 from pages import common
-from rageval.views import charts
+from rageval.views import home as view
+
+
+def leaderboard_table(board: view.Leaderboard, *, key: str = "leaderboard", agreement: dict | None = None) -> None:
+    """Runs as rows, metric means as columns; the best value per column highlighted and starred; with
+    ``agreement`` (rageval.human.trust) each header also shows the metric's agreement with the raters."""
+    agreement = agreement or {}
+    best_rows = view.best_rows(board)
+
+    def mark(col):
+        return ["background-color: rgba(47,95,208,0.22); font-weight: 700" if best_rows.get(col.name) == i else ""
+                for i in col.index]
+
+    config = {"run": st.column_config.TextColumn("run", width="medium", help="what produced the answers, and when"),
+              "judge": st.column_config.TextColumn("judge", help="heuristic = offline rules and learned models; "
+                                                   "LLM = a model on an OpenAI-compatible server")}
+    for m in board.metrics:
+        agree = agreement.get(m)
+        config[m] = st.column_config.TextColumn(common.heading(m) + (f" · {agree.short()}" if agree else ""),
+                                                help=common.tooltip(m, more=" " + agree.sentence() if agree else ""),
+                                                width="small")
+    text = view.leaderboard_text(board)  # a missing mean reads "—" (not scored), never Streamlit's "None"
+    styled = text.style.apply(mark, subset=[m for m in board.metrics if m in best_rows]) if best_rows else text
+    st.dataframe(styled, hide_index=True, width="stretch", column_config=config, key=key)  # run labels: clean names
+    st.download_button("Leaderboard as CSV", view.leaderboard_csv(board), "leaderboard.csv", "text/csv",
+                       key=f"{key}_csv")
+    st.caption(common.md(view.leaderboard_notes(board, agreement)))
 
 
 def next_steps(counts: dict[str, int]) -> None:
@@ -48,7 +74,7 @@ def main() -> None:
     if runs:
         st.subheader("Leaderboard")
         board = common.leaderboard(p, runs)
-        common.leaderboard_table(board, agreement=common.agreement(p))
+        leaderboard_table(board, agreement=common.agreement(p))
         by_id = {r["id"]: r for r in runs}
         common.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):
@@ -58,7 +84,7 @@ def main() -> None:
                                 format_func=lambda i: common.run_title(by_id[i]))
         shown = board.table[board.table["id"].isin(picked)]
         if len(shown) and board.metrics:
-            st.plotly_chart(charts.means_bars(shown, board.metrics), key="home_bars")
+            st.plotly_chart(view.means_bars(shown, board.metrics), key="home_bars")
     next_steps(counts)
 
 

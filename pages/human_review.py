@@ -1,44 +1,10 @@
 """Human review: rate a run's answers 1-5 (Very Poor ... Very Good), resuming where you stopped."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
-from pages import common
-from rageval import human
-from rageval.errors import RagevalError
-from rageval.views import review
-def import_box(p, run_id: str) -> None:
-    with st.expander("Import ratings from a file (CSV, JSON, JSONL: item_id or question, annotator, rating)"):
-        up = st.file_uploader("Ratings file", type=["csv", "json", "jsonl"], key="hr_upload")
-        if up is not None and st.button("Import", key="hr_import"):
-            try:
-                res = human.import_ratings(p, up.name, up.getvalue(), run=run_id)
-            except RagevalError as exc:  # a file that cannot be read as a whole: the CLI's one line
-                st.error(common.md(str(exc)))
-                return
-            common.bump()
-            st.success(f"{res.imported} rating(s) imported, {len(res.errors)} row(s) rejected")
-            if res.errors:
-                common.dataframe(pd.DataFrame([{"row": e.row, "line": e.line, "reason": e.reason} for e in res.errors]),
-                             hide_index=True)
-
-
-def discussion_box(p, run_id: str) -> None:
-    """Answers whose ratings span 2 or more, with the agreed score that overrides their consensus."""
-    cons = human.consensus(p, [run_id])
-    flagged = cons[cons["flagged"]]
-    if flagged.empty:
-        return
-    with st.expander(f"For discussion: {len(flagged)} answer(s) whose ratings differ by 2 or more"):
-        common.dataframe(flagged[["item_id", "n", "consensus", "spread", "agreed"]], hide_index=True)
-        c1, c2, c3 = st.columns([2, 1, 1])
-        item = c1.selectbox("Answer", list(flagged["item_id"]), key="hr_agree_item", format_func=common.plain)
-        score = c2.number_input("Agreed score", 1, 5, 3, key="hr_agree_score")
-        if c3.button("Set agreed score", key="hr_agree_set"):
-            human.set_agreed(p, run_id, item, score, "set on the Human review page")
-            common.bump()
-            st.rerun()
+from pages import common, review_parts
+from rageval.views import human_review as view
 
 
 @st.fragment
@@ -53,11 +19,11 @@ def rating_form(p, run: dict, name: str, show_ctx: bool, blind: bool) -> None:
     if wanted in ids:
         st.session_state[pos_key] = ids.index(wanted)
     if pos_key not in st.session_state:
-        st.session_state[pos_key] = review.next_index(items)
+        st.session_state[pos_key] = view.next_index(items)
     i = min(st.session_state[pos_key], total - 1)
     item = items[i]
     st.session_state["hr_item"] = item.item_id  # written to the URL as question=
-    done, _ = review.progress(items)
+    done, _ = view.progress(items)
     st.progress(done / total, text=f"{name}: {done} of {total} answers rated")
     st.subheader(f"{item.ordinal + 1}. {item.question}", anchor=False)
     st.markdown("**Answer**")
@@ -73,15 +39,15 @@ def rating_form(p, run: dict, name: str, show_ctx: bool, blind: bool) -> None:
                                            or "none")
                              + "; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")))
     with st.form(key=f"hr_form_{run_id}_{item.item_id}", border=False):
-        rating = st.radio("Rating", list(human.LABELS), format_func=lambda v: f"{v} {human.LABELS[v]}",
+        rating = st.radio("Rating", list(view.LABELS), format_func=lambda v: f"{v} {view.LABELS[v]}",
                           index=None if item.mine is None else item.mine - 1, horizontal=True,
                           key=f"hr_rating_{run_id}_{item.item_id}")
         saved = st.form_submit_button("Save and next", type="primary")
     if saved:
         common.need(rating is not None, "Pick a rating from 1 (Very Poor) to 5 (Very Good) first.")
-        human.rate(p, run_id, item.item_id, name, rating)
+        view.rate(p, run_id, item.item_id, name, rating)
         common.bump()
-        step(pos_key, review.next_index(review.rated(items, i, rating), (i + 1) % total), items)
+        step(pos_key, view.next_index(view.rated(items, i, rating), (i + 1) % total), items)
     b1, b2, _ = st.columns([1, 1, 4])
     if b1.button("Previous", key="hr_prev", disabled=i == 0):
         step(pos_key, i - 1, items)
@@ -118,9 +84,9 @@ def main() -> None:
     st.session_state.setdefault("hr_blind", True)
     blind = c2.toggle("Blinded", key="hr_blind", help="hide metric scores and other annotators' ratings")
     show_ctx = c3.toggle("Show retrieved context", key="hr_ctx")
-    import_box(p, run_id)
+    review_parts.import_box(p, run_id)
     if not blind:
-        discussion_box(p, run_id)
+        review_parts.discussion_box(p, run_id)
     common.need(name, "Type your name to start rating (it resumes where you stopped).")
     rating_form(p, by_id[run_id], name, show_ctx, blind)
 

@@ -6,28 +6,24 @@ import pandas as pd
 import streamlit as st
 
 from pages import common, run_parts
-from rageval.runs import pipeline
 from rageval.errors import ConfigError, LLMError
-from rageval.runs.pipeline import start_run
-from rageval.report import table_csv
-from rageval.views import run as run_view
+from rageval.views import run as view
 
 
 def start(p, config) -> None:
     """Check the model settings, then create the run and hand it to the background worker."""
-    specs = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
-    missing = run_view.missing_llm_settings(specs)
+    missing = view.llm_warnings(config)
     if missing:
         st.error("Not started: " + common.md("; ".join(missing)) + ".  \nSet them in the environment (or "
                  "`.streamlit/secrets.toml`) and restart the app, or choose the offline options.")
         return
     try:
         with st.spinner("Checking the model server…"):
-            pipeline.check_models(p, config)
+            view.check_models(p, config)
     except (ConfigError, LLMError) as exc:
         st.error(f"Not started: {common.md(str(exc))}")
         return
-    run_id = start_run(p, config)
+    run_id = view.start_run(p, config)
     common.workers().start(p, run_id)
     st.session_state.setdefault("run_watch", []).append(run_id)
     common.bump()
@@ -41,7 +37,7 @@ def live(p) -> None:
     if active:
         run_parts.progress(p)
     run_parts.finished(p)
-    rows = run_view.run_rows(p, live=active)
+    rows = view.run_rows(p, live=active)
     if rows:
         st.subheader("Runs")
         common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
@@ -49,7 +45,7 @@ def live(p) -> None:
                                     "status": st.column_config.TextColumn(width="medium"),
                                     "generator": st.column_config.TextColumn(width="small"),
                                     "error": st.column_config.TextColumn(width="small")})
-        st.download_button("Runs as CSV", lambda: table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
+        st.download_button("Runs as CSV", lambda: view.table_csv(rows), "runs.csv", "text/csv", key="runs_csv")
     if st.session_state.get("_live_was") and not active:
         st.session_state["_live_was"] = False
         st.rerun(scope="app")  # a run ended: redraw the page (resume list, no 1 s refresh)
@@ -59,35 +55,33 @@ def live(p) -> None:
 def main() -> None:
     p = common.project()
     st.title("Run")
-    corpora, sets = run_view.sources(p)
+    corpora, sets = view.sources(p)
     common.need(corpora, "A run needs a corpus with documents.", "documents", "Upload documents")
     common.need(sets, "A run needs a QA set.", "qa", "Import a QA set")
     with st.container(border=True):
         run_parts.presets(p)
         config = run_parts.settings(p, corpora, sets)
         run_parts.rubric_form(p)
-        specs = {} if config is None else {"generator": config.generator, "judge": config.judge,
-                                           "embedder": config.embedder}
-        for warning in run_view.missing_llm_settings(specs):
+        for warning in view.llm_warnings(config):
             st.warning(common.md(warning) + " (see the README, 'Using an LLM').")
         c1, c2, c3 = st.columns([1, 1, 4])
         clicked = c1.button("Start run", type="primary", key="run_start", disabled=config is None or not config.metrics)
         with c2:
             run_parts.save_preset(p, config)
-        estimate = pipeline.estimate(p, config) if config is not None and config.metrics else None
+        estimate = view.estimate_text(p, config) if config is not None and config.metrics else None
         if estimate is not None:
-            c3.caption("Estimate: " + common.md(pipeline.estimate_text(estimate)))
+            c3.caption("Estimate: " + common.md(estimate))
         elif config is not None:
             c3.caption("Everything offline: no model calls, no cost.")
     if clicked and config is not None:
         start(p, config)
     workers = common.workers()
     st.fragment(live, run_every=1.0 if workers.active(p) else None)(p)
-    runs = run_view.runs(p)
+    runs = view.runs(p)
     if not runs:
         st.info("No runs yet: choose the settings above and start one.")
         return
-    stopped = [r for r in runs if run_view.resumable(r, active=r["id"] in workers.active(p))]
+    stopped = [r for r in runs if view.resumable(r, active=r["id"] in workers.active(p))]
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {r["id"]: r for r in stopped}

@@ -1,28 +1,20 @@
 """Pieces of the Run page (a helper module, not a page): settings, presets, progress, finish."""
 from __future__ import annotations
 
-
 import streamlit as st
 
 from pages import common
-from rageval.views import queries as q
-from rageval.runs import presets as preset_store
 from rageval.errors import ConfigError
-from rageval.config import METHODS, ChunkingConfig, RunConfig
-from rageval.report import meaning
-from rageval.report.leaderboard import run_name
-from rageval.views import qa_sets as qa_view
-from rageval.views import run as run_view
+from rageval.views import run as view
 
-_KEYS = {"embedder": "run_embedder", "generator": "run_generator", "judge": "run_judge"}
 HELP = {
     "corpus": "The documents to retrieve from (Documents page).",
     "qa": "The questions to answer, with gold answers and optional relevance labels (QA sets page).",
     "method": "recursive: split at paragraphs, then lines, sentences and words; chars: fixed windows.",
-    "size": f"Largest chunk, in characters (default {ChunkingConfig.size}). Smaller chunks retrieve more precisely, "
+    "size": f"Largest chunk, in characters (default {view.CHUNK_SIZE}). Smaller chunks retrieve more precisely, "
             "larger ones carry more context.",
-    "overlap": f"Characters shared by neighbouring chunks (default {ChunkingConfig.overlap}); must be smaller than the chunk size.",
-    "top_k": f"Chunks retrieved per question and handed to the generator (default {RunConfig.top_k}).",
+    "overlap": f"Characters shared by neighbouring chunks (default {view.CHUNK_OVERLAP}); must be smaller than the chunk size.",
+    "top_k": f"Chunks retrieved per question and handed to the generator (default {view.TOP_K}).",
     "temperature": "Sampling temperature of an LLM generator (0 = deterministic).",
     "metrics": "What to compute for every answer. Hover a metric's column on the Answers page for its "
                "meaning; cards in docs/metrics.md.",
@@ -31,67 +23,49 @@ HELP = {
 
 def presets(p) -> None:
     """Pick a saved preset (applied through a callback, before the widgets are drawn)."""
-    saved = preset_store.presets(p)
+    saved = view.presets(p)
     if not saved:
         return
 
     def apply() -> None:
         chosen = saved.get(st.session_state.get("run_preset") or "")
-        if not chosen:
-            return
-        ch = chosen.get("chunking") or {}
-        st.session_state.update({"run_method": ch.get("method", ChunkingConfig.method), "run_size": int(ch.get("size", ChunkingConfig.size)),
-                                 "run_overlap": int(ch.get("overlap", ChunkingConfig.overlap)), "run_top_k": int(chosen.get("top_k", RunConfig.top_k)),
-                                 "run_temperature": float(chosen.get("temperature", 0.0))})
-        for field, key in _KEYS.items():
-            spec = run_view.preset_spec(field, chosen.get(field))
-            if spec is not None and spec.online:
-                st.session_state[key], st.session_state[f"{key}_model"] = "openai", spec.model
-            elif spec is not None:
-                st.session_state[key] = str(spec)
-        st.session_state["run_metrics_pending"] = list(chosen.get("metrics") or [])
+        if chosen:
+            st.session_state.update(view.preset_state(chosen))
 
     st.selectbox("Preset", [""] + sorted(saved), key="run_preset", on_change=apply,
                  format_func=lambda n: n or "(choose a saved preset)",
                  help="Saved settings (everything but the corpus and QA set); saved below the Start button.")
 
 
-def settings(p, corpora: list[str], sets: list[str]) -> RunConfig | None:
+def settings(p, corpora: list[str], sets: list[str]) -> view.RunConfig | None:
     c1, c2 = st.columns(2)
     corpus = c1.selectbox("Corpus", corpora, key="run_corpus", help=HELP["corpus"])
     qa_set = c2.selectbox("QA set", sets, key="run_qa", help=HELP["qa"])
     c1, c2, c3, c4 = st.columns(4)
-    method = c1.selectbox("Chunking", METHODS, key="run_method", help=HELP["method"])
-    size = c2.number_input("Chunk size", 50, 20000, ChunkingConfig.size, step=64, key="run_size", help=HELP["size"])
-    overlap = c3.number_input("Overlap", 0, 10000, ChunkingConfig.overlap, step=16, key="run_overlap", help=HELP["overlap"])
-    top_k = int(c4.number_input("Top-k", 1, 100, RunConfig.top_k, key="run_top_k", help=HELP["top_k"]))
+    method = c1.selectbox("Chunking", view.METHODS, key="run_method", help=HELP["method"])
+    size = c2.number_input("Chunk size", 50, 20000, view.CHUNK_SIZE, step=64, key="run_size", help=HELP["size"])
+    overlap = c3.number_input("Overlap", 0, 10000, view.CHUNK_OVERLAP, step=16, key="run_overlap", help=HELP["overlap"])
+    top_k = int(c4.number_input("Top-k", 1, 100, view.TOP_K, key="run_top_k", help=HELP["top_k"]))
     c1, c2, c3, c4 = st.columns(4)
     embedder = common.spec_input("Embedder", "local", key="run_embedder", model="text-embedding-3-small", container=c1)
     generator = common.spec_input("Generator", "extractive", key="run_generator", model="gpt-4o-mini", container=c2)
     temperature = c3.slider("Temperature", 0.0, 2.0, 0.0, 0.1, key="run_temperature",
                             disabled=generator == "extractive", help=HELP["temperature"])
     judge = common.spec_input("Judge", "heuristic", key="run_judge", model="gpt-4o-mini", container=c4)
-    options = q.metric_options(top_k) + q.rubric_metrics(p)
-    items = qa_view.qa_items(p, qa_set)
-    cannot = meaning.applicability(options, meaning.available_inputs(items, pipeline=True))
-    default = [m for m in q.default_metrics(options) if m not in cannot]
+    options = view.metric_options(p, top_k)
+    default, skipped, cannot = view.metric_defaults(p, qa_set, options)
     pending = st.session_state.pop("run_metrics_pending", None)
     if pending is not None:
         st.session_state["run_metrics"] = [m for m in pending if m in options]
     metrics = st.multiselect("Metrics", options, default=default, key="run_metrics", help=HELP["metrics"])
-    skipped = sorted({m for m in q.default_metrics(options) if m in cannot})
     if skipped:
         st.caption("Not selected: " + common.md(", ".join(skipped)) + " — " + common.md(cannot[skipped[0]])
                    + " in this QA set (relevance labels are explained on the QA sets page).")
     source, types = aligncheck_settings(metrics)
     try:
-        rubrics = q.run_rubrics(p, metrics)
-        q.check_metric_options(metrics, aligncheck_source=source, aligncheck_types=types,
-                               rubrics={r.name: r for r in rubrics})
-        return RunConfig(corpus=corpus, qa_set=qa_set, embedder=embedder, top_k=top_k, generator=generator,
-                         chunking=ChunkingConfig(method=method, size=int(size), overlap=int(overlap)),
-                         temperature=float(temperature), judge=judge, metrics=tuple(metrics),
-                         aligncheck_source=source, aligncheck_types=types, rubrics=rubrics)
+        return view.build_config(p, metrics=metrics, aligncheck_source=source, aligncheck_types=types, method=method,
+                                 size=size, overlap=overlap, corpus=corpus, qa_set=qa_set, embedder=embedder,
+                                 top_k=top_k, generator=generator, temperature=float(temperature), judge=judge)
     except ConfigError as exc:
         st.error(common.md(str(exc)))
         return None
@@ -102,13 +76,13 @@ def rubric_form(p) -> None:
     with st.expander("Rubric metrics: your own criteria, judged by the LLM"):
         st.caption("Write a rubric (name, what it measures, criteria, what a 1-5 answer looks like). It becomes "
                    "the metric rubric:NAME in the list above; it needs an LLM judge (offline it is unscored).")
-        text = st.text_area("Rubric (TOML)", q.RUBRIC_EXAMPLE, height=260, key="rubric_text")
+        text = st.text_area("Rubric (TOML)", view.RUBRIC_EXAMPLE, height=260, key="rubric_text")
         saved = st.session_state.pop("rubric_saved", None)
         if saved:
             st.success(f"Saved: choose {common.md(saved)} in Metrics above.")
         if st.button("Save rubric", key="rubric_save"):
             try:
-                rubric = q.add_rubric_text(p, text)
+                rubric = view.add_rubric(p, text)
             except ConfigError as exc:
                 st.error(common.md(str(exc)))
                 return
@@ -129,12 +103,12 @@ def aligncheck_settings(metrics: list[str]) -> tuple[str, str]:
     return source, types.strip() or "all"
 
 
-def save_preset(p, config: RunConfig | None) -> None:
+def save_preset(p, config: view.RunConfig | None) -> None:
     with st.popover("Save as preset", disabled=config is None):
         name = st.text_input("Preset name", key="preset_name", placeholder="e.g. small chunks, LLM judge")
         if st.button("Save", key="preset_save", disabled=not name.strip()):
             try:
-                preset_store.save_preset(p, name, config.to_dict())
+                view.save_preset(p, name, config)
                 st.success(f"Saved preset {common.md(name.strip())}.")
             except ConfigError as exc:
                 st.error(common.md(str(exc)))
@@ -159,12 +133,12 @@ def finished(p) -> None:
     for run_id in list(st.session_state.get("run_watch", [])):
         if run_id in common.workers().active(p):
             continue
-        run = run_view.get_run(p, run_id)
+        run = view.get_run(p, run_id)
         if run is None or run["status"] == "finished":
             continue
         error = common.workers().error(p, run_id)
         if error:
-            st.error(f"Run {common.md(run_name(run))} stopped: {common.md(error)}  \nFix what the message names, "
+            st.error(f"Run {common.md(common.run_title(run))} stopped: {common.md(error)}  \nFix what the message names, "
                      "then Resume it below or start a new run with other settings.")
         else:
-            st.info(f"Run {common.md(run_name(run))} is {run['status']}: resume it below.")
+            st.info(f"Run {common.md(common.run_title(run))} is {run['status']}: resume it below.")

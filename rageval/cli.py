@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rageval import settings
-from rageval.config import METHODS, ChunkingConfig, RunConfig
+from rageval.config import (METHODS, ChunkingConfig, CompareConfig, CorrelateConfig, GateConfig, RayOptions,
+                            RunConfig)
 from rageval.errors import ConfigError, InputError, RagevalError
 from rageval.types import Spec
 from rageval.util import shown
@@ -133,11 +134,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     project = _project(args)
     if args.resume:
         run_id = args.resume
-        from rageval.store import runs as run_store
+        from rageval.runs.context import load_context
 
-        found = run_store.get_run(project.db_path, run_id)
-        if found is None:
-            raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
+        try:
+            context = load_context(project, run_id)  # read once, handed to execute
+        except ConfigError as exc:
+            raise ConfigError(f"{exc}; see: python -m rageval runs") from None
+        found = context.run
         if found["status"] == "finished" and found["done"] >= found["n_items"]:
             _emit(args, {"run_id": run_id, "status": "finished", "items": found["n_items"], "done": found["done"],
                          "failed": found["failed"], "seconds": 0.0, "resumed": False},
@@ -166,8 +169,8 @@ def cmd_run(args: argparse.Namespace) -> int:
                                                         "tokens_out": est.tokens_out, "cost_usd": est.cost_usd}
             _emit(args, payload, text)
             return EXIT_OK
-        run_id = start_run(project, config)
-    summary = execute(project, run_id, progress=_progress(args), workers=args.workers)
+        run_id, context = start_run(project, config), None
+    summary = execute(project, run_id, progress=_progress(args), workers=args.workers, context=context)
     if _progress(args) is not None:
         print(file=sys.stderr)
     scores = _score_summary(project, run_id)
@@ -335,7 +338,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 def _score_ray(args: argparse.Namespace) -> int:
     """``score --engine ray``: Parquet parts and a _SUCCESS manifest in the --out folder."""
-    from rageval.scale.ray_engine import RayOptions, score_with_ray
+    from rageval.scale.ray_engine import score_with_ray
     from rageval.scale.unit import Plan
 
     if not args.out:
@@ -347,7 +350,7 @@ def _score_ray(args: argparse.Namespace) -> int:
     cache = None if args.no_cache else (args.llm_cache or str(_project(args).db_path))
     from rageval.ingest.limits import RowLimits
 
-    options = RayOptions(address=args.address, workers=args.workers or 2, batch_size=args.batch_size,
+    options = RayOptions(address=args.address, workers=args.workers or RayOptions.workers, batch_size=args.batch_size,
                          part_rows=args.part_rows, num_cpus=args.cpus, concurrency=args.concurrency,
                          use_cache=not args.no_cache, llm_cache=cache,
                          limits=RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth))
@@ -602,8 +605,10 @@ def _workers(value: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``rageval`` parser: one small builder per command; every default is a config class's
+    field (:mod:`rageval.config`) or a row of :mod:`rageval.settings`."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--project", help="project name (default: $RAGEVAL_PROJECT or 'default')")
+    common.add_argument("--project", help=f"project name (default: $RAGEVAL_PROJECT or {_env_default('RAGEVAL_PROJECT')!r})")
     common.add_argument("--json", action="store_true", help="print JSON on stdout")
     prog = "rageval" if Path(sys.argv[0]).name == "rageval" else "python -m rageval"  # the console command or -m
     parser = _Parser(prog=prog, description=__doc__.splitlines()[0])
@@ -614,23 +619,51 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         return p
 
+    def group(name: str, help: str, commands: dict[str, Callable[[argparse.Namespace], int]]) -> dict:
+        """``rageval NAME COMMAND``: a parser per command, each with the common flags."""
+        inner = sub.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", required=True,
+                                                                 parser_class=_Parser)
+        out = {}
+        for command, func in commands.items():
+            out[command] = inner.add_parser(command, help=func.__doc__, description=func.__doc__, parents=[common])
+            out[command].set_defaults(func=func)
+        return out
+
+    for build in (_ingest_parser, _qa_parser, _run_parser, _export_parser, _report_parser, _score_parser,
+                  _demo_parser, _human_parsers, _check_parser, _rubric_parser):
+        build(add, group)
+    return parser
+
+
+def _env_default(name: str) -> str:
+    return settings.setting(name).default
+
+
+def _language_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--language", default=RunConfig.language, help="language of the texts, ISO 639-1 (default: %(default)s)")
+
+
+def _ingest_parser(add, group) -> None:
     p = add("ingest", cmd_ingest)
     p.add_argument("paths", nargs="+", metavar="PATH", help="PDF, TXT or MD files, or folders to walk")
     p.add_argument("--corpus", required=True, help="name of the corpus to add the documents to (made if new)")
     _chunk_args(p)
-    p.add_argument("--max-file-mb", type=float, help="largest file to read (default $RAGEVAL_MAX_FILE_MB or 100)")
-    p.add_argument("--max-pages", type=int, help="most PDF pages per document (default $RAGEVAL_MAX_PAGES or 2000)")
-    p.add_argument("--max-chars", type=int,
-                   help="most characters per document (default $RAGEVAL_MAX_CHARS or 5,000,000)")
+    p.add_argument("--max-file-mb", type=float,
+                   help=f"largest file to read (default $RAGEVAL_MAX_FILE_MB or {_env_default('RAGEVAL_MAX_FILE_MB')})")
+    p.add_argument("--max-pages", type=int,
+                   help=f"most PDF pages per document (default $RAGEVAL_MAX_PAGES or {_env_default('RAGEVAL_MAX_PAGES')})")
+    p.add_argument("--max-chars", type=int, help="most characters per document (default $RAGEVAL_MAX_CHARS or "
+                                                  f"{int(_env_default('RAGEVAL_MAX_CHARS')):,})")
     p.add_argument("--progress", action="store_true", help="report progress on stderr even when it is not a terminal")
 
-    qa = sub.add_parser("qa", help="QA sets: import")
-    qa_sub = qa.add_subparsers(dest="qa_command", required=True, parser_class=_Parser)
-    p = qa_sub.add_parser("import", help=cmd_qa_import.__doc__, description=cmd_qa_import.__doc__, parents=[common])
-    p.set_defaults(func=cmd_qa_import)
+
+def _qa_parser(add, group) -> None:
+    p = group("qa", "QA sets: import", {"import": cmd_qa_import})["import"]
     p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with id, question, reference, relevant_ids, domain")
     p.add_argument("--name", required=True, help="name of the QA set (replaces a set of that name)")
 
+
+def _run_parser(add, group) -> None:
     p = add("run", cmd_run)
     p.add_argument("--corpus", help="corpus to retrieve from (see `ingest`)")
     p.add_argument("--qa", help="QA set to answer (see `qa import`)")
@@ -641,47 +674,51 @@ def build_parser() -> argparse.ArgumentParser:
                    help="sampling temperature of an LLM generator, 0-2 (default: %(default)s)")
     p.add_argument("--judge", default=RunConfig.judge, help="heuristic | openai:MODEL")
     p.add_argument("--metrics", help="comma-separated metric names (default: a cheap offline set)")
-    p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
+    _language_arg(p)
     p.add_argument("--concurrency", type=int, default=RunConfig.concurrency, help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; run nothing")
     p.add_argument("--rubric", action="append", metavar="FILE",
                    help="a rubric metric (TOML; see `rubric add`), stored in the project and scored (repeatable)")
     _chunk_args(p)
-
     add("runs", cmd_runs)
 
+
+def _export_parser(add, group) -> None:
     p = add("export", cmd_export)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet", "ragas"), default="jsonl",
                    help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` reads back (default: %(default)s)")
     p.add_argument("--out", metavar="FILE", help="file to write (default: stdout; parquet needs a file)")
 
+
+def _report_parser(add, group) -> None:
     p = add("report", cmd_report)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html")
     p.add_argument("--baseline", metavar="ID", help="also list the questions that got worse / better since this run")
     p.add_argument("--metric", help="the metric of that list (default: the report's main metric)")
-
     p = add("sample", cmd_sample)
     p.add_argument("folder", metavar="FOLDER", help="where to put docs/ and questions.csv")
 
+
+def _score_parser(add, group) -> None:
     p = add("score", cmd_score)
     p.add_argument("input", metavar="INPUT", help="CSV, JSON or JSONL answers (our column names or RAGAS's); "
                    "with --engine ray also Parquet, a folder of shards or a glob")
     p.add_argument("--metrics", required=True, help="comma-separated metric names (see `metrics`)")
     p.add_argument("--judge", default=RunConfig.judge, help="heuristic | openai:MODEL")
-    p.add_argument("--embedder", default="local", help="local | openai:MODEL")
-    p.add_argument("--language", default="en", help="language of the texts, ISO 639-1 (default: %(default)s)")
+    p.add_argument("--embedder", default=RunConfig.embedder, help="local | openai:MODEL")
+    _language_arg(p)
     p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: "
                    "JSONL on stdout); with --engine ray, the folder for the parts")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
-    p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default="reference",
-                   help="AlignCheck compares the answer's facts with the reference (default) or the joined contexts")
-    p.add_argument("--aligncheck-types", default="all", metavar="GRANULARITY",
+    p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default=RunConfig.aligncheck_source,
+                   help="AlignCheck compares the answer's facts with the reference or the joined contexts (default: %(default)s)")
+    p.add_argument("--aligncheck-types", default=RunConfig.aligncheck_types, metavar="GRANULARITY",
                    help="entity types AlignCheck builds facts for: all | N (top N types by TF-IDF over the file) "
-                        "| TYPES (e.g. PERSON,ORG)")
+                        "| TYPES (e.g. PERSON,ORG) (default: %(default)s)")
     p.add_argument("--concurrency", type=int, default=RunConfig.concurrency,
                    help="model calls in flight at once; with --engine ray, all workers together (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
@@ -689,85 +726,81 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--rubric", action="append", metavar="FILE",
                    help="a rubric metric (TOML; see `rubric add`) to score too (repeatable)")
     p.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")
-    p.add_argument("--max-field-chars", type=int, metavar="N",
-                   help="reject a row with a field longer than N characters (default: $RAGEVAL_MAX_FIELD_CHARS or 100000)")
+    p.add_argument("--max-field-chars", type=int, metavar="N", help="reject a row with a field longer than N characters "
+                   f"(default: $RAGEVAL_MAX_FIELD_CHARS or {_env_default('RAGEVAL_MAX_FIELD_CHARS')})")
     p.add_argument("--max-depth", type=int, metavar="N",
-                   help="reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or 32)")
+                   help=f"reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or {_env_default('RAGEVAL_MAX_DEPTH')})")
     p.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray Data workers (needs rageval[ray]; INPUT may then be a "
                         "JSONL/Parquet file, a folder of Parquet shards or a glob; --out is a folder) (default: %(default)s)")
     p.add_argument("--workers", type=_workers, default=None,
                    help="local: processes computing offline metrics and vectors, one BLAS thread each (default: "
                         "$RAGEVAL_WORKERS, else one per core; 1 = this process only); ray: actors, each holding "
-                        "its models (default: 2)")
+                        f"its models (default: {RayOptions.workers})")
     g = p.add_argument_group("--engine ray")
     g.add_argument("--address", help="join a running cluster: auto, or ray://HOST:10001 (default: a local cluster)")
-    g.add_argument("--batch-size", type=int, default=64, help="rows an actor scores at once (default: %(default)s)")
-    g.add_argument("--part-rows", type=int, default=1000, help="rows per output part (default: %(default)s)")
+    g.add_argument("--batch-size", type=int, default=RayOptions.batch_size, help="rows an actor scores at once (default: %(default)s)")
+    g.add_argument("--part-rows", type=int, default=RayOptions.part_rows, help="rows per output part (default: %(default)s)")
     g.add_argument("--cpus", type=int, help="CPUs of the local cluster (default: this machine's)")
     g.add_argument("--llm-cache", metavar="FILE",
                    help="DuckDB file holding the LLM cache, on a path every worker sees (default: the project's database)")
-
     p = add("import-scores", cmd_import_scores)
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `score --engine ray` (with its _SUCCESS)")
     p.add_argument("--name", help="the run's source name in the app (default: the folder's name)")
 
+
+def _demo_parser(add, group) -> None:
+    """``demo`` and ``metrics``."""
     p = add("demo", cmd_demo)
     p.add_argument("--force", action="store_true", help="rebuild the demo project from scratch")
-
     add("metrics", cmd_metrics)
-    _human_parsers(sub, add, common)
-    _check_parser(add)
-    rubric = sub.add_parser("rubric", help="rubric metrics written without code: add, list")
-    r_sub = rubric.add_subparsers(dest="rubric_command", required=True, parser_class=_Parser)
-    for name, func in (("add", cmd_rubric_add), ("list", cmd_rubric_list)):
-        p = r_sub.add_parser(name, help=func.__doc__, description=func.__doc__, parents=[common])
-        p.set_defaults(func=func)
-        if name == "add":
-            p.add_argument("file", metavar="FILE", help="the rubric as TOML: name, description, criteria, [anchors] 1-5")
-    return parser
 
 
-def _human_parsers(sub, add, common) -> None:
+def _rubric_parser(add, group) -> None:
+    p = group("rubric", "rubric metrics written without code: add, list", {"add": cmd_rubric_add, "list": cmd_rubric_list})["add"]
+    p.add_argument("file", metavar="FILE", help="the rubric as TOML: name, description, criteria, [anchors] 1-5")
+
+
+def _human_parsers(add, group) -> None:
     """Subcommands of issue 14: ratings import/export, correlate, compare, agreement."""
-    ratings = sub.add_parser("ratings", help="human ratings: import, export")
-    r_sub = ratings.add_subparsers(dest="ratings_command", required=True, parser_class=_Parser)
-    for name, func in (("import", cmd_ratings_import), ("export", cmd_ratings_export)):
-        p = r_sub.add_parser(name, help=func.__doc__, description=func.__doc__, parents=[common])
-        p.set_defaults(func=func)
-        if name == "import":
-            p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with item_id (or question), annotator, rating")
-            p.add_argument("--run", metavar="ID", help="the rated run (else each row's 'run' column)")
-        else:
-            p.add_argument("--run", required=True, metavar="ID[,ID]", help="run id(s) whose ratings to export")
-            p.add_argument("--out", metavar="FILE", help="file to write (default: stdout)")
-            p.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: %(default)s)")
+    ratings = group("ratings", "human ratings: import, export", {"import": cmd_ratings_import, "export": cmd_ratings_export})
+    p = ratings["import"]
+    p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with item_id (or question), annotator, rating")
+    p.add_argument("--run", metavar="ID", help="the rated run (else each row's 'run' column)")
+    p = ratings["export"]
+    p.add_argument("--run", required=True, metavar="ID[,ID]", help="run id(s) whose ratings to export")
+    p.add_argument("--out", metavar="FILE", help="file to write (default: stdout)")
+    p.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: %(default)s)")
+    c = CorrelateConfig
     p = add("correlate", cmd_correlate)
     p.add_argument("--runs", metavar="ID[,ID...]", help="runs whose scores and ratings to correlate")
-    p.add_argument("--group-by", choices=("none", "dataset", "domain", "model", "run"), default="none",
+    p.add_argument("--group-by", choices=("none", "dataset", "domain", "model", "run"), default=c.group_by,
                    help="one matrix per group (default: %(default)s)")
-    p.add_argument("--method", choices=("spearman", "kendall", "pearson"), default="spearman",
+    p.add_argument("--method", choices=("spearman", "kendall", "pearson"), default=c.method,
                    help="correlation coefficient (default: %(default)s)")
-    p.add_argument("--consensus", choices=("median", "mean", "majority"), default="median",
+    p.add_argument("--consensus", choices=("median", "mean", "majority"), default=c.consensus,
                    help="how annotators' ratings of one item combine (default: %(default)s)")
     p.add_argument("--metrics", help="comma-separated metrics to keep (a filter stored with the analysis)")
-    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% CIs (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
+    _bootstrap_args(p, c.n_boot, c.seed, "the 95%% CIs")
     p.add_argument("--list", action="store_true", help="list stored analyses")
     p.add_argument("--open", metavar="ANALYSIS", help="print a stored analysis")
     p = add("compare", cmd_compare)
     p.add_argument("--runs", required=True, metavar="A,B[,C...]", help="two or more runs over the same QA set")
     p.add_argument("--metric", required=True, help="a metric name, or 'human' for the consensus rating")
-    p.add_argument("--n-boot", type=int, default=2000, help="bootstrap resamples for the difference CI (default: %(default)s)")
-    p.add_argument("--seed", type=int, default=0, help="bootstrap seed (default: %(default)s)")
-    p.add_argument("--limit", type=int, default=10,
+    _bootstrap_args(p, CompareConfig.n_boot, CompareConfig.seed, "the difference CI")
+    p.add_argument("--limit", type=int, default=CompareConfig.limit,
                    help="questions listed as worse and as better for two runs (all of them in --json) (default: %(default)s)")
     p = add("agreement", cmd_agreement)
     p.add_argument("--runs", required=True, metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
     p.add_argument("--by", choices=("dataset", "domain", "model", "run"), help="also report agreement per group")
 
 
-def _check_parser(add) -> None:
+def _bootstrap_args(p: argparse.ArgumentParser, n_boot: int, seed: int, what: str) -> None:
+    p.add_argument("--n-boot", type=int, default=n_boot, help=f"bootstrap resamples for {what} (default: %(default)s)")
+    p.add_argument("--seed", type=int, default=seed, help="bootstrap seed (default: %(default)s)")
+
+
+def _check_parser(add, group) -> None:
     p = add("check", cmd_check, epilog="exit codes: 0 every check passed, 1 a check failed, 2 unusable arguments")
     p.add_argument("scores", nargs="?", metavar="FILE",
                    help="scores to check: what `rageval score --out FILE` wrote (JSONL, CSV, JSON or Parquet)")
@@ -780,9 +813,9 @@ def _check_parser(add) -> None:
                    help="a baseline run id or scored file: fail when a metric dropped from it (paired by answer id)")
     p.add_argument("--metrics", metavar="M[,M...]",
                    help="metrics the regression check covers (default: the thresholded ones, else all shared)")
-    p.add_argument("--min-effect", type=float, default=0.0,
+    p.add_argument("--min-effect", type=float, default=GateConfig.min_effect,
                    help="smallest mean drop that can fail the regression check (default: %(default)s)")
-    p.add_argument("--alpha", type=float, default=0.05,
+    p.add_argument("--alpha", type=float, default=GateConfig.alpha,
                    help="Wilcoxon significance level of a drop; 1 fails on the size alone (default: %(default)s)")
     p.add_argument("--allow-unscored", action="store_true",
                    help="do not fail on unscored answers (they are listed and left out of the means)")

@@ -1,4 +1,7 @@
-"""Run settings: one frozen ``RunConfig`` passed explicitly, and its hash.
+"""Run settings: one frozen ``RunConfig`` passed explicitly, and its hash; the defaults of the
+other commands (``RayOptions``, ``CorrelateConfig``, ``CompareConfig``, ``GateConfig``). These
+classes are the one place a default lives: the CLI's flags and the library's keyword defaults
+read them.
 
 Only what changes results enters the hash (corpus, QA set, chunking, embedder, top-k,
 generator, temperature, judge, metrics). Concurrency, caching and keys do not: they change how
@@ -125,7 +128,8 @@ class RunConfig:
         data.pop("concurrency")
         data.pop("use_cache")
         # at their defaults AlignCheck's options stay out, so runs made before they existed keep their hash
-        for name, default in (("aligncheck_source", "reference"), ("aligncheck_types", "all"), ("rubrics", [])):
+        for name, default in (("aligncheck_source", RunConfig.aligncheck_source),
+                              ("aligncheck_types", RunConfig.aligncheck_types), ("rubrics", [])):
             if data.get(name) == default:
                 data.pop(name)
         return data
@@ -144,3 +148,52 @@ class RunConfig:
     def index_signature(self) -> str:
         """The run's vector collection: :func:`index_signature` of its corpus, chunking, embedder."""
         return index_signature(self.corpus, self.chunking, self.embedder)
+
+
+@dataclass(frozen=True)
+class RayOptions:
+    """How ``score --engine ray`` runs: where (``address``), how wide (``workers`` x
+    ``cpus_per_worker``), how fine (:mod:`rageval.scale.ray_engine`)."""
+
+    address: str | None = None      # None: a local cluster; "auto" or "ray://host:10001": join one
+    workers: int = 2
+    cpus_per_worker: float = 0.5    # fractional, so the pool never starves Ray's own tasks of CPUs
+    num_cpus: int | None = None     # CPUs of a local cluster (default: this machine's)
+    batch_size: int = 64            # rows scored at once by an actor
+    part_rows: int = 1000           # rows per part file
+    retries: int = 2
+    concurrency: int = RunConfig.concurrency  # model calls in flight, all actors together
+    use_cache: bool = True
+    llm_cache: str | None = None    # a DuckDB file every worker can open; None: no persistent cache
+    temp_dir: str | None = None     # a local cluster's session folder (a short path); default /tmp/rg-XXXX
+    limits: Any = None  # rageval.ingest.limits.RowLimits: the largest field and deepest row (default: from the environment)
+
+
+@dataclass(frozen=True)
+class CorrelateConfig:
+    """Defaults of the metric-human correlation analysis (``correlate``, :func:`rageval.human.correlate_runs`)."""
+
+    group_by: str = "none"
+    method: str = "spearman"
+    consensus: str = "median"
+    n_boot: int = 1000
+    seed: int = 0
+
+
+@dataclass(frozen=True)
+class CompareConfig:
+    """Defaults of a run comparison (``compare``, :func:`rageval.human.compare_runs`): bootstrap
+    resamples and seed of the difference CI, questions listed as worse / better."""
+
+    n_boot: int = 2000
+    seed: int = 0
+    limit: int = 10
+
+
+@dataclass(frozen=True)
+class GateConfig:
+    """Defaults of the CI gate (``check``, :func:`rageval.gate.run_gate`): the smallest mean drop
+    that can fail the regression check and the Wilcoxon significance level."""
+
+    min_effect: float = 0.0
+    alpha: float = 0.05

@@ -301,11 +301,12 @@ def test_three_metrics_share_one_analysis(monkeypatch):
     calls = []
     real = entities.parse
     monkeypatch.setattr(entities, "parse", lambda texts, **kw: calls.append(len(texts)) or real(texts, **kw))
-    monkeypatch.setattr(triples, "_READINGS", type(triples._READINGS)())  # nothing read before
     run(samples=SAMPLES[:2])
     assert calls == [3]  # two answers and one reference, parsed once for the three metrics
-    run("aligncheck_f1", samples=SAMPLES[:2], aligncheck_objects="nouns")
-    assert calls == [3]  # another reading of the same texts: no new parse
+    nouns = get_metric("aligncheck_precision", embedder=FakeEmbedder.name, aligncheck_objects="nouns")
+    evaluate(SAMPLES[:2], [get_metric("aligncheck_f1", embedder=FakeEmbedder.name), nouns], fake_resources())
+    assert calls == [3, 3]  # a new evaluate call reads again (nothing kept by the process) ...
+    # ... and another reading of the same texts in that call parsed nothing more
 
 
 # ------------------------------------------------------------------------------ CLI

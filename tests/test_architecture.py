@@ -179,3 +179,78 @@ def test_pages_never_import_the_store():
             if name == "rageval.store" or name.startswith("rageval.store."):
                 wrong.append(f"{path.name} imports {name}")
     assert wrong == []
+
+
+#: page helpers (pages/ modules that are not pages): the page they belong to, whose view they use
+PAGE_HELPERS = {"answer_table": "answers", "answer_view": "answers", "answer_compare": "answers", "run_parts": "run",
+                "review_parts": "human_review", "qa_score": "qa_sets"}
+#: the page frame: shared widgets and cached loaders (pages/common.py, pages/data.py) and app.py's shell
+FRAME = {"common", "data", "app"}
+
+
+def _rageval_imports(path: Path) -> set[str]:
+    """Every rageval module ``path`` imports, at the top or in a function; ``from rageval.views import home``
+    counts as ``rageval.views.home``."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            if node.module in ("rageval", "rageval.views"):
+                names.update(f"{node.module}.{a.name}" for a in node.names)
+            else:
+                names.add(node.module)
+    return {n for n in names if n == "rageval" or n.startswith("rageval.")}
+
+
+def _page_import_offences(name: str, imports: set[str], page_keys: set[str]) -> list[str]:
+    """What a page-side module may import from rageval: a page (or a page's helper) its own view module
+    ``rageval.views.<page>`` and ``rageval.errors``; the frame (common, data, app) ``rageval.views.*`` and
+    ``rageval.errors``. Anything else (the store, the library's other packages, another page's view) is wrong."""
+    if name in FRAME:
+        allowed = lambda m: m == "rageval.errors" or m.startswith("rageval.views.")  # noqa: E731
+    else:
+        own = PAGE_HELPERS.get(name, name)
+        if own not in page_keys:
+            return [f"pages/{name}.py is neither a page, a helper in PAGE_HELPERS nor the frame: add it"]
+        allowed = lambda m: m in ("rageval.errors", f"rageval.views.{own}")  # noqa: E731
+    return [f"{name} imports {m}" for m in sorted(imports) if not allowed(m)]
+
+
+def test_each_page_imports_only_its_own_view_module():
+    pages = {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', (ROOT / "pages" / "common.py").read_text())}
+    assert {"home", "documents", "qa_sets", "run", "answers", "human_review", "correlations", "compare"} <= pages
+    wrong = []
+    for path in sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
+        wrong += _page_import_offences(path.stem, _rageval_imports(path), pages)
+    assert wrong == []
+    for page in pages:  # one view module per page, in rageval/views/
+        assert (ROOT / "rageval" / "views" / f"{page}.py").exists(), page
+
+
+def test_the_page_import_rule_catches_what_it_should():
+    pages = {"answers", "run"}
+    assert _page_import_offences("answers", {"rageval.views.answers", "rageval.errors"}, pages) == []
+    assert _page_import_offences("answer_view", {"rageval.views.answers"}, pages) == []
+    assert _page_import_offences("answers", {"rageval.store.runs"}, pages) == ["answers imports rageval.store.runs"]
+    assert _page_import_offences("answers", {"rageval.views.run"}, pages) == ["answers imports rageval.views.run"]
+    assert _page_import_offences("run_parts", {"rageval.report.meaning"}, pages) == [
+        "run_parts imports rageval.report.meaning"]
+    assert _page_import_offences("common", {"rageval.views.frame", "rageval.project"}, pages) == [
+        "common imports rageval.project"]
+    assert _page_import_offences("stray", set(), pages)
+
+
+def test_pages_hold_no_figures():
+    """Every Plotly figure is built in rageval/views/charts.py: nothing else imports plotly."""
+    offenders = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "pages").glob("*.py")) + _library_files()
+                 + [ROOT / "app.py"] if p.name != "charts.py" and any(n.split(".")[0] == "plotly" for n in _imports(p))]
+    assert offenders == []
+
+
+def test_pages_stay_short():
+    """Pages stay within 100 lines (STYLE.md: widgets and layout only), their helpers within 150."""
+    long = {p.name: n for p in (ROOT / "pages").glob("*.py") if p.stem not in FRAME
+            for n in [len(p.read_text(encoding="utf-8").splitlines())]
+            if n > (150 if p.stem in PAGE_HELPERS else 100)}
+    assert long == {}

@@ -123,7 +123,8 @@ def test_order_is_kept_under_length_sorted_batches():
         ([3, 9, 5, 9], 2, 1000, [[1, 3], [2, 0]]),
         ([3, 9, 5, 9], 10, 40, [[1, 3], [2, 0]]),  # every one padded to 16: two fit in 40
         ([3, 9, 5, 9], 10, 18, [[1], [3], [2], [0]]),
-        ([20, 9, 17], 10, 1000, [[0, 2], [1]]),  # widths 32 and 16 never share a batch
+        ([20, 9, 17], 10, 1000, [[0, 2, 1]]),  # widths 32 and 16 share a pack (attention groups them)
+        ([20, 9, 17], 10, 64, [[0, 2], [1]]),  # 32 + 32 fill the budget
         ([300], 32, 100, [[0]]),  # one text longer than the budget still gets a batch
         ([4, 4, 4, 4, 4], 3, 1000, [[0, 1, 2], [3, 4]]),
         ([], 32, 4096, []),
@@ -307,7 +308,7 @@ def test_make_embedder_rejects_unknown_specs(spec):
 def test_fast_gelu_matches_the_exact_erf_gelu():
     from scipy.special import erf
 
-    from rageval.embed.minilm import _gelu
+    from rageval.embed.forward import _gelu
 
     x = np.concatenate([np.linspace(-30, 30, 600_001), [0.0, -0.0, 1e-30, -1e-30, 1e4, -1e4]]).astype(np.float32)
     exact = x.astype(np.float64) / 2 * (1 + erf(x.astype(np.float64) / np.sqrt(2)))

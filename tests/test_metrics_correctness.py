@@ -47,7 +47,7 @@ def test_model_file_says_what_it_was_trained_on():
     assert list(model["features"]) == list(FEATURES) and model["version"] == 2
     assert model["trained_on"]["evouna_tq"]["rows"] > 1000 and "evouna" in model["trained_on"]["evouna_tq"]["data"]
     assert model["trained_on"]["generated"]["rows"] > 1000 and model["trained_on"]["generated"]["italian_rows"] > 100
-    assert model["embedder"] == "minilm-l6-v2-numpy" and len(model["hash"]) == 8
+    assert model["embedder"] == "minilm-l6-v2-numpy" and len(model["hash"]) == 10
     x = {f: 0.5 for f in FEATURES}
     z = model["bias"] + 0.5 * sum(model["weights"].values())
     assert probability(x, model) == pytest.approx(1 / (1 + math.exp(-z)))

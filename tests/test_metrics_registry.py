@@ -1,7 +1,8 @@
 """One contract test over every registered metric (``@K`` ones with K = 3).
 
 Every metric: has its metadata, a docstring with a formula, values inside its declared range
-on random samples, values that do not depend on sample order, ``unscored`` with the right
+on random samples and on drawn batches of arbitrary unicode (hypothesis), values that do not
+depend on the rest of the batch, ``unscored`` with the right
 reason for each missing input, and a signature that changes whenever an option changes.
 Semantic metrics run on the deterministic fake embedder; judges stay heuristic (no server).
 """
@@ -9,12 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import random
 
 import pytest
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric, metric_names
+from rageval.runs.scoring import clean_sample
 from rageval.types import NEED_REASONS, Sample, Score
 from tests.fakes import FakeEmbedder, fake_resources
 
@@ -90,24 +95,47 @@ def test_docstring_states_a_formula(name):
     assert any(ln.startswith("Formula:") or "=" in ln for ln in lines), f"{name}: no formula in the docstring"
 
 
+ANY = st.text(alphabet=st.characters(codec=None), max_size=120)  # lone surrogates, NUL, bidi, all planes
+HOSTILE = st.lists(st.sampled_from("the a Paris is capital of France 1789 Rome città è \u202e \x00 \ud800 ? . ,"
+                                   .split(" ")) | ANY, max_size=12).map(" ".join)
+REALISTIC = random_samples(7)
+
+
+def hostile_samples() -> st.SearchStrategy[Sample]:
+    ids = st.lists(st.sampled_from(["c0", "c1", "c2", "c3", "\ud800"]), max_size=4)
+    return st.builds(
+        lambda i, q, a, ctx, refs, ret, rel: Sample(
+            id=f"s{i}", question=q, answer=a, contexts=tuple(ctx), references=tuple(refs),
+            retrieved_ids=tuple(dict.fromkeys(ret)), relevant_ids={r: 1.0 for r in rel}),
+        st.integers(0, 10**6), HOSTILE, HOSTILE, st.lists(HOSTILE, max_size=3),
+        st.lists(HOSTILE, max_size=3), ids, ids)
+
+
 @pytest.mark.parametrize("name", NAMES)
-def test_values_in_range_and_independent_of_order(name):
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(batch=st.lists(hostile_samples(), min_size=1, max_size=4))
+@example(batch=REALISTIC)
+def test_values_in_range_and_independent_of_the_batch(name, batch):
+    """On the realistic samples and on drawn batches of arbitrary unicode: each value lies in the
+    metric's range exactly (or is unscored / failed with a reason), its details are JSON, and a
+    sample scores the same alone as in the batch (so order does not matter either)."""
     m = metric(name)
-    samples = random_samples(7)
-    got = evaluate(samples, [m], fake_resources())[m.name]
-    back = evaluate(samples[::-1], [m], fake_resources())[m.name][::-1]
+    realistic = batch is REALISTIC
+    batch = [dataclasses.replace(clean_sample(s), id=f"s{i}") for i, s in enumerate(batch)]
+    together = evaluate(batch, [m], fake_resources())[m.name]
+    assert len(together) == len(batch)
+    if realistic:
+        assert any(s.status == "ok" for s in together), [s.reason for s in together]
+        assert all(s.status in ("ok", "unscored") for s in together), [s.reason for s in together]
     lo, hi = m.range
-    assert len(got) == len(samples)
-    assert any(s.status == "ok" for s in got), [s.reason for s in got]
-    for s, r in zip(got, back):
-        assert isinstance(s, Score) and s.status in ("ok", "unscored")
-        assert (s.value is None) == (s.status != "ok")
-        json.dumps(s.details)  # details are stored as JSON
+    for sample, s in zip(batch, together):
+        assert isinstance(s, Score) and (s.value is None) == (s.status != "ok") and (s.status == "ok" or s.reason)
         if s.status == "ok":
-            assert lo - 1e-9 <= s.value <= hi + 1e-9, (name, s.value)
-            assert r.value == pytest.approx(s.value, abs=1e-9)
-        else:
-            assert r.status == s.status and s.reason
+            assert not math.isnan(s.value) and lo <= s.value <= hi, (name, s.value)
+        json.dumps(s.details)  # details are stored as JSON
+        alone = evaluate([sample], [m], fake_resources())[m.name][0]
+        assert (alone.status, alone.value, alone.reason) == (s.status, s.value, s.reason), name
 
 
 @pytest.mark.parametrize("name", NAMES)

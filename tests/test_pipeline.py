@@ -163,3 +163,19 @@ def test_a_run_interrupted_while_storing_a_batch_resumes_to_the_same_results(pro
     assert summary.status == "finished" and summary.done == 5
     assert _results(project, part) == _results(project, full)
     assert len(store.scores(project.db_path, part)) == 5 * len(METRICS)
+
+
+def test_a_run_reads_its_context_once_before_the_first_item(project, monkeypatch):
+    """Run row, QA items and stored ids come from one store read; the metrics are parsed once."""
+    from rageval.runs import context, pipeline
+
+    run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", metrics=METRICS, top_k=3))
+    reads, parsed, at_first_batch = [], [], []
+    for name in ("run_state", "get_run", "qa_items"):
+        real = getattr(store, name)
+        monkeypatch.setattr(store, name, lambda *a, _name=name, _real=real, **k: reads.append(_name) or _real(*a, **k))
+    real_parse, real_save = context.parse_metric_list, pipeline.save_items
+    monkeypatch.setattr(context, "parse_metric_list", lambda *a, **k: parsed.append(1) or real_parse(*a, **k))
+    monkeypatch.setattr(pipeline, "save_items", lambda *a, **k: at_first_batch.append(list(reads)) or real_save(*a, **k))
+    assert execute(project, run_id, batch_size=2).done == 5
+    assert at_first_batch[0] == ["run_state"] and len(at_first_batch) == 3 and parsed == [1]

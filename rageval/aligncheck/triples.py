@@ -25,12 +25,12 @@ to the kept types and normalises entity strings with :func:`normalise` and :clas
 from __future__ import annotations
 
 import re
-import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterable, Sequence
 
 from rageval.aligncheck import entities
+from rageval.types import Memo
 
 _SUBJECTS = ("nsubj", "nsubjpass")
 _OBJECTS = ("dobj", "dative", "attr", "oprd", "acomp")
@@ -229,26 +229,20 @@ class Reading:
     person_names: tuple[str, ...]
 
 
-_READINGS: "OrderedDict[str, Reading]" = OrderedDict()
-_READINGS_MAX = 8192
-_READINGS_LOCK = threading.Lock()
+def read_texts(texts: Sequence[str], memo: Memo | None = None) -> dict[str, Reading]:
+    """``{text: Reading}``; a text read before in the same ``memo`` (one ``evaluate`` call's,
+    :class:`rageval.types.Memo`) is not parsed again. Nothing is kept by the process."""
+    distinct = list(dict.fromkeys(texts))
 
-
-def read_texts(texts: Sequence[str]) -> dict[str, Reading]:
-    """``{text: Reading}``; texts read before (the last 8,192) are not parsed again."""
-    with _READINGS_LOCK:
-        known = {t: _READINGS[t] for t in dict.fromkeys(texts) if t in _READINGS}
-    missing = [t for t in dict.fromkeys(texts) if t not in known]
-    fresh = {}
-    if missing:
-        for text, doc in entities.parse(missing).items():
+    def parse(indices: list[int]) -> list[Reading]:
+        docs = entities.parse([distinct[i] for i in indices])
+        out = []
+        for i in indices:
+            doc = docs[distinct[i]]
             cands = tuple(candidates(doc))
-            fresh[text] = Reading(cands, dict(entities.type_bag(doc)), tuple(person_names(cands, doc)))
-    with _READINGS_LOCK:
-        for text, reading in fresh.items():
-            _READINGS[text] = reading
-            _READINGS.move_to_end(text)
-        while len(_READINGS) > _READINGS_MAX:
-            _READINGS.popitem(last=False)
-    return {**known, **fresh}
+            out.append(Reading(cands, dict(entities.type_bag(doc)), tuple(person_names(cands, doc))))
+        return out
+
+    readings = (memo or Memo()).many([("aligncheck.reading", t) for t in distinct], parse)
+    return dict(zip(distinct, readings))
 

@@ -19,16 +19,17 @@ parameter file then changes, and so does the version.)
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from rageval import models
 from rageval.errors import ConfigError
 
-MODEL_PATH = Path(__file__).resolve().parents[1] / "models" / "claim_verifier.json"
+NAME = "claim_verifier"
+MODEL_PATH = models.path(NAME)
 #: constants of the decision rule (part of the version): the verdict is the most probable label
 DECISION = {"rule": "argmax"}
 
@@ -56,33 +57,27 @@ class ClaimModel:
 
 
 def version_of(raw: bytes) -> str:
-    """``mlp-<10 hex>``: hash of the parameter bytes, decision rule, feature names and word lists."""
+    """``mlp-<10 hex>``: :func:`rageval.models.digest` of the parameter bytes, decision rule,
+    feature names and word lists."""
     from rageval.claims import cues, features
     from rageval.text import words
 
-    h = hashlib.sha256(raw)
-    for part in (json.dumps(DECISION, sort_keys=True), " ".join(features.NAMES), cues.cue_lists_text(),
-                 words.word_lists_text()):
-        h.update(b"\0" + part.encode("utf-8"))
-    return "mlp-" + h.hexdigest()[:10]
+    return "mlp-" + models.digest(raw, json.dumps(DECISION, sort_keys=True), " ".join(features.NAMES),
+                                  cues.cue_lists_text(), words.word_lists_text())
 
 
 def load(path: Path | str | None = None) -> ClaimModel:
-    """The shipped model (or the one at ``path``); a ConfigError names a missing or bad file."""
+    """The shipped model (or the one at ``path``) through :func:`rageval.models.load`; a
+    ConfigError names a missing or bad file."""
     from rageval.claims.features import NAMES
 
-    p = Path(path) if path else MODEL_PATH
-    try:
-        raw = p.read_bytes()
-        data = json.loads(raw)
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"the claim verifier's parameters {p} cannot be read ({exc}); "
-                          "retrain with bench/train_claim_verifier.py --write") from exc
+    shipped_model = models.load(NAME, meta_path=path)
+    data = shipped_model.meta
     if tuple(data.get("features", ())) != NAMES:
-        raise ConfigError(f"{p} was trained on other features than rageval.claims.features.NAMES; "
-                          "retrain with bench/train_claim_verifier.py --write")
+        raise ConfigError(f"{path or MODEL_PATH} was trained on other features than rageval.claims.features.NAMES; "
+                          f"{models.REBUILD[NAME]}")
     arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "std", "W1", "b1", "W2", "b2")}
-    return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(raw),
+    return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(shipped_model.raw),
                       temperature=float(data.get("temperature", 1.0)), **arr)
 
 

@@ -15,12 +15,12 @@ pass (:func:`rageval.embed.minilm._encode_batch`). With ``h`` the last layer's s
     logits = W2 tanh(W1 z + b1) + b2            over (entailed, neutral, contradicted)
     p = softmax(logits / T)                     T: the temperature fitted on development rows
 
-The verifier's version (``xenc-<10 hex>``) hashes the parameter file and the JSON beside it.
+The verifier's version (``xenc-<10 hex>``) is the model's hash from :func:`rageval.models.load`
+(the parameter file and the JSON beside it).
 """
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,12 +28,12 @@ from typing import Sequence
 
 import numpy as np
 
-from rageval.errors import ConfigError
+from rageval import models
 from rageval.embed.minilm import _encode_batch, _MiniLM, bucket_width, build_minilm, minilm_folder, minilm_tokenizer
 
-MODELS = Path(__file__).resolve().parents[1] / "models"
-PARAMS_PATH = MODELS / "claim_xenc.npz"
-META_PATH = MODELS / "claim_xenc.json"
+NAME = "claim_xenc"
+PARAMS_PATH = models.path(NAME, ".npz")
+META_PATH = models.path(NAME)
 LABELS = ("E", "N", "C")
 _LINEARS = {
     "q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
@@ -112,28 +112,14 @@ def merged_weights(base: dict[str, np.ndarray], params: dict[str, np.ndarray], m
     return w
 
 
-def version_of(params_raw: bytes, meta_raw: bytes) -> str:
-    h = hashlib.sha256(params_raw)
-    h.update(b"\0" + meta_raw)
-    return "xenc-" + h.hexdigest()[:10]
-
-
 def load(params_path: Path | str | None = None, meta_path: Path | str | None = None) -> CrossEncoder:
-    """The shipped cross-encoder (or the one at the paths given); ConfigError names a bad file."""
+    """The shipped cross-encoder (or the one at the paths given) through
+    :func:`rageval.models.load`; ConfigError names a bad file. Its version is ``xenc-`` and the
+    model's hash (:func:`rageval.models.digest` of the ``.npz`` and ``.json`` bytes)."""
     from safetensors.numpy import load_file
 
-    pp, mp = Path(params_path or PARAMS_PATH), Path(meta_path or META_PATH)
-    try:
-        params_raw, meta_raw = pp.read_bytes(), mp.read_bytes()
-        meta = json.loads(meta_raw)
-        with np.load(pp) as z:
-            params = {k: np.asarray(z[k], dtype=np.float32) for k in z.files}
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"the claim cross-encoder's parameters {pp} / {mp} cannot be read ({exc}); "
-                          "re-export them with bench/train_nli_adapter.py --export") from exc
-    if hashlib.sha256(params_raw).hexdigest() != meta.get("sha256"):
-        raise ConfigError(f"{pp} does not match the sha256 in {mp}; re-export both with "
-                          "bench/train_nli_adapter.py --export")
+    shipped_model = models.load(NAME, arrays_path=params_path or PARAMS_PATH, meta_path=meta_path or META_PATH)
+    params, meta = shipped_model.arrays, shipped_model.meta
     folder = minilm_folder()
     config = json.loads((folder / "config.json").read_text(encoding="utf-8"))
     max_len = int(meta["max_len"])
@@ -142,7 +128,7 @@ def load(params_path: Path | str | None = None, meta_path: Path | str | None = N
     head = {"W1": np.ascontiguousarray(params["head1.weight"].T), "b1": params["head1.bias"],
             "W2": np.ascontiguousarray(params["head2.weight"].T), "b2": params["head2.bias"]}
     temperature = float(meta.get("calibration", {}).get("temperature", 1.0))
-    return CrossEncoder(net, head, temperature, meta, version_of(params_raw, meta_raw))
+    return CrossEncoder(net, head, temperature, meta, "xenc-" + shipped_model.hash)
 
 
 @functools.lru_cache(maxsize=1)

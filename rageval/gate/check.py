@@ -28,6 +28,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from rageval import stats
+from rageval.config import GateConfig
 from rageval.errors import ConfigError
 from rageval.gate.scores import ScoreSet
 from rageval.human.plain import min_pairs_for, paired_sentence
@@ -85,7 +86,7 @@ def parse_thresholds(items: Sequence[str] | None, flag: str = "--fail-under") ->
 
 def run_gate(current: ScoreSet, *, fail_under: Mapping[str, float] | None = None,
              fail_over: Mapping[str, float] | None = None, baseline: ScoreSet | None = None,
-             metrics: Sequence[str] | None = None, min_effect: float = 0.0, alpha: float = 0.05,
+             metrics: Sequence[str] | None = None, min_effect: float = GateConfig.min_effect, alpha: float = GateConfig.alpha,
              allow_unscored: bool = False) -> GateResult:
     """Every check of the module docstring over ``current``; ``metrics``: those the regression
     check covers (default: the thresholded ones, or every metric both sides scored)."""

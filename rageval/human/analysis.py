@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from rageval import stats
+from rageval.config import CorrelateConfig
 from rageval.errors import ConfigError
 from rageval.human.consensus import CONSENSUS, human_ceiling, ratings_frame
 from rageval.human.frame import GROUPINGS, build_frame, metric_columns
@@ -95,9 +96,10 @@ def _apply_filters(frame: pd.DataFrame, filters: dict[str, Any]) -> pd.DataFrame
     return frame
 
 
-def correlate_runs(project: Project, run_ids: Sequence[str], *, group_by: str = "none", method: str = "spearman",
-                   consensus_method: str = "median", filters: dict[str, Any] | None = None, n_boot: int = 1000,
-                   seed: int = 0, save: bool = True) -> Analysis:
+def correlate_runs(project: Project, run_ids: Sequence[str], *, group_by: str = CorrelateConfig.group_by,
+                   method: str = CorrelateConfig.method, consensus_method: str = CorrelateConfig.consensus,
+                   filters: dict[str, Any] | None = None, n_boot: int = CorrelateConfig.n_boot,
+                   seed: int = CorrelateConfig.seed, save: bool = True) -> Analysis:
     """Compute (and by default store) the correlation analysis of ``run_ids``."""
     if group_by not in GROUPINGS:
         raise ConfigError(f"group_by={group_by!r} must be one of {', '.join(GROUPINGS)}")

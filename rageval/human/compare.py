@@ -15,6 +15,7 @@ from typing import Any, Sequence
 import pandas as pd
 
 from rageval import stats
+from rageval.config import CompareConfig
 from rageval.errors import ConfigError
 from rageval.human.frame import build_frame, metric_columns
 from rageval.human.plain import min_pairs_for, na, paired_sentence
@@ -98,7 +99,7 @@ def score_table(project: Project, run_ids: Sequence[str], metric: str, frame: pd
 
 
 def compare_runs(project: Project, run_ids: Sequence[str], metric: str, *, alpha: float = 0.05,
-                 n_boot: int = 2000, seed: int = 0, frame: pd.DataFrame | None = None) -> Comparison:
+                 n_boot: int = CompareConfig.n_boot, seed: int = CompareConfig.seed, frame: pd.DataFrame | None = None) -> Comparison:
     """Compare two or more runs on ``metric`` and say in one sentence what the tests show
     (``frame``: the runs' :func:`build_frame`, when the caller has it already)."""
     run_ids = list(dict.fromkeys(run_ids))

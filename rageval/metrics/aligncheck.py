@@ -88,7 +88,7 @@ def _readings(texts: list[str], resources: Resources, *, judge: str, language: s
         langs = {t: guess_language(t) for t in texts}
         english = [t for t in texts if langs[t] == "en"]
         return {**{t: entities.unsupported_reason(lang) for t, lang in langs.items() if lang != "en"},
-                **triples.read_texts(english)}
+                **triples.read_texts(english, resources.memo)}
     from rageval.aligncheck import judge as aligncheck_judge
     from rageval.judge.ask import judge_client
 

@@ -18,11 +18,11 @@ import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from rageval import models
 from rageval.errors import ConfigError
 from rageval.types import Resources, Sample, Score
 from rageval.metrics.correctness_features import FEATURES, correctness_features
@@ -32,10 +32,10 @@ from rageval.text.tokenize import check_language, normalization_name
 from rageval.judge.ask import check_judge, server_part
 from rageval.prompts import prompt_hash, render
 from rageval.prompts.schemas import Equivalence
-from rageval.util import sha256_hex
 from rageval.text import version as text_version
 
-MODEL_PATH = Path(__file__).resolve().parent.parent / "models" / "answer_correctness.json"
+NAME = "answer_correctness"
+MODEL_PATH = models.path(NAME)
 BEM_NOTE = (
     "BEM checkpoint not shipped: this is a BEM-style, question-aware equivalence decision by {by}, "
     "not the BEM model's score"
@@ -44,18 +44,16 @@ BEM_NOTE = (
 
 @lru_cache(maxsize=4)
 def load_model(path: str = str(MODEL_PATH)) -> Mapping[str, Any]:
-    """The trained model: ``{"features", "weights", "bias", "embedder", "trained_on", ...}`` plus
-    ``hash`` (first 8 hex digits of the file's sha256, pinned in the signature) and ``vector``
-    (bias first, then the weights in feature order, as a NumPy array)."""
-    file = Path(path)
-    if not file.is_file():
-        raise ConfigError(f"{file} is missing; run bench/train_correctness.py to train the correctness model")
-    text = file.read_text(encoding="utf-8")
-    model = json.loads(text)
+    """The trained model (:func:`rageval.models.load`): ``{"features", "weights", "bias",
+    "embedder", "trained_on", ...}`` plus ``hash`` (the model's hash, :func:`rageval.models.digest`
+    of the file, pinned in the signature) and ``vector`` (bias first, then the weights in feature
+    order, as a NumPy array)."""
+    shipped = models.load(NAME, meta_path=path)
+    model = shipped.meta
     if list(model["features"]) != list(FEATURES):
-        raise ConfigError(f"{file} was trained on features {model['features']}, this code computes {list(FEATURES)}")
+        raise ConfigError(f"{path} was trained on features {model['features']}, this code computes {list(FEATURES)}")
     vector = np.array([model["bias"], *[model["weights"][f] for f in FEATURES]], dtype=np.float64)
-    return {**model, "hash": sha256_hex(text)[:8], "vector": vector}
+    return {**model, "hash": shipped.hash, "vector": vector}
 
 
 def probability(features: Mapping[str, float], model: Mapping[str, Any]) -> float:

@@ -7,15 +7,13 @@ scoring with a different one raises ConfigError instead of storing a mislabelled
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import math
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
+from rageval import models
 from rageval.errors import ConfigError
 from rageval.types import Resources, Sample, Score
 from rageval.metrics.lexical import references_of
@@ -90,20 +88,20 @@ class AnswerSimilarity(_Semantic):
 
 
 # ---------------------------------------------------------------------------------- BERTScore
-IDF_TABLE = Path(__file__).resolve().parents[1] / "models" / "wordpiece_idf.json"
+IDF_TABLE = models.path("wordpiece_idf")
 
 
 @functools.lru_cache(maxsize=1)
 def shipped_idf() -> tuple[dict[int, float], str]:
-    """(idf per MiniLM word-piece id, ``table-<hash>``) from the fixed table built by
+    """(idf per MiniLM word-piece id, ``table-<the table's hash>``, :func:`rageval.models.load`) from the fixed table built by
     bench/build_idf.py: ``idf(w) = log((M + 1) / (df(w) + 1))`` over its M text units; a word-piece
     not in the table (df < 2) gets ``log(M + 1)`` (key -1, see :func:`idf_of`). The same table for
     every batch, shard and resume, so a value never depends on which items are scored with it."""
-    raw = IDF_TABLE.read_bytes()
-    table = json.loads(raw)
+    shipped = models.load("wordpiece_idf")
+    table = shipped.meta
     m = int(table["units"])
     idf = {int(w): math.log((m + 1) / (c + 1)) for w, c in table["df"]}
-    return idf | {-1: math.log(m + 1)}, "table-" + hashlib.sha256(raw).hexdigest()[:10]
+    return idf | {-1: math.log(m + 1)}, "table-" + shipped.hash
 
 
 def idf_of(idf: dict[int, float] | None, ids: Sequence[int]) -> np.ndarray:

@@ -21,6 +21,7 @@ from rageval.errors import ConfigError, ProjectBusyError, RagevalError
 from rageval.metrics.base import Metric, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.project import Project
+from rageval.runs.context import RunContext, load_context
 from rageval.scale.parallel import evaluate_parallel, warm_up
 from rageval.store import owners
 from rageval.scale.records import score_rows, stored_signature  # noqa: F401 (stored_signature: public here too)
@@ -95,8 +96,11 @@ def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
 
 def execute(project: Project, run_id: str, *, progress: Progress | None = None,
             should_stop: Callable[[], bool] | None = None, batch_size: int | None = None,
-            workers: int | None = None) -> RunSummary:
+            workers: int | None = None, context: RunContext | None = None) -> RunSummary:
     """Execute (or resume) run ``run_id`` until every item is stored or ``should_stop()``.
+
+    What the run needs from the store before its first item (row, config, QA items, stored
+    ids) comes from one :class:`~rageval.runs.context.RunContext` (``context``, or loaded here).
 
     Items go in batches of ``batch_size``; each batch is stored before the next starts. The
     default is the run's concurrency, and four times that when a metric is judged by an online
@@ -110,19 +114,14 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     from rageval.embed.cache import get_embedder
 
     started = time.monotonic()
-    run = store.get_run(project.db_path, run_id)
-    if run is None:
-        raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
-    if run["kind"] != "pipeline":
+    ctx = context or load_context(project, run_id)
+    if ctx.run["kind"] != "pipeline":
         raise ConfigError(f"run {run_id} holds imported answers; there is nothing to execute")
-    config = RunConfig.from_dict(run["config"])
-    items = store.qa_items(project.db_path, config.qa_set)
-    done_ids = store.finished_item_ids(project.db_path, run_id)
-    todo = [(i, it) for i, it in enumerate(items) if it["id"] not in done_ids]
-    if run["status"] == "finished" and not todo:
+    config, todo = ctx.config, ctx.todo
+    if ctx.finished:
         return _summary(project, run_id, started)  # finished: never executed again
     if config.embedder == "local" and len(todo) > 1:  # the workers load the model while the index syncs
-        warm_up(parse_metric_list(config.metrics, **config.metric_options()), workers=workers)
+        warm_up(list(ctx.metrics), workers=workers)
     _check_not_owned(project, run_id)
     store.set_run_status(project.db_path, run_id, "running")
     owners.claim(project.db_path, run_id)
@@ -136,11 +135,11 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
         docs = {c["doc_id"]: c["doc_name"] for c in chunks}
         generator = (ExtractiveGenerator(embedder) if config.generator == "extractive"
                      else LLMGenerator(client, temperature=config.temperature))
-        metrics = parse_metric_list(config.metrics, **config.metric_options())
+        metrics = list(ctx.metrics)
         resources = Resources(embedder_factory=lambda: embedder, llm=client, language=config.language)
         judged = any(str(getattr(m, "judge", "")).startswith("openai:") for m in metrics)
         batch_size = batch_size or config.concurrency * (JUDGED_BATCHES if judged else 1)
-        total, finished = len(items), len(done_ids)
+        total, finished = len(ctx.items), len(ctx.done_ids)
         if progress:
             progress("items", finished, total)
         for start in range(0, len(todo), batch_size):

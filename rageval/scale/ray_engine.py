@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
+from rageval.config import RayOptions  # noqa: F401  (re-exported: the engine's options)
 from rageval.errors import ConfigError
 from rageval.ingest.limits import RowLimits
 from rageval.scale.parts import (
@@ -50,24 +51,6 @@ from rageval.scale.unit import Plan, failed_table, score_rows_table, to_arrow
 INSTALL_HINT = 'pip install "rageval[ray]"  (Ray Data 2.60.0)'
 #: the environment an actor needs to reach the models (per role, then shared), and nothing else
 ROLE_VARIABLES = ("BASE_URL", "API_KEY", "RPM", "TPM")
-
-
-@dataclass(frozen=True)
-class RayOptions:
-    """How to run: where (``address``), how wide (``workers`` x ``cpus_per_worker``), how fine."""
-
-    address: str | None = None      # None: a local cluster; "auto" or "ray://host:10001": join one
-    workers: int = 2
-    cpus_per_worker: float = 0.5    # fractional, so the pool never starves Ray's own tasks of CPUs
-    num_cpus: int | None = None     # CPUs of a local cluster (default: this machine's)
-    batch_size: int = 64            # rows scored at once by an actor
-    part_rows: int = 1000           # rows per part file
-    retries: int = 2
-    concurrency: int = 16           # model calls in flight, all actors together
-    use_cache: bool = True
-    llm_cache: str | None = None    # a DuckDB file every worker can open; None: no persistent cache
-    temp_dir: str | None = None     # a local cluster's session folder (a short path); default /tmp/rg-XXXX
-    limits: RowLimits | None = None  # the largest field and deepest row read (default: from the environment)
 
 
 def require_ray() -> Any:

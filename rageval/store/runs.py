@@ -52,10 +52,14 @@ def qa_sets(db: Path) -> list[dict[str, Any]]:
 
 def qa_items(db: Path, name: str) -> list[dict[str, Any]]:
     with connect(db) as con:
-        rows = con.execute(
-            "SELECT id, question, refs, relevant, domain FROM qa_items WHERE qa_set = ? ORDER BY ordinal",
-            [name],
-        ).fetchall()
+        return _qa_items(con, name)
+
+
+def _qa_items(con: Any, name: str) -> list[dict[str, Any]]:
+    rows = con.execute(
+        "SELECT id, question, refs, relevant, domain FROM qa_items WHERE qa_set = ? ORDER BY ordinal",
+        [name],
+    ).fetchall()
     return [
         {"id": r[0], "question": r[1], "references": json.loads(r[2]),
          "relevant": json.loads(r[3]), "domain": r[4]}
@@ -117,10 +121,17 @@ def get_run(db: Path, run_id: str) -> dict[str, Any] | None:
     return _run_row(row) if row else None
 
 
-def finished_item_ids(db: Path, run_id: str) -> set[str]:
+def run_state(db: Path, run_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], set[str]] | None:
+    """``(run, its QA items in order, the ids of its stored items)`` through one connection, or
+    None when there is no such run (what a run's executor reads before the first item)."""
     with connect(db) as con:
-        rows = con.execute("SELECT item_id FROM answers WHERE run_id = ?", [run_id]).fetchall()
-    return {r[0] for r in rows}
+        row = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.id = ?", [run_id]).fetchone()
+        if row is None:
+            return None
+        run = _run_row(row)
+        items = _qa_items(con, run["qa_set"]) if run["qa_set"] else []
+        done = {r[0] for r in con.execute("SELECT item_id FROM answers WHERE run_id = ?", [run_id]).fetchall()}
+    return run, items, done
 
 
 # --- per-item results --------------------------------------------------------------------

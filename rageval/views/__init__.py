@@ -1,1 +1,3 @@
-"""Read models for the app's pages: what each page shows, computed from the store, stats and reports; the figures."""
+"""Read models for the app: one module per page (home, documents, qa_sets, run, answers, human_review,
+correlations, compare) and frame.py for what surrounds every page; the parts they are built from
+(queries, answer_table, highlight, regressions) and every figure (charts). No streamlit here."""

@@ -1,10 +1,47 @@
-"""The Documents page's read model: the project's corpora, their documents, failed files and chunks."""
+"""The Documents page's read model and action: the project's corpora, their documents, failed files
+and chunks, and ingesting uploaded files into a corpus (:func:`rageval.ingest.corpus.ingest`)."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable, Sequence
 
+from rageval.config import METHODS, ChunkingConfig
+from rageval.demo import DEMO_CORPUS, DEMO_PROJECT
+from rageval.ingest.corpus import IngestReport, ingest
 from rageval.project import Project
 from rageval.store import corpus as corpus_store
+from rageval.views import queries
+
+__all__ = ["METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "is_demo", "default_corpus", "corpora", "documents",
+           "ingest_errors", "chunkings", "chunks", "chunking", "ingest_files"]
+
+#: the chunking defaults the upload form starts from (rageval.config.ChunkingConfig)
+CHUNK_SIZE, CHUNK_OVERLAP = ChunkingConfig.size, ChunkingConfig.overlap
+
+
+def is_demo(project: Project) -> bool:
+    return project.slug == DEMO_PROJECT
+
+
+def default_corpus(project: Project, corpora: Sequence[str]) -> str:
+    """The user's own corpus (the project's first), never the demo's: files never join the demo corpus."""
+    mine = [c for c in corpora if not (project.slug == DEMO_PROJECT and c == DEMO_CORPUS)]
+    return mine[0] if mine else "my-docs"
+
+
+def chunking(method: str, size: int, overlap: int) -> ChunkingConfig:
+    """The chunking asked for; raises ConfigError naming a size or overlap that cannot work."""
+    return ChunkingConfig(method=method, size=int(size), overlap=int(overlap))
+
+
+def ingest_files(project: Project, corpus: str, files: Sequence[tuple[str, bytes]], *, chunking: ChunkingConfig,
+                 progress: Callable[[str, int, int], None]) -> IngestReport:
+    """Store and index ``files`` (name, bytes) in ``corpus``; the report has one line per file, errors apart."""
+    return ingest(project, corpus, files=list(files), chunking=chunking, progress=progress)
+
+
+def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[str]:
+    """Chunking signatures that have chunks in ``corpus``: the default, those of its runs, ``extra``."""
+    return queries.chunkings(project, corpus, extra)
 
 
 def corpora(project: Project) -> list[str]:

@@ -1,10 +1,39 @@
-"""The QA sets page's read model: the stored QA sets and one set's items."""
+"""The QA sets page's read model and actions: the stored QA sets and one set's items, importing a QA
+file, and scoring answers produced by the user's own RAG system (kept as an import run).
+
+Metric choice for an uploaded answers file: every metric is offered; the run defaults that the file's
+columns can feed are pre-selected, the others are named with what they miss
+(:func:`rageval.report.meaning.applicability`).
+"""
 from __future__ import annotations
 
-from typing import Any
+import json
+from pathlib import Path
+from typing import Any, Sequence
 
+from rageval.demo import sample_qa_csv
+from rageval.ingest.qa import import_qa
 from rageval.project import Project
+from rageval.report import meaning
+from rageval.report.exports import table_csv
+from rageval.runs.scoring import parse_answers
 from rageval.store import runs as run_store
+from rageval.views import queries
+
+__all__ = ["TEMPLATE", "RELEVANT_IDS_HELP", "sample_qa_csv", "table_csv", "qa_sets", "qa_items", "item_rows",
+           "item_counts", "import_file", "metric_choice", "skipped", "score_answers", "jsonl"]
+
+#: an empty QA file with every column the importer reads
+TEMPLATE = "id,question,reference,relevant_ids,domain\nq1,Your question?,The gold answer,document.pdf,topic\n"
+
+RELEVANT_IDS_HELP = """**`relevant_ids`** says which documents or chunks hold the answer, so retrieval can be scored
+(recall@K, precision@K, hit_rate@K, nDCG@K, MAP, MRR). Give document file names
+(`leave_policy.md`) or chunk ids from the Documents page's chunk browser, separated by `;`
+(`a.pdf;b.txt`), or as a JSON list (`["a.pdf", "b.txt"]`) or a JSON object of graded relevance
+(`{"a.pdf": 2, "b.txt": 1}`, higher is more relevant). File names make retrieval be judged per
+document. Without `relevant_ids` the retrieval metrics are not selected (they would be unscored
+for every question); the answer metrics still work. An empty `reference` is allowed too: then
+only reference-free metrics (faithfulness, context relevance, hedging) can score that question."""
 
 
 def qa_sets(project: Project) -> list[dict[str, Any]]:
@@ -15,3 +44,49 @@ def qa_sets(project: Project) -> list[dict[str, Any]]:
 def qa_items(project: Project, name: str) -> list[dict[str, Any]]:
     """The items of QA set ``name``: id, question, references, relevant ids, domain."""
     return run_store.qa_items(project.db_path, name)
+
+
+def item_rows(items: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A set's items as table rows: references joined by `` | ``, relevant ids by ``; `` (a grade other
+    than 1 in brackets), no domain as ""."""
+    return [{"id": it["id"], "question": it["question"], "reference": " | ".join(it["references"]),
+             "relevant_ids": "; ".join(f"{k} ({g:g})" if g != 1 else k for k, g in (it["relevant"] or {}).items()),
+             "domain": it["domain"] or ""} for it in items]
+
+
+def item_counts(items: Sequence[dict[str, Any]]) -> str:
+    """``"11 question(s); 0 without a gold answer, 2 without relevant_ids."``"""
+    no_ref = sum(not it["references"] for it in items)
+    no_rel = sum(not it["relevant"] for it in items)
+    return f"{len(items)} question(s); {no_ref} without a gold answer, {no_rel} without relevant_ids."
+
+
+def import_file(project: Project, filename: str, data: bytes, name: str = "") -> Any:
+    """Import a QA file as set ``name`` (the file's stem when empty); raises InputError for an unusable file."""
+    return import_qa(project, filename, data, name=name or Path(filename).stem)
+
+
+def metric_choice(filename: str | None = None, data: bytes | None = None) -> tuple[list[str], list[str], dict[str, str]]:
+    """(options, pre-selected, metric -> what it misses) for scoring the answers file ``filename``
+    (every default pre-selected before a file is chosen); raises InputError for an unreadable file."""
+    options = queries.metric_options()
+    cannot: dict[str, str] = {}
+    if filename is not None:
+        have = meaning.available_inputs(parse_answers(filename, data)[0])
+        cannot = meaning.applicability(options, have)
+    return options, [m for m in queries.default_metrics(options) if m not in cannot], cannot
+
+
+def skipped(options: Sequence[str], cannot: dict[str, str]) -> list[str]:
+    """The run defaults left out because the file cannot feed them, sorted."""
+    return sorted(m for m in queries.default_metrics(options) if m in cannot)
+
+
+def score_answers(project: Project, filename: str, data: bytes, *, metrics: Sequence[str], judge: str) -> tuple:
+    """Score an answers file and store it as an import run: ``(ScoreResult or None, row errors)``."""
+    return queries.score_upload(project, filename, data, metrics=metrics, judge=judge)
+
+
+def jsonl(rows: Sequence[dict[str, Any]]) -> str:
+    """Scored rows as JSON Lines (UTF-8 text kept as is)."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)

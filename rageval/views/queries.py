@@ -61,13 +61,6 @@ def ended_runs(project: Project) -> list[dict[str, Any]]:
     return [r for r in run_store.runs(project.db_path) if r["status"] in ("finished", "failed")]
 
 
-def run_label(run: dict[str, Any]) -> str:
-    """``20261129-101500-ab12cd · corpus / qa set · finished 30/30`` (or the source of an import)."""
-    what = (f"{run['corpus']} / {run['qa_set']}" if run["kind"] == "pipeline"
-            else f"imported {run['config'].get('source', 'answers')}")
-    return f"{run['id']} · {what} · {run['status']} {run['done']}/{run['n_items']}"
-
-
 # --- metrics -------------------------------------------------------------------------------
 
 def metric_options(top_k: int = 10) -> list[str]:
@@ -230,30 +223,6 @@ def display_claims(claims: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted((c for c in claims if c["signature"] == chosen), key=lambda c: c["ordinal"])
 
 
-def answer_views(project: Project, run_id: str) -> list[AnswerView]:
-    """The run's answers with retrieved chunks (document, page), scores and claims."""
-    db = project.db_path
-    answers = run_store.answers(db, run_id)
-    by_item_scores: dict[str, dict[str, dict[str, Any]]] = {}
-    for s in run_store.scores(db, run_id):
-        by_item_scores.setdefault(s["item_id"], {})[s["metric"]] = s
-    by_item_claims: dict[str, list[dict[str, Any]]] = {}
-    for c in run_store.claims(db, run_id):
-        by_item_claims.setdefault(c["item_id"], []).append(c)
-    chunk_ids = sorted({cid for a in answers for cid, _ in a["retrieved"] if cid})
-    chunk_info = corpus_store.chunks_by_id(db, chunk_ids)
-    views = []
-    for a in answers:
-        contexts = _contexts(a, chunk_info)
-        views.append(AnswerView(
-            item_id=a["item_id"], ordinal=a["ordinal"], question=a["question"],
-            references=list(a["references"]), answer=a["answer"], status=a["status"],
-            reason=a["reason"], contexts=contexts, scores=by_item_scores.get(a["item_id"], {}),
-            claims=display_claims(by_item_claims.get(a["item_id"], [])),
-        ))
-    return views
-
-
 # --- plain-language summaries of the hedging and diagnosis details ------------------------------
 
 def cause_text(cause: Any) -> str:
@@ -345,7 +314,7 @@ def _contexts(a: dict[str, Any], chunk_info: dict[str, dict[str, Any]]) -> list[
 
 
 def answer_view_of(project: Project, run_id: str, item_id: str) -> AnswerView | None:
-    """One answer's view (what :func:`answer_views` builds for every answer), read for that item only."""
+    """One answer's view (question, answer, contexts, scores, the claims shown), read for that item only."""
     from rageval.store import reports as report_store
     from rageval.store.db import session
 

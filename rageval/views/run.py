@@ -1,21 +1,42 @@
-"""The Run page's read model: what a run can start from, and the run list.
+"""The Run page's read model and actions: what a run can start from, its settings (presets, metric
+choice, rubrics, the estimate), starting it, and the run list.
 
 The run list first marks ``interrupted`` every ``running`` run whose owner process is gone
 (:func:`rageval.store.owners.reap`), so a run killed with its process never shows ``running``
 forever; each stopped pipeline run carries the command that resumes it.
+
+Metric choice: every metric (``@K`` families at K = 1, 3, 5, 10 and the run's top-k) and the
+project's rubrics are offered; the run defaults the QA set can feed are pre-selected, the others
+named with what they miss (:func:`rageval.report.meaning.applicability`).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
+from rageval.config import METHODS, ChunkingConfig, RunConfig
 from rageval.errors import ConfigError
 from rageval.llm.roles import missing_settings
 from rageval.project import Project
+from rageval.report import meaning
+from rageval.report.exports import table_csv
 from rageval.report.leaderboard import judge_label, run_name
+from rageval.runs import pipeline
+from rageval.runs import presets as preset_store
 from rageval.store import corpus as corpus_store
 from rageval.store import owners
 from rageval.store import runs as run_store
 from rageval.types import Spec
+from rageval.views import queries
+from rageval.views.queries import RUBRIC_EXAMPLE
+
+__all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets", "preset_state",
+           "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "llm_warnings", "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
+           "resumable", "run_rows", "run_name", "table_csv"]
+
+#: the defaults the settings form starts from (rageval.config: defaults live there only)
+CHUNK_SIZE, CHUNK_OVERLAP, TOP_K = ChunkingConfig.size, ChunkingConfig.overlap, RunConfig.top_k
+#: the widget key of each model role's choice (``<key>_model`` holds an online model's name)
+ROLE_KEYS = {"embedder": "run_embedder", "generator": "run_generator", "judge": "run_judge"}
 
 
 def sources(project: Project) -> tuple[list[str], list[str]]:
@@ -33,9 +54,86 @@ def preset_spec(role: str, text: Any) -> Spec | None:
         return None
 
 
-def missing_llm_settings(specs: dict[str, str]) -> list[str]:
-    """What to set for each online role (``{role: spec}``) that has neither a key nor a server."""
-    return missing_settings(specs)
+def llm_warnings(config: RunConfig | None) -> list[str]:
+    """What to set for each online role of the config (generator, judge, embedder) that has neither a key
+    nor a server (:func:`rageval.llm.roles.missing_settings`); none without a config."""
+    if config is None:
+        return []
+    return missing_settings({"generator": config.generator, "judge": config.judge, "embedder": config.embedder})
+
+
+def presets(project: Project) -> dict[str, dict[str, Any]]:
+    """The project's saved presets: name -> settings (everything but the corpus and QA set)."""
+    return preset_store.presets(project)
+
+
+def preset_state(chosen: dict[str, Any]) -> dict[str, Any]:
+    """The settings form's widget values (key -> value) for the saved preset ``chosen``; a role's online
+    model sets ``<key>`` to ``"openai"`` and ``<key>_model`` to the model; ``run_metrics_pending`` holds
+    the metrics, applied once the options are known."""
+    ch = chosen.get("chunking") or {}
+    state: dict[str, Any] = {
+        "run_method": ch.get("method", ChunkingConfig.method), "run_size": int(ch.get("size", ChunkingConfig.size)),
+        "run_overlap": int(ch.get("overlap", ChunkingConfig.overlap)),
+        "run_top_k": int(chosen.get("top_k", RunConfig.top_k)), "run_temperature": float(chosen.get("temperature", 0.0))}
+    for role, key in ROLE_KEYS.items():
+        spec = preset_spec(role, chosen.get(role))
+        if spec is not None and spec.online:
+            state[key], state[f"{key}_model"] = "openai", spec.model
+        elif spec is not None:
+            state[key] = str(spec)
+    state["run_metrics_pending"] = list(chosen.get("metrics") or [])
+    return state
+
+
+def save_preset(project: Project, name: str, config: RunConfig) -> None:
+    """Save ``config`` as preset ``name``; ConfigError names a name that cannot be used."""
+    preset_store.save_preset(project, name, config.to_dict())
+
+
+def metric_options(project: Project, top_k: int) -> list[str]:
+    """Every metric a run can compute (``@K`` at 1, 3, 5, 10 and ``top_k``), then the project's rubrics."""
+    return queries.metric_options(top_k) + queries.rubric_metrics(project)
+
+
+def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tuple[list[str], list[str], dict[str, str]]:
+    """(pre-selected metrics, defaults left out, metric -> what the QA set lacks for it)."""
+    cannot = meaning.applicability(options, meaning.available_inputs(run_store.qa_items(project.db_path, qa_set),
+                                                                     pipeline=True))
+    defaults = queries.default_metrics(options)
+    return [m for m in defaults if m not in cannot], sorted({m for m in defaults if m in cannot}), cannot
+
+
+def build_config(project: Project, *, metrics: Sequence[str], aligncheck_source: str, aligncheck_types: str,
+                 method: str, size: int, overlap: int, **settings: Any) -> RunConfig:
+    """The RunConfig of the form's settings, with the rubrics its metrics name; ConfigError says what to fix."""
+    rubrics = queries.run_rubrics(project, metrics)
+    queries.check_metric_options(metrics, aligncheck_source=aligncheck_source, aligncheck_types=aligncheck_types,
+                                 rubrics={r.name: r for r in rubrics})
+    return RunConfig(chunking=ChunkingConfig(method=method, size=int(size), overlap=int(overlap)),
+                     metrics=tuple(metrics), aligncheck_source=aligncheck_source, aligncheck_types=aligncheck_types,
+                     rubrics=rubrics, **settings)
+
+
+def add_rubric(project: Project, text: str) -> Any:
+    """Parse a rubric written as TOML and store it in the project (offered as ``rubric:NAME``)."""
+    return queries.add_rubric_text(project, text)
+
+
+def check_models(project: Project, config: RunConfig) -> None:
+    """Refuse a config whose LLM roles lack a key or a reachable server (ConfigError, LLMError)."""
+    pipeline.check_models(project, config)
+
+
+def start_run(project: Project, config: RunConfig) -> str:
+    """Record a pending run of ``config``; returns its id (the page hands it to the background worker)."""
+    return pipeline.start_run(project, config)
+
+
+def estimate_text(project: Project, config: RunConfig) -> str | None:
+    """The upper-bound estimate of model calls, tokens and cost, None when every role is offline."""
+    est = pipeline.estimate(project, config)
+    return None if est is None else pipeline.estimate_text(est)
 
 
 def runs(project: Project) -> list[dict[str, Any]]:

@@ -1,8 +1,18 @@
-"""The read model of the Human review page: one annotator's queue over a run's answers."""
+"""The Human review page's read model and actions: one annotator's queue over a run's answers, saving
+a rating, importing a ratings file, and the answers whose ratings differ by 2 or more (with the
+agreed score that overrides their consensus).
+
+The queue opens at the first answer this annotator has not rated (:func:`next_index`, wrapping);
+ratings are 1-5 (:data:`LABELS`, Very Poor ... Very Good).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+import pandas as pd
+
+from rageval import human
+from rageval.human import LABELS, RatingsImport
 from rageval.project import Project
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
@@ -19,10 +29,6 @@ class ReviewItem:
     mine: int | None  # this annotator's rating, if given
     others: dict[str, int] = field(default_factory=dict)  # other annotators' ratings
     scores: dict[str, float] = field(default_factory=dict)  # metric -> value (ok scores only)
-
-
-def annotators(project: Project, run_id: str) -> list[str]:
-    return sorted({r["annotator"] for r in hstore.ratings(project.db_path, [run_id])})
 
 
 def answers_and_scores(project: Project, run_id: str) -> list[ReviewItem]:
@@ -57,11 +63,6 @@ def with_ratings(base: list[ReviewItem], ratings: dict[str, dict[str, int]], ann
     return out
 
 
-def queue(project: Project, run_id: str, annotator: str) -> list[ReviewItem]:
-    """Every answer of the run in QA order with this annotator's rating, the others' and the scores."""
-    return with_ratings(answers_and_scores(project, run_id), ratings_by_item(project, run_id), annotator)
-
-
 def rated(items: list[ReviewItem], index: int, rating: int) -> list[ReviewItem]:
     """``items`` with this annotator's ``rating`` on item ``index`` (after saving it: no re-read needed)."""
     return [replace(it, mine=rating) if i == index else it for i, it in enumerate(items)]
@@ -81,3 +82,33 @@ def progress(items: list[ReviewItem]) -> tuple[int, int]:
     return sum(1 for i in items if i.mine is not None), len(items)
 
 
+
+
+def rate(project: Project, run_id: str, item_id: str, annotator: str, rating: int) -> None:
+    """Store ``annotator``'s ``rating`` (1-5) of one answer of the run."""
+    human.rate(project, run_id, item_id, annotator, rating)
+
+
+def import_ratings(project: Project, source: str, data: bytes, *, run_id: str) -> RatingsImport:
+    """Parse, check and store a ratings file (CSV, JSON, JSONL) for the run; good rows are kept when others fail."""
+    return human.import_ratings(project, source, data, run=run_id)
+
+
+def rejected_rows(result: RatingsImport) -> list[dict]:
+    """The rows of a ratings file that were rejected: row, line, reason."""
+    return [{"row": e.row, "line": e.line, "reason": e.reason} for e in result.errors]
+
+
+def for_discussion(project: Project, run_id: str) -> pd.DataFrame:
+    """The run's answers whose ratings span 2 or more: item_id, n, consensus, spread, agreed."""
+    cons = human.consensus(project, [run_id])
+    return cons[cons["flagged"]][["item_id", "n", "consensus", "spread", "agreed"]]
+
+
+def set_agreed(project: Project, run_id: str, item_id: str, score: int) -> None:
+    """Set the agreed score (1-5) that overrides an answer's consensus, noted as set on the page."""
+    human.set_agreed(project, run_id, item_id, score, "set on the Human review page")
+
+
+__all__ = ["LABELS", "ReviewItem", "answers_and_scores", "ratings_by_item", "with_ratings", "rated",
+           "next_index", "progress", "rate", "import_ratings", "rejected_rows", "for_discussion", "set_agreed"]

@@ -1,0 +1,40 @@
+"""The ratings import and the answers to discuss, for the Human review page (a helper module, not a page)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from pages import common
+from rageval.errors import RagevalError
+from rageval.views import human_review as view
+
+
+def import_box(p, run_id: str) -> None:
+    with st.expander("Import ratings from a file (CSV, JSON, JSONL: item_id or question, annotator, rating)"):
+        up = st.file_uploader("Ratings file", type=["csv", "json", "jsonl"], key="hr_upload")
+        if up is not None and st.button("Import", key="hr_import"):
+            try:
+                res = view.import_ratings(p, up.name, up.getvalue(), run_id=run_id)
+            except RagevalError as exc:  # a file that cannot be read as a whole: the CLI's one line
+                st.error(common.md(str(exc)))
+                return
+            common.bump()
+            st.success(f"{res.imported} rating(s) imported, {len(res.errors)} row(s) rejected")
+            if res.errors:
+                common.dataframe(pd.DataFrame(view.rejected_rows(res)), hide_index=True)
+
+
+def discussion_box(p, run_id: str) -> None:
+    """Answers whose ratings span 2 or more, with the agreed score that overrides their consensus."""
+    flagged = view.for_discussion(p, run_id)
+    if flagged.empty:
+        return
+    with st.expander(f"For discussion: {len(flagged)} answer(s) whose ratings differ by 2 or more"):
+        common.dataframe(flagged, hide_index=True)
+        c1, c2, c3 = st.columns([2, 1, 1])
+        item = c1.selectbox("Answer", list(flagged["item_id"]), key="hr_agree_item", format_func=common.plain)
+        score = c2.number_input("Agreed score", 1, 5, 3, key="hr_agree_score")
+        if c3.button("Set agreed score", key="hr_agree_set"):
+            view.set_agreed(p, run_id, item, score)
+            common.bump()
+            st.rerun()

@@ -1,0 +1,159 @@
+"""The Answers page's read model: a run's metric cards, its answers table, one answer's claims,
+evidence and scores, the same question in two runs, the plots and the run's exports.
+
+Built from :mod:`rageval.views.queries` (summaries, one answer's view), :mod:`rageval.views.answer_table`
+(the table and its filters), :mod:`rageval.views.highlight` (spans) and :mod:`rageval.views.charts`
+(figures); the page and its helpers (pages/answers.py, answer_table.py, answer_view.py,
+answer_compare.py) import this module only.
+
+- A card's mean is over the items the metric scored; unscored and failed items are counted beside it.
+- The plots offer the leaderboard's main metrics first, then the others in the run's order.
+- Score difference of two runs: ``B - A`` per metric both scored (:func:`answer_table.score_diff`).
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import pandas as pd
+
+from rageval.metrics.aligncheck import ALIGNCHECK_METRICS, fact_tables
+from rageval.project import Project
+from rageval.report import export_run, meaning, run_report_html, run_table
+from rageval.report.exports import table_csv, to_parquet_bytes
+from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, paired
+from rageval.views import queries
+from rageval.views.answer_table import (answer_table, bounds, default_metric_columns, filter_scores, filter_table,
+                                        metric_columns, score_diff)
+from rageval.views.charts import distributions, domain_bars, run_scatter
+from rageval.views.frame import metric_label
+from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
+from rageval.views.queries import (OFFLINE_VERDICT_NOTE, AnswerView, MetricSummary, claim_confidence,
+                                   diagnosis_text, evidence_prefix, hedging_text, is_heuristic, is_low_confidence,
+                                   offline_verdicts)
+
+__all__ = [
+    # reads (cached by pages/data.py)
+    "answer_table", "card_notes", "summaries", "answer_view", "item_values",
+    # the table and its filters
+    "bounds", "filter_scores", "filter_table", "metric_columns", "default_metric_columns", "table_csv",
+    "unscored_reasons", "question_labels",
+    # one answer
+    "AnswerView", "MetricSummary", "VERDICTS", "OFFLINE_VERDICT_NOTE", "answer_segments", "evidence_spans",
+    "segments", "claim_rows", "flag_lines", "aligncheck_facts", "metric_rows", "offline_verdicts",
+    "is_low_confidence", "verdict_counts", "card_note",
+    # two runs, plots, exports
+    "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
+    "EXPORTS", "export",
+]
+
+
+def summaries(project: Project, run_id: str) -> list[MetricSummary]:
+    """One summary per metric of the run: mean over scored items, counts, unscored reasons."""
+    return queries.run_summaries(project, run_id)
+
+
+def card_notes(project: Project, run_id: str) -> dict[str, str]:
+    """Notes under the claim metrics' cards: how many of the run's claims are low confidence."""
+    return queries.card_notes(project, run_id)
+
+
+def answer_view(project: Project, run_id: str, item_id: str) -> AnswerView | None:
+    """One answer's view (question, answer, contexts, scores, claims), read for that item only."""
+    return queries.answer_view_of(project, run_id, item_id)
+
+
+def card_note(s: MetricSummary) -> str:
+    """The line under a metric's card: ``28 scored · 2 unscored`` (`` · 1 failed`` when any)."""
+    return f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
+
+
+def unscored_reasons(items: Sequence[MetricSummary]) -> list[dict[str, Any]]:
+    """One row per (metric, reason) with how many items that metric left unscored for it."""
+    return [{"metric": metric_label(s.metric), "reason": r, "items": n} for s in items for r, n in s.reasons.items()]
+
+
+def question_labels(rows: pd.DataFrame) -> dict[str, str]:
+    """item id -> ``"3. <question, first 90 characters>"`` for the question picker."""
+    return dict(zip(rows["id"], rows["#"].astype(str) + ". " + rows["question"].str.slice(0, 90)))
+
+
+def plot_metrics(metrics: Sequence[str]) -> list[str]:
+    """``metrics`` with the leaderboard's main metrics first (in their order), then the rest."""
+    return [m for m in MAIN_METRICS if m in metrics] + [m for m in metrics if m not in MAIN_METRICS]
+
+
+def _plain(value: Any) -> str:
+    """A details value (text, list or mapping) as one line of text."""
+    if isinstance(value, dict):
+        return ", ".join(f"{k}: {_plain(v)}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_plain(v) for v in value)
+    return "" if value is None else str(value)
+
+
+def claim_rows(view: AnswerView) -> list[dict[str, Any]]:
+    """The claims table's cells as text: verdict, low confidence, confidence, claim, evidence (with its
+    "closest passage: " prefix, None when there is none), reason and likely cause."""
+    return [{"verdict": c["verdict"], "low_confidence": is_low_confidence(c), "confidence": claim_confidence(c),
+             "claim": c["text"], "evidence": (evidence_prefix(c), c["evidence"]) if c.get("evidence") else None,
+             "reason": c.get("reason") or "",
+             "cause": queries.cause_text(_plain((c.get("details") or {}).get("cause")))}
+            for c in view.claims]
+
+
+def flag_lines(view: AnswerView) -> tuple[str, str, str]:
+    """(hedging line, diagnosis line, why faithfulness did not score: "status: reason"), "" when none."""
+    faith = view.scores.get("faithfulness")
+    failed = f"{faith['status']}: {faith['reason']}" if faith is not None and faith["status"] != "ok" else ""
+    return hedging_text(view.scores.get("hedging")), diagnosis_text(faith), failed
+
+
+def evidence_spans(view: AnswerView) -> dict[int, list[tuple[int, int, str, int]]]:
+    """context index -> (start, end, shown verdict, claim number) of each claim's evidence in it; a
+    closest passage (a NOT_MENTIONED claim's nearest sentence) is not evidence and is left out."""
+    spans: dict[int, list[tuple[int, int, str, int]]] = {}
+    for n, claim in enumerate(view.claims, start=1):
+        found = evidence_location(view, claim)
+        if found and not evidence_prefix(claim):
+            spans.setdefault(found[0], []).append((found[1], found[2], shown_verdict(claim), n))
+    return spans
+
+
+def aligncheck_facts(view: AnswerView) -> tuple[str, dict[str, Any], dict[str, list[dict[str, Any]]]] | None:
+    """(metric, its score, fact tables ``matched`` / ``added`` (FP) / ``dropped`` (FN)) of the first
+    AlignCheck metric that scored this answer's item; None when the run has none."""
+    name = next((m for m in ALIGNCHECK_METRICS if m in view.scores), None)
+    if name is None:
+        return None
+    score = view.scores[name]
+    return name, score, fact_tables(view.details(name)) if score["status"] == "ok" else {}
+
+
+def metric_rows(view: AnswerView) -> list[dict[str, Any]]:
+    """Every metric's value for this answer with its status, direction, range, judge and signature."""
+    return [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"], "reason": s["reason"],
+             "direction": meaning.info(m).direction, "range": meaning.info(m).range_text,
+             "judge": "heuristic" if is_heuristic(s["signature"]) else "", "what it measures": meaning.info(m).what,
+             "signature": s["signature"]}
+            for m, s in view.scores.items()]
+
+
+def verdict_counts(view: AnswerView) -> str:
+    """``"2 supported · 1 contradicted · 0 not mentioned"``."""
+    counts = {k: sum(c["verdict"] == k for c in view.claims) for k in VERDICTS}
+    return " · ".join(f"{n} {k.lower().replace('_', ' ')}" for k, n in counts.items())
+
+
+#: the run's exports: label -> (file name pattern, MIME type)
+EXPORTS = {"HTML report": ("report-{rid}.html", "text/html"), "JSONL": ("run-{rid}.jsonl", "application/json"),
+           "Parquet": ("run-{rid}.parquet", "application/octet-stream"),
+           "RAGAS JSONL": ("ragas-{rid}.jsonl", "application/json"), "CSV": ("run-{rid}.csv", "text/csv")}
+
+
+def export(project: Project, run_id: str, what: str) -> str | bytes:
+    """The run as one of :data:`EXPORTS`: the HTML report, or data (with contexts) to score elsewhere."""
+    if what == "HTML report":
+        return run_report_html(project, run_id)
+    if what == "Parquet":
+        return to_parquet_bytes(run_table(project, run_id))
+    return export_run(project, run_id, {"JSONL": "jsonl", "RAGAS JSONL": "ragas", "CSV": "csv"}[what])

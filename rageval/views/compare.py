@@ -1,0 +1,51 @@
+"""The Compare page's read model: are two or more runs really different on a metric (or on the human
+score)? Friedman and post-hoc tests, a verdict, a critical-difference diagram, and for two runs the
+answers that got worse or better (:mod:`rageval.views.regressions`).
+
+Runs are lettered in the order chosen: ``A · <name>``, ``B · <name>``, ...; mean ranks count a
+higher value as better (or a lower one, for a lower-is-better metric).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+import pandas as pd
+
+from rageval import human
+from rageval.demo import DEMO_COMPARE_METRIC
+from rageval.human import Comparison
+from rageval.project import Project
+from rageval.report.exports import table_csv
+from rageval.views.charts import cd_diagram
+from rageval.views.regressions import Regressions, regressions
+
+__all__ = ["Comparison", "Regressions", "metric_options", "default_metric", "comparison", "summary_table",
+           "regressions", "has_regressions", "table_csv", "cd_diagram"]
+
+
+def metric_options(frame: pd.DataFrame) -> list[str]:
+    """The metrics (and ``human``) scored on the same answers in every run of ``frame``."""
+    return human.shared_metric_columns(frame)
+
+
+def default_metric(options: Sequence[str]) -> str:
+    """The metric a comparison opens on: the demo's comparison metric when offered, else the first."""
+    return DEMO_COMPARE_METRIC if DEMO_COMPARE_METRIC in options else options[0]
+
+
+def comparison(project: Project, run_ids: Sequence[str], metric: str, frame: pd.DataFrame) -> Comparison:
+    """Tests and verdict of the runs on ``metric`` over their per-answer ``frame`` (rageval.human.compare_runs)."""
+    return human.compare_runs(project, list(run_ids), metric, frame=frame)
+
+
+def summary_table(c: Comparison) -> pd.DataFrame:
+    """Mean, mean rank and first-rank share per run, rows named ``A · <run name>``."""
+    labels = {r: f"{chr(65 + i)} · {c.name(r)}" for i, r in enumerate(c.runs)}
+    table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
+    table.index = [labels[r] for r in table.index]
+    return table
+
+
+def has_regressions(run_ids: Sequence[str], metric: str) -> bool:
+    """Whether per-question regressions apply: two runs, a metric (not the human score, not a rubric ``#`` part)."""
+    return len(run_ids) == 2 and metric != "human" and "#" not in metric

@@ -1,0 +1,78 @@
+"""The Home page's read model: the project's counts, its finished runs as a leaderboard, how far each
+metric agrees with the human raters, and the bars of the runs a user compares.
+
+- Leaderboard (:func:`rageval.report.leaderboard.leaderboard`): one row per run, the mean of each
+  main metric over the items it scored; the best run per column is the highest mean (the lowest for
+  a lower-is-better metric), named only when two or more runs have comparable values (equal signatures).
+- The cells are text: a missing mean reads as :data:`rageval.util.MISSING`, never "None" or 0.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import pandas as pd
+
+from rageval.human.trust import metric_agreement
+from rageval.project import Project
+from rageval.report import leaderboard as board_model
+from rageval.report.exports import table_csv
+from rageval.report.leaderboard import Leaderboard
+from rageval.util import shown
+from rageval.views import queries
+from rageval.views.charts import means_bars
+from rageval.views.run import runs as run_list
+
+__all__ = ["project_counts", "leaderboard", "agreement", "best_rows", "leaderboard_text", "leaderboard_notes",
+           "leaderboard_csv", "means_bars", "Leaderboard"]
+
+
+def project_counts(project: Project) -> dict[str, int]:
+    """Corpora, documents, QA sets, QA items, runs and finished runs of the project."""
+    return queries.project_counts(project)
+
+
+def leaderboard(project: Project, run_ids: Sequence[str]) -> Leaderboard:
+    """The leaderboard of the runs ``run_ids`` (read from the run list, which marks dead runs first)."""
+    return board_model.leaderboard(project, [r for r in run_list(project) if r["id"] in run_ids])
+
+
+def agreement(project: Project) -> dict[str, Any]:
+    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
+    return metric_agreement(project)
+
+
+def best_rows(board: Leaderboard) -> dict[str, Any]:
+    """Metric -> the table row (index) of the best run on it."""
+    return {m: board.table.index[board.table["id"] == rid][0] for m, rid in board.best.items()}
+
+
+def leaderboard_text(board: Leaderboard) -> pd.DataFrame:
+    """The table without the id column, each mean as text (``0.812``; a missing mean as ``—``)."""
+    text = board.table.drop(columns=["id"])
+    for m in board.metrics:
+        text[m] = [shown(v) for v in text[m]]
+    return text
+
+
+def leaderboard_csv(board: Leaderboard) -> str:
+    """The leaderboard's numbers (not the text cells) as CSV."""
+    return table_csv(board.table.drop(columns=["id"]))
+
+
+def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
+    """The caption under the leaderboard: how to read it, agreement, unscored items, incomparable metrics."""
+    notes = ["Means over the items each metric scored; the best run per column is highlighted "
+             "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if any(m in agreement for m in board.metrics):
+        notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
+                     "(Correlations page); trust the numbers with a high ρ most.")
+    if board.unscored:
+        names = dict(zip(board.table["id"], board.table["run"]))
+        per_run: dict[str, list[str]] = {}
+        for (rid, m), n in board.unscored.items():
+            per_run.setdefault(rid, []).append(f"{m} {n}")
+        notes.append("Unscored items, not in the means: " + "; ".join(
+            f"{names.get(rid, rid)}: {', '.join(sorted(v))}" for rid, v in per_run.items()) + ".")
+    if board.incomparable:
+        notes.append("Not compared (their settings differ between runs): " + ", ".join(board.incomparable))
+    return " ".join(notes)
