@@ -494,7 +494,9 @@ def main() -> None:
     store.flush()
     gd_lines, gd = graded_table(resources, judge, limit)
     store.flush()
-    weights = json.loads((ROOT / "rageval" / "models" / "answer_correctness.json").read_text())
+    from rageval import models
+
+    weights = models.load("answer_correctness").meta
     trained = weights["trained_on"]
     lines = ["## Answer metrics", "",
              f"Command: `python bench/validate_answer_metrics.py{' --skip ' + ','.join(sorted(SKIPPED)) if SKIPPED else ''} "

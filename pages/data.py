@@ -1,6 +1,8 @@
 """Cached reads for the pages (not a page): the project chosen in the sidebar, the session's change
 counter, and ``st.cache_data`` loaders keyed on the database's change stamp or on a run's state. Each
-loader calls its page's view module (``rageval.views.<page>``); only these wrappers know Streamlit.
+loader calls its page's view module (``rageval.views.<page>``), imported in the loader so the app's
+first page does not import what only other pages need (scipy.stats, the report); only these
+wrappers know Streamlit.
 
 What changes with every write (the run list, counts, ratings) is keyed on the change stamp
 (:func:`stamp`); what never changes once a run is finished (its answers, scores, tables) on the run's
@@ -9,17 +11,15 @@ state (:func:`run_stamp`). pages/common.py re-exports every public name here.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import streamlit as st
 
-from rageval.views import answers as answers_view
-from rageval.views import compare as compare_view
-from rageval.views import correlations as correlations_view
 from rageval.views import frame
-from rageval.views import home as home_view
-from rageval.views import human_review as review_view
 from rageval.views.frame import Project, open_project
+
+if TYPE_CHECKING:
+    from rageval.views import answers as answers_view
 
 
 def project() -> Project:
@@ -54,6 +54,8 @@ def finished_runs(p: Project) -> list[dict[str, Any]]:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _counts(root: str, slug: str, stamp: tuple) -> dict[str, int]:
+    from rageval.views import home as home_view
+
     return home_view.project_counts(Project(slug=slug, root=Path(root)))
 
 
@@ -63,11 +65,15 @@ def project_counts(p: Project) -> dict[str, int]:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _review_base(root: str, slug: str, run_id: str, stamp: tuple) -> list:
+    from rageval.views import human_review as review_view
+
     return review_view.answers_and_scores(Project(slug=slug, root=Path(root)), run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _review_ratings(root: str, slug: str, run_id: str, stamp: tuple) -> dict:
+    from rageval.views import human_review as review_view
+
     return review_view.ratings_by_item(Project(slug=slug, root=Path(root)), run_id)
 
 
@@ -80,6 +86,8 @@ def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
 def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
     """One annotator's queue (rageval.views.human_review.with_ratings): the run's answers (cached per
     run) and its ratings (cached on the database's change stamp)."""
+    from rageval.views import human_review as review_view
+
     # keyed on the run's own state only: a rating (which bumps the session's data version) leaves
     # the run's answers and scores as they are, so "Save and next" never re-reads them
     base = _review_base(str(p.root), p.slug, run["id"], (run["status"], run["done"], run["failed"], str(run["finished"])))
@@ -92,11 +100,15 @@ def run_stamp(run: dict[str, Any]) -> tuple:
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _summaries(root: str, slug: str, run_id: str, stamp: tuple) -> list[answers_view.MetricSummary]:
+    from rageval.views import answers as answers_view
+
     return answers_view.summaries(Project(slug=slug, root=Path(root)), run_id)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _answer_table(root: str, slug: str, run_id: str, stamp: tuple) -> Any:
+    from rageval.views import answers as answers_view
+
     return answers_view.answer_table(Project(slug=slug, root=Path(root)), run_id)
 
 
@@ -107,6 +119,8 @@ def answer_table(p: Project, run: dict[str, Any]) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _item_values(root: str, slug: str, run_ids: tuple, metrics: tuple | None, stamp: tuple) -> Any:
+    from rageval.views import answers as answers_view
+
     return answers_view.item_values(Project(slug=slug, root=Path(root)), list(run_ids),
                                    None if metrics is None else list(metrics))
 
@@ -119,6 +133,8 @@ def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[st
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _answer_view(root: str, slug: str, run_id: str, item_id: str, stamp: tuple) -> answers_view.AnswerView | None:
+    from rageval.views import answers as answers_view
+
     return answers_view.answer_view(Project(slug=slug, root=Path(root)), run_id, item_id)
 
 
@@ -129,6 +145,8 @@ def answer_view(p: Project, run: dict[str, Any], item_id: str) -> answers_view.A
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _card_notes(root: str, slug: str, run_id: str, stamp: tuple) -> dict[str, str]:
+    from rageval.views import answers as answers_view
+
     return answers_view.card_notes(Project(slug=slug, root=Path(root)), run_id)
 
 
@@ -143,6 +161,8 @@ def summaries(p: Project, run: dict[str, Any]) -> list[answers_view.MetricSummar
 
 @st.cache_data(show_spinner=False, max_entries=16, ttl=30)
 def _agreement(root: str, slug: str, stamp: int) -> dict:
+    from rageval.views import home as home_view
+
     return home_view.agreement(Project(slug=slug, root=Path(root)))
 
 
@@ -153,6 +173,8 @@ def agreement(p: Project) -> dict:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _human_frame(root: str, slug: str, run_ids: tuple, consensus: str, stamp: tuple) -> Any:
+    from rageval.views import correlations as correlations_view
+
     return correlations_view.human_frame(Project(slug=slug, root=Path(root)), run_ids, consensus)
 
 
@@ -165,6 +187,8 @@ def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "me
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _comparison(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval.views import compare as compare_view
+
     p = Project(slug=slug, root=Path(root))
     per_answer = _human_frame(root, slug, run_ids, "median", stamp)  # the page's frame, cached: not rebuilt
     return compare_view.comparison(p, run_ids, metric, per_answer)
@@ -178,6 +202,8 @@ def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _regressions(root: str, slug: str, run_ids: tuple, metric: str, stamp: tuple) -> Any:
+    from rageval.views import compare as compare_view
+
     return compare_view.regressions(Project(slug=slug, root=Path(root)), run_ids[0], run_ids[1], metric)
 
 
@@ -188,6 +214,8 @@ def regressions(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> Any:
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
+    from rageval.views import home as home_view
+
     return home_view.leaderboard(Project(slug=slug, root=Path(root)), stamp[0])
 
 

@@ -15,11 +15,7 @@ def rating_form(p, run: dict, name: str, show_ctx: bool, blind: bool) -> None:
     run_id, total = run["id"], len(items)
     pos_key = f"hr_pos_{run_id}_{name}"
     wanted = st.session_state.pop("hr_question", None)  # from the URL: open that question
-    ids = [it.item_id for it in items]
-    if wanted in ids:
-        st.session_state[pos_key] = ids.index(wanted)
-    if pos_key not in st.session_state:
-        st.session_state[pos_key] = view.next_index(items)
+    st.session_state[pos_key] = view.position(items, st.session_state.get(pos_key), wanted)
     i = min(st.session_state[pos_key], total - 1)
     item = items[i]
     st.session_state["hr_item"] = item.item_id  # written to the URL as question=
@@ -35,9 +31,7 @@ def rating_form(p, run: dict, name: str, show_ctx: bool, blind: bool) -> None:
             for ctx in item.contexts:
                 common.text_box(ctx)
     if not blind:
-        st.caption(common.md("Scores: " + (", ".join(f"{common.label(m)} {v:.2f}" for m, v in item.scores.items())
-                                           or "none")
-                             + "; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")))
+        st.caption(common.md(view.unblinded(item)))
     with st.form(key=f"hr_form_{run_id}_{item.item_id}", border=False):
         rating = st.radio("Rating", list(view.LABELS), format_func=lambda v: f"{v} {view.LABELS[v]}",
                           index=None if item.mine is None else item.mine - 1, horizontal=True,

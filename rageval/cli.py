@@ -101,13 +101,19 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if errors else EXIT_OK
 
 
+def _input_file(name: str, flag: str = "") -> Path:
+    """``name`` as a Path to an existing file, else ConfigError ``[flag ]PATH: no such file``."""
+    path = Path(name)
+    if not path.is_file():
+        raise ConfigError(f"{flag}{path}: no such file")
+    return path
+
+
 def cmd_qa_import(args: argparse.Namespace) -> int:
     """Import a QA set from CSV, JSON or JSONL (id, question, reference, relevant_ids, domain)."""
     from rageval.ingest.qa import import_qa
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such file")
+    path = _input_file(args.file)
     result = import_qa(_project(args), path.name, path.read_bytes(), name=args.name)
     errors = [_row_problem(e) for e in result.errors]
     payload = {"name": args.name, "items": len(result.items), "errors": errors,
@@ -283,9 +289,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     if args.engine == "ray":
         return _score_ray(args)
-    path = Path(args.input)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such file")
+    path = _input_file(args.input)
     from rageval.ingest.limits import RowLimits
 
     limits = RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth)
@@ -389,9 +393,7 @@ def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tupl
 
     given = {}
     for name in getattr(args, "rubric", None) or ():
-        path = Path(name)
-        if not path.is_file():
-            raise ConfigError(f"--rubric {path}: no such file")
+        path = _input_file(name, "--rubric ")
         text = path.read_text(encoding="utf-8")
         rubric = parse_rubric(text, path.name)
         if project is not None:
@@ -407,9 +409,7 @@ def cmd_rubric_add(args: argparse.Namespace) -> int:
     from rageval.metrics.rubric import add_rubric
     from rageval.prompts.rubric import parse_rubric
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such file")
+    path = _input_file(args.file)
     text = path.read_text(encoding="utf-8")
     rubric = parse_rubric(text, path.name)
     add_rubric(_project(args), rubric, text)
@@ -475,9 +475,7 @@ def cmd_ratings_import(args: argparse.Namespace) -> int:
     """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator, rating, optional run)."""
     from rageval.human import import_ratings
 
-    path = Path(args.file)
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such file")
+    path = _input_file(args.file)
     result = import_ratings(_project(args), path.name, path.read_bytes(), run=args.run)
     errors = [_row_problem(e) for e in result.errors]
     _emit(args, {"imported": result.imported, "errors": errors},

@@ -228,6 +228,25 @@ def test_each_page_imports_only_its_own_view_module():
         assert (ROOT / "rageval" / "views" / f"{page}.py").exists(), page
 
 
+def test_pages_use_only_the_frame_and_their_own_helpers():
+    """From pages/, a page (or helper) imports only the frame (common, data) and its own page's helpers."""
+    wrong = []
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        own = PAGE_HELPERS.get(path.stem, path.stem)
+        for name in _imports(path) | {f"pages.{n}" for n in _from_pages(path)}:
+            if name.startswith("pages."):
+                other = name.split(".")[1]
+                if other not in FRAME and PAGE_HELPERS.get(other) != own:
+                    wrong.append(f"{path.stem} imports {name}")
+    assert wrong == []
+
+
+def _from_pages(path: Path) -> set[str]:
+    """The modules named in ``from pages import a, b``."""
+    return {a.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and node.module == "pages" for a in node.names}
+
+
 def test_the_page_import_rule_catches_what_it_should():
     pages = {"answers", "run"}
     assert _page_import_offences("answers", {"rageval.views.answers", "rageval.errors"}, pages) == []

@@ -1,9 +1,11 @@
 """A table a metric reads (numbers, units, dates, hedging phrases, word lists) is part of its
 signature: change one entry and every metric that reads it gets a new signature."""
+import re
+
 import pytest
 
 from rageval.metrics.base import get_metric, metric_names
-from rageval.text import hedges, numbers, words
+from rageval.text import hedges, numbers, tokenize, words
 from rageval.util import tables_hash
 
 NAMES = [n.replace("@K", "@3") for n in metric_names()]
@@ -23,6 +25,7 @@ def _signatures() -> dict[str, str]:
     (numbers, "CURRENCY_WORDS", lambda t: {**t, "quid": "gbp"}),
     (hedges, "HEDGE_CUES", lambda t: t + ("arguably",)),
     (hedges, "ABSTAIN_CUES", lambda t: t + ("no comment",)),
+    (tokenize, "_NON_WORD", lambda t: re.compile(r"\W+")),  # the word tokenizer (language guess, generator)
 ])
 def test_changing_a_table_moves_every_signature_that_reads_it(monkeypatch, module, table, change):
     before = _signatures()

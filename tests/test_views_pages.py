@@ -157,3 +157,14 @@ def test_rater_agreement_sentence_shows_a_missing_value_as_a_dash():
     stored = [{"id": "a1", "method": "spearman", "grouping": "none", "groups": 1, "created": "t", "runs": ["r1", "r2"]}]
     assert correlations.analysis_rows(stored) == [{"id": "a1", "method": "spearman", "grouping": "none", "groups": 1,
                                                    "created": "t", "runs": "r1, r2"}]
+
+
+def test_review_opens_a_linked_question_else_where_it_was_else_the_first_unrated():
+    from rageval.views.human_review import ReviewItem, position, unblinded
+
+    items = [ReviewItem("a", 0, "Q1", "x", [], [], 3), ReviewItem("b", 1, "Q2", "y", [], [], None,
+                                                                    {"ann_a": 4}, {"token_f1": 0.5})]
+    assert position(items, None) == 1 and position(items, 0) == 0 and position(items, 0, "b") == 1
+    assert position(items, 1, "gone") == 1
+    assert unblinded(items[1]) == f"Scores: {frame.metric_label('token_f1')} 0.50; others: ann_a 4"
+    assert unblinded(items[0]) == "Scores: none; others: none"

@@ -15,9 +15,9 @@ import numpy as np
 
 from rageval.prompts import prompt_hash, render
 from rageval.text import version as text_version
+from rageval.text.tokenize import word_tokens
 
 ABSTENTION = "I don't know based on the provided documents."
-_WORD = re.compile(r"\w+", re.UNICODE)
 _STOP = frozenset(
     "a an the of in on at to for from by with and or is are was were be been what which who whom "
     "when where why how does do did it its this that these those as into than then there their his "
@@ -89,12 +89,12 @@ def _is_heading(unit: str) -> bool:
 
 def question_names(question: str) -> set[str]:
     """Capitalised words after the first one (names the answer must be about), lower-cased."""
-    tokens = _WORD.findall(question)
+    tokens = word_tokens(question)
     return {t.lower() for t in tokens[1:] if t[:1].isupper() and t.lower() not in _STOP}
 
 
 def content_words(text: str) -> set[str]:
-    return {w for w in (m.lower() for m in _WORD.findall(text)) if w not in _STOP and len(w) > 1}
+    return {w for w in (m.lower() for m in word_tokens(text)) if w not in _STOP and len(w) > 1}
 
 
 @dataclass

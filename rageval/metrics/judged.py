@@ -53,7 +53,21 @@ def sorted_statements(reply: StatementSort) -> dict[str, list[str]]:
 
 
 @dataclass(frozen=True)
-class RagasAnswerCorrectness:
+class _Ragas:
+    """What the two RAGAS-style metrics share: the judge, the offline path's sentence embedder
+    (pinned in the signature) and their metadata."""
+
+    judge: str = "heuristic"
+    embedder: str = "local"
+    range = (0.0, 1.0)
+    higher_is_better = True
+    kind = "judged"
+    languages = ("en",)
+    needs_llm = True
+
+
+@dataclass(frozen=True)
+class RagasAnswerCorrectness(_Ragas):
     """RAGAS answer correctness: statement F1 against the reference, blended with semantic
     similarity.
 
@@ -72,17 +86,10 @@ class RagasAnswerCorrectness:
     0.6666666666666666
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     factuality_weight: float = 0.75
     similarity_weight: float = 0.25
     name = "ragas_answer_correctness"
     needs = frozenset({"answer", "reference"})
-    range = (0.0, 1.0)
-    higher_is_better = True
-    kind = "judged"
-    languages = ("en",)
-    needs_llm = True
 
     def __post_init__(self) -> None:
         w_f, w_s = self.factuality_weight, self.similarity_weight
@@ -170,7 +177,7 @@ def first_questions(n: int):
 
 
 @dataclass(frozen=True)
-class RagasAnswerRelevance:
+class RagasAnswerRelevance(_Ragas):
     """RAGAS answer relevance: how well questions generated from the answer match the question.
 
     With the judge, ``n`` (default 3) questions are generated from the answer, each with a
@@ -181,16 +188,9 @@ class RagasAnswerRelevance:
     uses abstention language or has no claim).
     """
 
-    judge: str = "heuristic"
-    embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
     n: int = 3
     name = "ragas_answer_relevance"
     needs = frozenset({"answer", "question"})
-    range = (0.0, 1.0)
-    higher_is_better = True
-    kind = "judged"
-    languages = ("en",)
-    needs_llm = True
 
     def __post_init__(self) -> None:
         if not 1 <= self.n <= 10:

@@ -10,7 +10,8 @@ One hash format for every shipped file (:func:`digest`): the first 10 hex digits
 the parts joined by a NUL byte. A model's ``hash`` is ``digest(npz bytes, json bytes)``, or
 ``digest(json bytes)`` = ``sha256(file)[:10]`` for a JSON-only model; a signature that names a
 model puts this hash (or a digest of it with the code tables that decide the same values) in it.
-Where the JSON names the ``sha256`` of its ``.npz`` (the export writes it), the bytes must match.
+A model with a ``.npz`` must name the sha256 of its bytes in its JSON (the export writes it);
+arrays that do not match are refused.
 
 Errors are :class:`~rageval.errors.ConfigError` naming the file and how to rebuild it.
 """
@@ -70,7 +71,8 @@ def load(name: str, *, meta_path: Path | str | None = None, arrays_path: Path | 
     """The shipped model ``name`` (or the one at the paths given: a copy, a candidate).
 
     ``arrays_path`` defaults to ``NAME.npz`` when that file exists. A missing or unreadable
-    file, or arrays that do not match the ``sha256`` their JSON names, raise ConfigError."""
+    file, or arrays that do not match the ``sha256`` their JSON names (or a JSON that names
+    none), raise ConfigError."""
     mp = Path(meta_path) if meta_path else path(name)
     default_npz = path(name, ".npz")
     ap = Path(arrays_path) if arrays_path else (default_npz if meta_path is None and default_npz.is_file() else None)
@@ -88,7 +90,7 @@ def load(name: str, *, meta_path: Path | str | None = None, arrays_path: Path | 
         raise ConfigError(f"the parameters of {name} ({shown}) cannot be read ({exc}); {fix}") from exc
     if not isinstance(meta, dict):
         raise ConfigError(f"{mp} holds no JSON object; {fix}")
-    if arrays_raw is not None and "sha256" in meta and hashlib.sha256(arrays_raw).hexdigest() != meta["sha256"]:
+    if arrays_raw is not None and hashlib.sha256(arrays_raw).hexdigest() != meta.get("sha256"):
         raise ConfigError(f"{ap} does not match the sha256 in {mp}; {fix}")
     h = digest(arrays_raw, raw) if arrays_raw is not None else digest(raw)
     return Shipped(name, meta, h, raw, arrays)

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect
+from rageval.store.db import connect, records
 
 
 def add_documents(db: Path, corpus: str, documents: Sequence[Any], chunks: Sequence[Any], chunking: str) -> int:
@@ -76,14 +76,10 @@ def corpora(db: Path) -> list[dict[str, Any]]:
 
 def documents(db: Path, corpus: str) -> list[dict[str, Any]]:
     """The corpus's documents: id, name, kind, pages, size, characters."""
-    with connect(db) as con:
-        rows = con.execute(
+    return records(db, (
             "SELECT d.id, d.name, d.kind, d.pages, d.size_bytes, length(d.text) FROM documents d"
-            " JOIN corpus_documents cd ON cd.doc_id = d.id WHERE cd.corpus = ? ORDER BY d.name",
-            [corpus],
-        ).fetchall()
-    keys = ("id", "name", "kind", "pages", "size_bytes", "chars")
-    return [dict(zip(keys, r)) for r in rows]
+            " JOIN corpus_documents cd ON cd.doc_id = d.id WHERE cd.corpus = ? ORDER BY d.name"
+        ), [corpus], ("id", "name", "kind", "pages", "size_bytes", "chars"))
 
 
 def document_texts(db: Path, corpus: str) -> list[dict[str, Any]]:
@@ -102,28 +98,21 @@ def document_texts(db: Path, corpus: str) -> list[dict[str, Any]]:
 
 
 def ingest_errors(db: Path, corpus: str | None = None) -> list[dict[str, Any]]:
-    with connect(db) as con:
-        rows = con.execute(
-            "SELECT corpus, name, reason, created FROM ingest_errors"
-            " WHERE ? IS NULL OR corpus = ? ORDER BY created DESC, name",
-            [corpus, corpus],
-        ).fetchall()
-    return [dict(zip(("corpus", "name", "reason", "created"), r)) for r in rows]
+    return records(db, "SELECT corpus, name, reason, created FROM ingest_errors"
+                       " WHERE ? IS NULL OR corpus = ? ORDER BY created DESC, name",
+                   [corpus, corpus], ("corpus", "name", "reason", "created"))
 
 
 def chunks(db: Path, corpus: str, chunking: str, doc_id: str | None = None) -> list[dict[str, Any]]:
     """Chunks of a corpus under one chunking signature, in document and ordinal order."""
-    with connect(db) as con:
-        rows = con.execute(
+    return records(db, (
             "SELECT c.id, c.doc_id, d.name, c.ordinal, c.text, c.page, c.char_start, c.char_end"
             " FROM chunks c JOIN corpus_documents cd ON cd.doc_id = c.doc_id AND cd.corpus = ?"
             " JOIN documents d ON d.id = c.doc_id"
             " WHERE c.chunking = ? AND (? IS NULL OR c.doc_id = ?)"
-            " ORDER BY d.name, c.ordinal",
-            [corpus, chunking, doc_id, doc_id],
-        ).fetchall()
-    keys = ("id", "doc_id", "doc_name", "ordinal", "text", "page", "char_start", "char_end")
-    return [dict(zip(keys, r)) for r in rows]
+            " ORDER BY d.name, c.ordinal"
+        ), [corpus, chunking, doc_id, doc_id],
+        ("id", "doc_id", "doc_name", "ordinal", "text", "page", "char_start", "char_end"))
 
 
 def chunks_by_id(db: Path, ids: Sequence[str]) -> dict[str, dict[str, Any]]:

@@ -17,7 +17,7 @@ import time
 from contextlib import contextmanager
 from importlib import resources
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator, Sequence
 
 import duckdb
 
@@ -148,3 +148,10 @@ def schema_version(path: str | Path) -> int:
     with connect(path) as con:
         row = con.execute("SELECT max(version) FROM schema_version").fetchone()
     return int(row[0] or 0)
+
+
+def records(path: str | Path, sql: str, params: Sequence[Any], keys: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows of one query as dicts named by ``keys``, through one connection."""
+    with connect(path) as con:
+        rows = con.execute(sql, list(params)).fetchall()
+    return [dict(zip(keys, r)) for r in rows]

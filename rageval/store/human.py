@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect
+from rageval.store.db import connect, records
 
 
 def _in(values: Sequence[str]) -> str:
@@ -29,15 +29,11 @@ def save_ratings(db: Path, rows: Sequence[tuple[str, str, str, int]]) -> None:
 
 def ratings(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Ratings of the given runs, with the question of each rated answer."""
-    with connect(db) as con:
-        rows = con.execute(
+    return records(db, (
             "SELECT h.run_id, h.item_id, a.question, h.annotator, h.rating, h.created FROM human_ratings h"
             " LEFT JOIN answers a ON a.run_id = h.run_id AND a.item_id = h.item_id"
-            f" WHERE h.run_id IN ({_in(run_ids)}) ORDER BY h.run_id, a.ordinal, h.item_id, h.annotator",
-            list(run_ids),
-        ).fetchall()
-    keys = ("run_id", "item_id", "question", "annotator", "rating", "created")
-    return [dict(zip(keys, r)) for r in rows]
+            f" WHERE h.run_id IN ({_in(run_ids)}) ORDER BY h.run_id, a.ordinal, h.item_id, h.annotator"
+        ), list(run_ids), ("run_id", "item_id", "question", "annotator", "rating", "created"))
 
 
 def set_agreed(db: Path, run_id: str, item_id: str, score: float | None, note: str | None = None) -> None:

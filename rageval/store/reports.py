@@ -8,24 +8,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect
+from rageval.store.db import connect, records
 
 
 def metric_stats(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Per (run, metric, signature): mean of ok values, counts ok / unscored / failed."""
     if not run_ids:
         return []
-    with connect(db) as con:
-        rows = con.execute(
+    return records(db, (
             "SELECT run_id, metric, signature, avg(value) FILTER (WHERE status = 'ok'),"
             " count(*) FILTER (WHERE status = 'ok' AND value IS NOT NULL),"
             " count(*) FILTER (WHERE status = 'unscored'), count(*) FILTER (WHERE status = 'failed')"
             " FROM metric_scores WHERE list_contains(?, run_id) GROUP BY run_id, metric, signature"
-            " ORDER BY run_id, metric, signature",
-            [list(run_ids)],
-        ).fetchall()
-    keys = ("run_id", "metric", "signature", "mean", "n_ok", "n_unscored", "n_failed")
-    return [dict(zip(keys, r)) for r in rows]
+            " ORDER BY run_id, metric, signature"
+        ), [list(run_ids)], ("run_id", "metric", "signature", "mean", "n_ok", "n_unscored", "n_failed"))
 
 
 def score_values(db: Path, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> list[tuple]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from rageval.store.db import connect
+from rageval.store.db import connect, records
 
 
 def save_rubric(db: Path, name: str, body: str, digest: str, source: str | None) -> None:
@@ -16,9 +16,8 @@ def save_rubric(db: Path, name: str, body: str, digest: str, source: str | None)
 
 def rubrics(db: Path) -> list[dict[str, Any]]:
     """Every stored rubric, by name: name, body, digest, source, created."""
-    with connect(db) as con:
-        rows = con.execute("SELECT name, body, digest, source, created FROM rubrics ORDER BY name").fetchall()
-    return [dict(zip(("name", "body", "digest", "source", "created"), r)) for r in rows]
+    return records(db, "SELECT name, body, digest, source, created FROM rubrics ORDER BY name", (),
+                   ("name", "body", "digest", "source", "created"))
 
 
 def delete_rubric(db: Path, name: str) -> bool:

@@ -10,11 +10,11 @@ import hashlib
 
 
 def version() -> str:
-    """``text-<8 hex>``: a hash of the segmenter's rules, the word lists and word pattern, and the
-    tables of :mod:`~rageval.text.numbers` and :mod:`~rageval.text.hedges`."""
-    from rageval.text import hedges, numbers, sentences, words
+    """``text-<8 hex>``: a hash of the segmenter's rules, the word lists and word pattern, the word
+    tokenizer's rule (:func:`rageval.text.tokenize.word_tokens`), and the tables of :mod:`~rageval.text.numbers` and :mod:`~rageval.text.hedges`."""
+    from rageval.text import hedges, numbers, sentences, tokenize, words
     from rageval.util import tables_hash
 
     raw = "\0".join([sentences.rules_text(), words.word_lists_text(), words.pattern_text(),
-                      tables_hash(numbers, hedges)])
+                      tables_hash(numbers, hedges), tokenize.pattern_text()])
     return "text-" + hashlib.sha256(raw.encode("utf-8")).hexdigest()[:8]

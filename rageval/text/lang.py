@@ -18,7 +18,7 @@ the rest of the project assumes).
 """
 from __future__ import annotations
 
-import re
+from rageval.text.tokenize import word_tokens
 
 _FUNCTION_WORDS = {
     "en": "the of and to in is was that for it with as on by be are this from at an have has not which were "
@@ -36,7 +36,6 @@ _FUNCTION_WORDS = {
 _ENGLISH_TOO = frozenset("a an as be do e i in is me no o on per so to we die con com son".split())
 _FUNCTION_SETS = {lang: frozenset(words) - (_ENGLISH_TOO if lang != "en" else frozenset())
                   for lang, words in _FUNCTION_WORDS.items()}
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)?")
 #: languages that write ``0,75`` for 0.75 and ``1.500`` for 1500
 DECIMAL_COMMA = frozenset({"it", "fr", "es", "de", "pt"})
 
@@ -49,7 +48,7 @@ def guess_language(text: str) -> str:
     >>> guess_language("Die Regierung hat das Gesetz nicht mit der Mehrheit beschlossen.")
     'de'
     """
-    words = [w.lower() for w in _WORD.findall(text.replace("\u2019", "'").replace("'", " "))]
+    words = [w.lower() for w in word_tokens(text)]
     hits = {lang: sum(w in vocab for w in words) for lang, vocab in _FUNCTION_SETS.items()}
     best = max(hits.values())
     if best < 2 or hits["en"] == best:

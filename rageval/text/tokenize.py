@@ -104,6 +104,22 @@ def contains_tokens(haystack: list[str], needle: list[str]) -> bool:
     return any(haystack[i] == first and haystack[i : i + n] == needle for i in range(len(haystack) - n + 1))
 
 
+def word_tokens(text: str) -> list[str]:
+    """The word tokenizer: ``text`` NFC-normalised, split on every run of characters that are not
+    a Unicode letter or digit (``_`` included); case is kept. :class:`WordTokenizer` (ROUGE), the
+    extractive generator and the language guess read words through it.
+
+    >>> word_tokens("Città_vecchia, l'acqua (2021)!")
+    ['Città', 'vecchia', 'l', 'acqua', '2021']
+    """
+    return _NON_WORD.sub(" ", unicodedata.normalize("NFC", text)).split()
+
+
+def pattern_text() -> str:
+    """The tokenizer's rule, hashed into :func:`rageval.text.version`."""
+    return "nfc|split:" + _NON_WORD.pattern
+
+
 @lru_cache(maxsize=None)
 def _stemmer(language: str):
     if language == "en":
@@ -142,8 +158,7 @@ class WordTokenizer:
         self._stem = _stemmer(language).stem if stem else None
 
     def tokenize(self, text: str) -> list[str]:
-        text = unicodedata.normalize("NFC", text.lower())
-        tokens = _NON_WORD.sub(" ", text).split()
+        tokens = word_tokens(text.lower())
         if self._stem is not None:
             tokens = [self._stem(t) if len(t) > 3 else t for t in tokens]
         return [t for t in tokens if t]

@@ -12,17 +12,18 @@ Streamlit theme sets backgrounds and text for the active theme (readable in ligh
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from rageval.human.analysis import Analysis
-from rageval.human.compare import Comparison
-from rageval.human.plain import plain_reason
 from rageval.report.meaning import info, label
 from rageval.util import MISSING
+
+if TYPE_CHECKING:  # rageval.human pulls in scipy.stats: imported when a heatmap is drawn, not with the app
+    from rageval.human.analysis import Analysis
+    from rageval.human.compare import Comparison
 
 
 def _stars(p) -> str:
@@ -32,6 +33,8 @@ def _stars(p) -> str:
 
 
 def heatmap(analysis: Analysis, group: str) -> go.Figure:
+    from rageval.human.plain import plain_reason
+
     names = analysis.metrics
     rho = analysis.matrix(group, "rho")
     text, hover = [], []

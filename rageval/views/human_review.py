@@ -16,6 +16,7 @@ from rageval.human import LABELS, RatingsImport
 from rageval.project import Project
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
+from rageval.views.frame import metric_label
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,21 @@ def next_index(items: list[ReviewItem], start: int = 0) -> int:
     return min(start, max(0, n - 1))
 
 
+def position(items: list[ReviewItem], current: int | None, wanted: str | None = None) -> int:
+    """Which answer to show: the item ``wanted`` (a question id from a link) when it is in the queue, else
+    the ``current`` position, else where to resume (:func:`next_index`)."""
+    ids = [it.item_id for it in items]
+    if wanted in ids:
+        return ids.index(wanted)
+    return next_index(items) if current is None else current
+
+
+def unblinded(item: ReviewItem) -> str:
+    """What a rater sees when not blinded: ``Scores: Token F1 0.50, ...; others: ann_a 4, ...`` ("none" when empty)."""
+    scores = ", ".join(f"{metric_label(m)} {v:.2f}" for m, v in item.scores.items()) or "none"
+    return f"Scores: {scores}; others: " + (", ".join(f"{a} {r}" for a, r in item.others.items()) or "none")
+
+
 def progress(items: list[ReviewItem]) -> tuple[int, int]:
     return sum(1 for i in items if i.mine is not None), len(items)
 
@@ -111,4 +127,5 @@ def set_agreed(project: Project, run_id: str, item_id: str, score: int) -> None:
 
 
 __all__ = ["LABELS", "ReviewItem", "answers_and_scores", "ratings_by_item", "with_ratings", "rated",
-           "next_index", "progress", "rate", "import_ratings", "rejected_rows", "for_discussion", "set_agreed"]
+           "next_index", "position", "unblinded", "progress", "rate", "import_ratings", "rejected_rows",
+           "for_discussion", "set_agreed"]
