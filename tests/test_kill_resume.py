@@ -77,7 +77,7 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch, 
     os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
 
-    done_before = store.finished_item_ids(project.db_path, run_id)
+    done_before = store.run_state(project.db_path, run_id)[2]  # the ids of its stored items
     assert 0 < len(done_before) < len(expected[0])
     cached_at_kill = set(llm_cache.load_index(project.db_path, ["test-model"], 10**9)[1])
     fetched_at_kill = _fetched(project, run_id)
