@@ -58,4 +58,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    from bench_common import framed
+
+    sys.exit(framed(main))

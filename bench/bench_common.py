@@ -13,8 +13,8 @@ import resource
 import shlex
 import sys
 
-#: environment variables that change the speed of a run, echoed in front of the command
-SPEED_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "RAGEVAL_WORKERS", "RAGEVAL_EMBED_BACKEND")
+#: environment variables that change a run (its speed, or what it imports), echoed in front of the command
+SPEED_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "RAGEVAL_WORKERS", "PYTHONPATH")
 
 
 def command() -> str:
@@ -45,3 +45,14 @@ def run_facts() -> dict:
         "cpu_s": round(cpu_seconds(), 2),
         "utc": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M"),
     }
+
+
+def framed(main) -> object:
+    """Run a bench's ``main()`` between :func:`announce` and a last stdout line
+    ``{"run": run_facts()}`` (its CPU-seconds count the reaped worker processes too)."""
+    import json
+
+    announce()
+    result = main()
+    print(json.dumps({"run": run_facts()}), flush=True)
+    return result

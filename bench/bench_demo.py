@@ -2,8 +2,10 @@
 
 Each repeat uses a fresh RAGEVAL_HOME in a temporary folder and a fresh Python process, so the
 model load is counted every time, as a new user would see it. Reported per step (wall), the
-whole build's wall and CPU-seconds (the worker processes included), and the seconds from the
-process start to the first progress report and to the first answer counted.
+whole build's wall and CPU-seconds (the worker processes included), the seconds from the
+process start to the first progress report and to the first answer counted (stored), and from
+the run's start (after ingest) to its first answer counted. Targets (issue 27, 2 idle cores):
+the build <= 5 s, the first progress within 1 s, the first answer counted within 2 s.
 
     python bench/bench_demo.py --repeats 3
 """
@@ -35,6 +37,7 @@ def progress(phase, done, total):
     seen.setdefault("first_progress_s", now)
     if phase == "items" and done > 0:
         seen.setdefault("first_answer_s", now)
+        seen.setdefault("first_answer_after_run_start_s", time.perf_counter() - t2)
 
 
 p = open_project("demo")
@@ -66,7 +69,8 @@ def main() -> None:
             out = subprocess.run([sys.executable, "-c", STEP], capture_output=True, text=True, check=True,
                                  env={**os.environ, "RAGEVAL_HOME": home})
             results.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    keys = [k for k in ("import_s", "ingest_s", "run_s", "total_s", "cpu_s", "first_progress_s", "first_answer_s")
+    keys = [k for k in ("import_s", "ingest_s", "run_s", "total_s", "cpu_s", "first_progress_s", "first_answer_s",
+                        "first_answer_after_run_start_s")
             if all(k in r for r in results)]
     summary = {k: {"min": round(min(r[k] for r in results), 2), "median": round(statistics.median(r[k] for r in results), 2),
                    "max": round(max(r[k] for r in results), 2)} for k in keys}
@@ -75,4 +79,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from bench_common import framed
+
+    framed(main)

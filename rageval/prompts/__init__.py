@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 from typing import Any
 
-from rageval.prompts.schemas import schema_hash
 from rageval.util import sha256_hex
 
 PROMPT_DIR = Path(__file__).resolve().parent
@@ -27,6 +26,8 @@ def prompt_text(name: str) -> str:
 def prompt_hash(*names: str) -> str:
     """8 hex digits of sha256 over the named prompt files joined by a NUL in order, then a NUL
     and the hash of their reply schemas (a prompt is what it says and what it asks back)."""
+    from rageval.prompts.schemas import schema_hash  # pydantic loads here, not on `rageval --help`
+
     return sha256_hex("\0".join(prompt_text(n) for n in names) + "\0" + schema_hash(*names))[:8]
 
 

@@ -31,6 +31,24 @@ from rageval.store.runs import new_run_id  # noqa: F401 (public here too)
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 JUDGED_BATCHES = 4  # a run with online-judged metrics takes batches of 4 x concurrency items
+FIRST_BATCH = 2  # an offline run's first batch: its first answers are stored (and counted) in seconds
+
+
+def batch_bounds(n: int, batch_size: int, *, ramp: bool) -> list[tuple[int, int]]:
+    """``[start, end)`` of the batches of ``n`` items: ``batch_size`` each, or with ``ramp``
+    sizes ``FIRST_BATCH, 2 x FIRST_BATCH, 4 x ...`` up to ``batch_size``, so the first answers
+    are stored after a few seconds instead of after a whole batch of 16.
+
+    >>> batch_bounds(43, 16, ramp=True)
+    [(0, 2), (2, 6), (6, 14), (14, 30), (30, 43)]
+    >>> batch_bounds(5, 16, ramp=False)
+    [(0, 5)]
+    """
+    bounds, start, size = [], 0, min(FIRST_BATCH, batch_size) if ramp else batch_size
+    while start < n:
+        bounds.append((start, min(n, start + size)))
+        start, size = start + size, min(batch_size, size * 2)
+    return bounds
 
 
 @dataclass(frozen=True)
@@ -103,7 +121,8 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     ids) comes from one :class:`~rageval.runs.context.RunContext` (``context``, or loaded here).
 
     Items go in batches of ``batch_size``; each batch is stored before the next starts. The
-    default is the run's concurrency, and four times that when a metric is judged by an online
+    default is the run's concurrency (reached from batches of 2, 4, 8, ... in an offline run,
+    :func:`batch_bounds`, so the first answers are counted early), and four times that when a metric is judged by an online
     LLM: all metrics' judge calls of a batch share the one pool, and a batch ends only when its
     slowest chain of dependent calls does, so longer batches leave the pool idle less often.
     Offline metrics (and the chunks the index lacks) are computed in ``workers`` processes
@@ -138,17 +157,18 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
         metrics = list(ctx.metrics)
         resources = Resources(embedder_factory=lambda: embedder, llm=client, language=config.language)
         judged = any(str(getattr(m, "judge", "")).startswith("openai:") for m in metrics)
+        ramp = batch_size is None and not judged  # a judged run's pool wants full batches
         batch_size = batch_size or config.concurrency * (JUDGED_BATCHES if judged else 1)
         total, finished = len(ctx.items), len(ctx.done_ids)
         if progress:
             progress("items", finished, total)
-        for start in range(0, len(todo), batch_size):
+        for start, end in batch_bounds(len(todo), batch_size, ramp=ramp):
             if should_stop is not None and should_stop():
                 store.set_run_status(project.db_path, run_id, "interrupted")
                 return _summary(project, run_id, started)
-            _run_batch(project, run_id, todo[start:start + batch_size], config, embedder, index,
+            _run_batch(project, run_id, todo[start:end], config, embedder, index,
                        generator, metrics, resources, docs, workers, report=_batch_report(progress, finished, total))
-            finished += len(todo[start:start + batch_size])
+            finished += end - start
             if progress:
                 progress("items", finished, total)
     except KeyboardInterrupt:
