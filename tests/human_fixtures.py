@@ -11,6 +11,8 @@ import numpy as np
 from rageval.project import open_project
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
+from rageval.store.db import session
+from rageval.store.items import save_items
 
 DOMAINS = ("hr", "science")
 
@@ -50,6 +52,12 @@ def build_runs(name: str = "h", *, n: int = 30, runs: tuple[str, ...] = ("runA",
     Returns ``(project, truth)`` with ``truth[(run, item)]`` the latent quality in [0, 1].
     """
     project = open_project(name)
+    with session(project.db_path):  # one connection for the whole build (each open costs ~0.1 s)
+        truth = _fill(project, n=n, runs=runs, seed=seed, annotators=annotators)
+    return project, truth
+
+
+def _fill(project, *, n, runs, seed, annotators) -> dict:
     rng = np.random.default_rng(seed)
     items = [{"id": f"q{i:02d}", "question": f"Question number {i}?", "references": [f"gold {i}"],
               "relevant": {}, "domain": DOMAINS[i % 2]} for i in range(n)]
@@ -59,6 +67,7 @@ def build_runs(name: str = "h", *, n: int = 30, runs: tuple[str, ...] = ("runA",
     for r, run in enumerate(runs):
         rstore.create_run(project.db_path, run, kind="pipeline", corpus="c", qa_set="qa",
                           config={"generator": "extractive" if r == 0 else f"model{r}"}, config_hash=run, n_items=n)
+        entries = []
         for i, it in enumerate(items):
             q = float(np.clip(rng.uniform(0, 1) + 0.08 * r, 0, 1))
             truth[(run, it["id"])] = q
@@ -73,11 +82,12 @@ def build_runs(name: str = "h", *, n: int = 30, runs: tuple[str, ...] = ("runA",
             if i == 3:
                 scores[1] = {"metric": "bleu", "signature": "bleu|v1", "value": None, "status": "unscored",
                              "reason": "no_reference"}
-            rstore.save_item(project.db_path, run, {
+            entries.append(({
                 "item_id": it["id"], "ordinal": i, "question": it["question"], "answer": f"answer {i} of {run}",
-                "references": it["references"], "contexts": [f"context {i}"], "status": "ok"}, scores, [])
+                "references": it["references"], "contexts": [f"context {i}"], "status": "ok"}, scores, []))
             for a in annotators:
                 ratings.append((run, it["id"], a, int(np.clip(round(1 + 4 * q + rng.normal(0, 0.6)), 1, 5))))
+        save_items(project.db_path, run, entries)  # one transaction per run
         rstore.set_run_status(project.db_path, run, "finished")
     hstore.save_ratings(project.db_path, ratings)
-    return project, truth
+    return truth

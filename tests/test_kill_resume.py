@@ -14,14 +14,13 @@ from pathlib import Path
 
 from rageval.cli import main
 from rageval.config import RunConfig
-from rageval.ingest.corpus import ingest
-from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
+from rageval.demo import DEMO_CORPUS, DEMO_QA
 from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
-from rageval.ingest.qa import import_qa
 from rageval.store import llm_cache, owners
 from rageval.store import runs as store
 from tests.judge_responder import respond
+from tests.projects import demo_project
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = 16
@@ -32,11 +31,7 @@ CONFIG = dict(corpus=DEMO_CORPUS, qa_set=DEMO_QA, generator="openai:test-model",
 
 def _project(home: Path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    project = open_project("kill")
-    ingest(project, DEMO_CORPUS, paths=[demo_dir() / "corpus"])
-    qa = (demo_dir() / "qa.jsonl").read_bytes().splitlines()[:ITEMS]
-    import_qa(project, "qa.jsonl", b"\n".join(qa), name=DEMO_QA)
-    return project
+    return demo_project("kill", qa_items=ITEMS)
 
 
 def _results(project, run_id):
@@ -82,7 +77,7 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch, 
     os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
 
-    done_before = store.run_state(project.db_path, run_id)[2]
+    done_before = store.run_state(project.db_path, run_id)[2]  # the ids of its stored items
     assert 0 < len(done_before) < len(expected[0])
     cached_at_kill = set(llm_cache.load_index(project.db_path, ["test-model"], 10**9)[1])
     fetched_at_kill = _fetched(project, run_id)

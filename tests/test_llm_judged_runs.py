@@ -3,28 +3,22 @@ true upper bound, and the calls of all metrics go through the one pool together.
 import pytest
 
 from rageval.config import RunConfig
-from rageval.ingest.corpus import ingest
-from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
+from rageval.demo import DEMO_CORPUS, DEMO_QA
 from rageval.runs.pipeline import estimate, execute, start_run
-from rageval.project import open_project
-from rageval.ingest.qa import import_qa
 from rageval.store import runs as store
 from tests.judge_responder import respond
+from tests.projects import demo_project
 
 FOUR = ("faithfulness", "ragas_answer_correctness", "ragas_answer_relevance", "context_relevance")
 
 
 @pytest.fixture(scope="module")
-def demo_project(tmp_path_factory):
-    """One ingested demo project for the module (ingesting costs ~20 s); each test uses its own
+def judged_project(tmp_path_factory):
+    """One demo project for the module (tests.projects.demo_project); each test uses its own
     model names, so no test replays another's cache."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(tmp_path_factory.mktemp("judged") / "home"))
-        project = open_project("judged")
-        ingest(project, DEMO_CORPUS, paths=[demo_dir() / "corpus"])
-        qa = demo_dir() / "qa.jsonl"
-        import_qa(project, qa.name, qa.read_bytes(), name=DEMO_QA)
-        yield project
+        yield demo_project("judged")
 
 
 def _config(metrics=FOUR, model="test-model", **kw):
@@ -32,16 +26,16 @@ def _config(metrics=FOUR, model="test-model", **kw):
                      metrics=metrics, top_k=4, **kw)
 
 
-def test_unchanged_rerun_makes_zero_calls_not_even_the_reachability_check(demo_project, llm_env):
+def test_unchanged_rerun_makes_zero_calls_not_even_the_reachability_check(judged_project, llm_env):
     llm_env.script(responder=respond)
-    first = start_run(demo_project, _config())
-    assert execute(demo_project, first).done == 43
+    first = start_run(judged_project, _config())
+    assert execute(judged_project, first).done == 43
     assert llm_env.count("/v1/models") == 1  # the reachability check ran once, before the first call
     llm_env.reset().script(responder=respond)
-    rerun = start_run(demo_project, _config())
-    assert execute(demo_project, rerun).done == 43
+    rerun = start_run(judged_project, _config())
+    assert execute(judged_project, rerun).done == 43
     assert llm_env.count() == 0  # every request path: chat, embeddings and /v1/models
-    values = lambda run: {(s["item_id"], s["metric"]): s["value"] for s in store.scores(demo_project.db_path, run)}
+    values = lambda run: {(s["item_id"], s["metric"]): s["value"] for s in store.scores(judged_project.db_path, run)}
     assert values(rerun) == values(first)
 
 
@@ -49,21 +43,21 @@ ALL_JUDGED = FOUR + ("contradicted_share", "not_mentioned_share", "groundedness"
                      "answer_equivalence")
 
 
-def test_a_judged_run_never_makes_more_calls_than_its_estimate(demo_project, llm_env):
+def test_a_judged_run_never_makes_more_calls_than_its_estimate(judged_project, llm_env):
     llm_env.script(responder=respond)
     config = _config(ALL_JUDGED, model="estimate-model")
-    est = estimate(demo_project, config)
+    est = estimate(judged_project, config)
     by_role = {e.role: e.calls for e in est.roles}
     # per item: generator 1; context_relevance 4 (top_k); the faithfulness family 1 + 40/8;
     # ragas_answer_correctness 1 per reference; groundedness 40/8; the other four metrics 1 each
-    refs = [sum(1 for r in it["references"] if r.strip()) for it in store.qa_items(demo_project.db_path, DEMO_QA)]
+    refs = [sum(1 for r in it["references"] if r.strip()) for it in store.qa_items(judged_project.db_path, DEMO_QA)]
     assert by_role == {"generator": 43, "judge": sum(4 + 6 + r + 5 + 4 for r in refs)}
     assert "before retries and re-asks" in est.note
-    summary = execute(demo_project, start_run(demo_project, config))
+    summary = execute(judged_project, start_run(judged_project, config))
     assert summary.done == 43
     made = llm_env.count("/v1/chat/completions")
     assert 43 < made <= est.calls  # no faults, so no retries; replies parse, so no re-asks
-    scores = store.scores(demo_project.db_path, summary.run_id)
+    scores = store.scores(judged_project.db_path, summary.run_id)
     assert {s["metric"] for s in scores if s["status"] == "ok"} == set(ALL_JUDGED)
 
 

@@ -1,5 +1,7 @@
 """Rate limits against the LLM test server: a 429 backs off only its own call (honouring
 Retry-After), sporadic 429s leave the concurrency alone, and RPM caps hold per role."""
+import functools
+import threading
 import time
 
 from rageval.llm.client import make_llm_client
@@ -63,15 +65,26 @@ def test_an_overloaded_server_lowers_the_concurrency(fake_llm):
     assert stats.decreases >= 1 and stats.min_limit <= 4
 
 
-def test_requests_per_minute_cap_of_a_role(fake_llm):
+def test_requests_per_minute_cap_of_a_role(fake_llm, monkeypatch):
+    """RAGEVAL_JUDGE_RPM reaches the client's cap, timed on the cap's own clock (it moves only
+    when the cap sleeps), so the test neither waits nor depends on the machine's speed."""
+    from rageval.llm import client as client_module
+    from rageval.llm.pool import RateCap
+
+    now, slept, lock = [0.0], [], threading.Lock()
+
+    def sleep(seconds):
+        with lock:
+            slept.append(seconds)
+            now[0] += seconds
+
+    monkeypatch.setattr(client_module, "RateCap", functools.partial(RateCap, clock=lambda: now[0], sleep=sleep))
     fake_llm.script(latency=0.0)
     with _client(fake_llm, env={"RAGEVAL_JUDGE_RPM": "60"}) as client:
-        start = time.monotonic()
         replies = _chat_all(client, 62)
-        wall = time.monotonic() - start
     # a bucket of 60 refilled at 1 a second lets at most 60 + T requests through in T seconds
     assert all(r.status == "ok" for r in replies)
-    assert fake_llm.count("/v1/chat/completions") == 62 and wall >= 1.9
+    assert fake_llm.count("/v1/chat/completions") == 62 and now[0] >= 2.0 - 1e-9 and len(slept) >= 2
 
 
 def test_a_malformed_cap_is_a_config_error_naming_the_variable():
@@ -88,7 +101,6 @@ def test_a_malformed_cap_is_a_config_error_naming_the_variable():
 def test_a_reachability_check_takes_a_slot_like_any_call(fake_llm):
     # two judge calls fill both slots; the embedder role's first call checks its server (GET
     # /v1/models) meanwhile: the check waits for a free slot, so the server never sees three
-    import threading
 
     fake_llm.script(latency=0.3, models={"test-model", "test-embedder"})
     env = {"OPENAI_BASE_URL": fake_llm.url, "OPENAI_API_KEY": "sk-test-not-a-real-key"}

@@ -7,14 +7,13 @@ unchanged re-run makes zero calls.
 import pytest
 
 from rageval.config import RunConfig
-from rageval.demo import DEMO_CORPUS, DEMO_QA, demo_dir
-from rageval.ingest.corpus import ingest
+from rageval.demo import DEMO_CORPUS, DEMO_QA
 from rageval.errors import LLMError
 from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
-from rageval.ingest.qa import import_qa
 from rageval.store import runs as store
 from tests.judge_responder import respond
+from tests.projects import demo_project
 
 JUDGED = ("faithfulness", "contradicted_share", "context_relevance", "answer_relevance", "groundedness",
           "hedging", "token_f1")
@@ -22,19 +21,16 @@ JUDGED = ("faithfulness", "contradicted_share", "context_relevance", "answer_rel
 
 @pytest.fixture(scope="module")
 def _demo_home(tmp_path_factory):
-    """The demo corpus ingested and its QA set imported once for this module's tests."""
+    """The demo corpus and QA set in one project for this module's tests (tests.projects.demo_project)."""
     home = tmp_path_factory.mktemp("llm-run") / "home"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(home))
-        project = open_project("llm")
-        ingest(project, DEMO_CORPUS, paths=[demo_dir() / "corpus"])
-        qa = demo_dir() / "qa.jsonl"
-        import_qa(project, qa.name, qa.read_bytes(), name=DEMO_QA)
+        demo_project("llm")
     return home
 
 
 @pytest.fixture()
-def demo_project(_demo_home, monkeypatch):
+def llm_project(_demo_home, monkeypatch):
     """The shared demo project (each test starts its own runs in it)."""
     monkeypatch.setenv("RAGEVAL_HOME", str(_demo_home))
     return open_project("llm")
@@ -45,20 +41,20 @@ def _config(**kw):
                      metrics=JUDGED, top_k=4, **kw)
 
 
-def test_run_survives_faults_and_reruns_from_cache(demo_project, llm_env):
+def test_run_survives_faults_and_reruns_from_cache(llm_project, llm_env):
     llm_env.script(responder=respond, seed=7,
                    rates={"500": 0.04, "429": 0.03, "503": 0.03, "truncated": 0.02, "prose": 0.02, "empty": 0.01})
-    run_id = start_run(demo_project, _config())
-    summary = execute(demo_project, run_id)
+    run_id = start_run(llm_project, _config())
+    summary = execute(llm_project, run_id)
     assert summary.status == "finished" and summary.done == summary.items == 43
     faults = {kind for _, kind in llm_env.faults_seen()}
     assert {"500", "429", "503"} <= faults and faults & {"truncated", "prose", "empty"}
-    answers = store.answers(demo_project.db_path, run_id)
+    answers = store.answers(llm_project.db_path, run_id)
     # transient faults were retried; an empty reply (not retried) fails only its own item, with a reason
     assert all((a["status"] == "ok" and a["answer"]) or (a["status"] == "failed" and a["reason"]) for a in answers)
     ok_items = [a["item_id"] for a in answers if a["status"] == "ok"]
     assert len(ok_items) >= 40
-    scores = store.scores(demo_project.db_path, run_id)
+    scores = store.scores(llm_project.db_path, run_id)
     assert len(scores) == len(ok_items) * len(JUDGED)
     for s in scores:  # scored, or not scored with a reason: never a silent gap
         assert (s["status"] == "ok" and s["value"] is not None) or (s["value"] is None and s["reason"]), s
@@ -66,30 +62,30 @@ def test_run_survives_faults_and_reruns_from_cache(demo_project, llm_env):
     bad = Counter((s["metric"], s["reason"]) for s in scores if s["status"] != "ok")
     assert sum(s["status"] == "ok" for s in scores) >= 0.9 * len(scores), bad
     assert any(s["metric"] == "faithfulness" and s["signature"].find("judge:openai:test-model") >= 0 for s in scores)
-    assert store.claims(demo_project.db_path, run_id)
+    assert store.claims(llm_project.db_path, run_id)
 
     # An unchanged re-run replays the cache: no model calls except for the items whose replies
     # never parsed (broken replies are not cached, so those are asked again), and the same values.
     unparsed = sum(s["reason"] == "judge_parse_error" for s in scores)
     calls_before = llm_env.count("/v1/chat/completions")
     llm_env.script(responder=respond)  # no faults now
-    rerun = start_run(demo_project, _config())
-    assert execute(demo_project, rerun).done == 43
+    rerun = start_run(llm_project, _config())
+    assert execute(llm_project, rerun).done == 43
     failed_items = 43 - len(ok_items)  # their generation is asked again, then judged
     assert llm_env.count("/v1/chat/completions") - calls_before <= 2 * unparsed + 20 * failed_items
     first = {(s["item_id"], s["metric"]): s["value"] for s in scores if s["status"] == "ok"}
-    second = {(s["item_id"], s["metric"]): s["value"] for s in store.scores(demo_project.db_path, rerun)}
+    second = {(s["item_id"], s["metric"]): s["value"] for s in store.scores(llm_project.db_path, rerun)}
     assert {k: second[k] for k in first} == first
 
 
-def test_unreachable_server_fails_before_any_item(demo_project, monkeypatch):
+def test_unreachable_server_fails_before_any_item(llm_project, monkeypatch):
     monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    run_id = start_run(demo_project, _config())
+    run_id = start_run(llm_project, _config())
     with pytest.raises(LLMError, match="unreachable"):
-        execute(demo_project, run_id)
-    assert store.answers(demo_project.db_path, run_id) == []
-    assert store.get_run(demo_project.db_path, run_id)["status"] == "failed"
+        execute(llm_project, run_id)
+    assert store.answers(llm_project.db_path, run_id) == []
+    assert store.get_run(llm_project.db_path, run_id)["status"] == "failed"
 
 
 def _judge_json(tmp_path, run_id):
