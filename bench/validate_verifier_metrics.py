@@ -30,7 +30,7 @@ from make_claim_data import DATA  # noqa: E402
 from validate_answer_metrics import bench_resources, group_bootstrap, nq301, to_samples, with_ci  # noqa: E402
 from validate_claims import SEED, auroc, boot, fmt, read_gz  # noqa: E402
 
-from rageval.claims import model as M  # noqa: E402
+from rageval.claims.verifier import version as verifier_version  # noqa: E402
 from rageval.metrics.base import evaluate, get_metric  # noqa: E402
 from rageval.types import Sample
 
@@ -90,7 +90,7 @@ def main(argv=None) -> int:
     resources, store = bench_resources()
     lines = ["## Other metrics on the offline verifier", "",
              f"Command: `python bench/validate_verifier_metrics.py --write-docs --summedits-limit {args.summedits_limit}` "
-             f"(verifier `{M.shipped().version}`; 2 cores, load average {load:.1f} at the start).", ""]
+             f"(verifier `{verifier_version()}`; 2 cores, load average {load:.1f} at the start).", ""]
     lines += nq_lines(resources)
     lines += groundedness_lines(resources, args.summedits_limit)
     store.flush()
