@@ -122,6 +122,7 @@ def judged_benchmark(args, start_server, server_stats) -> None:
     line(f"items={args.items} metrics={','.join(METRICS)} latency={lat * 1000:.0f}ms concurrency={conc} "
          f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f}")
     clean_project = open_project("bench-clean")
+    clean_url = None
     for label, project, extra in (
         ("clean", clean_project, ()),
         ("faults", open_project("bench-faults"), ("--rates", f"500={half},429={half}", "--seed", "7",
@@ -130,7 +131,12 @@ def judged_benchmark(args, start_server, server_stats) -> None:
     ):
         if label not in args.phases.split(","):
             continue
+        if label == "cached" and clean_url:
+            # the same address as the clean run: the judge cache is keyed by the server's URL (issue 24)
+            extra = ("--port", clean_url.rsplit(":", 1)[1].split("/")[0])
         proc, url = start_server(lat, "--judge", *extra)
+        if label == "clean":
+            clean_url = url
         try:
             timing, stats, result, statuses = _phase(project, items, url, conc, label)
             info = server_stats(url)
