@@ -1,6 +1,6 @@
 """The bundled demo project: a small corpus, a QA set, an evaluated run and human ratings.
 
-``load_demo()`` builds it once in the project ``demo`` (22.9 CPU-seconds, model load
+``load_demo()`` builds it once in the project ``demo`` (12.2 CPU-seconds, 7.8 s on 2 idle cores, model load
 included: bench/bench_demo.py) and returns what it made; later calls return the existing run at once, and a build
 that was interrupted resumes its run. The ratings are illustrative: written by the rageval team
 for the demo run's answers (three annotator profiles: balanced, strict about verbose answers,
