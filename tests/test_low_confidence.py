@@ -85,7 +85,7 @@ def test_score_details_give_confidence_and_the_flag(tmp_path, monkeypatch, capsy
     from rageval.cli import main
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.setattr(verifier, "low_confidence_below", lambda: 1.01)  # every model verdict is unsure
+    monkeypatch.setattr(verifier.CrossEncoderVerifier, "low_below", 1.01)  # every model verdict is unsure
     rows = tmp_path / "answers.jsonl"
     rows.write_text(json.dumps({"id": "q1", "question": "Tea?", "contexts": [CONTEXT],
                                 "answer": "Green tea originated in Japan. Brew it at 70 to 80 degrees Celsius."})

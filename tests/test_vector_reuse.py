@@ -13,6 +13,21 @@ from tests.fakes import FakeEmbedder
 from tests.projects import small_project
 
 
+
+def embedded_texts(monkeypatch) -> list[str]:
+    """The texts the local MiniLM embeds from now on, in order (it still embeds them)."""
+    from rageval.embed.minilm import MiniLMEmbedder
+
+    seen: list[str] = []
+    real = MiniLMEmbedder.embed
+
+    def counting(self, texts):
+        seen.extend(texts)
+        return real(self, texts)
+
+    monkeypatch.setattr(MiniLMEmbedder, "embed", counting)
+    return seen
+
 def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")  # under the local model's name, as a run uses it
     embedder = CachedEmbedder(inner)
@@ -34,16 +49,7 @@ def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypat
     chunk_texts = {c["text"] for c in corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())}
     assert chunk_texts
     monkeypatch.setattr(shared, "_MEMORIES", {})  # a new process: nothing in memory, the ingest vectors only in the project's cache
-    seen: list[str] = []
-    from rageval.embed.minilm import MiniLMEmbedder
-
-    real = MiniLMEmbedder.embed
-
-    def counting(self, texts):
-        seen.extend(texts)
-        return real(self, texts)
-
-    monkeypatch.setattr(MiniLMEmbedder, "embed", counting)
+    seen = embedded_texts(monkeypatch)
     run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", metrics=("context_relevance",), top_k=3))
     summary = execute(project, run_id)
     assert summary.done == 5
@@ -77,14 +83,7 @@ def test_a_run_reads_the_claim_verifier_s_context_sentences_from_the_ingest_cach
     chunks = corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())
     context_texts = {c["text"] for c in chunks} | set(sentence_texts([c["text"] for c in chunks]))
     monkeypatch.setattr(shared, "_MEMORIES", {})  # a new process: the ingest vectors only in the project's cache
-    seen: list[str] = []
-    real = MiniLMEmbedder.embed
-
-    def counting(self, texts):
-        seen.extend(texts)
-        return real(self, texts)
-
-    monkeypatch.setattr(MiniLMEmbedder, "embed", counting)
+    seen = embedded_texts(monkeypatch)
     run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", metrics=("faithfulness", "context_relevance"),
                                           top_k=3))
     assert execute(project, run_id).done == 5

@@ -220,8 +220,9 @@ class FeatureExtractor:
         for items, sents, joined, ctx_keys in prepared:
             reads: dict[str, tuple] = {}  # the contexts' quantities per language, read once per job
             position = {id(s): i for i, s in enumerate(sents)}
+            rows = row_spans(sents)  # the job's table rows, found once for all its claims
             out.append([self._one(claim, ckeys, cands, [self._cos(claim, s.text) for s in cands], sents, joined,
-                                  ctx_keys, reads, position) for claim, ckeys, cands in items])
+                                  ctx_keys, reads, position, rows) for claim, ckeys, cands in items])
         return out
 
     def _embed(self, texts: list[str]) -> None:
@@ -243,7 +244,7 @@ class FeatureExtractor:
 
     def _one(self, claim: str, ckeys: frozenset, cands: list[Sentence], sims: list[float], sents: list[Sentence],
              joined: str, ctx_keys: frozenset, reads: dict[str, tuple],
-             position: dict[int, int] | None = None) -> PairFeatures:
+             position: dict[int, int] | None = None, rows: set[tuple[int, int, int]] | None = None) -> PairFeatures:
         f = dict.fromkeys(NAMES, 0.0)
         lang = guess_language(claim + " " + joined[:2000])
         f["italian"] = float(lang == "it")
@@ -288,7 +289,6 @@ class FeatureExtractor:
         if not cands:
             f.update(num_best=0.0, date_best=0.0, name_best=0.0)
         vec = np.array([f[n] for n in NAMES], dtype=np.float64)
-        rows = row_spans(sents) if position else set()
         windows = tuple(window(sents, position[id(c)], rows) if position else c.text for c in ranked)
         return PairFeatures(vec, best, closest, agreeing, ranked, windows)
 

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from rageval import models
+from rageval.claims.verdict import DEFAULT_LOW_CONFIDENCE_BELOW
 from rageval.errors import ConfigError
 
 NAME = "claim_verifier"
@@ -46,6 +47,7 @@ class ClaimModel:
     b2: np.ndarray
     version: str
     temperature: float = 1.0
+    low_confidence_below: float = DEFAULT_LOW_CONFIDENCE_BELOW  # chosen with the calibration, in the file
 
     def probabilities(self, X: np.ndarray) -> np.ndarray:
         """Rows of ``X`` (n, d) -> (n, 3) probabilities in the order of ``labels``."""
@@ -78,7 +80,8 @@ def load(path: Path | str | None = None) -> ClaimModel:
                           f"{models.REBUILD[NAME]}")
     arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "std", "W1", "b1", "W2", "b2")}
     return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(shipped_model.raw),
-                      temperature=float(data.get("temperature", 1.0)), **arr)
+                      temperature=float(data.get("temperature", 1.0)),
+                      low_confidence_below=float(data.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE_BELOW)), **arr)
 
 
 @functools.lru_cache(maxsize=1)

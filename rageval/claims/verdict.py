@@ -5,6 +5,10 @@ from dataclasses import dataclass
 
 from rageval.types import CONTRADICTED, LABELS, NOT_MENTIONED, SUPPORTED  # noqa: F401 (the claim labels)
 
+#: a verifier whose parameter file names no ``low_confidence_below`` of its own marks verdicts
+#: under this confidence "low confidence"
+DEFAULT_LOW_CONFIDENCE_BELOW = 0.9
+
 
 @dataclass(frozen=True)
 class Verdict:

@@ -1,10 +1,12 @@
-"""The default offline claim verifier: a learned model over alignment, number, name and polarity
-features (:mod:`rageval.claims.features`, :mod:`rageval.claims.model`), labelled
-``judge:heuristic|verifier:<version>`` in signatures.
+"""The offline claim verifiers, labelled ``judge:heuristic|verifier:<version>`` in signatures: the
+shipped NLI cross-encoder (:class:`CrossEncoderVerifier`, :mod:`rageval.claims.xenc`; :data:`SHIPPED`)
+and the feature MLP it replaced, kept for comparison (:class:`LearnedVerifier`, a learned model over
+alignment, number, name and polarity features: :mod:`rageval.claims.features`, :mod:`rageval.claims.model`).
 
 First, a claim copied from a context (:func:`rageval.claims.containment.contained`) is SUPPORTED
 with confidence 1.0 and its whole sentence as evidence; the model runs only on the other claims.
-A verdict whose confidence is below :func:`low_confidence_below` is marked ``low_confidence``.
+A verdict whose confidence is below its verifier's ``low_below`` (the threshold stored with that
+verifier's parameters) is marked ``low_confidence``.
 
 For each claim the model gives ``p = (p_supported, p_contradicted, p_not_mentioned)``; the
 verdict is the most probable label and its ``confidence`` that probability. Evidence and reason:
@@ -22,8 +24,6 @@ verdict is the most probable label and its ``confidence`` that probability. Evid
 """
 from __future__ import annotations
 
-import functools
-import json
 import threading
 from typing import Any, Sequence
 
@@ -34,7 +34,7 @@ from rageval.claims import xenc as X
 from rageval.claims.containment import contained
 from rageval.claims.diagnose import specifics_missing
 from rageval.claims.features import NAMES, FeatureExtractor, PairFeatures
-from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
+from rageval.claims.verdict import CONTRADICTED, DEFAULT_LOW_CONFIDENCE_BELOW, NOT_MENTIONED, SUPPORTED, Verdict
 
 _CHECKS = (
     ("num_rival", "numbers", "the claim gives a number the evidence does not: it gives another"),
@@ -52,10 +52,6 @@ _INDEX = {n: i for i, n in enumerate(NAMES)}
 
 #: the offline verifier that ships: "xenc" (the NLI cross-encoder) or "mlp" (the feature MLP)
 SHIPPED = "xenc"  # chosen on real-labelled development rows: 0.70 against 0.48 (docs/validation.md)
-#: used while the shipped parameter file names no ``low_confidence_below`` of its own
-DEFAULT_LOW_CONFIDENCE_BELOW = 0.9
-
-
 def version() -> str:
     """The shipped verifier's version string (``xenc-<hash>`` or ``mlp-<hash>``)."""
     return X.shipped().version if SHIPPED == "xenc" else M.shipped().version
@@ -64,19 +60,6 @@ def version() -> str:
 def shipped_verifier(embedder: Any = None) -> Any:
     """A verifier of the shipped kind over ``embedder``."""
     return CrossEncoderVerifier(embedder) if SHIPPED == "xenc" else LearnedVerifier(embedder)
-
-
-@functools.lru_cache(maxsize=1)
-def low_confidence_below() -> float:
-    """The confidence under which a verdict is shown as "low confidence": the shipped parameter
-    file's ``low_confidence_below`` (chosen with its calibration on development rows: the smallest
-    confidence at which CONTRADICTED verdicts reach precision 0.9), else
-    :data:`DEFAULT_LOW_CONFIDENCE_BELOW`."""
-    try:
-        meta = json.loads((X.META_PATH if SHIPPED == "xenc" else M.MODEL_PATH).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return DEFAULT_LOW_CONFIDENCE_BELOW
-    return float(meta.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE_BELOW))
 
 
 def copied_first(jobs: Sequence[tuple[Sequence[str], Sequence[str]]], model_many: Any) -> list[list[Verdict]]:
@@ -95,6 +78,11 @@ class LearnedVerifier:
     def __init__(self, embedder: Any = None, model: M.ClaimModel | None = None):
         self.model = model or M.shipped()
         self.features = FeatureExtractor(embedder)
+
+    @property
+    def low_below(self) -> float:
+        """Confidence under which a verdict is marked low confidence: the model file's own threshold."""
+        return self.model.low_confidence_below
 
     def verify(self, claims: Sequence[str], contexts: Sequence[str]) -> list[Verdict]:
         return self.verify_many([(claims, contexts)])[0]
@@ -124,7 +112,7 @@ class LearnedVerifier:
         cov = float(f.vector[_INDEX["cov_best"]])
         sim = float(f.vector[_INDEX["sim_best"]])
         common = dict(confidence=probs[label], probabilities=probs, coverage=round(cov, 4), similarity=round(sim, 4),
-                      low_confidence=probs[label] < low_confidence_below())
+                      low_confidence=probs[label] < self.low_below)
         if not contexts or f.best is None:
             return Verdict(NOT_MENTIONED, reason="no context sentences", evidence_role=None, **common)
         s = f.best
@@ -192,7 +180,13 @@ class CrossEncoderVerifier:
         comb = meta.get("combiner") or None
         self.combiner = None if not comb else {k: np.asarray(comb[k], dtype=np.float64)
                                                 for k in ("mean", "std", "W", "b")}
-        self.low_below = float(meta.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE_BELOW))
+
+    @property
+    def low_below(self) -> float:
+        """Confidence under which a verdict is marked low confidence: the parameter file's own
+        ``low_confidence_below`` (the smallest confidence at which CONTRADICTED verdicts reached
+        precision 0.9 on development rows)."""
+        return float(self.xenc.meta.get("low_confidence_below", DEFAULT_LOW_CONFIDENCE_BELOW))
 
     def verify(self, claims: Sequence[str], contexts: Sequence[str]) -> list[Verdict]:
         return self.verify_many([(claims, contexts)])[0]

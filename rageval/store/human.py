@@ -100,25 +100,23 @@ def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     return [{**dict(zip(keys, r)), "config": parsed[r[0]]} for r in rows]
 
 
+def _ok_values_sql(run_ids: Sequence[str]) -> str:
+    """The scored values (status ``ok``) of ``run_ids``: run_id, item_id, metric, signature, value."""
+    return ("SELECT run_id, item_id, metric, signature, value FROM metric_scores"
+            f" WHERE status = 'ok' AND value IS NOT NULL AND run_id IN ({_in(run_ids)})")
+
+
 def metric_values_table(db: Path, run_ids: Sequence[str]) -> Any:
     """:func:`metric_values` as a pandas DataFrame (columns run_id, item_id, metric, signature,
     value), built by DuckDB without a Python object per score."""
     with connect(db) as con:
-        return con.execute(
-            "SELECT run_id, item_id, metric, signature, value FROM metric_scores"
-            f" WHERE status = 'ok' AND value IS NOT NULL AND run_id IN ({_in(run_ids)})",
-            list(run_ids),
-        ).df()
+        return con.execute(_ok_values_sql(run_ids), list(run_ids)).df()
 
 
 def metric_values(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str, str, float]]:
     """``(run_id, item_id, metric, signature, value)`` of every score with status ``ok``."""
     with connect(db) as con:
-        return con.execute(
-            "SELECT run_id, item_id, metric, signature, value FROM metric_scores"
-            f" WHERE status = 'ok' AND value IS NOT NULL AND run_id IN ({_in(run_ids)})",
-            list(run_ids),
-        ).fetchall()
+        return con.execute(_ok_values_sql(run_ids), list(run_ids)).fetchall()
 
 
 # --- stored correlations -------------------------------------------------------------------
