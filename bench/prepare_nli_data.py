@@ -17,7 +17,8 @@ no context crosses portions, and before any figure was looked at:
 - train / dev (85 / 15 by group): SNLI dev file, binary-MNLI dev + test files, binary-FEVER-NLI
   dev file, HaluEval QA + dialogue (capped), Citation-Integrity train (train) and dev (dev),
   e-RTE-3-it DEV file, WiCE dev-split claims, SummEdits ``evaluation`` split sentences,
-  generated number/date swaps (a minority, see ``number_swaps``);
+  generated number/date swaps (a minority, see ``number_swaps``), and the derived "same topic,
+  undecided" pairs (``derived_*``, see ``nonrationale_pairs``; they train, they never select);
 - report (never trained or tuned on; bench/validate_nli.py drops report rows whose premise or
   claim occurs in a train or dev row): SNLI test, binary-FEVER-NLI test, Climate-FEVER (all),
   QAGS (all), e-RTE-3-it TEST, Citation-Integrity test, WiCE test-split claims, SummEdits
@@ -253,6 +254,61 @@ def summedits(r: Reader, seed: int) -> list[dict]:
     return out
 
 
+_STOP = frozenset("the a an of in on at to for and or but is are was were be been by with as from that this "
+                  "these those it its their his her they he she we our not no than then which who".split())
+
+
+def _content(text: str) -> set[str]:
+    return {w for w in _words(text) if w not in _STOP and len(w) > 2}
+
+
+def _closest_other(claim: str, sentences: list[str], taken: set[int], min_shared: int = 2) -> str | None:
+    """The sentence outside ``taken`` sharing most content words with ``claim`` (at least
+    ``min_shared``, at least 6 words long, no page metadata), or None."""
+    cw = _content(claim)
+    best, best_n = None, min_shared - 1
+    for i, s in enumerate(sentences):
+        if i in taken or len(s.split()) < 6 or s.startswith("(meta data)"):
+            continue
+        n = len(cw & _content(s))
+        if n > best_n:
+            best, best_n = s, n
+    return best
+
+
+def nonrationale_pairs(r: Reader, seed: int) -> list[dict]:
+    """Derived "same topic, undecided" pairs (label N) from human rationale annotations, train and
+    dev portions only: a Citation-Integrity claim against the sentence of its cited abstract that
+    the annotators did not mark as rationale and that shares most content words with it; a WiCE
+    claim or subclaim with annotated support against its closest evidence sentence outside every
+    supporting set. These are the candidates a RAG verifier meets most (the right topic, the
+    claim's own words, no decision) and that the human 3-way sources have few of. The label is
+    derived, not annotated, so these rows train and never select (``derived_`` prefix)."""
+    out = []
+    corpus = {}
+    for line in r.git(CITINT, "data/citint/corpus.jsonl").splitlines():
+        d = json.loads(line)
+        corpus[str(d["doc_id"])] = d["abstract"]
+    for split, portion in (("train", "train"), ("dev", "dev")):
+        for line in r.git(CITINT, f"data/citint/claims_{split}.jsonl").splitlines():
+            d = json.loads(line)
+            claim = re.sub(r"\s*\[<\|[a-z_]+\|>\]", "", d["claim"])
+            for doc, ev in d["evidence"].items():
+                taken = {i for e in ev for i in e["sentences"]}
+                other = _closest_other(claim, corpus.get(str(doc)) or [], taken)
+                if other:
+                    out.append(row("derived_citint_nonrat", portion, f"citint-{split}-{d['id']}", other, claim, "N"))
+    for d in r.shared("wice/claims.jsonl.gz"):
+        taken = {i for s in d["supporting_sentences"] for i in s}
+        if d["split"] == "test" or not taken or d["label"] == "not_supported":
+            continue
+        other = _closest_other(d["claim"], d["evidence"], taken)
+        if other:
+            out.append(row("derived_wice_nonrat", portion_of("wice", d["claim_id"], seed), d["claim_id"],
+                           other, d["claim"], "N"))
+    return out
+
+
 _NUM = re.compile(r"\b\d{1,4}(?:[.,]\d+)?\b")
 
 
@@ -303,6 +359,7 @@ def main() -> None:
             + citint(r) + rte_it(r, args.seed) + climate_fever(r) + qags(r) + wice(r, args.seed)
             + summedits(r, args.seed))
     rows += number_swaps(rows, args.seed, args.swap_cap)
+    rows += nonrationale_pairs(r, args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, dict[str, int]] = {}
     for portion in ("train", "dev", "report"):

@@ -19,12 +19,13 @@ zero, so training starts from MiniLM exactly), and their LayerNorms are trained.
 
 Loss. 3-way rows: ``-log p_y``. Binary "not entailed" rows: ``-log(p_N + p_C)``. Batches are
 drawn from a source-balanced stream: source ``s`` with ``n_s`` train rows is sampled with
-weight ``min(n_s, --source-cap)``, so no single source dominates.
+weight ``min(n_s, --source-cap)`` (or its ``--source-weight``), so no single source dominates.
 
 Selection. Every ``--eval-every`` steps the model is scored on a fixed, source-balanced sample
 of the dev portion (at most ``--dev-cap`` rows a source): the score is the mean over sources of
 the per-source accuracy (3-way argmax for 3-way sources; entailed vs not, p_E >= 0.5, for binary
-ones). The best step's parameters are kept (``best.pt``); ``state.pt`` (parameters, optimiser,
+ones), over the sources whose labels annotators gave: generated (``gen_``) and derived
+(``derived_``) rows are scored in the log and never select. The best step's parameters are kept (``best.pt``); ``state.pt`` (parameters, optimiser,
 step, random state) is written every ``--ckpt-minutes`` for ``--resume``.
 
 Export. ``--export`` writes the best parameters to ``rageval/models/claim_xenc.npz`` (float32),
@@ -194,7 +195,7 @@ def dev_score(logits, rows) -> tuple[float, dict]:
             ok = LABELS[int(pr.argmax())] == r["label"] if r["label"] != "NOT" else pr[0] < 0.5
         per.setdefault(r["source"], []).append(float(ok))
     accs = {s: float(np.mean(v)) for s, v in sorted(per.items())}
-    real = [a for s, a in accs.items() if not s.startswith("gen_")]  # generated rows never select
+    real = [a for s, a in accs.items() if not s.startswith(("gen_", "derived_"))]  # only annotated labels select
     return float(np.mean(real)), accs
 
 
@@ -213,16 +214,23 @@ def train(args) -> None:
     dev_all = load_rows(args.data / "dev.jsonl")
     rng = random.Random(args.seed)
     dev_rows = []
-    for s in sorted({r["source"] for r in dev_all}):
+    for s in sorted({r["source"] for r in dev_all if not r["source"].startswith("derived_")}):
         part = [r for r in dev_all if r["source"] == s]
         rng.shuffle(part)
+        dev_rows += part[:args.dev_cap]
+    derived_rng = random.Random(args.seed)  # a separate stream, so the selection sample stays as it was
+    for s in sorted({r["source"] for r in dev_all if r["source"].startswith("derived_")}):
+        part = [r for r in dev_all if r["source"] == s]
+        derived_rng.shuffle(part)
         dev_rows += part[:args.dev_cap]
     by_source: dict[str, list[dict]] = {}
     excluded = {x for x in args.exclude_sources.split(",") if x}
     for r in (r for r in train_rows if r["source"] not in excluded):
         by_source.setdefault(r["source"], []).append(r)
     sources = sorted(by_source)
-    weights = [min(len(by_source[s]), args.source_cap) for s in sources]
+    override = {k: int(v) for k, v in (x.split("=") for x in args.source_weight)}
+    weights = [override.get(s, min(len(by_source[s]), args.source_cap)) for s in sources]
+    print("source weights:", dict(zip(sources, weights)), flush=True)
     model = CrossEncoder(args.minilm, layers=args.layers, rank=args.rank, alpha=args.alpha)
     params = [p for p in model.parameters() if p.requires_grad]
     opt = torch.optim.AdamW(params, lr=args.lr, weight_decay=0.01)
@@ -244,6 +252,12 @@ def train(args) -> None:
         torch.set_rng_state(st["torch_rng"])
         print(f"resumed at step {step} (best dev {best:.4f}, {seen} pairs seen)", flush=True)
     t0, last_ckpt, losses = time.time(), time.time(), []
+    if step == 0 and args.init is not None:  # the starting point's score, in the same log
+        score, accs = dev_score(predict(model, tok, dev_rows), dev_rows)
+        rec = {"step": 0, "init": str(args.init), "dev": score, "dev_by_source": accs}
+        with log_path.open("a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(json.dumps(rec), flush=True)
     model.train()
     while step < args.steps:
         # a pool of batches of similar length: 8 batches drawn together, sorted by length
@@ -399,6 +413,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--resume", action="store_true")
     ap.add_argument("--init", type=Path, default=None, help="start from these trained parameters (a best.pt), new optimiser")
+    ap.add_argument("--source-weight", nargs="*", default=[], metavar="SOURCE=W",
+                    help="sampling weight of these sources instead of min(rows, --source-cap)")
     ap.add_argument("--exclude-sources", default="", help="comma-separated training sources to leave out")
     ap.add_argument("--export", action="store_true")
     ap.add_argument("--export-from", choices=("best", "state"), default="best")

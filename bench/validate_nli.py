@@ -2,6 +2,7 @@
 
     python bench/prepare_nli_data.py                       # bench/nli_data/{train,dev,report}.jsonl
     python bench/validate_nli.py calibrate [--dev-cap 120]  # writes calibration into rageval/models/claim_xenc.json
+    python bench/validate_nli.py compare --other-params OLD.npz --other-meta OLD.json [--c-bias 1.0]
     python bench/validate_nli.py report [--write-docs]      # the report portions, once
 
 Both run the product's path: :class:`rageval.claims.verifier.CrossEncoderVerifier` on
@@ -20,6 +21,13 @@ loss and does not lower the mean per-source accuracy; (3) ``low_confidence_below
 confidence ``t`` (grid of 0.01) at which CONTRADICTED verdicts with confidence >= t have
 precision >= ``--c-precision`` on the 3-way development rows (if none does, the ``t`` of best
 precision that still keeps 10% of them). Writes all three into claim_xenc.json.
+
+``compare`` (development only): the shipped parameters against another parameter file (for
+example ``git show REV:rageval/models/claim_xenc.npz > old.npz``, and its JSON), argmax at T = 1
+on the same development rows as ``calibrate``, plus the team's hand-written pairs and the derived
+WiCE pairs: mean per-source accuracy, the share of supported or neutral claims read CONTRADICTED,
+CONTRADICTED precision and recall, NOT_MENTIONED recall; each model also with ``--c-bias``
+subtracted from its C logit.
 
 ``report``: pair sets (a seeded sample of at most ``--report-cap`` rows per source, by group):
 SNLI test, FEVER-NLI test, Climate-FEVER, e-RTE-3-it TEST, Citation-Integrity test; claim sets
@@ -208,8 +216,9 @@ def verifiers():
 
 def real_dev_rows(cap: int) -> list[dict]:
     """The development sample that calibration and every choice are made on: real-labelled rows
-    only (generated rows, ``gen_*``, may train a model but never select or calibrate one)."""
-    return sample_by_group([r for r in read(DATA_DIR / "dev.jsonl") if not r["source"].startswith("gen_")], cap)
+    only (generated rows, ``gen_*``, and derived ones, ``derived_*``, may train a model but never
+    select or calibrate one)."""
+    return sample_by_group([r for r in read(DATA_DIR / "dev.jsonl") if not r["source"].startswith(("gen_", "derived_"))], cap)
 
 
 def calibrate(args) -> None:
@@ -274,6 +283,40 @@ def calibrate(args) -> None:
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     print(json.dumps(meta["development"], indent=1))
     print(f"T = {T}, combiner kept: {keep}, low_confidence_below = {t}")
+
+
+def compare(args) -> None:
+    rows = real_dev_rows(args.dev_cap)
+    gold = [r["label"] for r in rows]
+    team = [json.loads(x) for name in ("claims_gold.jsonl", "claims_gold_holdout.jsonl")
+            for x in (ROOT / "tests" / "data" / name).open(encoding="utf-8") if x.strip()]
+    team_rows = [{"claim": r["claim"], "premise": r["context"]} for r in team]
+    team_gold = [TO_XENC[r["label"]] for r in team]
+    derived = [r for r in read(DATA_DIR / "dev.jsonl") if r["source"] == "derived_wice_nonrat"]
+    emb = make_embedder("local")
+    models = {"shipped": X.load(), "other": X.load(args.other_params, args.other_meta)}
+    print("| model | C bias | mean per-source acc. | E/N read C | C precision | C recall | N recall "
+          "| team acc. | team N read N | derived WiCE read C |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, model in models.items():
+        verifier = CrossEncoderVerifier(emb, xenc=model)
+        z, _ = run_xenc(verifier, rows)
+        tz, _ = run_xenc(verifier, team_rows)
+        dz, _ = run_xenc(verifier, derived)
+        for bias in sorted({0.0, args.c_bias}):
+            shift = np.array([0.0, 0.0, bias])
+            pred, tpred, dpred = (labels_of(a - shift) for a in (z, tz, dz))
+            acc, _ = per_source_accuracy(pred, rows)
+            pairs = list(zip(gold, pred))
+            read_c = np.mean([p == "C" for g, p in pairs if g in ("E", "N")])
+            c_prec = np.mean([g == "C" for g, p in pairs if p == "C" and g != "NOT"])
+            c_rec = np.mean([p == "C" for g, p in pairs if g == "C"])
+            n_rec = np.mean([p == "N" for g, p in pairs if g == "N"])
+            team_acc = np.mean([p == g for p, g in zip(tpred, team_gold)])
+            team_n = sum(p == g == "N" for p, g in zip(tpred, team_gold))
+            print(f"| {name} ({model.version}) | {bias:g} | {acc:.3f} | {read_c:.3f} | {c_prec:.3f} | {c_rec:.3f} "
+                  f"| {n_rec:.3f} | {team_acc:.3f} | {team_n} / {team_gold.count('N')} "
+                  f"| {dpred.count('C')} / {len(derived)} |", flush=True)
 
 
 def untouched(report_rows: list[dict]) -> list[dict]:
@@ -495,6 +538,11 @@ def main() -> None:
     cm = sub.add_parser("calibrate-mlp")
     cm.add_argument("--dev-cap", type=int, default=120)
     cm.add_argument("--c-precision", type=float, default=0.9)
+    cp = sub.add_parser("compare")
+    cp.add_argument("--other-params", type=Path, required=True)
+    cp.add_argument("--other-meta", type=Path, required=True)
+    cp.add_argument("--c-bias", type=float, default=1.0)
+    cp.add_argument("--dev-cap", type=int, default=120)
     r = sub.add_parser("report")
     r.add_argument("--report-cap", type=int, default=300)
     r.add_argument("--qags-cap", type=int, default=400)
@@ -505,7 +553,7 @@ def main() -> None:
     r.add_argument("--collect-only", action="store_true", help="only run the models and cache their raw outputs")
     r.add_argument("--raw", type=Path, default=None, help="the cache (default bench/nli_ckpt/report_raw.pkl)")
     args = ap.parse_args()
-    {"calibrate": calibrate, "calibrate-mlp": calibrate_mlp, "report": report}[args.cmd](args)
+    {"calibrate": calibrate, "calibrate-mlp": calibrate_mlp, "compare": compare, "report": report}[args.cmd](args)
 
 
 if __name__ == "__main__":
