@@ -268,11 +268,11 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
 
 #: what the offline verdicts are worth, from docs/validation.md (held-out splits); shown beside them
 OFFLINE_VERDICT_NOTE = (
-    "Offline verdicts come from a small NLI cross-encoder. On human-labelled data it never saw, its "
-    "three-way verdicts are right 0.58 of the time (0.58 on SNLI, Climate-FEVER, Citation-Integrity and "
-    "Italian RTE), 40% of its CONTRADICTED verdicts are right, and it often marks a swapped name, date "
-    "or opposite as NOT_MENTIONED. Verdicts below confidence 0.82 are marked low confidence; the others "
-    "were right 85% of the time (CONTRADICTED ones 96%). "
+    "Offline verdicts come from a small NLI cross-encoder. On human-labelled data it never saw, it was "
+    "right 0.58 of the time on SNLI, Climate-FEVER, Citation-Integrity and Italian RTE; 40% of its "
+    "CONTRADICTED verdicts were right, and it often marks a swapped name, date or opposite as "
+    "NOT_MENTIONED. Verdicts below confidence 0.82 are marked low confidence; the others were right 85% "
+    "of the time (CONTRADICTED ones 96%). "
     "A first pass, not a ruling: use an LLM judge for verdicts you will act on (docs/validation.md)."
 )
 
