@@ -144,27 +144,35 @@ def halueval(r: Reader, seed: int, cap: int) -> list[dict]:
     return out
 
 
-def citint(r: Reader) -> list[dict]:
+def citint_claims(r: Reader) -> tuple[dict[str, list[str]], list[tuple[str, str, dict, str]]]:
+    """Citation-Integrity read once: (abstract sentences by doc id as a string, [(split, portion,
+    claim record, claim text without its citation markers)] for the train, dev and test files)."""
     corpus = {}
     for line in r.git(CITINT, "data/citint/corpus.jsonl").splitlines():
         d = json.loads(line)
-        corpus[d["doc_id"]] = d["abstract"]
-    lab = {"SUPPORT": "E", "REFUTE": "C"}
-    out = []
+        corpus[str(d["doc_id"])] = d["abstract"]
+    claims = []
     for split, portion in (("train", "train"), ("dev", "dev"), ("test", "report")):
         for line in r.git(CITINT, f"data/citint/claims_{split}.jsonl").splitlines():
             d = json.loads(line)
-            claim = re.sub(r"\s*\[<\|[a-z_]+\|>\]", "", d["claim"])
-            for doc in d.get("cited_doc_ids", []):
-                sents = corpus.get(doc) or corpus.get(int(doc)) or []
-                ev = d["evidence"].get(str(doc)) or []
-                if ev:
-                    idx = sorted({i for e in ev for i in e["sentences"]})
-                    premise, y = " ".join(sents[i] for i in idx if i < len(sents)), lab.get(ev[0]["label"], "N")
-                else:  # cited but no rationale: the abstract does not decide the claim
-                    premise, y = " ".join(sents[:3]), "N"
-                if premise:
-                    out.append(row("citint", portion, f"citint-{split}-{d['id']}", premise, claim, y))
+            claims.append((split, portion, d, re.sub(r"\s*\[<\|[a-z_]+\|>\]", "", d["claim"])))
+    return corpus, claims
+
+
+def citint(corpus: dict[str, list[str]], claims: list[tuple[str, str, dict, str]]) -> list[dict]:
+    lab = {"SUPPORT": "E", "REFUTE": "C"}
+    out = []
+    for split, portion, d, claim in claims:
+        for doc in d.get("cited_doc_ids", []):
+            sents = corpus.get(str(doc)) or []
+            ev = d["evidence"].get(str(doc)) or []
+            if ev:
+                idx = sorted({i for e in ev for i in e["sentences"]})
+                premise, y = " ".join(sents[i] for i in idx if i < len(sents)), lab.get(ev[0]["label"], "N")
+            else:  # cited but no rationale: the abstract does not decide the claim
+                premise, y = " ".join(sents[:3]), "N"
+            if premise:
+                out.append(row("citint", portion, f"citint-{split}-{d['id']}", premise, claim, y))
     return out
 
 
@@ -254,6 +262,8 @@ def summedits(r: Reader, seed: int) -> list[dict]:
     return out
 
 
+# the stop words that chose the derived pairs the shipped model trained on (not the library's
+# rageval.text.words.STOPWORDS: another list picks other sentences, and the data would not rebuild)
 _STOP = frozenset("the a an of in on at to for and or but is are was were be been by with as from that this "
                   "these those it its their his her they he she we our not no than then which who".split())
 
@@ -276,7 +286,7 @@ def _closest_other(claim: str, sentences: list[str], taken: set[int], min_shared
     return best
 
 
-def nonrationale_pairs(r: Reader, seed: int) -> list[dict]:
+def nonrationale_pairs(r: Reader, citint_read: tuple, seed: int) -> list[dict]:
     """Derived "same topic, undecided" pairs (label N) from human rationale annotations, train and
     dev portions only: a Citation-Integrity claim against the sentence of its cited abstract that
     the annotators did not mark as rationale and that shares most content words with it; a WiCE
@@ -285,19 +295,15 @@ def nonrationale_pairs(r: Reader, seed: int) -> list[dict]:
     claim's own words, no decision) and that the human 3-way sources have few of. The label is
     derived, not annotated, so these rows train and never select (``derived_`` prefix)."""
     out = []
-    corpus = {}
-    for line in r.git(CITINT, "data/citint/corpus.jsonl").splitlines():
-        d = json.loads(line)
-        corpus[str(d["doc_id"])] = d["abstract"]
-    for split, portion in (("train", "train"), ("dev", "dev")):
-        for line in r.git(CITINT, f"data/citint/claims_{split}.jsonl").splitlines():
-            d = json.loads(line)
-            claim = re.sub(r"\s*\[<\|[a-z_]+\|>\]", "", d["claim"])
-            for doc, ev in d["evidence"].items():
-                taken = {i for e in ev for i in e["sentences"]}
-                other = _closest_other(claim, corpus.get(str(doc)) or [], taken)
-                if other:
-                    out.append(row("derived_citint_nonrat", portion, f"citint-{split}-{d['id']}", other, claim, "N"))
+    corpus, claims = citint_read
+    for split, portion, d, claim in claims:
+        if portion == "report":
+            continue
+        for doc, ev in d["evidence"].items():
+            taken = {i for e in ev for i in e["sentences"]}
+            other = _closest_other(claim, corpus.get(str(doc)) or [], taken)
+            if other:
+                out.append(row("derived_citint_nonrat", portion, f"citint-{split}-{d['id']}", other, claim, "N"))
     for d in r.shared("wice/claims.jsonl.gz"):
         taken = {i for s in d["supporting_sentences"] for i in s}
         if d["split"] == "test" or not taken or d["label"] == "not_supported":
@@ -355,11 +361,12 @@ def main() -> None:
     ap.add_argument("--swap-cap", type=int, default=1500, help="entailed pairs turned into number swaps")
     args = ap.parse_args()
     r = Reader(args.mirror, args.halueval_wheel, args.data)
+    citint_read = citint_claims(r)
     rows = (snli(r, args.seed) + docnli_binary(r, args.seed) + halueval(r, args.seed, args.halueval_cap)
-            + citint(r) + rte_it(r, args.seed) + climate_fever(r) + qags(r) + wice(r, args.seed)
+            + citint(*citint_read) + rte_it(r, args.seed) + climate_fever(r) + qags(r) + wice(r, args.seed)
             + summedits(r, args.seed))
     rows += number_swaps(rows, args.seed, args.swap_cap)
-    rows += nonrationale_pairs(r, args.seed)
+    rows += nonrationale_pairs(r, citint_read, args.seed)
     args.out.mkdir(parents=True, exist_ok=True)
     counts: dict[str, dict[str, int]] = {}
     for portion in ("train", "dev", "report"):

@@ -202,6 +202,22 @@ def dev_score(logits, rows) -> tuple[float, dict]:
 BINARY_SOURCES = {"mnli", "fever_nli", "halueval_qa", "halueval_dialogue", "wice", "qags_cnndm", "qags_xsum"}
 
 
+def dev_sample(rows: list[dict], rng: random.Random, cap: int) -> list[dict]:
+    """At most ``cap`` rows of each source (sources in sorted order, each shuffled by ``rng``)."""
+    out = []
+    for s in sorted({r["source"] for r in rows}):
+        part = [r for r in rows if r["source"] == s]
+        rng.shuffle(part)
+        out += part[:cap]
+    return out
+
+
+def log_eval(log_path: Path, rec: dict) -> None:
+    with log_path.open("a") as f:
+        f.write(json.dumps(rec) + "\n")
+    print(json.dumps(rec), flush=True)
+
+
 def trainable_state(model) -> dict[str, torch.Tensor]:
     return {k: v.detach().clone() for k, v in model.named_parameters()}
 
@@ -213,16 +229,10 @@ def train(args) -> None:
     train_rows = load_rows(args.data / "train.jsonl")
     dev_all = load_rows(args.data / "dev.jsonl")
     rng = random.Random(args.seed)
-    dev_rows = []
-    for s in sorted({r["source"] for r in dev_all if not r["source"].startswith("derived_")}):
-        part = [r for r in dev_all if r["source"] == s]
-        rng.shuffle(part)
-        dev_rows += part[:args.dev_cap]
-    derived_rng = random.Random(args.seed)  # a separate stream, so the selection sample stays as it was
-    for s in sorted({r["source"] for r in dev_all if r["source"].startswith("derived_")}):
-        part = [r for r in dev_all if r["source"] == s]
-        derived_rng.shuffle(part)
-        dev_rows += part[:args.dev_cap]
+    derived = [r for r in dev_all if r["source"].startswith("derived_")]
+    # derived rows get their own random stream, so the selection sample stays as it was without them
+    dev_rows = (dev_sample([r for r in dev_all if not r["source"].startswith("derived_")], rng, args.dev_cap)
+                + dev_sample(derived, random.Random(args.seed), args.dev_cap))
     by_source: dict[str, list[dict]] = {}
     excluded = {x for x in args.exclude_sources.split(",") if x}
     for r in (r for r in train_rows if r["source"] not in excluded):
@@ -254,10 +264,7 @@ def train(args) -> None:
     t0, last_ckpt, losses = time.time(), time.time(), []
     if step == 0 and args.init is not None:  # the starting point's score, in the same log
         score, accs = dev_score(predict(model, tok, dev_rows), dev_rows)
-        rec = {"step": 0, "init": str(args.init), "dev": score, "dev_by_source": accs}
-        with log_path.open("a") as f:
-            f.write(json.dumps(rec) + "\n")
-        print(json.dumps(rec), flush=True)
+        log_eval(log_path, {"step": 0, "init": str(args.init), "dev": score, "dev_by_source": accs})
     model.train()
     while step < args.steps:
         # a pool of batches of similar length: 8 batches drawn together, sorted by length
@@ -290,9 +297,7 @@ def train(args) -> None:
                 score, accs = dev_score(predict(model, tok, dev_rows), dev_rows)
                 rec = {"step": step, "seen": seen, "seconds": round(elapsed + time.time() - t0),
                        "loss": float(np.mean(losses[-args.eval_every:])), "dev": score, "dev_by_source": accs}
-                with log_path.open("a") as f:
-                    f.write(json.dumps(rec) + "\n")
-                print(json.dumps(rec), flush=True)
+                log_eval(log_path, rec)
                 if score > best:
                     best = score
                     torch.save({"model": trainable_state(model), "step": step, "dev": score, "seen": seen,

@@ -221,6 +221,14 @@ def real_dev_rows(cap: int) -> list[dict]:
     return sample_by_group([r for r in read(DATA_DIR / "dev.jsonl") if not r["source"].startswith(("gen_", "derived_"))], cap)
 
 
+def team_pairs() -> tuple[list[dict], list[str]]:
+    """The team's 130 hand-written pairs (tests/data/claims_gold*.jsonl; development data) as
+    ``{"claim", "premise"}`` rows, and their labels as E / N / C."""
+    team = [json.loads(x) for name in ("claims_gold.jsonl", "claims_gold_holdout.jsonl")
+            for x in (ROOT / "tests" / "data" / name).open(encoding="utf-8") if x.strip()]
+    return [{"claim": r["claim"], "premise": r["context"]} for r in team], [TO_XENC[r["label"]] for r in team]
+
+
 def calibrate(args) -> None:
     rows = real_dev_rows(args.dev_cap)
     gold = [r["label"] for r in rows]
@@ -271,12 +279,10 @@ def calibrate(args) -> None:
         "ece_3way": round(e, 4), "seconds": round(secs, 1),
     }
     # the team's hand-written pairs (development only: their writers read the failures), not fitted on
-    team = [json.loads(x) for name in ("claims_gold.jsonl", "claims_gold_holdout.jsonl")
-            for x in (ROOT / "tests" / "data" / name).open(encoding="utf-8") if x.strip()]
-    tz, tx = run_xenc(xv, [{"claim": r["claim"], "premise": r["context"]} for r in team])
+    team, tgold = team_pairs()
+    tz, tx = run_xenc(xv, team)
     tpred = labels_of(apply_combiner(tz / T, tx, comb))
-    tgold = [TO_XENC[r["label"]] for r in team]
-    tmlp = run_mlp(mlp, [{"claim": r["claim"], "premise": r["context"]} for r in team])
+    tmlp = run_mlp(mlp, team)
     meta["development"]["team_sets_3way"] = {
         "n": len(team), "xenc": round(float(np.mean([p == g for p, g in zip(tpred, tgold)])), 4),
         "mlp": round(float(np.mean([p == g for p, g in zip(tmlp, tgold)])), 4)}
@@ -288,10 +294,7 @@ def calibrate(args) -> None:
 def compare(args) -> None:
     rows = real_dev_rows(args.dev_cap)
     gold = [r["label"] for r in rows]
-    team = [json.loads(x) for name in ("claims_gold.jsonl", "claims_gold_holdout.jsonl")
-            for x in (ROOT / "tests" / "data" / name).open(encoding="utf-8") if x.strip()]
-    team_rows = [{"claim": r["claim"], "premise": r["context"]} for r in team]
-    team_gold = [TO_XENC[r["label"]] for r in team]
+    team_rows, team_gold = team_pairs()
     derived = [r for r in read(DATA_DIR / "dev.jsonl") if r["source"] == "derived_wice_nonrat"]
     emb = make_embedder("local")
     models = {"shipped": X.load(), "other": X.load(args.other_params, args.other_meta)}
