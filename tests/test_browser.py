@@ -1,7 +1,8 @@
 """One end-to-end test in a real browser: Debian's Chromium driven by the playwright package.
 
 The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME holding the
-small project of tests/test_app.py (built in a subprocess through the library). In the browser:
+small project of tests/test_app.py (built once per test process, in a subprocess through the
+library, and copied for each test). In the browser:
 open the app, upload a .txt on Documents through the hidden file input and see it ingested,
 then open Answers and see claims highlighted while hostile document text stays inert; and a new
 user's whole path (create a project, upload two documents and a QA set, run, open an answer, see
@@ -15,14 +16,19 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
+
+from rageval.project import open_project
+from rageval.store.meta import CopiedStoreWarning
 
 CHROMIUM = Path("/usr/bin/chromium")
 ROOT = Path(__file__).resolve().parents[1]
@@ -54,12 +60,28 @@ def wait_healthy(port: int, server: subprocess.Popen, timeout: float = 60.0) -> 
     raise TimeoutError(f"streamlit did not answer /_stcore/health on port {port} within {timeout:g} s")
 
 
-@pytest.fixture
-def server(tmp_path):
-    env = {**os.environ, "RAGEVAL_HOME": str(tmp_path / "home"), "RAGEVAL_NO_AUTODEMO": "1",
+@pytest.fixture(scope="session")
+def built_home(tmp_path_factory) -> Path:
+    """tests/test_app.py's project ``t``, built once per test process in a subprocess."""
+    home = tmp_path_factory.mktemp("browser") / "home"
+    env = {**os.environ, "RAGEVAL_HOME": str(home), "RAGEVAL_NO_AUTODEMO": "1",
            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", "from tests.test_app import build_project; build_project()"],
                    cwd=ROOT, env=env, check=True, timeout=120)
+    return home
+
+
+@pytest.fixture
+def server(built_home, tmp_path, monkeypatch):
+    """``streamlit run app.py`` over a copy of :func:`built_home` of the test's own (each test changes
+    its project), the copy given its own id before the server starts, as a user's copy would be."""
+    shutil.copytree(built_home, tmp_path / "home")
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CopiedStoreWarning)
+        assert open_project("t").id  # re-scoped to the copy, quietly (rageval.store.meta)
+    env = {**os.environ, "RAGEVAL_HOME": str(tmp_path / "home"), "RAGEVAL_NO_AUTODEMO": "1",
+           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     port = free_port()
     log = (tmp_path / "streamlit.log").open("w")
     proc = subprocess.Popen(
@@ -249,7 +271,6 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
 def _project_runs(tmp_path: Path, monkeypatch) -> list[dict]:
     """The server's project ``t`` runs, read through the library (the server holds no connection idle)."""
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    from rageval.project import open_project
     from rageval.store import runs as run_store
 
     return run_store.runs(open_project("t").db_path)

@@ -1,5 +1,7 @@
 """Storage: migrations, idempotent documents, item saving without duplicates, lock waiting."""
-import duckdb
+import subprocess
+import sys
+
 import pytest
 
 from rageval.errors import ProjectBusyError
@@ -37,17 +39,38 @@ def test_save_item_twice_replaces_rows(tmp_path):
     assert runs.get_run(path, "r1")["done"] == 1
 
 
-def test_locked_database_raises_busy_error_after_wait(tmp_path, monkeypatch):
+def test_locked_database_raises_busy_error_after_wait_and_opens_once_released(tmp_path, monkeypatch):
+    """Another process holding the file: connect waits RAGEVAL_DB_WAIT, then names the file; once
+    that process lets go, the same call opens it (this process kept nothing attached)."""
     path = tmp_path / "x.duckdb"
     db.schema_version(path)
-    monkeypatch.setenv("RAGEVAL_DB_WAIT", "0.3")
-    real_connect = duckdb.connect
+    holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys; con = duckdb.connect(sys.argv[1]); "
+                               "print('held', flush=True); sys.stdin.read()", str(path)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        monkeypatch.setenv("RAGEVAL_DB_WAIT", "0.3")
+        with pytest.raises(ProjectBusyError, match=f"{path.name} is in use by another process; waited 0.3 s"):
+            with db.connect(path):
+                pass
+    finally:
+        holder.communicate("", timeout=30)
+    assert db.schema_version(path) == db.migrations()[-1][0]
 
-    def locked(*args, **kwargs):
-        raise duckdb.IOException('IO Error: Could not set lock on file "x.duckdb": Conflicting lock is held (PID 1)')
 
-    monkeypatch.setattr(duckdb, "connect", locked)
-    with pytest.raises(ProjectBusyError, match="in use by another process"):
-        with db.connect(path):
-            pass
-    monkeypatch.setattr(duckdb, "connect", real_connect)
+def test_nested_units_of_work_read_their_own_files_and_release_both(tmp_path):
+    """Units of work nest (the same file twice, another file inside): each cursor's tables are its
+    own file's, and when the outer one ends no file is held, so another process opens both."""
+    a, b = tmp_path / "a.duckdb", tmp_path / "b.duckdb"
+    for path, run_id in ((a, "ra"), (b, "rb")):
+        runs.create_run(path, run_id, kind="pipeline", corpus="c", qa_set="q", config={}, config_hash="h", n_items=1)
+    with db.connect(a) as outer:
+        with db.connect(a) as same:
+            assert same.execute("SELECT id FROM runs").fetchall() == [("ra",)]
+        with db.connect(b) as other:
+            assert other.execute("SELECT id FROM runs").fetchall() == [("rb",)]
+        assert outer.execute("SELECT id FROM runs").fetchall() == [("ra",)]
+    probe = ("import duckdb, sys\nfor p in sys.argv[1:]:\n"
+             "    print(duckdb.connect(p).execute('SELECT id FROM runs').fetchone()[0])")
+    out = subprocess.run([sys.executable, "-c", probe, str(a), str(b)], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0 and out.stdout.split() == ["ra", "rb"], out.stderr
