@@ -181,6 +181,12 @@ def parse_number(raw: str, language: str = "en") -> float:
     return float(s)
 
 
+#: texts whose quantities are remembered (a context of 1,000 characters holds a few dozen); eight
+#: times as many words have their number value (or None) remembered: the scanner reads every word
+QUANTITY_MEMO = 4096
+
+
+@functools.lru_cache(maxsize=8 * QUANTITY_MEMO)
 def _it_word(w: str) -> float | None:
     """Value of an Italian number word written as one word (``ventitré``, ``duemila``)."""
     w = unicodedata.normalize("NFD", w)
@@ -211,6 +217,7 @@ def _it_word(w: str) -> float | None:
     return None
 
 
+@functools.lru_cache(maxsize=8 * QUANTITY_MEMO)
 def _en_word(w: str) -> float | None:
     if w in _EN_SMALL:
         return float(_EN_SMALL[w])
@@ -367,8 +374,10 @@ def quantities(text: str, language: str | None = None) -> list[Quantity]:
     return list(_quantities(text, language))
 
 
-#: texts whose quantities are remembered (a context of 1,000 characters holds a few dozen)
-QUANTITY_MEMO = 4096
+# the scanner's own patterns, compiled once (code, not tables: lower case, outside util.tables_hash)
+_code_before_digits = re.compile(r"(usd|eur|gbp|jpy|chf|us\$)\s?(?=\d)")  # "usd 5", "eur5"
+_half_a = re.compile(r"half (?:an? |un |una )?(?=[a-z])")  # "half a year", "half an hour"
+_one_unit = re.compile(r"(an|a|una|uno|un|one|single)\s+([a-z]+)\b")  # "a million", "one hour"
 
 
 @functools.lru_cache(maxsize=QUANTITY_MEMO)
@@ -377,34 +386,37 @@ def _quantities(text: str, language: str | None) -> tuple[Quantity, ...]:
     text = unicodedata.normalize("NFC", text)
     low = text.lower()
     found = _dates(text, language)
-    taken = [(q.start, q.end) for q in found]
+    # a position inside a date jumps to the end of the first date (in _dates' order) that holds it;
+    # a quantity found below is passed at once (pos = its end), so only dates can hold a position
+    skip: dict[int, int] = {}
+    for q in reversed(found):
+        skip.update(dict.fromkeys(range(q.start, q.end), q.end))
     pos = 0
     while pos < len(low):
-        if any(s <= pos < e for s, e in taken):
-            pos = next(e for s, e in taken if s <= pos < e)
+        if pos in skip:
+            pos = skip[pos]
             continue
         start, cur, at = pos, None, pos
         sign = low[pos]
         if sign in CURRENCY_SIGNS:
             cur, at = CURRENCY_SIGNS[sign], pos + 1 + (low[pos + 1:pos + 2] == " ")
         else:
-            code = re.compile(r"(usd|eur|gbp|jpy|chf|us\$)\s?(?=\d)").match(low, pos)
+            code = _code_before_digits.match(low, pos)
             if code and (pos == 0 or not low[pos - 1].isalnum()):
                 cur, at = CURRENCY_WORDS[code.group(1)], code.end()
         got = _number_at(text, low, at, language)
         one = None
-        half = re.compile(r"half (?:an? |un |una )?(?=[a-z])").match(low, at) if got is None else None
+        half = _half_a.match(low, at) if got is None else None
         if half and (at == 0 or not low[at - 1].isalnum()):  # "half a year", "half an hour"
             unit = re.compile(r"([a-z]+)\b").match(low, half.end())
             if unit and unit.group(1) in UNITS and len(unit.group(1)) > 2:
                 dim, factor = UNITS[unit.group(1)]
                 q = Quantity(dim, 0.5 * factor, dim, f"{format_value(0.5 * factor)} {dim}", at, unit.end())
                 found.append(q)
-                taken.append((q.start, q.end))
                 pos = q.end
                 continue
         if got is None and low[at:at + 4].split(" ")[0] in _ONE and (at == 0 or not low[at - 1].isalnum()):
-            one = re.compile(r"(an|a|una|uno|un|one|single)\s+([a-z]+)\b").match(low, at)
+            one = _one_unit.match(low, at)
             if one and (one.group(2) in SCALES and one.group(2) != "m" or one.group(2) in UNITS and len(one.group(2)) > 2):
                 got = (1.0, at + len(one.group(1)))
         if got is None:
@@ -414,7 +426,7 @@ def _quantities(text: str, language: str | None) -> tuple[Quantity, ...]:
             continue
         value, end = got
         if cur is None:
-            before = re.compile(r"(?:€|\$|£)$").search(low[:start])
+            before = re.compile(r"(?:€|\$|£)$").search(low[max(0, start - 2):start])  # the sign, or it and "\n"
             if before:
                 cur = CURRENCY_SIGNS[before.group()]
         q = _quantity_after(text, low, start, value, end, cur)
@@ -422,7 +434,6 @@ def _quantities(text: str, language: str | None) -> tuple[Quantity, ...]:
             pos = end                                                   # 1e300 trillion: text, as above
             continue
         found.append(q)
-        taken.append((q.start, q.end))
         pos = q.end
     return tuple(sorted(found, key=lambda q: q.start))
 

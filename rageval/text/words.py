@@ -6,6 +6,7 @@ of the claim verifier's version (:func:`word_lists_text`).
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -54,6 +55,7 @@ _IRREGULAR = {
 _WORD = re.compile(r"[A-Za-z\u00C0-\u024F]+(?:['\u2019][A-Za-z]+)?|\d+(?:[.,]\d+)*")
 
 
+@functools.lru_cache(maxsize=4096)  # a run folds each context once per claim read against it
 def fold(text: str) -> str:
     """Lower case without accents (``Mbappé`` -> ``mbappe``)."""
     norm = unicodedata.normalize("NFKD", text)
@@ -81,6 +83,7 @@ def words(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=32_768)
 def stem(word: str) -> str:
     """A light suffix stripper so ``released``/``releases``/``release`` meet (no dictionary).
 
