@@ -174,6 +174,12 @@ def _shot(page, tmp_path: Path, name: str) -> None:
         page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=False)
 
 
+def _server_log(tmp_path: Path) -> str:
+    """The end of the Streamlit server's output, for a failure message (a traceback, a busy project)."""
+    log = tmp_path / "streamlit.log"
+    return f"\n--- streamlit.log ---\n{log.read_text(errors='replace')[-3000:]}" if log.exists() else ""
+
+
 def _nav(page, name: str) -> None:
     page.locator('[data-testid="stSidebarNav"] a', has_text=name).click()
     page.get_by_role("heading", name=name).wait_for()
@@ -262,7 +268,8 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=30_000)
             _shot(page, tmp_path, "correlations")
         except Exception as exc:  # noqa: BLE001 - playwright's timeouts too: fail with what the page showed
-            raise AssertionError(f"{exc}\n--- page text ---\n{page.inner_text('body')[:4000]}") from exc
+            raise AssertionError(f"{exc}\n--- page text ---\n{page.inner_text('body')[:4000]}"
+                                 f"{_server_log(tmp_path)}") from exc
         finally:
             ctx.close()
     assert outside == [], f"the page requested outside hosts: {sorted(set(outside))[:10]}"
@@ -329,7 +336,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             expect(a.get_by_role("heading", name="Per question: what got worse, what got better")).to_be_visible()
             expect(a.get_by_text(re.compile(r"^(Worse|Better) in B \(\d+\)$")).first).to_be_visible()
         except Exception as exc:  # noqa: BLE001 - fail with what the pages showed
-            raise AssertionError(f"{exc}\n--- tab A ---\n{a.inner_text('body')[:3000]}"
+            raise AssertionError(f"{exc}{_server_log(tmp_path)}\n--- tab A ---\n{a.inner_text('body')[:3000]}"
                                  f"\n--- tab B ---\n{b.inner_text('body')[:3000]}") from exc
         finally:
             ctx.close()
