@@ -280,6 +280,9 @@ def announce_finished() -> None:
     seen = st.session_state.setdefault("_ended_seen", {})
     if p.slug not in seen:  # what had already ended when this session opened the project: not news
         seen[p.slug] = {r["id"] for r in ended}
+    if p.slug == frame.DEMO_PROJECT:  # nor are the demo build's own runs: Home shows it, then opens it
+        built = demo_gate().get("runs") or set()
+        seen[p.slug].update(r["id"] for r in ended if demo_building() or r["id"] in built)
     news = st.session_state.setdefault("_ended_news", [])
     for r in ended:
         if r["id"] not in seen[p.slug]:
@@ -339,10 +342,11 @@ def run_title(run: dict[str, Any]) -> str:
 
 @st.cache_resource(show_spinner=False)
 def demo_gate() -> dict:
-    """One per server process: the demo build's thread, progress and error (shared by all sessions)."""
+    """One per server process: the demo build's thread, progress, error and the ids of the runs it
+    made (shared by all sessions)."""
     import threading
 
-    return {"lock": threading.Lock(), "thread": None, "progress": None, "error": None}
+    return {"lock": threading.Lock(), "thread": None, "progress": None, "error": None, "runs": set()}
 
 
 def demo_building() -> bool:

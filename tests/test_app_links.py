@@ -137,3 +137,50 @@ def test_home_says_building_the_demo_with_its_phase_until_it_is_done(tmp_path, m
         gate.update(thread=None, progress=None)
     at.run()
     assert "Building the demo" not in shown(at) and any(m.label == "Documents" for m in at.metric)
+
+
+def test_the_demo_builds_own_runs_are_not_announced_but_a_later_run_is(tmp_path, monkeypatch):
+    """A first start: the demo's runs end while the app is open. Home shows the demo when it is
+    built, so they are not news (no banner, no toast); a run that ends after the build is."""
+    import threading
+
+    from rageval.project import open_project
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    demo = open_project("demo")
+    gate, release = common.demo_gate(), threading.Event()
+    thread = threading.Thread(target=release.wait, daemon=True)
+    thread.start()
+    gate.update(thread=thread, runs=set())
+
+    def make(run_id):
+        rstore.create_run(demo.db_path, run_id, kind="import", corpus=None, qa_set=None,
+                          config={"source": f"{run_id}.jsonl"}, config_hash=run_id, n_items=0)
+
+    def news(at):
+        shown = [s.value for s in at.success if s.value.startswith("Finished")] + [t.value for t in at.toast]
+        return [text.replace("\\", "") for text in shown]  # Markdown escapes out
+
+    try:
+        make("pipeline-run")
+        make("llm-answers")
+        at = AppTest.from_file(str(APP), default_timeout=90)
+        at.session_state["project"] = "demo"
+        at.run()
+        rstore.set_run_status(demo.db_path, "pipeline-run", "finished")  # mid-build
+        at.run()
+        assert news(at) == []
+        gate["runs"] = {"pipeline-run", "llm-answers"}  # what the build reports before it ends
+        rstore.set_run_status(demo.db_path, "llm-answers", "finished")
+        release.set()
+        thread.join(5)
+        at.run()
+        assert not at.exception and news(at) == [], "the build's runs, ended during or at its end"
+        make("mine")
+        rstore.set_run_status(demo.db_path, "mine", "finished")
+        at.run()
+        assert [s for s in news(at) if s.startswith("Finished: imported mine.jsonl")], news(at)
+    finally:
+        release.set()
+        gate.update(thread=None, progress=None, runs=set())

@@ -39,11 +39,13 @@ def demo_ready() -> bool:
     return demo_run_id() is not None
 
 
-def build_demo(progress: Callable[[str, int, int], None]) -> None:
-    """Build (or resume building) the demo project, reporting ``progress(phase, done, total)``."""
+def build_demo(progress: Callable[[str, int, int], None]) -> set[str]:
+    """Build (or resume building) the demo project, reporting ``progress(phase, done, total)``;
+    returns the ids of the runs the build made (its pipeline run and the imported LLM answers)."""
     from rageval.demo import load_demo
 
-    load_demo(progress=progress)
+    built = load_demo(progress=progress)
+    return {r for r in (built["run_id"], built["import_run_id"]) if r}
 
 
 def data_stamp(project: Project) -> tuple:
