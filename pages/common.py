@@ -281,8 +281,8 @@ def announce_finished() -> None:
     if p.slug not in seen:  # what had already ended when this session opened the project: not news
         seen[p.slug] = {r["id"] for r in ended}
     if p.slug == frame.DEMO_PROJECT:  # nor are the demo build's own runs: Home shows it, then opens it
-        built = demo_gate().get("runs") or set()
-        seen[p.slug].update(r["id"] for r in ended if demo_building() or r["id"] in built)
+        built, building = demo_gate()["runs"], demo_building()
+        seen[p.slug].update(r["id"] for r in ended if building or r["id"] in built)
     news = st.session_state.setdefault("_ended_news", [])
     for r in ended:
         if r["id"] not in seen[p.slug]:

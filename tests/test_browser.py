@@ -63,14 +63,18 @@ def wait_healthy(port: int, server: subprocess.Popen, timeout: float = WAIT_MS /
     raise TimeoutError(f"streamlit did not answer /_stcore/health on port {port} within {timeout:g} s")
 
 
+def _env(home: Path) -> dict[str, str]:
+    """The environment of a process over ``home`` that imports this checkout (no demo build)."""
+    return {**os.environ, "RAGEVAL_HOME": str(home), "RAGEVAL_NO_AUTODEMO": "1",
+            "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+
+
 @pytest.fixture(scope="session")
 def built_home(tmp_path_factory) -> Path:
     """tests/test_app.py's project ``t``, built once per test process in a subprocess."""
     home = tmp_path_factory.mktemp("browser") / "home"
-    env = {**os.environ, "RAGEVAL_HOME": str(home), "RAGEVAL_NO_AUTODEMO": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
     subprocess.run([sys.executable, "-c", "from tests.test_app import build_project; build_project()"],
-                   cwd=ROOT, env=env, check=True, timeout=120)
+                   cwd=ROOT, env=_env(home), check=True, timeout=120)
     return home
 
 
@@ -83,8 +87,7 @@ def server(built_home, tmp_path, monkeypatch):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", CopiedStoreWarning)
         assert open_project("t").id  # re-scoped to the copy, quietly (rageval.store.meta)
-    env = {**os.environ, "RAGEVAL_HOME": str(tmp_path / "home"), "RAGEVAL_NO_AUTODEMO": "1",
-           "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+    env = _env(tmp_path / "home")
     port = free_port()
     log = (tmp_path / "streamlit.log").open("w")
     proc = subprocess.Popen(

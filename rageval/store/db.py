@@ -49,7 +49,8 @@ def migrations() -> list[tuple[int, str, str]]:
 
 
 _INSTANCE: list[duckdb.DuckDBPyConnection] = []  # the process's in-memory DuckDB, made on first use
-_ATTACHED: dict[str, list] = {}  # resolved file path -> [alias, units of work using it]
+_ORPHANED: list[duckdb.DuckDBPyConnection] = []  # a parent's instance after a fork, never used or destroyed
+_ATTACHED: dict[str, int] = {}  # resolved file path -> how many units of work are using it
 
 
 def _instance() -> duckdb.DuckDBPyConnection:
@@ -68,25 +69,28 @@ def _forget_after_fork() -> None:
     _ATTACHED.clear()
 
 
-_ORPHANED: list = []
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_after_fork)
 
 
-def _attach(key: str) -> str:
-    """Attach the file at resolved path ``key`` (once per process, counted) and return its alias;
-    on a lock held by another process retry with backoff up to ``RAGEVAL_DB_WAIT`` seconds."""
+def _alias(key: str) -> str:
+    """The catalog name of the file at resolved path ``key`` in the process's instance."""
+    return "rageval_" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+
+
+def _attach(key: str) -> None:
+    """Attach the file at resolved path ``key`` (once per process, counted); on a lock held by
+    another process retry with backoff up to ``RAGEVAL_DB_WAIT`` seconds."""
     if key in _ATTACHED:
-        _ATTACHED[key][1] += 1
-        return _ATTACHED[key][0]
-    alias = "rageval_" + hashlib.sha1(key.encode("utf-8")).hexdigest()[:16]
+        _ATTACHED[key] += 1
+        return
     quoted = key.replace("'", "''")
     wait = float(setting("RAGEVAL_DB_WAIT"))
     deadline = time.monotonic() + wait
     delay = 0.02
     while True:
         try:
-            _instance().execute(f"ATTACH '{quoted}' AS {alias}")
+            _instance().execute(f"ATTACH '{quoted}' AS {_alias(key)}")
             break
         except duckdb.IOException as exc:
             if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
@@ -98,17 +102,15 @@ def _attach(key: str) -> str:
                 raise
             time.sleep(delay * (0.5 + random.random()))
             delay = min(delay * 2, 1.0)
-    _ATTACHED[key] = [alias, 1]
-    return alias
+    _ATTACHED[key] = 1
 
 
 def _detach(key: str) -> None:
     """End one unit of work on ``key``; the last one detaches the file (checkpoint, lock released)."""
-    entry = _ATTACHED[key]
-    entry[1] -= 1
-    if entry[1] == 0:
+    _ATTACHED[key] -= 1
+    if _ATTACHED[key] == 0:
         del _ATTACHED[key]
-        _instance().execute(f"DETACH {entry[0]}")
+        _instance().execute(f"DETACH {_alias(key)}")
 
 
 def _migrate(con: duckdb.DuckDBPyConnection) -> None:
@@ -166,11 +168,11 @@ def connect(path: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
     path.parent.mkdir(parents=True, exist_ok=True)
     key = os.path.realpath(path)
     with _LOCK:
-        alias = _attach(key)
+        _attach(key)
         try:
             con = _instance().cursor()
             try:
-                con.execute(f"USE {alias}")
+                con.execute(f"USE {_alias(key)}")
                 if key not in _MIGRATED:
                     _migrate(con)
                     _MIGRATED.add(key)

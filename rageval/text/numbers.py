@@ -378,6 +378,8 @@ def quantities(text: str, language: str | None = None) -> list[Quantity]:
 _code_before_digits = re.compile(r"(usd|eur|gbp|jpy|chf|us\$)\s?(?=\d)")  # "usd 5", "eur5"
 _half_a = re.compile(r"half (?:an? |un |una )?(?=[a-z])")  # "half a year", "half an hour"
 _one_unit = re.compile(r"(an|a|una|uno|un|one|single)\s+([a-z]+)\b")  # "a million", "one hour"
+_unit_word = re.compile(r"([a-z]+)\b")
+_sign_at_end = re.compile(r"(?:€|\$|£)$")  # "$" also matches before a final newline: the sign, or it and "\n"
 
 
 @functools.lru_cache(maxsize=QUANTITY_MEMO)
@@ -408,7 +410,7 @@ def _quantities(text: str, language: str | None) -> tuple[Quantity, ...]:
         one = None
         half = _half_a.match(low, at) if got is None else None
         if half and (at == 0 or not low[at - 1].isalnum()):  # "half a year", "half an hour"
-            unit = re.compile(r"([a-z]+)\b").match(low, half.end())
+            unit = _unit_word.match(low, half.end())
             if unit and unit.group(1) in UNITS and len(unit.group(1)) > 2:
                 dim, factor = UNITS[unit.group(1)]
                 q = Quantity(dim, 0.5 * factor, dim, f"{format_value(0.5 * factor)} {dim}", at, unit.end())
@@ -426,7 +428,7 @@ def _quantities(text: str, language: str | None) -> tuple[Quantity, ...]:
             continue
         value, end = got
         if cur is None:
-            before = re.compile(r"(?:€|\$|£)$").search(low[max(0, start - 2):start])  # the sign, or it and "\n"
+            before = _sign_at_end.search(low[max(0, start - 2):start])
             if before:
                 cur = CURRENCY_SIGNS[before.group()]
         q = _quantity_after(text, low, start, value, end, cur)
