@@ -389,13 +389,11 @@ def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tupl
     metric rubric:NAME added to ``metrics``; then every rubric:NAME in ``metrics`` resolved (the files
     first, then the project's stored rubrics). Returns ``(metrics, rubrics)``."""
     from rageval.metrics.rubric import add_rubric, resolve
-    from rageval.prompts.rubric import parse_rubric
+    from rageval.prompts.rubric import read_rubric
 
     given = {}
     for name in getattr(args, "rubric", None) or ():
-        path = _input_file(name, "--rubric ")
-        text = path.read_text(encoding="utf-8")
-        rubric = parse_rubric(text, path.name)
+        rubric, text = read_rubric(_input_file(name, "--rubric "))
         if project is not None:
             add_rubric(project, rubric, text)
         given[rubric.name] = rubric
@@ -407,11 +405,9 @@ def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tupl
 def cmd_rubric_add(args: argparse.Namespace) -> int:
     """Store a rubric metric (a TOML file: name, description, criteria, anchors 1-5) in the project."""
     from rageval.metrics.rubric import add_rubric
-    from rageval.prompts.rubric import parse_rubric
+    from rageval.prompts.rubric import read_rubric
 
-    path = _input_file(args.file)
-    text = path.read_text(encoding="utf-8")
-    rubric = parse_rubric(text, path.name)
+    rubric, text = read_rubric(_input_file(args.file))
     add_rubric(_project(args), rubric, text)
     _emit(args, {"metric": rubric.metric, "digest": rubric.digest(), **rubric.to_dict()},
           f"rubric {rubric.name} stored: use the metric {rubric.metric} with an LLM judge "

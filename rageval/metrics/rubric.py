@@ -39,7 +39,7 @@ def rubric_text(rubric: Rubric) -> str:
 
 
 def _rating(reply: Any) -> dict[str, Any]:
-    return {"rating": reply.rating, "reason": reply.reason}
+    return {"rating": reply.rating, "reason": reply.reason.strip()}
 
 
 @dataclass(frozen=True)
