@@ -31,8 +31,20 @@ class _Parser(argparse.ArgumentParser):
         raise SystemExit(EXIT_USAGE)
 
 
-def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
-    print(json.dumps(payload, ensure_ascii=False, default=str) if args.json else text)
+def _emit(args: argparse.Namespace, payload: dict[str, Any], text: str, file: Any = None) -> None:
+    """The payload as JSON (``--json``) or the text, made safe for a terminal or CI log (no escape
+    sequences from data); on stdout, or ``file`` (stderr when stdout is an ``--out`` stream)."""
+    from rageval.text.hygiene import json_for_terminal, terminal_safe
+
+    print(json_for_terminal(json.dumps(payload, ensure_ascii=False, default=str)) if args.json else terminal_safe(text),
+          file=file or sys.stdout)
+
+
+def _summary_file(out: Any) -> Any:
+    """Where a command's summary goes: stderr when its ``--out`` streams to stdout, a pipe or a device."""
+    from rageval.files import is_stream
+
+    return sys.stderr if out and is_stream(out) else None
 
 
 def _progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
@@ -239,7 +251,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if text is not None:
         sys.stdout.write(text)
     elif args.json:
-        print(json.dumps({"run_id": args.run, "out": args.out, "format": args.format}))
+        _emit(args, {"run_id": args.run, "out": args.out, "format": args.format}, "", _summary_file(args.out))
     return EXIT_OK
 
 
@@ -260,7 +272,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     write_atomic(args.out, page)
     _emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode()),
                  "baseline": args.baseline},
-          f"report of run {args.run} -> {args.out}")
+          f"report of run {args.run} -> {args.out}", _summary_file(args.out))
     return EXIT_OK
 
 
@@ -329,14 +341,17 @@ def cmd_score(args: argparse.Namespace) -> int:
                    records=result.records)
     else:
         sys.stdout.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows))
+    from rageval.text.hygiene import terminal_safe
+
     for e in errors:
-        print(f"{'ERROR' if e.level == 'error' else 'NOTE'} {e}", file=sys.stderr)
+        print(terminal_safe(f"{'ERROR' if e.level == 'error' else 'NOTE'} {e}"), file=sys.stderr)
     rejected = [e for e in errors if e.level == "error"]
     if args.out:
         summary = {"rows": len(result.rows), "errors": [_row_problem(e) for e in rejected],
                    "notes": [_row_problem(e) for e in errors if e.level != "error"],
                    "run_id": result.run_id, "out": args.out}
-        _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}")
+        _emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}",
+              _summary_file(args.out))
     return EXIT_PARTIAL if rejected else EXIT_OK
 
 
@@ -378,10 +393,12 @@ def cmd_import_scores(args: argparse.Namespace) -> int:
         raise ConfigError(f"{out}: no such folder")
     result = import_scores(_project(args), out, name=args.name)
     payload = {"run_id": result.run_id, "rows": result.rows, "rejected": result.rejected,
-               "duplicates": result.duplicates}
-    _emit(args, payload, f"run {result.run_id}: {result.rows} answer(s) imported, {result.rejected} row(s) "
-                         f"without scores skipped, {result.duplicates} duplicate id(s) skipped")
-    return EXIT_OK
+               "duplicates": result.duplicates, "problems": [p.as_dict() for p in result.problems]}
+    lines = [f"REJECTED {p}" for p in result.problems]
+    lines.append(f"run {result.run_id}: {result.rows} answer(s) imported, {result.rejected} row(s) without scores "
+                 f"skipped, {result.duplicates} duplicate id(s) skipped, {len(result.problems)} rejection(s)")
+    _emit(args, payload, "\n".join(lines))
+    return EXIT_PARTIAL if result.problems else EXIT_OK
 
 
 def _rubrics(args: argparse.Namespace, project: Any, metrics: list[str]) -> tuple[list[str], tuple]:
@@ -836,6 +853,7 @@ def main(argv: list[str] | None = None) -> int:
     import warnings
 
     from rageval.embed.processes import one_blas_thread
+    from rageval.text.hygiene import terminal_safe
 
     one_blas_thread()  # before NumPy loads: the heavy work runs in one process per core instead
     args = build_parser().parse_args(argv)
@@ -845,10 +863,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal_safe(f"error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except (InputError, RagevalError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal_safe(f"error: {exc}"), file=sys.stderr)
         return EXIT_PARTIAL
     except KeyboardInterrupt:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
@@ -856,5 +874,6 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
         if settings.get("RAGEVAL_DEBUG"):
             raise
-        print(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)", file=sys.stderr)
+        print(terminal_safe(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)"),
+              file=sys.stderr)
         return EXIT_PARTIAL

@@ -36,6 +36,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_MAX_CHARS", "5000000", "most characters kept per document (--max-chars)"),
     Setting("RAGEVAL_MAX_FIELD_CHARS", "100000", "longest field of a QA or answers row (--max-field-chars)"),
     Setting("RAGEVAL_MAX_DEPTH", "32", "deepest nesting of a JSON row (--max-depth)"),
+    Setting("RAGEVAL_MAX_SCORE_FILE_MB", "500", "largest scored file or baseline `check` reads, in MB"),
+    Setting("RAGEVAL_MAX_SCORE_ROWS", "1000000", "most rows of a scored file or baseline `check` reads"),
     Setting("RAGEVAL_WORKERS", "", "worker processes for ingest, run and score (unset: one per core; 1: this process only; --workers)"),
     Setting("RAGEVAL_PRICES", "", "a JSON price table laid over the shipped one (cost estimates and usage)"),
     Setting("OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible server of every LLM role"),

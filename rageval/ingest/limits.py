@@ -30,6 +30,22 @@ nesting depth       32 levels            ``RAGEVAL_MAX_DEPTH`` / ``--max-depth``
 minutes. A list field such as ``contexts`` counts all its passages together. JSON nested deeper
 than about 900 levels cannot be read by Python at all, so a higher depth setting stops there.)
 Numbers too large for a float (309 digits or more) are not limited: they are read as text.
+
+Files of scores that ``check`` reads (a scored file, a baseline file) have their own limits
+(:class:`ScoreFileLimits`), checked before and while the file is read; a file over one is an
+error naming the file, the limit and the setting (``check`` exits 2):
+
+==================  ===================  =========================================
+limit               default              set with
+==================  ===================  =========================================
+file size           500 MB               ``RAGEVAL_MAX_SCORE_FILE_MB``
+rows                1,000,000            ``RAGEVAL_MAX_SCORE_ROWS``
+==================  ===================  =========================================
+
+JSONL, CSV and Parquet are read row by row and keep only the id and the numbers, so memory grows
+with the rows (about 50 bytes per row and metric), not with the file; a ``.json`` file is one
+array that is parsed whole, so it may be at most a tenth of the file size limit (write JSONL
+beyond that).
 """
 from __future__ import annotations
 
@@ -43,6 +59,8 @@ DEFAULT_PAGES = 2000
 DEFAULT_CHARS = 5_000_000
 DEFAULT_FIELD_CHARS = 100_000
 DEFAULT_DEPTH = 32
+DEFAULT_SCORE_FILE_MB = 500.0
+DEFAULT_SCORE_ROWS = 1_000_000
 
 
 def _env(name: str, default: float) -> float:
@@ -130,4 +148,37 @@ class RowLimits:
             levels = "more than 900" if depth is None else f"more than {self.max_depth:,}"
             return (f"row is nested {levels} levels deep, over the limit of {self.max_depth:,} levels "
                     "(raise it with RAGEVAL_MAX_DEPTH or --max-depth)")
+        return None
+
+
+@dataclass(frozen=True)
+class ScoreFileLimits:
+    """The largest file (bytes) and the most rows of a file of scores ``check`` reads (module docstring)."""
+
+    max_bytes: int = int(DEFAULT_SCORE_FILE_MB * 1_000_000)
+    max_rows: int = DEFAULT_SCORE_ROWS
+
+    def __post_init__(self) -> None:
+        _at_least_one(self, ("max_bytes", "max_rows"))
+
+    @classmethod
+    def from_env(cls) -> "ScoreFileLimits":
+        """``RAGEVAL_MAX_SCORE_FILE_MB`` / ``RAGEVAL_MAX_SCORE_ROWS``, else the defaults."""
+        return cls(max_bytes=int(_env("RAGEVAL_MAX_SCORE_FILE_MB", DEFAULT_SCORE_FILE_MB) * 1_000_000),
+                   max_rows=int(_env("RAGEVAL_MAX_SCORE_ROWS", DEFAULT_SCORE_ROWS)))
+
+    def size_error(self, size: int, *, whole: bool = False) -> str | None:
+        """``whole``: a file parsed at once (one JSON array), allowed a tenth of the limit."""
+        limit = self.max_bytes // 10 if whole else self.max_bytes
+        if size > limit:
+            why = (" for a .json file, which is parsed whole; write one row per line in a .jsonl file"
+                   if whole else "")
+            return (f"file is {size / 1e6:,.1f} MB, over the limit of {limit / 1e6:,.1f} MB{why} "
+                    "(raise it with RAGEVAL_MAX_SCORE_FILE_MB)")
+        return None
+
+    def rows_error(self, rows: int) -> str | None:
+        if rows > self.max_rows:
+            return (f"file has more than {self.max_rows:,} rows, over the limit (raise it with "
+                    "RAGEVAL_MAX_SCORE_ROWS)")
         return None
