@@ -22,7 +22,7 @@ right-to-left scripts still read right to left, by the Unicode bidi algorithm, w
 **Output for a reader** (made safe where it is written, never stored): :func:`terminal_safe` for a
 terminal or a CI log (ANSI / OSC / DCS escape sequences, in their 7-bit and C1 forms, removed whole
 with their payload, so data cannot recolour, retitle or rewrite the screen; the other control
-characters but tab and newline removed; bidi controls removed); :func:`xml_text` for XML (also
+characters but tab and newline, and lone surrogates, removed; bidi controls removed); :func:`xml_text` for XML (also
 without the characters XML 1.0 forbids, so a JUnit report always parses); :func:`markdown_cell`
 for one cell of a Markdown table (also one line, with HTML, link, image and emphasis syntax
 escaped, so ``![x](http://...)`` or ``<img src=...>`` reach the reader as text and nothing is fetched).
@@ -65,7 +65,7 @@ _ESCAPE_SEQUENCES = re.compile(
     "|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\\\|\x9c)?"  # the same, C1 form
     "|\x1b[ -/]*[0-~]?"                                   # any other escape (charset, keypad, reset)
 )
-_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # all but tab and newline
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")  # all but tab and newline; lone surrogates
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _MARKDOWN = re.compile(r"([\\`*_\[\]()!|~])")  # code, emphasis, links and images, tables, strikethrough
 
@@ -81,12 +81,13 @@ def terminal_safe(text: Any) -> str:
     return without_bidi(_CONTROLS.sub("", text))
 
 
-_JSON_INVISIBLE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]")
+_JSON_INVISIBLE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
 
 
 def json_for_terminal(text: str) -> str:
     r"""JSON text (``json.dumps(..., ensure_ascii=False)``, which escapes only C0 controls) with the C1
-    controls, bidi controls and line separators escaped too: the same JSON value, safe to print.
+    controls, bidi controls, line separators and lone surrogates escaped too: the same JSON value,
+    safe to print (and to encode as UTF-8).
 
     >>> json_for_terminal('{"a": "x2J‮"}')
     '{"a": "x\\u009b2J\\u202e"}'
