@@ -1,6 +1,6 @@
 """Seeded generator of labelled (question, reference, candidate) pairs for answer correctness.
 
-Used by bench/train_correctness.py only (training data; nothing generated here is reported).
+Used by training/train_correctness.py only (training data; nothing generated here is reported).
 Two sources:
 
 - fact templates (below, English and Italian: policies, finance, science, history, sport) whose

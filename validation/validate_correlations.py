@@ -1,6 +1,6 @@
 """The seed paper's table on real human data: SQuALITY, every offline metric against the raters.
 
-    python bench/validate_correlations.py [--data DIR] [--n-boot 1000] [--write docs/validation.md]
+    python -m validation.validate_correlations [--data DIR] [--n-boot 1000] [--write docs/validation.md]
 
 What it does, through the same library paths a user's data goes through:
 
@@ -29,26 +29,23 @@ from __future__ import annotations
 
 import argparse
 import io
-import json
 import math
-import os
 import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+from rageval import human, stats
+from rageval.human.consensus import wide
+from rageval.project import open_project
+from rageval.runs.scoring import score
+from rageval.store import runs as rstore
+from rageval.types import Sample
+from training.data import DATA, read_jsonl
+from validation.docs_section import replace_section
 
-from docs_section import replace_section  # noqa: E402
-from rageval import human, stats  # noqa: E402
-from rageval.human.consensus import wide  # noqa: E402
-from rageval.types import Sample  # noqa: E402
-from rageval.project import open_project  # noqa: E402
-from rageval.runs.scoring import score  # noqa: E402
-from rageval.store import runs as rstore  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 METRICS = ["exact_match", "token_f1", "token_precision", "token_recall", "bleu", "rouge1", "rouge2", "rougeL",
            "rougeLsum", "bertscore_f1", "bertscore_precision", "bertscore_recall", "answer_similarity",
@@ -59,18 +56,15 @@ START, END = "<!-- correlations:begin -->", "<!-- correlations:end -->"
 
 
 def data_dir(arg: str | None) -> Path:
-    for cand in (arg, os.environ.get("RAGEVAL_DATA"), ROOT.parent / "shared" / "data", "/work/shared/data"):
+    for cand in (arg, DATA):
         if cand and (Path(cand) / "squality" / "rated_responses.jsonl").is_file():
             return Path(cand)
     raise SystemExit("SQuALITY not found: pass --data DIR (the folder holding squality/)")
 
 
 def load(data: Path) -> list[dict]:
-    def jsonl(p):
-        return [json.loads(x) for x in p.read_text(encoding="utf-8").splitlines() if x.strip()]
-
-    questions = {q["question_id"]: q for q in jsonl(data / "squality" / "questions.jsonl")}
-    rated = jsonl(data / "squality" / "rated_responses.jsonl")
+    questions = {q["question_id"]: q for q in read_jsonl(data / "squality" / "questions.jsonl")}
+    rated = read_jsonl(data / "squality" / "rated_responses.jsonl")
     held = {r["question_id"]: r["reference_index"] for r in rated if r["system"] == "human"}
     return [{**r, "question": questions[r["question_id"]]["question"],
              "references": [x for i, x in enumerate(questions[r["question_id"]]["references"])
@@ -196,7 +190,7 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
 
 def write_section(path: Path, lines: list[str]) -> None:
     replace_section(path, START, END, ["## Metric-human correlations (SQuALITY, issue 14)", "",
-                                       "Command: `RAGEVAL_HOME=$(mktemp -d) python bench/validate_correlations.py "
+                                       "Command: `RAGEVAL_HOME=$(mktemp -d) python -m validation.validate_correlations "
                                        "--write docs/validation.md`", "", *lines])
 
 

@@ -1,6 +1,6 @@
 """Labelled (contexts, claim, label, claim_type, language) pairs for the learned claim verifier.
 
-    python bench/make_claim_data.py [--out /tmp/rageval_claims] [--seed 13]
+    python -m training.make_claim_data [--out /tmp/rageval_claims] [--seed 13]
 
 Writes ``pairs.jsonl`` (one pair a line: ``id, split, source, origin, contexts, claim, label,
 claim_type, language``) into ``--out`` (never into the repository). Seeded: the same command
@@ -14,11 +14,11 @@ retrieval returns):
   ``test`` split is never read here),
 - WiCE evidence of the ``dev`` claims (by claim: 80% train, 20% dev; ``test`` never read),
 - the demo corpus (train),
-- templated contexts in seven domains, English and Italian (bench/claim_templates.py: templates
+- templated contexts in seven domains, English and Italian (training/claim_templates.py: templates
   0-5 train, 6 dev, 7 and up test).
 From one sentence of the context: SUPPORTED = the sentence, a paraphrase, a compression or the
 same number in another form; CONTRADICTED = a number, date, unit, name, role, quantifier,
-negation, antonym or temporal-order edit (bench/claim_edits.py); NOT_MENTIONED = the next
+negation, antonym or temporal-order edit (training/claim_edits.py); NOT_MENTIONED = the next
 sentence of the document outside the context, a sentence of another document, that sentence with
 this context's names, or a world fact found in no context.
 
@@ -33,29 +33,19 @@ Human pairs (``origin: human``):
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
-import os
 import random
 import re
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
+from rageval.claims.cues import names
+from rageval.text.lang import guess_language as language
+from rageval.text.sentences import split_sentences
+from training import claim_edits as E
+from training import claim_templates as T
+from training.data import DATA, ROOT, read_jsonl
 
-import claim_edits as E  # noqa: E402
-import claim_templates as T  # noqa: E402
-
-from rageval.text.lang import guess_language as language  # noqa: E402
-from rageval.claims.cues import names  # noqa: E402
-from rageval.text.sentences import split_sentences  # noqa: E402
-
-#: ../shared/data from the project root, or from a worktree nested deeper; RAGEVAL_DATA overrides
-DATA = Path(os.environ.get("RAGEVAL_DATA") or next(
-    (p / "shared" / "data" for p in ROOT.parents if (p / "shared" / "data").is_dir()), ROOT.parent / "shared" / "data"))
 NAME = re.compile(r"\b[A-Z][a-z]{2,}(?:\s[A-Z][a-z]{2,})?\b")
 _COMMON_CAPS = {"The", "This", "That", "They", "There", "These", "When", "What", "And", "But", "His", "Her",
                 "She", "You", "Yes", "Well", "Then", "Now", "Its", "Our", "For", "With", "Gli", "Il", "La", "Le",
@@ -204,13 +194,8 @@ class Generator:
         self.add(split, source, "generated", contexts, claim, "NOT_MENTIONED", "other_document", lang)
 
 
-def read_gz(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(x) for x in fh if x.strip()]
-
-
 def squality(gen: Generator, per_doc: int) -> None:
-    stories = read_gz(DATA / "squality" / "stories.jsonl.gz")
+    stories = read_jsonl(DATA / "squality" / "stories.jsonl.gz")
     docs = [(st["split"], doc_sentences(clean_story(st["text"]))) for st in stories]
     everything = [s for _, d in docs for s in d]
     for split, sents in docs:
@@ -218,7 +203,7 @@ def squality(gen: Generator, per_doc: int) -> None:
 
 
 def summedits_docs(gen: Generator, per_doc: int) -> None:
-    rows = [r for r in read_gz(DATA / "summedits" / "items.jsonl.gz") if r["split"] == "evaluation"]
+    rows = [r for r in read_jsonl(DATA / "summedits" / "items.jsonl.gz") if r["split"] == "evaluation"]
     docs = {r["document"]: r["domain"] for r in rows}
     all_sents = {d: doc_sentences(d.split("\n")) for d in docs}
     for doc, domain in docs.items():
@@ -243,7 +228,7 @@ def summedits_docs(gen: Generator, per_doc: int) -> None:
 
 
 def wice(gen: Generator, per_doc: int) -> None:
-    rows = [r for r in read_gz(DATA / "wice" / "claims.jsonl.gz") if r["split"] == "dev" and r["level"] == "claim"]
+    rows = [r for r in read_jsonl(DATA / "wice" / "claims.jsonl.gz") if r["split"] == "dev" and r["level"] == "claim"]
     everything = [s for r in rows for s in r["evidence"][:60]]
     for r in rows:
         split = bucket(r["claim_id"], 0.8)

@@ -3,7 +3,7 @@
 ``groundedness`` (share of answer sentences the verifier finds SUPPORTED). Writes the
 "Other metrics on the offline verifier" section of docs/validation.md.
 
-    python bench/validate_verifier_metrics.py [--write-docs] [--summedits-limit 300]
+    python -m validation.validate_verifier_metrics [--write-docs] [--summedits-limit 300]
 
 Splits, none trained or tuned on by the verifier or these metrics: NQ301 (AUROC of
 ragas_answer_correctness against the human correct/incorrect label, 95% CI by resampling
@@ -15,24 +15,23 @@ from __future__ import annotations
 
 import argparse
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from docs_section import replace_section  # noqa: E402
-from make_claim_data import DATA  # noqa: E402
-from validate_answer_metrics import bench_resources, group_bootstrap, nq301, to_samples, with_ci  # noqa: E402
-from validate_claims import SEED, auroc, boot, fmt, read_gz  # noqa: E402
-
-from rageval.claims.verifier import version as verifier_version  # noqa: E402
-from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.claims.verifier import version as verifier_version
+from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Sample
+from training.data import DATA, read_jsonl
+from validation.docs_section import replace_section
+from training.data import nq301
+from training.embedding_cache import cached_resources
+from validation.validate_answer_metrics import group_bootstrap, to_samples, with_ci
+from training.stats import auroc
+from validation.validate_claims import SEED, boot, fmt
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- verifier-metrics:begin -->", "<!-- verifier-metrics:end -->"
@@ -63,10 +62,10 @@ def nq_lines(resources) -> list[str]:
 
 
 def groundedness_lines(resources, limit: int) -> list[str]:
-    wice = [r for r in read_gz(DATA / "wice" / "claims.jsonl.gz") if r["split"] == "test" and r["level"] == "claim"]
+    wice = [r for r in read_jsonl(DATA / "wice" / "claims.jsonl.gz") if r["split"] == "test" and r["level"] == "claim"]
     w_samples = [Sample(id=r["id"], answer=r["claim"], contexts=("\n".join(r["evidence"]),)) for r in wice]
     w_gold = np.array([r["label"] == "supported" for r in wice])
-    summ = [r for r in read_gz(DATA / "summedits" / "items.jsonl.gz") if r["split"] == "test"]
+    summ = [r for r in read_jsonl(DATA / "summedits" / "items.jsonl.gz") if r["split"] == "test"]
     summ = [summ[i] for i in sorted(np.random.default_rng(SEED).choice(len(summ), min(limit, len(summ)), replace=False))]
     s_samples = [Sample(id=r["id"], answer=r["summary"], contexts=(r["document"],)) for r in summ]
     s_gold = np.array([r["label"] == 1 for r in summ])
@@ -87,9 +86,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
-    resources, store = bench_resources()
+    resources, store = cached_resources()
     lines = ["## Other metrics on the offline verifier", "",
-             f"Command: `python bench/validate_verifier_metrics.py --write-docs --summedits-limit {args.summedits_limit}` "
+             f"Command: `python -m validation.validate_verifier_metrics --write-docs --summedits-limit {args.summedits_limit}` "
              f"(verifier `{verifier_version()}`; 2 cores, load average {load:.1f} at the start).", ""]
     lines += nq_lines(resources)
     lines += groundedness_lines(resources, args.summedits_limit)

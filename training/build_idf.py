@@ -1,6 +1,6 @@
 """Build the fixed word-piece idf table of BERTScore's ``idf=True`` (rageval/models/wordpiece_idf.json).
 
-    python bench/build_idf.py            # reads ../shared/data, writes the table (about a minute)
+    python -m training.build_idf            # reads ../shared/data, writes the table (about a minute)
 
 BERTScore's original idf is computed over the references being scored, so a value depended on
 which other items shared its batch and on a resumed run's remaining items. rageval uses one
@@ -13,43 +13,35 @@ units that contain it. The metric uses ``idf(w) = log((M + 1) / (df(w) + 1))`` w
 """
 from __future__ import annotations
 
-import gzip
+import argparse
 import hashlib
 import json
-import sys
 from collections import Counter
 from pathlib import Path
 
+from rageval.embed.minilm import _load_minilm, minilm_folder
+from rageval.text.sentences import split_sentences
+from training.data import DATA, read_jsonl
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from make_claim_data import DATA  # noqa: E402
-
-from rageval.embed.minilm import _load_minilm, minilm_folder  # noqa: E402
-from rageval.text.sentences import split_sentences  # noqa: E402
 
 OUT = ROOT / "rageval" / "models" / "wordpiece_idf.json"
 MIN_DF = 2
 
 
-def read_gz(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(x) for x in fh if x.strip()]
-
-
 def units() -> list[str]:
     out: list[str] = []
-    for story in read_gz(DATA / "squality" / "stories.jsonl.gz"):
+    for story in read_jsonl(DATA / "squality" / "stories.jsonl.gz"):
         out.extend(s.text for s in split_sentences(story["text"]))
-    for doc in dict.fromkeys(r["document"] for r in read_gz(DATA / "summedits" / "items.jsonl.gz")):
+    for doc in dict.fromkeys(r["document"] for r in read_jsonl(DATA / "summedits" / "items.jsonl.gz")):
         out.extend(s.text for s in split_sentences(doc))
-    for r in read_gz(DATA / "wice" / "claims.jsonl.gz"):
+    for r in read_jsonl(DATA / "wice" / "claims.jsonl.gz"):
         out.extend(r["evidence"])
     return [u for u in dict.fromkeys(out) if u.strip()]
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # no options; --help says what it does
     texts = units()
     tokenizer = _load_minilm(str(minilm_folder())).tokenizer
     df: Counter = Counter()

@@ -2,11 +2,11 @@
 baseline beside it) with labels it was never trained or tuned on. Writes the "Claim
 verification" section of docs/validation.md.
 
-    python bench/make_claim_data.py --out /tmp/rageval_claims
-    python bench/validate_claims.py --data /tmp/rageval_claims [--write-docs] [--summedits-limit N]
+    python -m training.make_claim_data --out /tmp/rageval_claims
+    python -m validation.validate_claims --data /tmp/rageval_claims [--write-docs] [--summedits-limit N]
 
 Sets (none used for training, model selection or thresholds, except where said):
-- the generated ``test`` split of bench/make_claim_data.py (SQuALITY test stories, templates
+- the generated ``test`` split of training/make_claim_data.py (SQuALITY test stories, templates
   never trained on): 3-way accuracy and contradiction recall, per claim type and language;
 - the team's hand-written pairs (tests/data/claims_gold*.jsonl): DEVELOPMENT only (their
   writers also wrote the rules and read the failures), reported, never a CI floor;
@@ -24,44 +24,31 @@ Sets (none used for training, model selection or thresholds, except where said):
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
-import sys
 import time
 from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
-from scipy.stats import rankdata
+
+from rageval.claims import model as M
+from rageval.claims.features import NAMES
+from rageval.claims.verifier import LearnedVerifier
+from rageval.metrics.base import evaluate, get_metric
+from rageval.text.lang import guess_language
+from rageval.types import Resources, Sample
+from training.data import DATA, read_jsonl
+from training.make_claim_data import bucket
+from training.stats import auroc
+from validation.docs_section import replace_section
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from docs_section import replace_section  # noqa: E402
-from make_claim_data import DATA, bucket  # noqa: E402
-
-from rageval.claims import model as M  # noqa: E402
-from rageval.claims.features import NAMES  # noqa: E402
-from rageval.claims.verifier import LearnedVerifier  # noqa: E402
-from rageval.metrics.base import evaluate, get_metric  # noqa: E402
-from rageval.types import Resources, Sample
-from rageval.text.lang import guess_language  # noqa: E402
 
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
 LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
 SEED = 20261201
-
-
-def auroc(scores, positive) -> float:
-    s, pos = np.asarray(scores, float), np.asarray(positive, bool)
-    n_pos, n_neg = pos.sum(), (~pos).sum()
-    if not n_pos or not n_neg:
-        return float("nan")
-    r = rankdata(s)
-    return float((r[pos].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * n_neg))
 
 
 def balanced_accuracy(pred, gold) -> float:
@@ -157,13 +144,8 @@ def claim_scores(samples: list[Sample], resources: Resources) -> list[tuple[bool
     return out
 
 
-def read_gz(path: Path) -> list[dict]:
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(x) for x in fh if x.strip()]
-
-
 def wice(resources) -> list[str]:
-    rows = [r for r in read_gz(DATA / "wice" / "claims.jsonl.gz") if r["split"] == "test" and r["level"] == "claim"]
+    rows = [r for r in read_jsonl(DATA / "wice" / "claims.jsonl.gz") if r["split"] == "test" and r["level"] == "claim"]
     samples = [Sample(id=r["id"], answer=r["claim"], contexts=("\n".join(r["evidence"]),)) for r in rows]
     sc = claim_scores(samples, resources)
     ok = [i for i, s in enumerate(sc) if s[0] is not None]
@@ -179,7 +161,7 @@ def wice(resources) -> list[str]:
 
 
 def summedits(resources, limit: int | None) -> list[str]:
-    rows = read_gz(DATA / "summedits" / "items.jsonl.gz")
+    rows = read_jsonl(DATA / "summedits" / "items.jsonl.gz")
     fit = [r for r in rows if r["split"] == "evaluation" and bucket(r["document"], 0.75) == "dev"]
     test = [r for r in rows if r["split"] == "test"]
     if limit and len(test) > limit:
@@ -237,20 +219,20 @@ A cross-encoder was tried and not shipped: MiniLM with a rank-8 LoRA adapter on 
 3-way head, fine-tuned with torch on the same train split for 3 epochs (kept on branch `xenc`,
 commit 4dfbda6: `bench/train_cross_encoder.py`, `bench/eval_cross_encoder.py`, `rageval/claims/cross.py`),
 reached 0.759 dev 3-way accuracy alone (the MLP: 0.863); its product with the MLP, weighted by log
-loss on dev (`bench/train_claim_verifier.py --cross` on that branch), reached 0.846, below the MLP alone, and on the
+loss on dev (`training/train_claim_verifier.py --cross` on that branch), reached 0.846, below the MLP alone, and on the
 human-labelled dev rows (WiCE, SummEdits) both are near chance (0.52-0.54). Measured once after
 selection, alone: generated test 0.804, WiCE test AUROC 0.604, SummEdits test AUROC 0.483. It
 verifies 12-14 claims/s in NumPy on 2 cores, so it would also halve the speed of offline scoring."""
 
 
 def ablation(folder: Path) -> list[str]:
-    """The model-selection grid of bench/train_claim_verifier.py (dev split), when it was saved."""
+    """The model-selection grid of training/train_claim_verifier.py (dev split), when it was saved."""
     path = folder / "ablation.json"
     if not path.exists():
         return []
     grid = json.loads(path.read_text())
     lines = ["", "### Model selection and ablation (dev split of the generated data, never reported above)", "",
-             "Command: `python bench/train_claim_verifier.py --data /tmp/rageval_claims --epochs 150 --write`.", "",
+             "Command: `python -m training.train_claim_verifier --data /tmp/rageval_claims --epochs 150 --write`.", "",
              "| features | hidden | L2 | dev 3-way acc. | recall S / C / NM |", "|---|---|---|---|---|"]
     for g in grid:
         r = g["recall"]
@@ -290,13 +272,13 @@ def main(argv=None) -> int:
         gl, gr, _, _ = verify_pairs(verifier, g)
         gold_sets.append((name, g, gl, gr))
     lines = [BEGIN, "## Claim verification: the feature MLP (the verifier before issue 22)", "",
-             f"Command: `python bench/make_claim_data.py --out /tmp/rageval_claims && python bench/train_claim_verifier.py "
-             f"--epochs 150 && python bench/validate_claims.py "
+             f"Command: `python -m training.make_claim_data --out /tmp/rageval_claims && python -m training.train_claim_verifier "
+             f"--epochs 150 && python -m validation.validate_claims "
              f"--write-docs{' --summedits-limit ' + str(args.summedits_limit) if args.summedits_limit else ''}`",
              f"(verifier `{M.shipped().version}`; measured on 2 cores, load average {load:.1f} at the start).", "",
              "The offline verifier is a small MLP over alignment, number, name and polarity features "
-             "(`rageval/claims/`), trained by `bench/train_claim_verifier.py` on the train split of "
-             "`bench/make_claim_data.py` (generated pairs from SQuALITY train stories, SummEdits `evaluation` and "
+             "(`rageval/claims/`), trained by `training/train_claim_verifier.py` on the train split of "
+             "`training/make_claim_data.py` (generated pairs from SQuALITY train stories, SummEdits `evaluation` and "
              "WiCE `dev` documents, the demo corpus and templates; plus the human labels of the WiCE dev and "
              "SummEdits evaluation splits), selected on its dev split. Nothing below was used to train or select "
              "it, except the team sets, which are development only. \"naive baseline\" is the fixed rule of "

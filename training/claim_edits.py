@@ -1,4 +1,4 @@
-"""Edits that turn a true sentence into a labelled claim (used by bench/make_claim_data.py).
+"""Edits that turn a true sentence into a labelled claim (used by training/make_claim_data.py).
 
 Each edit takes a sentence (and a random generator, the language and a pool of names) and
 returns the edited claim, or None when it does not apply. English and Italian.

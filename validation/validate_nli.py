@@ -1,9 +1,9 @@
 """Calibrate the NLI cross-encoder verifier on development rows, then report it once on the report portions.
 
-    python bench/prepare_nli_data.py                       # bench/nli_data/{train,dev,report}.jsonl
-    python bench/validate_nli.py calibrate [--dev-cap 120]  # writes calibration into rageval/models/claim_xenc.json
-    python bench/validate_nli.py compare --other-params OLD.npz --other-meta OLD.json [--c-bias 1.0]
-    python bench/validate_nli.py report [--write-docs]      # the report portions, once
+    python -m training.prepare_nli_data                       # training/nli_data/{train,dev,report}.jsonl
+    python -m validation.validate_nli calibrate [--dev-cap 120]  # writes calibration into rageval/models/claim_xenc.json
+    python -m validation.validate_nli compare --other-params OLD.npz --other-meta OLD.json [--c-bias 1.0]
+    python -m validation.validate_nli report [--write-docs]      # the report portions, once
 
 Both run the product's path: :class:`rageval.claims.verifier.CrossEncoderVerifier` on
 ``([claim], [premise])`` (the premise split into sentences, the top candidates read by the
@@ -39,41 +39,33 @@ rows (1000 resamples, seeded). ECE: 10 equal-width confidence bins, on 3-way row
 from __future__ import annotations
 
 import argparse
-import gzip
 import hashlib
 import json
 import os
 import random
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from rageval.claims import xenc as X
+from rageval.claims.containment import contained
+from rageval.claims.extract import extract_claims
+from rageval.claims.verifier import CrossEncoderVerifier, LearnedVerifier, decisive
+from rageval.embed.cache import make_embedder
+from training.data import DATA, read_jsonl
+from validation.docs_section import replace_section
+from training.stats import auroc
+from validation.validate_claims import balanced_accuracy, boot, fmt
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
-from docs_section import replace_section  # noqa: E402
-from validate_claims import auroc, balanced_accuracy, boot, fmt  # noqa: E402
-
-from rageval.claims import xenc as X  # noqa: E402
-from rageval.claims.containment import contained  # noqa: E402
-from rageval.claims.extract import extract_claims  # noqa: E402
-from rageval.claims.verifier import CrossEncoderVerifier, LearnedVerifier, decisive  # noqa: E402
-from rageval.embed.cache import make_embedder  # noqa: E402
-
-DATA_DIR = ROOT / "bench" / "nli_data"
-SHARED = Path(os.environ.get("RAGEVAL_DATA", "/work/shared/data"))
+DATA_DIR = ROOT / "training" / "nli_data"  # written by python -m training.prepare_nli_data
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- nli:begin -->", "<!-- nli:end -->"
 SEED = 22
 TO_XENC = {"SUPPORTED": "E", "NOT_MENTIONED": "N", "CONTRADICTED": "C"}
 THREE_WAY = {"snli", "climate_fever", "rte3_it", "citint", "summedits", "gen_numswap"}
-
-
-def read(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.open(encoding="utf-8")]
 
 
 def sample_by_group(rows: list[dict], cap: int, seed: int = SEED) -> list[dict]:
@@ -218,7 +210,7 @@ def real_dev_rows(cap: int) -> list[dict]:
     """The development sample that calibration and every choice are made on: real-labelled rows
     only (generated rows, ``gen_*``, and derived ones, ``derived_*``, may train a model but never
     select or calibrate one)."""
-    return sample_by_group([r for r in read(DATA_DIR / "dev.jsonl") if not r["source"].startswith(("gen_", "derived_"))], cap)
+    return sample_by_group([r for r in read_jsonl(DATA_DIR / "dev.jsonl") if not r["source"].startswith(("gen_", "derived_"))], cap)
 
 
 def team_pairs() -> tuple[list[dict], list[str]]:
@@ -259,7 +251,7 @@ def calibrate(args) -> None:
     t, prec, n_kept = c_threshold(p[three], [g for g, m in zip(gold, three) if m], args.c_precision)
     meta_path = X.META_PATH
     meta = json.loads(meta_path.read_text())
-    meta["calibration"] = {"temperature": T, "fitted_on": f"{len(rows)} development rows (bench/validate_nli.py calibrate)"}
+    meta["calibration"] = {"temperature": T, "fitted_on": f"{len(rows)} development rows (validation/validate_nli.py calibrate)"}
     meta["combiner"] = None if comb is None else {k: np.round(v, 6).tolist() for k, v in comb.items()} | {
         "features": list(__import__("rageval.claims.features", fromlist=["NAMES"]).NAMES)}
     meta["low_confidence_below"] = t
@@ -295,7 +287,7 @@ def compare(args) -> None:
     rows = real_dev_rows(args.dev_cap)
     gold = [r["label"] for r in rows]
     team_rows, team_gold = team_pairs()
-    derived = [r for r in read(DATA_DIR / "dev.jsonl") if r["source"] == "derived_wice_nonrat"]
+    derived = [r for r in read_jsonl(DATA_DIR / "dev.jsonl") if r["source"] == "derived_wice_nonrat"]
     emb = make_embedder("local")
     models = {"shipped": X.load(), "other": X.load(args.other_params, args.other_meta)}
     print("| model | C bias | mean per-source acc. | E/N read C | C precision | C recall | N recall "
@@ -327,7 +319,7 @@ def untouched(report_rows: list[dict]) -> list[dict]:
     shares about 40% of its premises with the dev file, e-RTE-3-it TEST some with DEV)."""
     seen = set()
     for part in ("train", "dev"):
-        for r in read(DATA_DIR / f"{part}.jsonl"):
+        for r in read_jsonl(DATA_DIR / f"{part}.jsonl"):
             seen.add(r["premise"])
             seen.add(r["claim"])
     return [r for r in report_rows if r["premise"] not in seen and r["claim"] not in seen]
@@ -341,7 +333,7 @@ def collect(args) -> dict:
     decisive raw logits, feature vector and MLP label; per claim-set answer its claims' candidate
     logits and vectors and the MLP's smallest P(SUPPORTED); the speed table."""
     xv, mlp = verifiers()
-    report_rows = untouched(read(DATA_DIR / "report.jsonl"))
+    report_rows = untouched(read_jsonl(DATA_DIR / "report.jsonl"))
     rows = sample_by_group([r for r in report_rows if r["source"] in PAIR_SETS], args.report_cap)
     raw: dict = {"model": xv.xenc.version.split("-")[0] + "-" + xv.xenc.meta["sha256"][:10], "pairs": {}, "claims": {}}
     for source in PAIR_SETS:
@@ -350,9 +342,9 @@ def collect(args) -> dict:
         raw["pairs"][source] = {"gold": [r["label"] for r in part], "z": z, "x": x, "mlp": run_mlp(mlp, part)}
         print(source, len(part), flush=True)
     qags = sample_by_group([r for r in report_rows if r["source"].startswith("qags")], args.qags_cap)
-    wice = [r for r in (json.loads(x) for x in gzip.open(SHARED / "wice" / "claims.jsonl.gz", "rt"))
+    wice = [r for r in read_jsonl(DATA / "wice" / "claims.jsonl.gz")
             if r["split"] == "test" and r["level"] == "claim"][:args.wice_cap]
-    se = [r for r in (json.loads(x) for x in gzip.open(SHARED / "summedits" / "items.jsonl.gz", "rt"))
+    se = [r for r in read_jsonl(DATA / "summedits" / "items.jsonl.gz")
           if r["split"] == "test"]
     se = [se[i] for i in sorted(np.random.default_rng(SEED).choice(len(se), min(args.summedits_cap, len(se)),
                                                                      replace=False))]
@@ -400,7 +392,7 @@ def calibrate_mlp(args) -> None:
     data = json.loads(M.MODEL_PATH.read_text())
     data["temperature"] = T
     data["low_confidence_below"] = t
-    data["calibration"] = {"fitted_on": f"{len(rows)} development rows (bench/validate_nli.py calibrate-mlp)",
+    data["calibration"] = {"fitted_on": f"{len(rows)} development rows (validation/validate_nli.py calibrate-mlp)",
                            "ece_3way_before": round(e0, 4), "ece_3way_after": round(e1, 4),
                            "c_precision_at_threshold": None if np.isnan(prec) else round(prec, 4), "c_kept": n_kept}
     M.MODEL_PATH.write_text(json.dumps(data, separators=(",", ":")) + "\n")
@@ -477,7 +469,7 @@ def claim_lines(xv, raw) -> list[str]:
 
 
 def speed(xv, mlp, n: int) -> list[str]:
-    se = [r for r in (json.loads(x) for x in gzip.open(SHARED / "summedits" / "items.jsonl.gz", "rt"))
+    se = [r for r in read_jsonl(DATA / "summedits" / "items.jsonl.gz")
           if r["split"] == "evaluation"][:n]
     jobs = [(extract_claims(r["summary"]), [r["document"]]) for r in se]
     claims = sum(len(c) for c, _ in jobs)
@@ -515,7 +507,7 @@ def report(args) -> None:
     if raw["model"] != "xenc-" + xv.xenc.meta["sha256"][:10]:
         raise SystemExit(f"{cache} was collected with another parameter file; run with --collect-only again")
     meta = xv.xenc.meta
-    lines = [f"Command: `python bench/validate_nli.py report --write-docs` ({time.strftime('%Y-%m-%d')}). Model "
+    lines = [f"Command: `python -m validation.validate_nli report --write-docs` ({time.strftime('%Y-%m-%d')}). Model "
              f"`{xv.xenc.version}` (parameters sha256 {meta['sha256'][:12]}): temperature {xv.xenc.temperature}, combiner "
              f"{'kept' if xv.combiner is not None else 'not kept (it did not help on development rows)'}, "
              f"low-confidence threshold {xv.low_below}. Report portions only (never trained, selected or "
@@ -554,7 +546,7 @@ def main() -> None:
     r.add_argument("--speed-n", type=int, default=20)
     r.add_argument("--write-docs", action="store_true")
     r.add_argument("--collect-only", action="store_true", help="only run the models and cache their raw outputs")
-    r.add_argument("--raw", type=Path, default=None, help="the cache (default bench/nli_ckpt/report_raw.pkl)")
+    r.add_argument("--raw", type=Path, default=None, help="the cache (default training/nli_ckpt/report_raw.pkl)")
     args = ap.parse_args()
     {"calibrate": calibrate, "calibrate-mlp": calibrate_mlp, "compare": compare, "report": report}[args.cmd](args)
 

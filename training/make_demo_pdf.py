@@ -1,7 +1,7 @@
 """Write the demo corpus's one PDF: a two-page travel policy with a per-diem table.
 
-    python bench/make_demo_pdf.py            # writes rageval/demo/corpus/travel_expense_policy.pdf
-    python bench/make_demo_pdf.py --check    # exit 1 if the committed PDF differs from a fresh one
+    python -m training.make_demo_pdf            # writes rageval/demo/corpus/travel_expense_policy.pdf
+    python -m training.make_demo_pdf --check    # exit 1 if the committed PDF differs from a fresh one
 
 The output is byte-for-byte reproducible (fixed creation date), so the document's id (the
 SHA-256 of its bytes) stays the same when the file is regenerated. Needs fpdf2 (a test

@@ -1,11 +1,11 @@
 """Train the learned claim verifier: a small MLP over rageval.claims.features, in NumPy.
 
-    python bench/make_claim_data.py --out /tmp/rageval_claims
-    python bench/train_claim_verifier.py --data /tmp/rageval_claims [--write]
+    python -m training.make_claim_data --out /tmp/rageval_claims
+    python -m training.train_claim_verifier --data /tmp/rageval_claims [--write]
 
 Steps (seeded, 2 cores, a few minutes; the slow part is the MiniLM features, cached in
 ``--data``/features.npz keyed by the pairs file and the feature names):
-1. features of every pair (train / dev / test splits of bench/make_claim_data.py; the MiniLM
+1. features of every pair (train / dev / test splits of training/make_claim_data.py; the MiniLM
    sentence vectors are kept in ``--data``/vectors.npz, so a feature change costs minutes);
 2. for each configuration in a small grid (hidden units, L2; all features, and for the ablation
    table each feature group left out, :func:`feature_sets`) an MLP ``softmax(W2 tanh(W1 z + b1) + b2)`` over standardised features
@@ -16,24 +16,22 @@ Steps (seeded, 2 cores, a few minutes; the slow part is the MiniLM features, cac
 3. ``--write`` saves the parameters to rageval/models/claim_verifier.json and records a few
    feature vectors with this script's probabilities in tests/data/claim_verifier_recorded.json
    (the test checks that rageval's NumPy inference reproduces them).
-The test split is not looked at here (bench/validate_claims.py reports on it).
+The test split is not looked at here (validation/validate_claims.py reports on it).
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
 import json
-import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from rageval.claims.features import CHECKS, NAMES, FeatureExtractor
 
-from rageval.claims.features import CHECKS, NAMES, FeatureExtractor  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
 SEED = 13
@@ -223,7 +221,7 @@ def main(argv=None) -> int:
         model = {
             "kind": "mlp-tanh-softmax", "labels": list(LABELS), "features": list(NAMES),
             "hidden": best["hidden"], "l2": best["l2"], "epochs": args.epochs, "seed": SEED,
-            "selected_on": "dev split of bench/make_claim_data.py (3-way accuracy)",
+            "selected_on": "dev split of training/make_claim_data.py (3-way accuracy)",
             "dev_accuracy": round(best["accuracy"], 4), "feature_set": best["features"],
             "train_rows": int(tr.sum()), "dropped_unseen_contradictions": int((unseen & (np.array([r["split"] == "train" for r in rows]))).sum()),
             "data_sha256": hashlib.sha256((folder / "pairs.jsonl").read_bytes()).hexdigest(),

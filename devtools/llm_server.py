@@ -27,7 +27,7 @@ It counts requests (``count()``, ``count("/v1/chat/completions")``), keeps the r
 (``bodies()``) and the peak number of requests in flight (also served as JSON at ``GET /_stats``,
 for a server in another process). Run it alone for manual tests::
 
-    python tests/llm_server.py --port 8011 --latency 0.1 --rates 500=0.1,truncated=0.05
+    python -m devtools.llm_server --port 8011 --latency 0.1 --rates 500=0.1,truncated=0.05
 """
 from __future__ import annotations
 
@@ -375,7 +375,7 @@ def _main() -> None:
     server = FakeLLMServer(port=args.port).start()
     responder = None
     if args.judge:
-        from judge_responder import respond as responder  # run as a script: tests/ is on sys.path
+        from devtools.judge_responder import respond as responder
     server.script(latency=args.latency, rates=rates, seed=args.seed, retry_after=args.retry_after,
                   responder=responder)
     print(server.url, flush=True)

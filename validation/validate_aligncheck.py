@@ -1,7 +1,7 @@
 """Agreement of AlignCheck (offline spaCy extractor) with human labels, and its speed.
 Writes the "AlignCheck" section of docs/validation.md.
 
-    python bench/validate_aligncheck.py [--write-docs] [--limit N]
+    python -m validation.validate_aligncheck [--write-docs] [--limit N]
 
 - SummEdits (../shared/data/summedits): each summary (the answer) against its document (the
   source, ``aligncheck_source="contexts"``); consistent (label 1) is the positive class. AUROC of
@@ -21,7 +21,6 @@ Writes the "AlignCheck" section of docs/validation.md.
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import random
 import sys
@@ -32,15 +31,14 @@ import numpy as np
 from rouge_score import rouge_scorer
 from scipy import stats
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from rageval.aligncheck import entities, triples  # noqa: E402
-from rageval.metrics.base import evaluate, get_metric  # noqa: E402
+from rageval.aligncheck import entities, triples
+from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
-from make_claim_data import DATA  # noqa: E402  (../shared/data, or RAGEVAL_DATA)
-from validate_claims import auroc, balanced_accuracy  # noqa: E402
+from training.data import DATA, read_jsonl
+from training.stats import auroc
+from validation.validate_claims import balanced_accuracy
+
+ROOT = Path(__file__).resolve().parents[1]
 
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- aligncheck:begin -->", "<!-- aligncheck:end -->"
@@ -48,14 +46,8 @@ SEED = 20261201
 SCORES = ("aligncheck_f1", "aligncheck_precision", "rougeL_precision", "bertscore_precision", "faithfulness")
 
 
-def load_jsonl(path: Path) -> list[dict]:
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as fh:
-        return [json.loads(line) for line in fh if line.strip()]
-
-
 def summedits_rows(limit: int) -> list[dict]:
-    rows = load_jsonl(DATA / "summedits" / "items.jsonl.gz")
+    rows = read_jsonl(DATA / "summedits" / "items.jsonl.gz")
     if limit and limit < len(rows):
         rows = sorted(random.Random(SEED).sample(rows, limit), key=lambda r: r["id"])
     return rows
@@ -144,9 +136,8 @@ def best_threshold(scores, positive) -> float:
 def squality_rows() -> list[dict]:
     """SQuALITY's rated responses, references minus the one the human response copies (one loader
     for every validation script: validate_answer_metrics.squality)."""
-    import validate_answer_metrics
+    from validation import validate_answer_metrics
 
-    validate_answer_metrics.DATA = DATA
     return validate_answer_metrics.squality()
 
 
@@ -293,7 +284,7 @@ def main(argv=None) -> int:
     res["summedits"] = summedits(rows, resources)
     print("summedits done", file=sys.stderr)
     res["squality"] = squality(resources)
-    command = "python bench/validate_aligncheck.py --write-docs" + (f" --limit {args.limit}" if args.limit else "")
+    command = "python -m validation.validate_aligncheck --write-docs" + (f" --limit {args.limit}" if args.limit else "")
     section = markdown(res, command)
     print(section)
     if args.out:

