@@ -36,7 +36,7 @@ import re
 import unicodedata
 
 TAGS = ("question", "answer", "candidate", "reference", "gold", "passages?", "claims", "sentences", "text",
-        "rubric", "history")
+        "rubric", "history", "language")
 #: the tags that fence data in the prompts (judges and generator); a value can never open or close one
 DATA_TAG = re.compile(r"<\s*/?\s*(" + "|".join(TAGS) + r")\s*>", re.IGNORECASE)
 
