@@ -96,3 +96,30 @@ def test_error_messages_are_terminal_safe(tmp_path, monkeypatch, capsys, error_t
     assert main(["check", str(tmp_path / f"missing{error_text}.jsonl"), "--fail-under", "token_f1=0.5"]) == 2
     err = capsys.readouterr().err
     assert "no such file" in err and not ESCAPES.search(err)
+
+
+def test_junit_to_stdout_keeps_the_verdict_apart(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    path = tmp_path / "s.jsonl"
+    path.write_text("".join(json.dumps({"id": f"q{i}", "token_f1": 0.5}) + "\n" for i in range(3)), encoding="utf-8")
+    assert main(["check", str(path), "--fail-under", "token_f1=0.4", "--junit-xml", "-"]) == 0
+    out = capsys.readouterr()
+    assert minidom.parseString(out.out).documentElement.tagName == "testsuites" and "gate passed" in out.err
+
+
+def test_other_commands_print_data_without_escapes(tmp_path, monkeypatch, capsys):
+    """A rubric's description and a scored row's problems reach the terminal through the same filter."""
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    rubric = tmp_path / "r.toml"
+    rubric.write_text('name = "tone"\ndescription = "Polite?\\u001b]0;owned\\u0007\\u001b[31m red \\u202e"\n'
+                      'criteria = "c"\nanchors = ["a", "b", "c", "d", "e"]\n', encoding="utf-8")
+    assert main(["rubric", "add", str(rubric), "--project", "t"]) == 0
+    assert main(["rubric", "list", "--project", "t"]) == 0
+    answers = tmp_path / "a.jsonl"
+    answers.write_text(json.dumps({"id": "a", "question": "q", "answer": "x", "\x1b[2Jcol": 1}) + "\n"
+                       + json.dumps({"id": "\x1b]0;t\x07", "question": 5}) + "\n", encoding="utf-8")
+    main(["score", str(answers), "--metrics", "token_f1", "--no-store"])
+    out = capsys.readouterr()
+    for text in (out.out, out.err):
+        assert not ESCAPES.search(text) and not BIDI_CONTROLS.search(text), repr(text)
+    assert "Polite? red" in out.out and "NOTE" in out.err
