@@ -53,6 +53,7 @@ class Collected:
         self.unreadable: dict[int, str] = {}
         self.first: dict[str, int] = {}  # id -> row index
         self.duplicates: list[tuple[str, int, int]] = []
+        self.repeated = 0
 
     def where(self, i: int) -> str:
         line = self.lines[i]
@@ -75,7 +76,9 @@ class Collected:
             self.unreadable[i] = unreadable
             return
         if rid in self.first:
-            self.duplicates.append((rid, self.first[rid], i))
+            self.repeated += 1
+            if not self.duplicates:  # the first is named; the others counted
+                self.duplicates.append((rid, self.first[rid], i))
         else:
             self.first[rid] = i
         for key, value in rec.items():
@@ -227,7 +230,7 @@ def read_rows(path: Path, limits: ScoreFileLimits | None = None) -> Collected:
         out.add(n, line, rec, unreadable)
     if out.duplicates:
         rid, a, b = out.duplicates[0]
-        more = f" ({len(out.duplicates) - 1} more repeated id(s))" if len(out.duplicates) > 1 else ""
+        more = f" ({out.repeated - 1} more repeated id(s))" if out.repeated > 1 else ""
         raise ConfigError(f"{path}: id {rid!r} is in {out.where(a).removeprefix(out.label + ' ')} and "
                           f"{out.where(b).removeprefix(out.label + ' ')}{more}; a scored file has one row per "
                           "answer, so the gate cannot tell which value is the answer's")
