@@ -27,6 +27,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Iterator
 
+import numpy as np
+
 from rageval.errors import ConfigError
 from rageval.files import read_cell
 from rageval.metrics.ranges import Rejection, as_number, empty, problem, registered, sound
@@ -240,7 +242,7 @@ def read_rows(path: Path, limits: ScoreFileLimits | None = None) -> Collected:
 def metrics_of(c: Collected) -> list[str]:
     """The metric columns (module docstring): a value, a rejection or a status on at least one row."""
     return sorted(m for m, col in c.values.items()
-                  if any(not math.isnan(v) for v in col) or c.problems.get(m) or c.statuses.get(m))
+                  if not np.isnan(np.frombuffer(col, dtype=float)).all() or c.problems.get(m) or c.statuses.get(m))
 
 
 def reasons_and_rejections(c: Collected, metrics: list[str]) -> tuple[dict[str, Counter], list[Rejection]]:
@@ -261,8 +263,8 @@ def reasons_and_rejections(c: Collected, metrics: list[str]) -> tuple[dict[str, 
         for i, (kind, detail) in bad.items():
             reasons[m][f"rejected: {kind}"] += 1
             rejected.append((i, Rejection(c.where(i), c.ids[i], m, detail)))
-        for i, v in enumerate(column):
-            if math.isnan(v) and i not in bad and i not in c.unreadable:
+        for i in np.flatnonzero(np.isnan(np.frombuffer(column, dtype=float))).tolist():
+            if i not in bad and i not in c.unreadable:
                 reasons[m][status.get(i, "no value").removeprefix("unscored: ")] += 1
     rejected.sort(key=lambda pair: pair[0])
     return {m: r for m, r in reasons.items() if r}, [r for _, r in rejected]
