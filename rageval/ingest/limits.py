@@ -43,7 +43,8 @@ rows                1,000,000            ``RAGEVAL_MAX_SCORE_ROWS``
 ==================  ===================  =========================================
 
 JSONL, CSV and Parquet are read row by row and keep only the id and the numbers, so memory grows
-with the rows (about 50 bytes per row and metric), not with the file; a ``.json`` file is one
+with the rows (about 250 bytes per row with three metrics: ``bench/bench_gate.py``), not with the
+text in them; a ``.json`` file is one
 array that is parsed whole, so it may be at most a tenth of the file size limit (write JSONL
 beyond that).
 """
