@@ -136,3 +136,18 @@ def test_a_killed_writes_temp_file_is_removed_by_the_next_write(home, capsys):
                  "--out", str(out / "s.jsonl")]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(keep + ["s.jsonl"])
     assert len((out / "s.jsonl").read_text().splitlines()) == 3
+
+
+def test_out_dev_stdout_in_a_real_process_streams_into_the_pipe(home):
+    """``score --out /dev/stdout`` from a shell: the rows come down the pipe and /dev/stdout stays what it
+    was (the guard first: a regression must fail here, not replace /dev/stdout on the machine)."""
+    assert files.is_stream("/dev/stdout")
+    before = os.lstat("/dev/stdout")
+    done = subprocess.run([sys.executable, "-m", "rageval", "score", str(home / "answers.jsonl"), "--metrics",
+                           "token_f1", "--no-store", "--out", "/dev/stdout"], cwd=ROOT, capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "RAGEVAL_HOME": str(home / "home")})
+    assert done.returncode == 0, done.stderr
+    assert [json.loads(x)["id"] for x in done.stdout.splitlines()] == ["a0", "a1", "a2"]
+    assert "3 row(s) scored" in done.stderr
+    after = os.lstat("/dev/stdout")
+    assert (after.st_mode, after.st_ino) == (before.st_mode, before.st_ino)
