@@ -2,8 +2,8 @@
 
 A value comes from a scored file, a baseline, a stored run or an imported Parquet part. It is
 **sound** when it is a number (a JSON number, or a CSV cell that reads as one; ``true`` is not),
-finite (not NaN, not infinite) and inside the range the metric declares (``Metric.range`` of the registry's metric, a rubric
-metric's ``[0, 1]``), allowing
+finite (not NaN, not infinite) and inside the range the metric declares (``Metric.range`` of the
+registry's metric, a rubric metric's ``[0, 1]``), allowing
 :data:`rageval.metrics.base.RANGE_TOLERANCE` of floating-point error at each end. A column that is
 no registered metric has no declared range, so only finiteness is checked there.
 

@@ -21,8 +21,11 @@ same scale. A rubric is sent with every judge call, so it has limits: at most
 :data:`MAX_SOURCE_CHARS` characters, checked before the TOML is parsed. Every mistake is a
 ConfigError naming the field (``needs = 5``: "needs must be ..."; a key the format does not have,
 a value nested deeper than TOML's reader goes). A file is UTF-8, with or without a byte-order
-mark; another encoding is named in the error (:func:`read_rubric`). The LLM judge rates the answer 1-5 on the rubric; the stored value is
-``(rating - 1) / 4`` in [0, 1] (the rating is kept in the details). A rubric's
+mark; another encoding is named in the error (:func:`read_rubric`).
+
+The LLM judge rates the answer 1-5 on the rubric (a JSON integer, read strictly:
+:class:`rageval.prompts.schemas.RubricRating`); the stored value is ``(rating - 1) / 4`` in
+[0, 1] (the rating is kept in the details). A rubric's
 :meth:`Rubric.digest` (sha256 over its canonical JSON) goes into the metric's signature, so an
 edited rubric never compares with values of the old one. Rubrics of a project are stored in its
 database (:func:`rageval.metrics.rubric.add_rubric`), where the app and the CLI both find them; the
