@@ -44,9 +44,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet", "ragas"), default="jsonl",
                    help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` reads back (default: %(default)s)")
-    p.add_argument("--out", metavar="FILE", help="file to write (default: stdout; parquet needs a file)")
+    p.add_argument("--out", metavar="FILE", help="file to write; - or a pipe streams (default: stdout; parquet needs --out)")
     p = commands.add("report", cmd_report)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
-    p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html")
+    p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html (- for stdout)")
     p.add_argument("--baseline", metavar="ID", help="also list the questions that got worse / better since this run")
     p.add_argument("--metric", help="the metric of that list (default: the report's main metric)")
