@@ -36,6 +36,7 @@ COLOURS = {  # verdict -> (background, accent)
     "SUPPORTED": ("#dcf5e3", "#1e8a44"),
     "CONTRADICTED": ("#fde0e0", "#c62828"),
     "NOT_MENTIONED": ("#fff1cc", "#b7791f"),
+    "UNVERIFIED": ("#eef0f3", "#5a6372"),  # neutral grey: not decided, never an error
 }
 _BOX = ("white-space:pre-wrap;line-height:1.65;padding:0.7rem 0.9rem;border:1px solid #e3e7ee;"
         "border-radius:0.5rem;background:#fafbfd;color:#1d2330;font-size:0.97rem;overflow-wrap:anywhere")  # readable in dark themes too
