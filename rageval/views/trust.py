@@ -37,7 +37,8 @@ def verifier_rows(project: Project, run_ids: Sequence[str] | None = None, *, n_b
     for a in verifiers.verifier_agreement(project, run_ids, n_boot=n_boot, width=width):
         row = {"verifier": verifier_name(a.signature, a.judge), "claims": a.claims, "labelled": a.labelled, "n": a.n,
                "coverage": a.coverage, "accuracy": a.accuracy, "kappa": a.kappa.value, "kappa_low": a.kappa.low,
-               "kappa_high": a.kappa.high, "labels_for_ci": a.needed, "width": a.width, "signature": a.signature}
+               "kappa_high": a.kappa.high, "labels_for_ci": a.needed, "width": a.width, "signature": a.signature,
+               "runs": a.runs}
         for verdict, m in a.per_verdict.items():
             row[f"precision {VERDICT_SHORT[verdict]}"] = m["precision"]
             row[f"recall {VERDICT_SHORT[verdict]}"] = m["recall"]
