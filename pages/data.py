@@ -222,3 +222,28 @@ def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
 def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
     """The leaderboard of ``runs`` (cached on their ids and states)."""
     return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _claim_trust(root: str, slug: str, run_ids: tuple | None, stamp: tuple) -> tuple:
+    from rageval.views import trust as trust_view
+
+    return trust_view.claim_agreement(Project(slug=slug, root=Path(root)), run_ids, n_boot=500)
+
+
+def claim_trust(p: Project, run_ids: Sequence[str] | None = None) -> tuple:
+    """``(verifier rows, rater agreement)`` on claim labels over ``run_ids`` (all runs when None), cached
+    on the database's change stamp (rageval.views.trust.claim_agreement)."""
+    return _claim_trust(str(p.root), p.slug, tuple(run_ids) if run_ids is not None else None, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _estimates(root: str, slug: str, run_id: str, metric: str | None, stamp: tuple) -> list:
+    from rageval.views import trust as trust_view
+
+    return trust_view.estimate_rows(Project(slug=slug, root=Path(root)), run_id, metric=metric)
+
+
+def estimates(p: Project, run_id: str, metric: str | None = None) -> list:
+    """The run's PPI estimates (rageval.views.trust.estimate_rows), cached on the change stamp."""
+    return _estimates(str(p.root), p.slug, run_id, metric, stamp(p))

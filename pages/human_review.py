@@ -81,8 +81,12 @@ def main() -> None:
     review_parts.import_box(p, run_id)
     if not blind:
         review_parts.discussion_box(p, run_id)
+    mode = st.segmented_control("Review", ["Answers (1-5)", "Claims"], key="hr_mode", default="Answers (1-5)")
     common.need(name, "Type your name to start rating (it resumes where you stopped).")
-    rating_form(p, by_id[run_id], name, show_ctx, blind)
+    if mode == "Claims":
+        review_parts.claim_queue(p, run_id, name)
+    else:
+        rating_form(p, by_id[run_id], name, show_ctx, blind)
 
 
 common.run_page(main)
