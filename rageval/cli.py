@@ -8,6 +8,7 @@ file). ``--json`` prints one JSON object on stdout.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -217,8 +218,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
     db = _project(args).db_path
     owners.reap(db)  # a run whose process is gone is shown interrupted, not running
     runs = store.runs(db)
-    hint = {r["id"]: f"python -m rageval run --resume {r['id']}" for r in runs
-            if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed", "pending")}
+    hint = {r["id"]: owners.resume_hint(r) for r in runs if r["status"] in ("interrupted", "failed", "pending")}
     payload = {"runs": [{**{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
                                               "n_items", "done", "failed", "error")},
                          **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}
@@ -287,13 +287,22 @@ def cmd_score(args: argparse.Namespace) -> int:
     from rageval.types import Resources
     from rageval.runs.scoring import parse_answers, score
 
+    if not args.metrics and not args.resume:
+        raise ConfigError("score needs --metrics NAMES (or --resume ID)")
     if args.engine == "ray":
+        if args.resume:
+            raise ConfigError("--engine ray resumes by itself: run the same command again (finished parts are kept)")
         return _score_ray(args)
     path = _input_file(args.input)
     from rageval.ingest.limits import RowLimits
 
+    if args.resume:  # the stored run's settings, not the flags' defaults
+        from rageval.scale.imports import resumed_settings
+
+        vars(args).update(resumed_settings(_project(args), args.resume, args.metrics))
     limits = RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth)
-    samples, errors = parse_answers(path.name, path.read_bytes(), limits=limits)
+    data = path.read_bytes()
+    samples, errors = parse_answers(path.name, data, limits=limits)
     progress = _progress(args)
     if progress is not None:
         progress("reading rows", len(samples), len(samples))
@@ -315,7 +324,8 @@ def cmd_score(args: argparse.Namespace) -> int:
         result = score(samples, metrics, judge=args.judge, language=args.language, embedder=args.embedder,
                        resources=resources,
                        project=None if args.no_store else project, source=path.name, details=args.details,
-                       metric_options=options, progress=progress, workers=args.workers)
+                       metric_options=options, progress=progress, workers=args.workers, resume=args.resume,
+                       stored_as={"input": str(path.resolve()), "input_sha256": hashlib.sha256(data).hexdigest()})
     finally:
         if client is not None:
             client.close()  # flushes the cache: a second score right after finds every reply
@@ -704,7 +714,9 @@ def _score_parser(add, group) -> None:
     p = add("score", cmd_score)
     p.add_argument("input", metavar="INPUT", help="CSV, JSON or JSONL answers (our column names or RAGAS's); "
                    "with --engine ray also Parquet, a folder of shards or a glob")
-    p.add_argument("--metrics", required=True, help="comma-separated metric names (see `metrics`)")
+    p.add_argument("--metrics", help="comma-separated metric names (see `metrics`); required unless --resume")
+    p.add_argument("--resume", metavar="ID", help="continue a stored score that stopped (see `runs`): the same INPUT, "
+                   "its settings; stored rows are kept, the others scored")
     p.add_argument("--judge", default=RunConfig.judge, help="heuristic | openai:MODEL")
     p.add_argument("--embedder", default=RunConfig.embedder, help="local | openai:MODEL")
     _language_arg(p)

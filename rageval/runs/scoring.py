@@ -15,7 +15,8 @@ from typing import Any, Callable, Sequence
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowError, read_table
 from rageval.project import Project
-from rageval.scale.imports import save_import_run
+from rageval.runs.pipeline import JUDGED_BATCHES
+from rageval.scale.imports import StoredImport
 from rageval.scale.parallel import warm_up
 from rageval.scale.unit import (  # noqa: F401 - clean_sample, output_rows, aligncheck_row: public here too
     ANSWER_COLUMNS, Plan, aligncheck_row, clean_sample, output_rows, samples_from_table, score_samples,
@@ -51,14 +52,21 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
           project: Project | None = None,
           source: str = "answers", details: bool = False,
           metric_options: dict[str, Any] | None = None,
-          progress: Callable[[str, int, int], None] | None = None, workers: int | None = None) -> ScoreResult:
+          progress: Callable[[str, int, int], None] | None = None, workers: int | None = None,
+          stored_as: dict[str, Any] | None = None, resume: str | None = None) -> ScoreResult:
     """Score ``samples`` with :func:`rageval.scale.unit.score_samples` (the unit every engine
-    runs); with ``project``, also store them as an import run.
+    runs); with ``project``, also store them as an import run, batch by batch as they are scored.
 
     ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``);
     ``progress(phase, done, total)`` is called as each metric finishes over all rows (in one
     process), or as each shard of rows comes back from the worker processes. Offline metrics are
     scored in ``workers`` processes (default: one per core; equal values, :mod:`rageval.scale.parallel`).
+
+    A stored score is owned by this process (a heartbeat) and stores :func:`store_batch` rows at a
+    time, so a killed ``score`` keeps what it stored and is shown ``interrupted``. ``stored_as``
+    adds keys to the stored config (``input``: the file's path, ``input_sha256``: its digest);
+    ``resume`` continues that stopped import run, scoring only the samples whose id it lacks
+    (the returned rows are those scored now).
     """
     plan = Plan.make(metric_names, judge=judge, language=language, embedder=embedder, details=details,
                      options=metric_options)
@@ -66,15 +74,43 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     resources = resources or Resources(language=language)
     if len(samples) > 1 and embedder == "local":
         warm_up(metrics, workers=workers)
-    scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
-                           workers=workers)
-    run_id = None
-    if project is not None:
-        config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,
-                  "language": language, "embedder": embedder,
-                  **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}}
-        rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
-        if rubrics:  # the rubric text the values were judged with, kept with the run
-            config["rubrics"] = rubrics
-        run_id = save_import_run(project, scored.records, config)
-    return ScoreResult(run_id=run_id, rows=scored.rows, errors=[], records=scored.records)
+    if project is None:
+        scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
+                               workers=workers)
+        return ScoreResult(run_id=None, rows=scored.rows, errors=[], records=scored.records)
+    config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,
+              "language": language, "embedder": embedder,
+              **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}, **(stored_as or {})}
+    rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
+    if rubrics:  # the rubric text the values were judged with, kept with the run
+        config["rubrics"] = rubrics
+    run = (StoredImport.resume(project, resume, config) if resume
+           else StoredImport.begin(project, config, len(samples)))
+    todo = [(n, s) for n, s in enumerate(samples) if clean_sample(s).id not in run.done_ids]
+    size = store_batch(metrics, resources)
+    rows, records = [], []
+    with run.owned():
+        for start in range(0, len(todo), size):
+            part = todo[start:start + size]
+            report = None if progress is None else (
+                lambda phase, done, of, at=start: progress(f"{phase} (rows {at + 1}-{at + len(part)} of {len(todo)})",
+                                                           done, of))
+            scored = score_samples([s for _, s in part], metrics, resources, judge=judge, details=details,
+                                   progress=report, workers=workers)
+            run.save([(n, rec) for (n, _), rec in zip(part, scored.records)])
+            rows += scored.rows
+            records += scored.records
+    return ScoreResult(run_id=run.run_id, rows=rows, errors=[], records=records)
+
+
+def store_batch(metrics: Sequence[Any], resources: Resources) -> int:
+    """Rows a stored ``score`` scores and stores at a time: ``OFFLINE_BATCH`` for offline metrics
+    (the worker processes stay busy), ``JUDGED_BATCHES`` x the client's concurrency when a metric
+    asks an online judge (as a run's batches: a kill loses at most one batch of calls, all cached)."""
+    judged = any(str(getattr(m, "judge", "")).startswith("openai:") for m in metrics)
+    if not judged or resources.llm is None:
+        return OFFLINE_BATCH
+    return JUDGED_BATCHES * max(1, int(getattr(resources.llm, "concurrency", 4) or 4))
+
+
+OFFLINE_BATCH = 512
