@@ -231,6 +231,18 @@ def cmd_runs(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_reindex(args: argparse.Namespace) -> int:
+    """Give the project Chroma collections of its own (after a restore or a copy shares them): a new id."""
+    from rageval.store.meta import reindex
+
+    project = _project(args)
+    new = reindex(project.db_path)
+    _emit(args, {"project": project.slug, "project_id": new},
+          f"project {project.slug} now has the id {new}: its next ingest or run indexes its chunks into "
+          "collections of its own (vectors from the embedding cache)")
+    return EXIT_OK
+
+
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a run, one row per QA item with contexts and scores, as JSONL, CSV, Parquet or RAGAS JSONL."""
     from rageval.report import export_run
@@ -690,6 +702,7 @@ def _run_parser(add, group) -> None:
                    help="a rubric metric (TOML; see `rubric add`), stored in the project and scored (repeatable)")
     _chunk_args(p)
     add("runs", cmd_runs)
+    add("reindex", cmd_reindex)
 
 
 def _export_parser(add, group) -> None:
