@@ -17,7 +17,7 @@ import pytest
 from rageval.cli import main
 from rageval.project import open_project
 from rageval.store import runs as store
-from tests.judge_responder import respond
+from devtools.judge_responder import respond
 
 ROOT = Path(__file__).resolve().parents[1]
 ROWS = 40

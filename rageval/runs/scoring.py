@@ -9,9 +9,11 @@ the app exactly like generated ones.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from rageval.config import RunConfig
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowError, read_table
 from rageval.project import Project
@@ -31,6 +33,7 @@ class ScoreResult:
     rows: list[dict[str, Any]]
     errors: list[RowError] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scale.unit)
+    metrics: list[str] = field(default_factory=list)  # the scored metrics' names, in order
 
 
 def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowError]]:
@@ -71,14 +74,17 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     plan = Plan.make(metric_names, judge=judge, language=language, embedder=embedder, details=details,
                      options=metric_options)
     metrics = plan.build()
+    names = [m.name for m in metrics]
+    if not samples:  # nothing to score: no run is stored
+        return ScoreResult(run_id=None, rows=[], metrics=names)
     resources = resources or Resources(language=language)
     if len(samples) > 1 and embedder == "local":
         warm_up(metrics, workers=workers)
     if project is None:
         scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
                                workers=workers)
-        return ScoreResult(run_id=None, rows=scored.rows, errors=[], records=scored.records)
-    config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,
+        return ScoreResult(run_id=None, rows=scored.rows, records=scored.records, metrics=names)
+    config = {"source": display_name(source).name, "metrics": names, "judge": judge,
               "language": language, "embedder": embedder,
               **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}, **(stored_as or {})}
     rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
@@ -93,14 +99,14 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
         for start in range(0, len(todo), size):
             part = todo[start:start + size]
             report = None if progress is None else (
-                lambda phase, done, of, at=start: progress(f"{phase} (rows {at + 1}-{at + len(part)} of {len(todo)})",
-                                                           done, of))
+                lambda phase, done, of, at=start, n=len(part): progress(
+                    f"{phase} (rows {at + 1}-{at + n} of {len(todo)})", done, of))
             scored = score_samples([s for _, s in part], metrics, resources, judge=judge, details=details,
                                    progress=report, workers=workers)
             run.save([(n, rec) for (n, _), rec in zip(part, scored.records)])
             rows += scored.rows
             records += scored.records
-    return ScoreResult(run_id=run.run_id, rows=rows, errors=[], records=records)
+    return ScoreResult(run_id=run.run_id, rows=rows, records=records, metrics=names)
 
 
 def store_batch(metrics: Sequence[Any], resources: Resources) -> int:
@@ -114,3 +120,47 @@ def store_batch(metrics: Sequence[Any], resources: Resources) -> int:
 
 
 OFFLINE_BATCH = 512
+
+
+def score_file(project: Project, source: str, data: bytes, metric_names: Sequence[str], *, judge: str = "heuristic",
+               embedder: str = "local", language: str = "en", rubrics: Sequence[Any] = (),
+               metric_options: dict[str, Any] | None = None, limits: RowLimits | None = None, store: bool = True,
+               details: bool = False, concurrency: int = RunConfig.concurrency, use_cache: bool = True,
+               progress: Callable[[str, int, int], None] | None = None, workers: int | None = None,
+               input_path: str | None = None, resume: str | None = None) -> ScoreResult:
+    """Read the answers file ``source`` (its bytes ``data``) and score it: the one call behind
+    ``rageval score`` and the app's upload.
+
+    A stored score keeps the file's sha256 (and ``input_path``, the file's path, when there is one), so
+    ``resume`` (the id of a stopped stored score) continues it only with the same bytes.
+
+    Rows that cannot be read are ``result.errors`` (level ``error``: rejected; ``note``: kept); a file
+    with no usable row scores and stores nothing. ``rubrics`` (parsed rubric files) name the
+    ``rubric:NAME`` metrics first, then the project's stored rubrics. With ``store``, the scored
+    answers are kept in ``project`` as an import run. The model clients the judge and the embedder
+    need are opened for this call and closed after it (the cache is flushed, so a second call finds
+    every reply).
+    """
+    from rageval.embed.cache import get_embedder
+    from rageval.llm.client import make_llm_client
+    from rageval.metrics.rubric import resolve
+
+    samples, errors = parse_answers(source, data, limits=limits)
+    if progress is not None:
+        progress("reading rows", len(samples), len(samples))
+    found = resolve(list(metric_names), {r.name: r for r in rubrics}, project)
+    options = {**(metric_options or {}), **({"rubrics": {r.name: r for r in found}} if found else {})}
+    client = make_llm_client({"judge": judge, "embedder": embedder}, store_path=project.db_path, run_id=None,
+                             concurrency=concurrency, use_cache=use_cache) if samples else None
+    try:
+        resources = Resources(embedder_factory=lambda: get_embedder(project, embedder, client=client), llm=client,
+                              language=language)
+        result = score(samples, metric_names, judge=judge, language=language, embedder=embedder,
+                       resources=resources, project=project if store else None, source=source, details=details,
+                       metric_options=options, progress=progress, workers=workers, resume=resume,
+                       stored_as={"input_sha256": hashlib.sha256(data).hexdigest(),
+                                  **({"input": input_path} if input_path else {})})
+    finally:
+        if client is not None:
+            client.close()
+    return replace(result, errors=errors)
