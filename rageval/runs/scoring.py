@@ -98,9 +98,9 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     with run.owned():
         for start in range(0, len(todo), size):
             part = todo[start:start + size]
-            report = None if progress is None else (
-                lambda phase, done, of, at=start, n=len(part): progress(
-                    f"{phase} (rows {at + 1}-{at + n} of {len(todo)})", done, of))
+            report = progress if progress is None or len(todo) <= size else (
+                lambda phase, done, of, k=start // size + 1: progress(
+                    f"{phase} (batch {k} of {-(-len(todo) // size)})", done, of))
             scored = score_samples([s for _, s in part], metrics, resources, judge=judge, details=details,
                                    progress=report, workers=workers)
             run.save([(n, rec) for (n, _), rec in zip(part, scored.records)])
