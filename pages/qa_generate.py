@@ -59,9 +59,10 @@ def review(p) -> None:
         pd.DataFrame(rows), key="qa_gen_editor", hide_index=True, width="stretch", num_rows="fixed",
         disabled=["kind", "source", "id"],
         column_config={"keep": st.column_config.CheckboxColumn("keep", width="small"),
-                       "question": st.column_config.TextColumn("question", width="large"),
-                       "reference": st.column_config.TextColumn("reference", width="large"),
-                       "source": st.column_config.TextColumn("source chunk", width="large")})
+                       "question": st.column_config.TextColumn("question", width="medium"),
+                       "reference": st.column_config.TextColumn("reference", width="medium"),
+                       "source": st.column_config.TextColumn("source chunk", width="large")},
+        column_order=["keep", "question", "reference", "source", "kind", "id"])
     if st.button("Save the set", type="primary", key="qa_gen_save"):
         accepted = view.save_reviewed(p, config, result, edited.to_dict("records"))
         st.session_state["qa_gen_saved"] = (config.name, accepted, len(rows) - accepted)

@@ -16,7 +16,7 @@ from rageval.store import runs as store
 from rageval.testsets.generate import MAX_ASKED, estimate, generate_set
 from rageval.testsets.items import NOT_IN_DOCUMENTS
 from rageval.testsets.llm import Planner, nearest_neighbours
-from tests import testset_responder
+from devtools import testset_responder
 from tests.projects import demo_project
 
 CHAT = "/v1/chat/completions"

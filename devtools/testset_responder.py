@@ -1,10 +1,10 @@
-"""A scripted stand-in for the test-set generator model (tests and bench/bench_testsets.py).
+"""A scripted stand-in for the test-set generator model (tests and bench/bench_testsets.py; beside devtools/judge_responder.py).
 
 It answers the ``testset_<kind>`` prompts from their passages, the way a careful model would,
 but deterministically: a question built from the first content words of the chosen sentence, the
 sentence (or, for ``paraphrase``, a reworded sentence that is no longer a verbatim copy, and for
 ``multi_hop`` one sentence of each passage) as the answer, the sentence as its source. Every other
-prompt goes to :func:`tests.judge_responder.respond`, except the critic's claim_verify, judged here
+prompt goes to :func:`devtools.judge_responder.respond`, except the critic's claim_verify, judged here
 on the whole passages (that responder reads the first line of each passage only): SUPPORTED when
 at least 60% of a claim's words longer than 3 letters are in the passages, else NOT_MENTIONED.
 
@@ -18,7 +18,7 @@ import json
 import re
 from typing import Any, Callable
 
-from tests import judge_responder
+from devtools import judge_responder
 
 SAME_QUESTION = "Which rules apply to every person named in these documents?"
 _STOP = frozenset("the a an of to in on and is are was were it its this that for with by at as from".split())
