@@ -56,7 +56,8 @@ def main() -> None:
     runs = common.finished_runs(p)
     common.need(runs, "No finished run yet: correlations need scored answers and human ratings.", "run", "Start a run")
     if p.slug == "demo":
-        st.caption("The demo's human ratings are illustrative (written for the demo, not collected in a study).")
+        st.caption("The demo's human ratings and claim labels are illustrative (written for the demo, not collected "
+                   "in a study).")
     compute_box(p, runs)
     claims_box(p)
     stored = view.analyses(p)

@@ -62,4 +62,6 @@ def estimate_sentence(row: dict[str, Any]) -> str:
             f"{row['predictor']} as predictor ({row['labelled']} labelled of {row['total']}); human only "
             f"{row['human']:.3f}{fmt_ci(row['human_low'], row['human_high'], '{:.3f}')}; predictor's naive mean "
             f"{row['naive']:.3f}; width {row['width']:.3f} vs {row['human_width']:.3f}, worth "
-            f"{row['effective_n']:.0f} labels.")
+            f"{row['effective_n']:.0f} labels"
+            + ("; every label is the same, so the normal interval has no width: label more items."
+               if row["human_width"] == 0 else "."))
