@@ -22,9 +22,9 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import Project, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, estimates, finished_runs,
-    human_frame, item_values, leaderboard, project, project_counts, regressions, review_annotators, review_queue,
-    run_stamp, stamp, summaries, version)
+    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, finished_runs, human_frame,
+    item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions, review_annotators,
+    review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",

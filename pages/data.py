@@ -238,12 +238,24 @@ def claim_trust(p: Project, run_ids: Sequence[str] | None = None) -> tuple:
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _estimates(root: str, slug: str, run_id: str, metric: str | None, stamp: tuple) -> list:
+def _ppi_difference(root: str, slug: str, run_a: str, run_b: str, metric: str | None, stamp: tuple) -> dict:
     from rageval.views import trust as trust_view
 
-    return trust_view.estimate_rows(Project(slug=slug, root=Path(root)), run_id, metric=metric)
+    return trust_view.difference_row(Project(slug=slug, root=Path(root)), run_a, run_b, metric)
 
 
-def estimates(p: Project, run_id: str, metric: str | None = None) -> list:
-    """The run's PPI estimates (rageval.views.trust.estimate_rows), cached on the change stamp."""
-    return _estimates(str(p.root), p.slug, run_id, metric, stamp(p))
+def ppi_difference(p: Project, run_a: str, run_b: str, metric: str | None) -> dict:
+    """PPI of mean human rating B - A with ``metric`` as predictor (rageval.views.trust.difference_row)."""
+    return _ppi_difference(str(p.root), p.slug, run_a, run_b, metric, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _ppi_lines(root: str, slug: str, named: tuple, stamp: tuple) -> list[str]:
+    from rageval.views import home as home_view
+
+    return home_view.ppi_lines(Project(slug=slug, root=Path(root)), [r for r, _ in named], dict(named))
+
+
+def ppi_lines(p: Project, runs: Sequence[dict[str, Any]], title) -> list[str]:
+    """Home's lines of PPI estimates for the labelled runs among ``runs`` (``title(run)`` names each)."""
+    return _ppi_lines(str(p.root), p.slug, tuple((r["id"], title(r)) for r in runs), stamp(p))

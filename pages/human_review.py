@@ -70,7 +70,8 @@ def main() -> None:
         st.session_state.pop("hr_run", None)
     run_id = st.selectbox("Run", list(by_id), format_func=lambda i: common.run_title(by_id[i]), key="hr_run")
     if p.slug == "demo":
-        st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
+        st.caption("The demo's ratings and claim labels by ann_a, ann_b and ann_c are illustrative, written for "
+                   "the demo.")
     known = common.review_annotators(p, by_id[run_id])
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",

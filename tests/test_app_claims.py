@@ -32,7 +32,7 @@ def no_failure(at: AppTest) -> None:
 
 
 def _captions(at: AppTest) -> str:
-    return "\n".join(str(e.value) for e in at.caption)
+    return "\n".join(str(e.value) for e in at.caption).replace("\\", "")
 
 
 def test_the_claim_queue_labels_one_claim_per_click_unverified_first(project):
@@ -64,3 +64,41 @@ def test_the_answers_page_labels_a_claim_with_one_click(project):
     (row,) = cstore.labels(project.db_path, ["runA"])
     assert (row["item_id"], row["rater"], row["label"], row["ordinal"]) == (item, "eve", "CONTRADICTED", 1)
     assert row["evidence"] and row["span_start"] is not None  # the proposed evidence sentence is kept
+
+
+def _label_some(project):
+    from rageval.human.claim_labels import label_claim
+
+    for i in range(6):
+        for k, lab in enumerate(("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")):
+            label_claim(project, "runA", f"q{i:02d}", f"Claim {k} of answer {i}.", "ann", lab, ordinal=k)
+
+
+def test_correlations_show_every_verifier_against_people(project):
+    _label_some(project)
+    at = page("pages/correlations.py")
+    no_failure(at)
+    text = "\n".join(str(e.value) for e in at.markdown).replace("\\", "")
+    assert "1 rater(s) labelled 18 claim(s)" in text
+    table = next(d.value for d in at.dataframe if "verifier" in d.value.columns)
+    assert len(table) == 2 and set(table["labelled"]) == {18}
+    assert any("Confusion matrix" in e.label for e in at.expander)
+
+
+def test_home_and_compare_show_ppi_estimates_where_labels_exist(project):
+    _label_some(project)
+    at = page("pages/home.py")
+    no_failure(at)
+    assert "Prediction-powered estimates" in _captions(at) and "share of claims a person calls SUPPORTED" in _captions(at)
+    at = page("pages/compare.py")
+    no_failure(at)
+    assert "PPI: difference of mean human rating (B - A)" in _captions(at)
+
+
+def test_the_report_has_the_trust_section(project):
+    from rageval.views.answers import export
+
+    assert "How far to trust" not in export(project, "runB", "HTML report")
+    _label_some(project)
+    html = export(project, "runA", "HTML report")
+    assert "How far to trust the verdicts and the numbers" in html and "share of claims a person calls SUPPORTED" in html

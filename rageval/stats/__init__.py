@@ -15,8 +15,9 @@ from rageval.stats.systems import (Difference, TestResult, conover, critical_dif
                                    friedman, holm, mean_ranks, nemenyi, paired_bootstrap, wilcoxon)
 
 __all__ = [
-    "AgreementCI", "METHODS", "alpha_ci", "kappa_ci", "kappa_labels_for_width", "Correlation", "CorrelationMatrix", "Difference", "PPIResult", "TestResult", "agreement_shares",
-    "cohen_kappa", "conover", "correlate", "correlation_diff", "correlation_matrix", "critical_difference",
-    "first_rank_share", "friedman", "holm", "krippendorff_alpha", "labels_for_width", "mean_ranks", "nemenyi",
-    "paired_bootstrap", "pairwise_kappa", "ppi_mean", "ppi_mean_ci", "ppi_mean_difference", "spearman", "wilcoxon",
+    "METHODS", "AgreementCI", "Correlation", "CorrelationMatrix", "Difference", "PPIResult", "TestResult",
+    "agreement_shares", "alpha_ci", "cohen_kappa", "conover", "correlate", "correlation_diff", "correlation_matrix",
+    "critical_difference", "first_rank_share", "friedman", "holm", "kappa_ci", "kappa_labels_for_width",
+    "krippendorff_alpha", "labels_for_width", "mean_ranks", "nemenyi", "paired_bootstrap", "pairwise_kappa",
+    "ppi_mean", "ppi_mean_ci", "ppi_mean_difference", "spearman", "wilcoxon",
 ]

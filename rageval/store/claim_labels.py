@@ -1,9 +1,9 @@
 """SQL for people's claim labels (migration 008) and the claims they are matched with.
 
 A label names its claim by ``(run_id, item_id, claim text)``, the text exactly as the ``claims``
-table holds it (an import resolves the text a file gives to the stored one). A verifier's claim (one row per verifier signature) is matched with a label on
-the same run, item and text, so a label given on one verifier's claim counts for every verifier
-that produced the same claim.
+table holds it (an import resolves the text a file gives to the stored one). A verifier's claim
+(one row per verifier signature) is matched with a label on the same run, item and text, so a
+label given on one verifier's claim counts for every verifier that produced the same claim.
 """
 from __future__ import annotations
 

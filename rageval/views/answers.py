@@ -30,7 +30,7 @@ from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
 from rageval.report.summary import coverage_text
 from rageval.views.frame import metric_label
-from rageval.views.trust import verifier_sentence
+from rageval.views.trust import report_section, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
 from rageval.views.queries import (OFFLINE_VERDICT_NOTE, AnswerView, MetricSummary, claim_confidence, claim_hints,
                                    diagnosis_text, evidence_prefix, hedging_text, is_heuristic, is_low_confidence,
@@ -165,7 +165,7 @@ EXPORTS = {"HTML report": ("report-{rid}.html", "text/html"), "JSONL": ("run-{ri
 def export(project: Project, run_id: str, what: str) -> str | bytes:
     """The run as one of :data:`EXPORTS`: the HTML report, or data (with contexts) to score elsewhere."""
     if what == "HTML report":
-        return run_report_html(project, run_id)
+        return run_report_html(project, run_id, sections=[report_section(project, run_id)])
     if what == "Parquet":
         return to_parquet_bytes(run_table(project, run_id))
     return export_run(project, run_id, {"JSONL": "jsonl", "RAGAS JSONL": "ragas", "CSV": "csv"}[what])

@@ -24,7 +24,7 @@ from rageval.views.charts import means_bars
 from rageval.views.run import runs as run_list
 
 __all__ = ["project_counts", "leaderboard", "agreement", "best_rows", "leaderboard_text", "leaderboard_notes",
-           "leaderboard_csv", "means_bars", "Leaderboard"]
+           "leaderboard_csv", "means_bars", "Leaderboard", "ppi_lines"]
 
 
 def project_counts(project: Project) -> dict[str, int]:
@@ -88,3 +88,10 @@ def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
     if board.incomparable:
         notes.append("Not compared (their settings differ between runs): " + ", ".join(board.incomparable))
     return " ".join(notes)
+
+
+def ppi_lines(project: Project, run_ids: Sequence[str], names: dict[str, str]) -> list[str]:
+    """Under the leaderboard: each labelled run's prediction-powered estimates, one line each."""
+    from rageval.views.trust import headline_sentences, labelled_run_ids
+
+    return [f"{names.get(r, r)}: {s}" for r in labelled_run_ids(project, run_ids) for s in headline_sentences(project, r)]

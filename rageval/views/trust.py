@@ -10,68 +10,24 @@ from typing import Any, Sequence
 
 from rageval.human import claim_agreement as verifiers
 from rageval.human import claim_labels, estimates
+from rageval.human.trust_rows import (VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
+                                      verifier_name, verifier_rows, verifier_sentence)
 from rageval.project import Project
-
-VERDICT_SHORT = {"SUPPORTED": "S", "CONTRADICTED": "C", "NOT_MENTIONED": "NM", "UNVERIFIED": "UNV"}
-
-
-def _num(v: float | None, fmt: str = "{:.2f}") -> str:
-    return "n/a" if v is None else fmt.format(v)
-
-
-def _ci(low: float | None, high: float | None, fmt: str = "{:.2f}") -> str:
-    return "" if low is None or high is None else f" [{fmt.format(low)}, {fmt.format(high)}]"
-
-
-def verifier_name(signature: str, judge: str) -> str:
-    """``offline rule`` or ``judge gpt-4o-mini``, then the signature's short hash-like tail."""
-    who = "offline rule" if judge in ("heuristic", "offline", "") else f"judge {judge}"
-    return f"{who} ({signature})"
-
-
-def verifier_rows(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,
-                  width: float = 0.2) -> list[dict[str, Any]]:
-    """One row per verifier: name, labelled claims, decided n, coverage, accuracy, kappa with CI, the
-    precision / recall of each verdict, and the labels a CI of ``width`` needs."""
-    rows = []
-    for a in verifiers.verifier_agreement(project, run_ids, n_boot=n_boot, width=width):
-        row = {"verifier": verifier_name(a.signature, a.judge), "claims": a.claims, "labelled": a.labelled, "n": a.n,
-               "coverage": a.coverage, "accuracy": a.accuracy, "kappa": a.kappa.value, "kappa_low": a.kappa.low,
-               "kappa_high": a.kappa.high, "labels_for_ci": a.needed, "width": a.width, "signature": a.signature,
-               "runs": a.runs}
-        for verdict, m in a.per_verdict.items():
-            row[f"precision {VERDICT_SHORT[verdict]}"] = m["precision"]
-            row[f"recall {VERDICT_SHORT[verdict]}"] = m["recall"]
-        row["confusion"] = a.confusion
-        rows.append(row)
-    return rows
-
-
-def verifier_sentence(row: dict[str, Any]) -> str:
-    """One line beside a verifier's verdicts: its agreement with people, or how many labels it needs."""
-    if not row["n"]:
-        return (f"{row['verifier']}: no labelled claim it decided yet; about {row['labels_for_ci']} labelled claims "
-                f"would give its kappa a 95% CI {_num(row['width'])} wide.")
-    cov = f", decided {row['coverage']:.0%} of {row['labelled']} labelled" if row["coverage"] is not None else ""
-    return (f"{row['verifier']}: agrees with people on {row['accuracy']:.0%} of {row['n']} labelled claims{cov}; "
-            f"kappa {_num(row['kappa'])}{_ci(row['kappa_low'], row['kappa_high'])}"
-            + (f"; about {row['labels_for_ci']} would narrow its CI to {_num(row['width'])}." if row["n"] < row["labels_for_ci"]
-               else "."))
-
 
 def agreement_text(rows: list[dict[str, Any]], raters: dict[str, Any]) -> str:
     """The CLI's ``agreement --claims``: raters' agreement, then each verifier with its confusion matrix."""
     alpha = raters["alpha"]
     lines = [f"Raters on claims: {raters['raters']} rater(s), {raters['claims']} labelled claim(s), "
              f"{raters['shared']} labelled by two or more; Krippendorff's alpha (nominal) "
-             f"{_num(alpha.value)}{_ci(alpha.low, alpha.high)}"]
+             f"{fmt_num(alpha.value)}{fmt_ci(alpha.low, alpha.high)}"]
     for k in raters["kappa"]:
-        lines.append(f"  Cohen's kappa {k['a']} vs {k['b']}: {_num(k['value'])}{_ci(k['low'], k['high'])} (n {k['n']})")
+        lines.append(f"  Cohen's kappa {k['a']} vs {k['b']}: {fmt_num(k['value'])}{fmt_ci(k['low'], k['high'])}"
+                     f" (n {k['n']})")
     if not rows:
         lines.append("No claim verdicts in these runs.")
     for row in rows:
         lines += ["", verifier_sentence(row)]
-        pr = ", ".join(f"{v}: precision {_num(row[f'precision {v}'])} recall {_num(row[f'recall {v}'])}"
+        pr = ", ".join(f"{v}: precision {fmt_num(row[f'precision {v}'])} recall {fmt_num(row[f'recall {v}'])}"
                        for v in ("S", "C", "NM"))
         lines.append(f"  {pr}")
         lines.append("  confusion (rows: people; columns: verdict)")
@@ -100,18 +56,87 @@ def estimate_rows(project: Project, run_id: str, *, metric: str | None = None, t
     return [e.as_dict() for e in estimates.run_estimates(project, run_id, metric=metric, tuned=tuned)]
 
 
-def estimate_sentence(row: dict[str, Any]) -> str:
-    """``mean human rating (1-5): 3.41 [3.20, 3.62] by PPI++ with token_f1 ...``"""
-    if row.get("estimate") is None:
-        return f"{row['quantity']} (predictor {row['predictor']}): no PPI estimate — {row['reason']}."
-    return (f"{row['quantity']}: {row['estimate']:.3f}{_ci(row['low'], row['high'], '{:.3f}')} with "
-            f"{row['predictor']} as predictor ({row['labelled']} labelled of {row['total']}); human only "
-            f"{row['human']:.3f}{_ci(row['human_low'], row['human_high'], '{:.3f}')}; predictor's naive mean "
-            f"{row['naive']:.3f}; width {row['width']:.3f} vs {row['human_width']:.3f}, worth "
-            f"{row['effective_n']:.0f} labels.")
-
-
 def estimate_text(rows: list[dict[str, Any]], run_id: str) -> str:
     if not rows:
         return f"run {run_id}: nothing to estimate (no metric and no claims)"
     return "\n".join([f"Run {run_id}, 95% intervals:"] + [f"- {estimate_sentence(r)}" for r in rows])
+
+
+def verifier_frame(rows: list[dict[str, Any]]):
+    """The verifiers' table for a page: one row each, the numbers rounded, the CI as text."""
+    import pandas as pd
+
+    cols = ["verifier", "labelled", "n", "coverage", "accuracy", "kappa", "kappa 95% CI", "precision S", "recall S",
+            "precision C", "recall C", "precision NM", "recall NM", "labels for CI"]
+    out = [{**{k: r.get(k) for k in cols}, "labels for CI": r["labels_for_ci"],
+            "kappa 95% CI": fmt_ci(r["kappa_low"], r["kappa_high"]).strip() or "n/a"} for r in rows]
+    return pd.DataFrame(out, columns=cols)
+
+
+def raters_sentence(raters: dict[str, Any]) -> str:
+    """One line: how far people agree with each other on claims."""
+    if not raters["raters"]:
+        return "No claim labels yet: label claims on the Answers page or in Human review's claim queue."
+    alpha = raters["alpha"]
+    kappas = "; ".join(f"kappa {k['a']} vs {k['b']} {fmt_num(k['value'])}{fmt_ci(k['low'], k['high'])}"
+                       f" (n {k['n']})" for k in raters["kappa"])
+    return (f"{raters['raters']} rater(s) labelled {raters['claims']} claim(s), {raters['shared']} by two or more: "
+            f"Krippendorff's alpha {fmt_num(alpha.value)}{fmt_ci(alpha.low, alpha.high)}"
+            + (f"; {kappas}" if kappas else ""))
+
+
+def difference_row(project: Project, run_a: str, run_b: str, metric: str | None) -> dict[str, Any]:
+    """The PPI estimate of mean human rating B - A (Compare), as :func:`estimate_sentence` reads it."""
+    return estimates.difference_estimate(project, run_a, run_b, metric).as_dict()
+
+
+def headline_sentences(project: Project, run_id: str) -> list[str]:
+    """The run's PPI estimates that exist (labels and a predictor both there), one sentence each."""
+    return [estimate_sentence(r) for r in estimate_rows(project, run_id) if r.get("estimate") is not None]
+
+
+def labelled_run_ids(project: Project, run_ids: Sequence[str]) -> list[str]:
+    """Of ``run_ids``, those with people's claim labels or answer ratings (where a PPI estimate can exist)."""
+    from rageval.store import human as hstore
+    from rageval.store.claim_labels import labelled_runs
+
+    claims = labelled_runs(project.db_path)
+    rated = {r["run_id"] for r in hstore.ratings(project.db_path, list(run_ids))}
+    return [r for r in run_ids if r in claims or r in rated]
+
+
+def report_section(project: Project, run_id: str) -> str:
+    """The HTML report's section on trust: every claim verifier's agreement with people's labels on this
+    run and the run's PPI estimates; empty when it has neither (pass it to ``run_report_html(sections=)``)."""
+    from html import escape
+
+    from rageval.human.estimates import run_estimates
+    from rageval.store import runs as rstore
+
+    if rstore.get_run(project.db_path, run_id) is None:
+        return ""  # run_report_html names the missing run
+
+    rows = [r for r in verifier_rows(project, [run_id], n_boot=1000) if r["labelled"]]
+    found = [e.as_dict() for e in run_estimates(project, run_id)]
+    found = [e for e in found if e.get("estimate") is not None]
+    if not rows and not found:
+        return ""
+    out = ["<h2>How far to trust the verdicts and the numbers</h2>"]
+    if rows:
+        out.append("<p class='muted'>Each claim verifier against the claims people labelled (the label most raters "
+                   "gave): accuracy and Cohen's kappa (95% bootstrap CI) over the claims it decided; coverage is the "
+                   "share of labelled claims it decided (UNVERIFIED is no decision).</p><table><tr><th>verifier</th>"
+                   "<th class='num'>labelled</th><th class='num'>coverage</th><th class='num'>accuracy</th>"
+                   "<th>kappa [95% CI]</th><th class='num'>precision S</th><th class='num'>recall S</th></tr>")
+        out += [f"<tr><td>{escape(r['verifier'])}</td><td class='num'>{r['labelled']}</td>"
+                f"<td class='num'>{fmt_num(r['coverage'])}</td><td class='num'>{fmt_num(r['accuracy'])}</td>"
+                f"<td>{fmt_num(r['kappa'])}{fmt_ci(r['kappa_low'], r['kappa_high'])}</td>"
+                f"<td class='num'>{fmt_num(r['precision S'])}</td><td class='num'>{fmt_num(r['recall S'])}</td></tr>"
+                for r in rows]
+        out.append("</table>")
+    if found:
+        out.append("<p class='muted'>Prediction-powered estimates (PPI++, Angelopoulos et al. 2023): the human "
+                   "labels correct the predictor's mean on every item; beside each, the human-only interval.</p><ul>")
+        out += [f"<li>{escape(estimate_sentence(e))}</li>" for e in found]
+        out.append("</ul>")
+    return "".join(out)
