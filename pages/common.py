@@ -163,7 +163,7 @@ def run_page(main: Callable[[], None]) -> None:
         main()
     except Exception as exc:  # noqa: BLE001 - the page boundary: nothing may escape as a traceback
         show_error(exc)
-    finally:  # also after st.stop() and st.rerun(): the address bar always shows the view
+    finally:  # the address bar shows the view (after need()'s st.stop() it was written there already)
         url_write()
 
 
@@ -173,6 +173,7 @@ def need(ok: Any, message: str, page: str | None = None, label: str = "") -> Non
         st.info(message)
         if page:
             st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
+        url_write()  # now: after st.stop() every Streamlit call raises, so run_page's own write never happens
         st.stop()
 
 
@@ -185,6 +186,10 @@ def need(ok: Any, message: str, page: str | None = None, label: str = "") -> Non
 # run (a widget changed: the widgets win), empty (the sidebar navigation clears it: the session's
 # state stays), or anything else (a reload, a pasted link, a page link with parameters, an edited
 # address): then the page applies it to its widgets before drawing them.
+
+#: the parameters a page passes on when the navigation keeps its address: the view's identity
+CARRIED = ("project", "run", "run_b", "question")
+
 
 def view_url(page: str, **params: Any) -> str:
     """The relative address of ``page`` (a key of PAGES) showing ``params``: ``answers?project=demo&run=..``.
@@ -215,6 +220,10 @@ def url_arrived(page: str) -> dict[str, str]:
     now = _url_now()
     known = [st.session_state.get("_url_written"), st.session_state.get("_url_seen")]  # this session's own
     arrived = now if now and (page, now) not in known else {}
+    if arrived and arrived == (st.session_state.get("_url_written") or (None, None))[1]:
+        # what another page of this session wrote, kept by the navigation: only what names the view
+        # (project, run, question) goes on; that page's own settings (Compare's runs, metric) do not
+        arrived = {k: v for k, v in arrived.items() if k in CARRIED}
     st.session_state["_url_seen"] = (page, now)
     st.session_state["_url_arrived"] = arrived
     st.session_state["_url_page"] = page
