@@ -302,15 +302,18 @@ def announce_finished() -> None:
     for i, (slug, r) in enumerate(list(news)):
         if slug != p.slug:
             continue
-        c1, c2, c3 = st.columns([6, 2, 1], vertical_alignment="center")
+        # the message across, its buttons under it on the left: the toast (top right) never covers them
         if r["status"] == "finished":
-            c1.success(f"Finished: {md(run_title(r))} — {r['done']} answers, {r['failed']} failed.")
+            st.success(f"Finished: {md(run_title(r))} — {r['done']} answers, {r['failed']} failed.")
+        else:
+            st.error(f"Run {md(run_title(r))} failed: {md(r.get('error') or 'see the Run page')}")
+        c2, c3, _ = st.columns([2, 1, 4], vertical_alignment="center")
+        if r["status"] == "finished":
             if c2.button("Open its answers", key=f"open_{r['id']}", type="primary", icon=":material/fact_check:"):
                 news.remove((slug, r))
                 st.session_state["ans_run"] = r["id"]
                 st.switch_page(PAGES["answers"], query_params={"project": p.slug, "run": r["id"]})
         else:
-            c1.error(f"Run {md(run_title(r))} failed: {md(r.get('error') or 'see the Run page')}")
             with c2:
                 view_link("run", "See the Run page", icon=":material/play_circle:")
         if c3.button("Dismiss", key=f"dismiss_{r['id']}"):
