@@ -59,7 +59,7 @@ def llm_warnings(config: RunConfig | None) -> list[str]:
     nor a server (:func:`rageval.llm.roles.missing_settings`); none without a config."""
     if config is None:
         return []
-    return missing_settings({"generator": config.generator, "judge": config.judge, "embedder": config.embedder})
+    return missing_settings(config.roles())
 
 
 def presets(project: Project) -> dict[str, dict[str, Any]]:
