@@ -14,7 +14,7 @@ process: the script runs here) over ``--repeat`` clicks; figures go to docs/benc
 command and the load average. AppTest measures the server's side of a click (the script run and
 its messages), not the browser's drawing.
 
-    python bench/bench_clicks.py [--answers 10000] [--metrics 20] [--repeat 5] [--profile FILE]
+    python -m bench.bench_clicks [--answers 10000] [--metrics 20] [--repeat 5] [--profile FILE]
 """
 from __future__ import annotations
 
@@ -23,16 +23,13 @@ import cProfile
 import os
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
+from bench.bench_pages import PAGES, build
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from bench.bench_pages import PAGES, build  # noqa: E402 - after the path is set
-
 
 def app(project: str):
     from streamlit.testing.v1 import AppTest
@@ -143,6 +140,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

@@ -1,7 +1,7 @@
 """Every environment variable rageval reads: its name, its default and what it changes.
 
 The table is the one list; ``tests/test_settings.py`` checks that every variable the library,
-the pages and the app read is in it, and that the README documents each one. ``ROLE`` stands for
+the pages and the app read is in it, and that docs/cli.md documents each one. ``ROLE`` stands for
 ``GENERATOR``, ``JUDGE`` or ``EMBEDDER`` (one LLM server per role, if wanted). Command-line flags
 override the variables that have one (``--project``, ``--max-file-mb``, ...).
 """

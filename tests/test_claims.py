@@ -198,7 +198,7 @@ def minilm():
 
 
 # The team's hand-written sets (tests/data/claims_gold*.jsonl) are development data only since
-# issue 13: their figures are reported by bench/validate_claims.py, never used as a CI floor.
+# issue 13: their figures are reported by validation/validate_claims.py, never used as a CI floor.
 
 
 def test_gold_set_covers_domains_and_contradiction_types():
