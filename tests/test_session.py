@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from rageval.config import RayOptions, RunConfig
+from rageval.config import RayOptions, RunConfig, TestsetConfig
 from rageval.errors import ConfigError, RagevalError
 from rageval.ingest.corpus import ingest
 from rageval.llm.session import ModelSession, model_session
@@ -15,6 +15,7 @@ from rageval.runs.pipeline import execute, start_run
 from rageval.runs.scoring import score_file
 from rageval.scale.ray_engine import ScoreActor, llm_settings
 from rageval.scale.unit import Plan
+from rageval.testsets.generate import generate_set
 from rageval.types import Judge, Resources, Spec
 from rageval.views import qa_sets
 from tests.projects import small_project
@@ -124,8 +125,14 @@ def _ray_actor(project, llm_env):
     return "/v1/chat/completions"
 
 
-@pytest.mark.parametrize("caller", [_score, _upload, _ingest, _run, _ray_actor],
-                         ids=["score", "app upload", "ingest", "pipeline run", "ray actor"])
+def _testset(project, llm_env):
+    config = TestsetConfig(corpus="c", name="gen", n=1, seed=1, generator="openai:test-model", kinds=("single_fact",))
+    generate_set(project, config, store=False)
+    return "/v1/chat/completions"
+
+
+@pytest.mark.parametrize("caller", [_score, _upload, _ingest, _run, _ray_actor, _testset],
+                         ids=["score", "app upload", "ingest", "pipeline run", "ray actor", "test set"])
 def test_every_caller_checks_the_server_once_before_its_first_call(caller, project, llm_env):
     path = caller(project, llm_env)
     assert llm_env.count("/v1/models") == 1

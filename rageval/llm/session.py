@@ -1,7 +1,7 @@
 """One model session: the clients a piece of work's roles need, opened, set up and closed in one place.
 
-A pipeline run, ``score`` and the app's upload scoring, ingest with an online embedder and each Ray
-actor open their models here, so they all get the same settings:
+A pipeline run, ``score`` and the app's upload scoring, ingest with an online embedder, each Ray
+actor and the test set generator open their models here, so they all get the same settings:
 
 - **roles**: ``{role: spec}``; only the online ones (``openai:MODEL``) get a client, and there is
   no client at all when every role is offline;
