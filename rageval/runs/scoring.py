@@ -17,6 +17,7 @@ from rageval.config import RunConfig
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowError, read_table
 from rageval.project import Project
+from rageval.metrics.base import online_judged
 from rageval.runs.pipeline import JUDGED_BATCHES
 from rageval.scale.imports import StoredImport
 from rageval.scale.parallel import warm_up
@@ -113,8 +114,7 @@ def store_batch(metrics: Sequence[Any], resources: Resources) -> int:
     """Rows a stored ``score`` scores and stores at a time: ``OFFLINE_BATCH`` for offline metrics
     (the worker processes stay busy), ``JUDGED_BATCHES`` x the client's concurrency when a metric
     asks an online judge (as a run's batches: a kill loses at most one batch of calls, all cached)."""
-    judged = any(str(getattr(m, "judge", "")).startswith("openai:") for m in metrics)
-    if not judged or resources.llm is None:
+    if not any(online_judged(m) for m in metrics) or resources.llm is None:
         return OFFLINE_BATCH
     return JUDGED_BATCHES * max(1, int(getattr(resources.llm, "concurrency", 4) or 4))
 
