@@ -209,6 +209,13 @@ def test_share_supported_estimate_is_ppi_on_the_labelled_claims(project):
     assert (e.result.estimate, e.result.low, e.result.high) == pytest.approx((ref.estimate, ref.low, ref.high))
 
 
+def test_with_no_labels_an_estimate_says_how_many_labels_a_width_needs(project):
+    e = next(e for e in est.supported_estimates(project, "runA") if e.predictor == JUDGE)
+    yhat = np.array([1.0 if (i + k) % 3 == 0 else 0.0 for i in range(12) for k in range(3)])
+    assert e.result is None and e.labelled == 0
+    assert f"about {stats.labels_for_width(float(np.std(yhat)), 0.1)} labels" in e.reason
+
+
 def test_rating_estimate_uses_the_rated_answers_and_a_metric_on_all(project, monkeypatch):
     e = est.rating_estimate(project, "runA", "token_f1")
     assert e.reason == "every item is labelled: the human mean is exact"

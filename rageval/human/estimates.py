@@ -12,7 +12,9 @@
 
 Each estimate carries PPI++ (or classic PPI), the human-only estimate with its interval, the
 predictor's naive mean, the widths and the effective number of labels. With fewer than 2 labelled
-or no unlabelled items there is no PPI estimate, and ``reason`` says why.
+or no unlabelled items there is no PPI estimate, and ``reason`` says why; with fewer than 2 labels
+it also says how many labels a human-only interval 0.1 wide (0.5 for a 1-5 rating) would need,
+taking the predictor's standard deviation for the labels' (:func:`rageval.stats.labels_for_width`).
 """
 from __future__ import annotations
 
@@ -50,7 +52,11 @@ def _ppi(quantity: str, predictor: str, y: np.ndarray, yhat: np.ndarray, labelle
          alpha: float) -> Estimate:
     n, total = int(labelled.sum()), int(labelled.size)
     if n < 2:
-        return Estimate(quantity, predictor, n, total, None, f"{n} labelled item(s): PPI needs at least 2")
+        width = 0.5 if "1-5" in quantity else 0.1
+        guess = float(np.std(yhat)) if yhat.size > 1 else 0.0
+        needed = (f"; about {stats.labels_for_width(guess, width, alpha=alpha)} labels would give a human-only 95% "
+                  f"CI {width:g} wide, if the labels spread like the predictor" if guess > 0 else "")
+        return Estimate(quantity, predictor, n, total, None, f"{n} labelled item(s): PPI needs at least 2{needed}")
     if n == total:
         return Estimate(quantity, predictor, n, total, None, "every item is labelled: the human mean is exact")
     r = stats.ppi_mean(y[labelled], yhat[labelled], yhat[~labelled], alpha=alpha, tuned=tuned)
