@@ -108,9 +108,12 @@ def test_queue_puts_unverified_first_then_the_least_certain_and_skips_what_the_r
     assert first[0]["remaining"] == 36
     unverified = [r for r in first if r["unverified"]]
     assert len(unverified) == 24 and first[:24] == unverified
-    rest = [r["confidence"] for r in first[24:]]
-    assert rest == sorted(rest)
-    assert [r["confidence"] for r in unverified] == sorted(r["confidence"] for r in unverified)
+    # of claim 0 (offline SUPPORTED), the judge disagrees where its verdict is not SUPPORTED: i % 3 != 0
+    disagree = [r for r in first[24:] if r["disagree"]]
+    assert len(disagree) == 8 and first[24:32] == disagree
+    assert {r["item_id"] for r in disagree} == {f"q{i:02d}" for i in range(12) if i % 3}
+    for part in (unverified, disagree, first[32:]):
+        assert [r["confidence"] for r in part] == sorted(r["confidence"] for r in part)
     top = first[0]
     cl.label_claim(project, "runA", top["item_id"], top["claim"], "ann", "skip")
     after = cstore.queue(project.db_path, "runA", "ann", limit=1)

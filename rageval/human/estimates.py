@@ -26,10 +26,10 @@ import pandas as pd
 
 from rageval import stats
 from rageval.errors import ConfigError
+from rageval.human.claim_agreement import verdict_frame
 from rageval.human.claim_labels import gold_labels, labels_frame
 from rageval.human.frame import build_frame, metric_columns
 from rageval.project import Project
-from rageval.store import claim_labels as cstore
 
 PREFERRED = ("answer_correctness_offline", "faithfulness", "answer_similarity", "token_f1")
 
@@ -91,8 +91,7 @@ def rating_estimate(project: Project, run_id: str, metric: str | None = None, *,
 
 def supported_estimates(project: Project, run_id: str, *, tuned: bool = True, alpha: float = 0.05) -> list[Estimate]:
     """PPI estimate of the share of claims a person would call SUPPORTED, one per verifier of the run."""
-    rows = pd.DataFrame(cstore.verdicts(project.db_path, [run_id]),
-                        columns=["run_id", "item_id", "signature", "judge", "ordinal", "claim", "verdict", "confidence"])
+    rows = verdict_frame(project, [run_id])
     gold = gold_labels(labels_frame(project, [run_id]))
     out = []
     for sig, part in rows.groupby("signature", sort=True):

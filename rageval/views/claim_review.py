@@ -105,8 +105,9 @@ class QueueItem:
 
 
 def next_claim(project: Project, run_id: str, rater: str) -> QueueItem | None:
-    """The rater's next claim (UNVERIFIED first, then the least certain verdict, then the rest), or
-    None when every claim of the run has the rater's label."""
+    """The rater's next claim (UNVERIFIED first, then the verifiers' disagreements, then the least certain
+    verdict, then the rest: :func:`rageval.store.claim_labels.queue`), or None when every claim of the run
+    has the rater's label."""
     with session(project.db_path):
         top = cstore.queue(project.db_path, run_id, rater, limit=1)
         if not top:
@@ -115,5 +116,6 @@ def next_claim(project: Project, run_id: str, rater: str) -> QueueItem | None:
         answer, found, options = cards(project, run_id, row["item_id"], rater)
     card = next(c for c in found if c.claim == row["claim"])
     why = ("no verdict yet (UNVERIFIED)" if row["unverified"] else
+           f"the verifiers disagree ({row['verdicts']})" if row["disagree"] else
            f"least certain first (confidence {row['confidence']:.2f})" if row["confidence"] < 1 else "in answer order")
     return QueueItem(card, row["question"] or "", answer, options, int(row["remaining"]), why)
