@@ -1,8 +1,9 @@
 """A scored file or baseline file, read row by row into a :class:`rageval.gate.scores.ScoreSet`.
 
 The file is what ``rageval score --out`` writes (JSONL, CSV, Parquet) or a JSON array of the same
-rows: an ``id`` column, one column per metric and optional ``<metric>_status`` columns
-(``"unscored: no_contexts"``). Rules, each with its message:
+rows: an ``id`` column, one column per metric, optional ``<metric>_status`` columns
+(``"unscored: no_contexts"``) and ``<metric>_coverage`` columns (a claim metric's share of decided
+claims per answer, in [0, 1]; the file's coverage is their mean). Rules, each with its message:
 
 - size and rows: :class:`rageval.ingest.limits.ScoreFileLimits` (checked before reading and while
   reading); JSONL, CSV and Parquet are streamed and only the id and the numbers are kept;
@@ -56,6 +57,7 @@ class Collected:
         self.first: dict[str, int] = {}  # id -> row index
         self.duplicates: list[tuple[str, int, int]] = []
         self.repeated = 0
+        self.coverage: dict[str, list] = {}  # metric -> [sum of the answers' coverage, answers with one]
 
     def where(self, i: int) -> str:
         line = self.lines[i]
@@ -88,6 +90,12 @@ class Collected:
 
     def _cell(self, i: int, key: str, value: Any) -> None:
         if key.lower() == "id" or key in NOT_METRICS:
+            return
+        if key.endswith("_coverage"):  # a claim metric's share of decided claims, per answer (not a metric)
+            share = as_number(value)
+            if share is not None and 0.0 <= share <= 1.0:
+                total = self.coverage.setdefault(key[: -len("_coverage")], [0.0, 0])
+                total[0], total[1] = total[0] + share, total[1] + 1
             return
         if key.endswith("_status"):
             if not empty(value) and str(value).strip().lower() != "ok":

@@ -36,6 +36,7 @@ class ScoreSet:
     signatures: dict[str, str] = field(default_factory=dict)   # metric -> signature (stored runs only)
     expected: int | None = None  # answers the run should have (stored runs only): its QA items
     status: str | None = None    # the run's status (stored runs only)
+    coverage: dict[str, float] = field(default_factory=dict)  # claim metric -> decided / all claims
     rejected: list[Rejection] = field(default_factory=list)  # values (or rows) refused, in row order
 
     @property
@@ -59,8 +60,13 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
     reasons: dict[str, Counter] = {}
     signatures: dict[str, str] = {}
     rejected: list[Rejection] = []
+    decided: dict[str, list[int]] = {}
     for r in rows:
         metric, item = r["metric"], str(r["item_id"])
+        d = r["details"] or {}
+        if isinstance(d.get("n_all"), int):
+            pair = decided.setdefault(metric, [0, 0])
+            pair[0], pair[1] = pair[0] + int(d.get("n_decided") or 0), pair[1] + d["n_all"]
         ok = r["status"] == "ok" and r["value"] is not None
         found = problem(metric, r["value"]) if ok else None
         values.setdefault(metric, {})[item] = sound(metric, r["value"]) if ok and found is None else math.nan
@@ -74,7 +80,8 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
             continue
         reasons.setdefault(metric, Counter())[why] += 1
     return ScoreSet(f"run {run_id}", pd.DataFrame(values).sort_index(), reasons, signatures,
-                    expected=int(run["n_items"]), status=str(run["status"]), rejected=rejected)
+                    expected=int(run["n_items"]), status=str(run["status"]),
+                    coverage={m: a / b for m, (a, b) in decided.items() if b}, rejected=rejected)
 
 
 def from_file(path: Path) -> ScoreSet:
@@ -91,7 +98,9 @@ def from_file(path: Path) -> ScoreSet:
     n = len(collected.ids)
     values = pd.DataFrame({m: np.frombuffer(collected.values[m], dtype=float, count=n) for m in metrics},
                           index=pd.Index(collected.ids, dtype=object))
-    return ScoreSet(path.name, values.sort_index(), reasons, rejected=rejected)
+    # a file keeps each answer's coverage only: the file's is their mean
+    coverage = {m: total / count for m, (total, count) in collected.coverage.items() if m in metrics and count}
+    return ScoreSet(path.name, values.sort_index(), reasons, coverage=coverage, rejected=rejected)
 
 
 def load(project_opener, spec: str) -> ScoreSet:

@@ -21,7 +21,7 @@ same scale. A rubric is sent with every judge call, so it has limits: at most
 :data:`MAX_SOURCE_CHARS` characters, checked before the TOML is parsed. Every mistake is a
 ConfigError naming the field (``needs = 5``: "needs must be ..."; a key the format does not have,
 a value nested deeper than TOML's reader goes). A file is UTF-8, with or without a byte-order
-mark; another encoding is named in the error (:func:`read_rubric`).
+mark; another encoding is named in the error (:func:`read_rubric_text`).
 
 The LLM judge rates the answer 1-5 on the rubric (a JSON integer, read strictly:
 :class:`rageval.prompts.schemas.RubricRating`); the stored value is ``(rating - 1) / 4`` in
@@ -184,12 +184,13 @@ def decode_rubric(data: bytes, source: str = "rubric.toml") -> str:
                           "Latin-1 or Windows-1252); save it as UTF-8") from None
 
 
-def read_rubric(path: str | Path) -> tuple[Rubric, str]:
-    """The rubric in the file ``path`` and its text; the size is checked before the file is read."""
+def read_rubric_text(path: str | Path) -> str:
+    """The text of the rubric file ``path``: its size checked before it is read, then decoded
+    (:func:`decode_rubric`)."""
     path = Path(path)
     size = path.stat().st_size
     if size > 4 * MAX_SOURCE_CHARS:  # a UTF-8 character is at most 4 bytes
         raise ConfigError(f"{path.name} is {size:,} bytes; a rubric file may have at most {MAX_SOURCE_CHARS:,} "
                           "characters (it is sent with every judge call: keep it short)")
-    text = decode_rubric(path.read_bytes(), path.name)
-    return parse_rubric(text, path.name), text
+    return decode_rubric(path.read_bytes(), path.name)
+
