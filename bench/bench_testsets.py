@@ -1,5 +1,5 @@
 """Generated QA sets on a corpus nobody on the team wrote: SQuALITY's science-fiction stories
-(../shared/data/squality/stories.jsonl.gz, Project Gutenberg texts; Wang et al. 2022).
+(shared/data/squality/stories.jsonl.gz, Project Gutenberg texts; Wang et al. 2022).
 
     python -m bench.bench_testsets [--stories 10] [--n 50] [--out docs/testsets.json]
 
@@ -33,11 +33,12 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-STORIES = ROOT.parent / "shared" / "data" / "squality" / "stories.jsonl.gz"
 
 
 def _stories(count: int) -> list[dict]:
-    rows = [json.loads(line) for line in gzip.open(STORIES, "rt", encoding="utf-8")]
+    from training.data import DATA  # $RAGEVAL_DATA, else the nearest shared/data above the repository
+
+    rows = [json.loads(line) for line in gzip.open(DATA / "squality" / "stories.jsonl.gz", "rt", encoding="utf-8")]
     test = sorted((r for r in rows if r["split"] == "test"), key=lambda r: int(r["story_id"]))
     return test[:count]
 
