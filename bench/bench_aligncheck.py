@@ -1,6 +1,6 @@
 """What AlignCheck adds to the default offline metrics, on the demo run's 43 answers.
 
-    python bench/bench_aligncheck.py
+    python -m bench.bench_aligncheck
 
 Builds the demo project in a temporary RAGEVAL_HOME (its run uses the default metrics), reads
 the run's answers with their contexts and references, then in one process times
@@ -10,6 +10,7 @@ Prints wall and CPU seconds; the figures go to docs/benchmarks.md (AlignCheck se
 """
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import sys
@@ -18,7 +19,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 
 def timed(fn):
@@ -28,6 +28,7 @@ def timed(fn):
 
 
 def main() -> int:
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()  # no options; --help says what it does
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="rageval-bench-ac-")
     from rageval.config import DEFAULT_METRICS
     from rageval.demo import load_demo
@@ -58,6 +59,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     sys.exit(framed(main))

@@ -20,7 +20,9 @@ SPEED_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "RAGEVAL_WORKERS",
 def command() -> str:
     """The command line as typed, with the speed-relevant variables that were set in front."""
     env = " ".join(f"{k}={shlex.quote(os.environ[k])}" for k in SPEED_VARIABLES if os.environ.get(k))
-    argv = " ".join(shlex.quote(a) for a in [os.path.relpath(sys.argv[0])] + sys.argv[1:])
+    spec = getattr(sys.modules["__main__"], "__spec__", None)
+    start = ["-m", spec.name] if spec is not None else [os.path.relpath(sys.argv[0])]  # python -m bench.x, or a path
+    argv = " ".join(shlex.quote(a) for a in start + sys.argv[1:])
     return f"{env} python {argv}".strip()
 
 

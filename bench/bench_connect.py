@@ -1,7 +1,7 @@
 """What one unit of work on a project database costs: a DuckDB instance per unit against one
 attached file on a per-process instance (rageval.store.db).
 
-    python bench/bench_connect.py [--repeat 200]
+    python -m bench.bench_connect [--repeat 200]
 
 Builds the small test project (tests/test_app.py: three documents, a QA set, a finished run) in a
 temporary RAGEVAL_HOME, then times ``--repeat`` units of work that each read the run list:
@@ -20,13 +20,11 @@ import argparse
 import json
 import os
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 
 def per_unit_ms(unit, repeat: int) -> float:

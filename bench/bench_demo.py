@@ -7,7 +7,7 @@ process start to the first progress report and to the first answer counted (stor
 the run's start (after ingest) to its first answer counted. Targets (issue 27, 2 idle cores):
 the build <= 5 s, the first progress within 1 s, the first answer counted within 2 s.
 
-    python bench/bench_demo.py --repeats 3
+    python -m bench.bench_demo --repeats 3
 """
 from __future__ import annotations
 
@@ -79,6 +79,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

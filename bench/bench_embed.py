@@ -5,7 +5,7 @@ Targets: >= 70 sentences/s on 2 cores for sentences of about 20 words (DESIGN.md
 sentence-transformers on torch CPU per CPU-second, one thread each, on the same sentences in the
 same run (issues 16 and 27).
 
-    python bench/bench_embed.py [--n 512] [--words 20] [--repeats 3] [--tokens] [--batch 32]
+    python -m bench.bench_embed [--n 512] [--words 20] [--repeats 3] [--tokens] [--batch 32]
                                 [--st-python /tmp/st-venv/bin/python] [--st-path DIR] [--chunks]
                                 [--threads 1] [--unfused]
 
@@ -45,11 +45,6 @@ import platform
 import random
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 
 def _threads_from_argv() -> str:
     """``--threads`` read before NumPy is imported (BLAS fixes its thread count at load)."""
@@ -65,8 +60,8 @@ def _threads_from_argv() -> str:
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, _threads_from_argv())
 
-from bench_common import announce, run_facts  # noqa: E402
-from rageval.embed.minilm import MiniLMEmbedder, bucket_width  # noqa: E402
+from bench.bench_common import announce, run_facts
+from rageval.embed.minilm import MiniLMEmbedder, bucket_width
 
 WORDS = (
     "the retrieval system returns relevant passages from documents about revenue growth quarterly "

@@ -57,7 +57,7 @@ class _TimedEmbedder:
 def _phase(project, items, url: str, concurrency: int, label: str):
     """Score and store ``items`` on ``project``; returns timings and the client's stats."""
     import rageval.runs.scoring as scoring
-    from bench_llm import make_llm_client
+    from bench.bench_llm import make_llm_client
     from rageval.types import Resources
     from rageval.embed.cache import get_embedder
 

@@ -1,22 +1,22 @@
-"""Benchmark of the LLM layer against the fake OpenAI-compatible server (tests/llm_server.py).
+"""Benchmark of the LLM layer against the fake OpenAI-compatible server (devtools/llm_server.py).
 
 Default (judged metrics, issue 16): N answers (question, answer, reference, 3 contexts of about
 100 words) scored and stored through ``rageval.runs.scoring.score`` with four LLM-judged metrics
 (faithfulness, ragas_answer_correctness, ragas_answer_relevance, context_relevance) at
 ``--latency`` per call and ``--concurrency`` in flight; the server answers with the scripted
-judge of tests/judge_responder.py and runs in ANOTHER process (its threads do not share this
+judge of devtools/judge_responder.py and runs in ANOTHER process (its threads do not share this
 process's GIL). Three phases: clean; with ``--fault-rate`` random 500/429 (half each,
 Retry-After ``--retry-after`` s) on a fresh project; the clean project's cached re-run.
 Reported: wall of the judged scoring (and of storing), ``ideal = calls x latency /
 concurrency``, calls per answer, peak in flight, CPU-seconds per answer, items lost.
 
-    python bench/bench_llm.py                     # N=200, 100 ms, concurrency 16, 10% faults
-    python bench/bench_llm.py --items 50 --latency 0.05
+    python -m bench.bench_llm                     # N=200, 100 ms, concurrency 16, 10% faults
+    python -m bench.bench_llm --items 50 --latency 0.05
 
 ``--raw`` runs the older client-only benchmark instead: each item makes ``--calls`` sequential ``chat_json`` calls shaped like a claim-level judge
 (claim extraction, claim verification against the contexts, answer relevance), with messages of
 realistic length (~3 KB: instructions, question, answer, five context passages). Items run
-concurrently on the client's pool. The fake OpenAI-compatible server (tests/llm_server.py) runs
+concurrently on the client's pool. The fake OpenAI-compatible server (devtools/llm_server.py) runs
 in ANOTHER process, so its threads do not share this process's GIL, and answers every call
 after ``--latency`` seconds.
 
@@ -24,14 +24,13 @@ Reported: measured wall time against the ideal ``calls * latency / concurrency``
 1.25x at N=200, latency 100 ms, concurrency 16), then the same run again with a fresh client on
 the same project database: wall time and calls made (target 0).
 
-    python bench/bench_llm.py --raw                # N=200, 3 calls per item, 100 ms, concurrency 16
+    python -m bench.bench_llm --raw                # N=200, 3 calls per item, 100 ms, concurrency 16
 """
 from __future__ import annotations
 
 import argparse
 import json
 import math
-import os
 import subprocess
 import sys
 import tempfile
@@ -39,18 +38,16 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-# BENCH_RAGEVAL=DIR measures the rageval package in DIR instead (e.g. an older commit unpacked with
-# `git archive COMMIT rageval | tar -x -C DIR`), with this script, server and judge: a before/after
-# comparison under the same machine load
-sys.path.insert(0, str(ROOT))
-if os.environ.get("BENCH_RAGEVAL"):
-    sys.path.insert(0, os.environ["BENCH_RAGEVAL"])
-
+# An older rageval is measured with this same script, server and judge (a before/after comparison
+# under the same machine load) by putting its package first on the path, the script still found in
+# this checkout: `git archive COMMIT rageval | tar -x -C DIR` then
+# `PYTHONPATH=DIR:. python -P -m bench.bench_llm` (-P: the working directory is not put first).
 try:
-    from rageval.llm.client import make_llm_client  # noqa: E402
-except ImportError:  # before issue 16 the client lived in rageval/llm.py
-    from rageval.llm import make_llm_client  # noqa: E402
+    from rageval.llm.client import make_llm_client
+except ImportError:  # older versions, before the llm package, kept the client in rageval/llm.py
+    from rageval.llm import make_llm_client
+
+ROOT = Path(__file__).resolve().parents[1]
 
 PASSAGE = ("The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres "
            "tall and was the tallest man-made structure until 1930. Gustave Eiffel's company "
@@ -84,7 +81,7 @@ def validate(value):
 
 
 def start_server(latency: float, *extra: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, str(ROOT / "tests" / "llm_server.py"), "--latency", str(latency), *extra],
+    proc = subprocess.Popen([sys.executable, "-m", "devtools.llm_server", "--latency", str(latency), *extra],
                             stdout=subprocess.PIPE, text=True, cwd=ROOT)
     url = proc.stdout.readline().strip()
     if not url.startswith("http"):
@@ -129,7 +126,7 @@ def main() -> None:
     parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
     args = parser.parse_args()
     if not args.raw:
-        from bench_judged import judged_benchmark
+        from bench.bench_judged import judged_benchmark
 
         return judged_benchmark(args, start_server, server_stats)
 
@@ -159,6 +156,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

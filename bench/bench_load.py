@@ -8,8 +8,8 @@ Three parts (each prints one JSON line; ``--parts`` picks them):
   ``--embedder fake`` sends embeddings to the fake OpenAI-compatible server (load, chunk,
   store and index without the model's cost).
 * ``judged``: ``--items`` (1000) QA items over the demo corpus, generator and judge
-  ``openai:test-model`` on the fake LLM server (tests/llm_server.py, scripted by
-  tests/judge_responder.py) with ``--fault-rate`` (10%) of calls failing (429/500/503, drops,
+  ``openai:test-model`` on the fake LLM server (devtools/llm_server.py, scripted by
+  devtools/judge_responder.py) with ``--fault-rate`` (10%) of calls failing (429/500/503, drops,
   truncated / prose / empty replies), at ``--concurrency`` 16: items completed, failed with a
   reason, lost (items without a stored row: must be 0), scores without value or reason (0).
 * ``kill``: the same kind of run (``--kill-items``) in a child process, SIGKILLed when 40% of
@@ -17,8 +17,8 @@ Three parts (each prints one JSON line; ``--parts`` picks them):
   before the kill, after the resume, duplicated (0), lost (0), calls whose cached reply was
   fetched again (0).
 
-    python bench/bench_load.py                                  # all three parts
-    python bench/bench_load.py --parts ingest --embedder local --stories 127
+    python -m bench.bench_load                                  # all three parts
+    python -m bench.bench_load --parts ingest --embedder local --stories 127
 """
 from __future__ import annotations
 
@@ -35,11 +35,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from devtools.judge_responder import respond
+from devtools.llm_server import FakeLLMServer
 
-from tests.judge_responder import respond  # noqa: E402
-from tests.llm_server import FakeLLMServer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SQUALITY = ROOT.parent.parent / "shared" / "data" / "squality" / "stories.jsonl.gz"
 FAULTS = ("429", "500", "503", "drop", "truncated", "prose", "empty")
@@ -217,6 +216,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

@@ -1,6 +1,6 @@
 """Offline scoring speed: answers per second for the 14 default metrics, stored.
 
-    python bench/bench_offline.py [--n 500] [--repeats 1] [--metrics a,b,...] [--profile FILE]
+    python -m bench.bench_offline [--n 500] [--repeats 1] [--metrics a,b,...] [--profile FILE]
 
 Makes ``--n`` answers deterministically (seeded): a question, an answer of one or two
 sentences, a reference, and 3 contexts of about 100 words (one of which holds the answer's
@@ -39,7 +39,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
 
 FILLER = (
     "the report describes how the regional team planned the annual budget and reviewed the hiring "
@@ -349,6 +348,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

@@ -9,7 +9,7 @@ machine. onnxruntime comes with chromadb; building the graph needs the ``onnx`` 
 rageval does not depend on: install it OUTSIDE the project venv and put it on PYTHONPATH::
 
     pip install --target /tmp/onnx_pkgs --no-deps onnx==1.23.2 ml_dtypes==0.5.4
-    OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/onnx_pkgs python bench/bench_onnx.py [--n 512] [--repeats 5]
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/onnx_pkgs python -m bench.bench_onnx [--n 512] [--repeats 5]
 
 The graph mirrors :func:`rageval.embed.forward.encode_packed` node for node (the arrays of
 :func:`rageval.embed.minilm.build_minilm`: scale folded into q, ``ffn_w`` halved, the same
@@ -30,18 +30,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from bench_common import announce, run_facts  # noqa: E402
-from rageval.embed.forward import _GELU_CLIP, _GELU_P, WidthGroup, _key_bias, _MiniLM, pack_layout  # noqa: E402
-from rageval.embed.minilm import MiniLMEmbedder, _load_minilm  # noqa: E402
+from bench.bench_common import announce, run_facts
+from rageval.embed.forward import _GELU_CLIP, _GELU_P, WidthGroup, _key_bias, _MiniLM, pack_layout
+from rageval.embed.minilm import MiniLMEmbedder, _load_minilm
 
 OPSET = 17  # LayerNormalization is in opset 17
 
@@ -172,7 +167,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     announce()
-    from bench_embed import make_sentences
+    from bench.bench_embed import make_sentences
     import onnxruntime
 
     reference = MiniLMEmbedder()

@@ -5,7 +5,7 @@ each page's first render, filter interactions on Answers, and on a small real pr
 from pressing Start to the first progress update (and to the first update from the pipeline
 itself, after the model has loaded). Prints a Markdown table; figures go to docs/benchmarks.md.
 
-    python bench/bench_pages.py [--answers 10000] [--metrics 20] [--repeat 3]
+    python -m bench.bench_pages [--answers 10000] [--metrics 20] [--repeat 3]
 """
 from __future__ import annotations
 
@@ -14,13 +14,11 @@ import os
 import random
 import resource
 import statistics
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 METRIC_NAMES = ["exact_match", "token_f1", "rougeL", "bleu", "answer_similarity", "answer_correctness_offline",
                 "recall@5", "ndcg@10", "mrr", "faithfulness", "contradicted_share", "not_mentioned_share",
@@ -188,6 +186,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

@@ -2,7 +2,7 @@
 and the judged path over the scripted test server with two workers: calls, cache hits, peak
 concurrency.
 
-    python bench/bench_ray.py [--n 20000] [--shards 4] [--workers 2] [--cpus 2] [--judged-n 200]
+    python -m bench.bench_ray [--n 20000] [--shards 4] [--workers 2] [--cpus 2] [--judged-n 200]
 
 Answers come from ``bench/bench_offline.py``'s generator (question, answer of one or two
 sentences, reference), each with only its gold context (about 100 words), so that lexical,
@@ -14,7 +14,7 @@ set of the command's whole process tree (Ray's raylet, GCS and workers included)
 reasons, claims, stored records) except ``source``.
 
 The judged part scores ``--judged-n`` rows with ``faithfulness`` judged by ``openai:judge-model``
-on ``tests/llm_server.py`` (scripted by ``tests/judge_responder.py``, 20 ms a call), with
+on ``devtools/llm_server.py`` (scripted by ``devtools/judge_responder.py``, 20 ms a call), with
 ``--concurrency 4`` over two workers and a fresh shared LLM cache, then again into a new folder:
 the first run's calls and the server's peak requests in flight, the second run's calls and cache
 hits (``llm_calls`` rows marked cached in the cache file).
@@ -34,8 +34,6 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
 
 METRICS = "token_f1,bleu,rougeL,answer_similarity,bertscore_f1,faithfulness"
 
@@ -87,7 +85,7 @@ def timed(cmd: list[str], env: dict[str, str]) -> dict:
 
 
 def _rows(n: int) -> list[dict]:
-    from bench_offline import make_rows
+    from bench.bench_offline import make_rows
 
     rows = make_rows(n)
     for r in rows:  # only the context that holds the answer's facts (the one sentence with "reached")
@@ -144,8 +142,8 @@ def offline(args: argparse.Namespace, tmp: Path) -> None:
 def judged(args: argparse.Namespace, tmp: Path) -> None:
     import duckdb
 
-    from tests.judge_responder import respond
-    from tests.llm_server import FakeLLMServer
+    from devtools.judge_responder import respond
+    from devtools.llm_server import FakeLLMServer
 
     rows = _rows(args.judged_n)
     (tmp / "j").mkdir()
@@ -195,6 +193,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

@@ -2,7 +2,7 @@
 
 Target (issue 14): the full Spearman matrix of 20 metrics x 100,000 items in under 2 s on 2 cores.
 
-    python bench/bench_stats.py [--metrics 20] [--items 100000] [--missing 0.0] [--method spearman]
+    python -m bench.bench_stats [--metrics 20] [--items 100000] [--missing 0.0] [--method spearman]
                                 [--n-boot 1000] [--repeats 3]
 
 Scores are seeded synthetic values (a shared latent plus noise, rounded to 2 decimals so there
@@ -15,16 +15,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
-from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from rageval.stats import correlation_matrix  # noqa: E402
-
+from rageval.stats import correlation_matrix
 
 def main() -> None:
     ap = argparse.ArgumentParser()
@@ -53,6 +48,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

@@ -1,6 +1,6 @@
 """Storage speed: 10,000 scored answers x 20 metrics, and ``score`` stored against ``--no-store``.
 
-    python bench/bench_store.py [--n 10000] [--repeats 2] [--per-item 200] [--skip-cli]
+    python -m bench.bench_store [--n 10000] [--repeats 2] [--per-item 200] [--skip-cli]
 
 1. **bulk store**: the storage rows of ``--n`` answers (answer, 3 contexts, 3 retrieved ids, 20
    metric scores with details) written by ``store.items.save_items`` into a fresh project
@@ -20,16 +20,13 @@ import argparse
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench.bench_offline import end_to_end
 
-from bench_offline import end_to_end  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 METRICS = ("exact_match", "token_f1", "token_precision", "token_recall", "bleu", "rouge1", "rouge2",
            "rougeL", "rougeLsum", "hedging", "recall@5", "recall@10", "precision@5", "precision@10",
@@ -126,6 +123,6 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    from bench_common import framed
+    from bench.bench_common import framed
 
     framed(main)

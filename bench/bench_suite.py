@@ -1,8 +1,8 @@
 """Time the test suite the way the README runs it, on this checkout or on an earlier commit.
 
-    python bench/bench_suite.py                      # the working tree, pytest.ini's own options
-    python bench/bench_suite.py --rev 56fea22        # an earlier commit, in a temporary worktree
-    python bench/bench_suite.py -- -n 0              # extra pytest arguments after --
+    python -m bench.bench_suite                      # the working tree, pytest.ini's own options
+    python -m bench.bench_suite --rev 56fea22        # an earlier commit, in a temporary worktree
+    python -m bench.bench_suite -- -n 0              # extra pytest arguments after --
 
 Runs ``python -m pytest -q -p no:cacheprovider [extra]`` (the README's test command without its
 install steps, which take no part in the time) with a fresh ``RAGEVAL_HOME``, in the current

@@ -15,7 +15,7 @@ os.environ["RAGEVAL_WORKERS"] = "1"
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
 
-from tests.llm_server import FakeLLMServer  # noqa: E402
+from devtools.llm_server import FakeLLMServer  # noqa: E402
 
 # The property tests draw the same examples on every run, so CI (and `main`) cannot turn red on
 # a new random draw; explore fresh examples with `python -m pytest --hypothesis-profile=explore`.
@@ -33,7 +33,7 @@ def _one_scoring_process(monkeypatch):
 
 @pytest.fixture(scope="session")
 def llm_server():
-    """One fake OpenAI-compatible server on 127.0.0.1 for the whole session (see tests/llm_server.py)."""
+    """One fake OpenAI-compatible server on 127.0.0.1 for the whole session (see devtools/llm_server.py)."""
     server = FakeLLMServer().start()
     yield server
     server.stop()
@@ -60,8 +60,9 @@ def llm_env(fake_llm, monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def offline_verifier():
-    """The shipped offline claim verifier over the local MiniLM embedder (one per session)."""
+def xenc_verifier():
+    """The opt-in NLI cross-encoder verifier (RAGEVAL_CLAIM_VERIFIER=xenc) over the local MiniLM
+    embedder (one per session)."""
     from rageval.claims.verifier import shipped_verifier
     from rageval.embed.cache import make_embedder
 

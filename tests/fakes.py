@@ -1,6 +1,6 @@
 """The test doubles every test file shares: one fake embedder, one bag-of-words embedder.
 
-(The fake LLM server is tests/llm_server.py, its scripted judge tests/judge_responder.py.)
+(The fake LLM server is devtools/llm_server.py, its scripted judge devtools/judge_responder.py.)
 """
 from __future__ import annotations
 

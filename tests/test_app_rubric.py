@@ -86,7 +86,7 @@ def test_a_rubric_defined_in_the_app_scores_a_judged_run_against_the_test_server
     from rageval.project import open_project
     from rageval.store import runs as run_store
     from rageval.views.queries import RUBRIC_EXAMPLE
-    from tests.judge_responder import respond
+    from devtools.judge_responder import respond
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")

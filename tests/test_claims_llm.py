@@ -1,5 +1,5 @@
 """The judged claim metrics through the real LLM client (openai SDK) against the scripted HTTP
-server of tests/llm_server.py, with injected faults."""
+server of devtools/llm_server.py, with injected faults."""
 from __future__ import annotations
 
 import pytest

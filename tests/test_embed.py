@@ -1,5 +1,5 @@
 """Tests for rageval.embed: the MiniLM forward pass against sentence-transformers' own vectors
-(tests/data/minilm_reference.json, made by bench/make_minilm_reference.py), batching, the cache,
+(tests/data/minilm_reference.json, made by training/make_minilm_reference.py), batching, the cache,
 the OpenAI-compatible embedder and make_embedder."""
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rageval.cli import main
-from tests.llm_server import FakeLLMServer
+from devtools.llm_server import FakeLLMServer
 
 ROWS = [{"id": "a", "question": "Who wrote Dracula?", "answer": "Bram Stoker", "reference": "Bram Stoker"},
         {"id": "b", "question": "Capital of Italy?", "answer": "Rome", "reference": "Rome"}]

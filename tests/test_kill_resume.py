@@ -19,7 +19,7 @@ from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
 from rageval.store import llm_cache, owners
 from rageval.store import runs as store
-from tests.judge_responder import respond
+from devtools.judge_responder import respond
 from tests.projects import demo_project
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -286,7 +286,7 @@ def test_calls_run_concurrently(fake_llm):
 
 
 def test_embeddings_are_batched_cached_per_text_and_match_the_server(fake_llm, tmp_path):
-    from tests.llm_server import vector_for
+    from devtools.llm_server import vector_for
 
     texts = [f"text {i}" for i in range(130)]
     with client_for(fake_llm, tmp_path, embed_batch=64) as client:

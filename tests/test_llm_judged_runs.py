@@ -6,7 +6,7 @@ from rageval.config import RunConfig
 from rageval.demo import DEMO_CORPUS, DEMO_QA
 from rageval.runs.pipeline import estimate, execute, start_run
 from rageval.store import runs as store
-from tests.judge_responder import respond
+from devtools.judge_responder import respond
 from tests.projects import demo_project
 
 FOUR = ("faithfulness", "ragas_answer_correctness", "ragas_answer_relevance", "context_relevance")

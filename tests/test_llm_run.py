@@ -12,7 +12,7 @@ from rageval.errors import LLMError
 from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
 from rageval.store import runs as store
-from tests.judge_responder import respond
+from devtools.judge_responder import respond
 from tests.projects import demo_project
 
 JUDGED = ("faithfulness", "contradicted_share", "context_relevance", "answer_relevance", "groundedness",

@@ -7,7 +7,7 @@ import urllib.request
 import openai
 import pytest
 
-from tests.llm_server import FakeLLMServer, vector_for
+from devtools.llm_server import FakeLLMServer, vector_for
 
 
 def test_openai_client_round_trips_and_counts(fake_llm):

@@ -8,7 +8,7 @@ from rageval.types import Resources, Sample
 from rageval.metrics.triad import ContextRelevance
 from rageval.runs.pipeline import score_rows
 from rageval.prompts.schemas import REPLIES, RatingReply, Verdicts
-from tests.judge_responder import respond
+from devtools.judge_responder import respond
 
 SAMPLES = [Sample(id=str(i), question=f"When did the Berlin Wall fall? ({i})", answer="In 1989.",
                   contexts=("The Berlin Wall fell on 9 November 1989.", "Paris is in France.")) for i in range(3)]

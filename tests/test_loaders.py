@@ -378,10 +378,6 @@ def test_demo_corpus_loads_and_every_answer_is_in_it():
 
 
 def test_demo_pdf_is_reproducible():
-    import importlib.util
+    from training import make_demo_pdf
 
-    script = DEMO.parent.parent / "bench" / "make_demo_pdf.py"
-    spec = importlib.util.spec_from_file_location("make_demo_pdf", script)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert module.build() == module.OUT.read_bytes()
+    assert make_demo_pdf.build() == make_demo_pdf.OUT.read_bytes()

@@ -12,7 +12,7 @@ from rageval.types import Resources, Sample
 from rageval.project import open_project
 from rageval.metrics.rubric import project_rubrics, resolve
 from rageval.prompts.rubric import Rubric, parse_rubric
-from tests.judge_responder import respond
+from devtools.judge_responder import respond
 
 TOML = '''
 name = "politeness"

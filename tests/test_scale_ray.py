@@ -22,7 +22,7 @@ from rageval.project import open_project  # noqa: E402
 from rageval.scale.ray_engine import RayOptions, score_with_ray  # noqa: E402
 from rageval.scale.unit import Plan  # noqa: E402
 from rageval.store import runs as store  # noqa: E402
-from tests.judge_responder import respond  # noqa: E402
+from devtools.judge_responder import respond  # noqa: E402
 from tests.test_shards import ROWS as BASE  # noqa: E402
 
 # 90 distinct rows (each answer numbered, so no two rows ask the judge the same thing): enough for

@@ -1,14 +1,14 @@
 """The learned claim verifier's parameters (rageval/models/claim_verifier.json) and its NumPy
 forward pass.
 
-The model (trained by bench/train_claim_verifier.py) is a one-hidden-layer MLP over the feature
+The model (trained by training/train_claim_verifier.py) is a one-hidden-layer MLP over the feature
 vector ``x`` of :mod:`rageval.claims.features`::
 
     z = (x - mean) / std
     p = softmax((W2 tanh(W1 z + b1) + b2) / T)  over (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
 
 ``T`` (``temperature`` in the parameter file, 1 when absent) was fitted on human-labelled
-development rows by ``bench/validate_nli.py calibrate-mlp`` (issue 22).
+development rows by ``validation/validate_nli.py calibrate-mlp`` (issue 22).
 
 The verifier's *version* is a hash of what changes its verdicts: the parameter file, the
 decision rule's constants, the feature names, the cue lists of :mod:`rageval.claims.cues` and the

@@ -1,7 +1,7 @@
 """The NLI cross-encoder: MiniLM-L6 with a low-rank adapter and a 3-way head, NumPy inference.
 
-Trained by bench/train_nli_adapter.py on human-labelled inference and fact-verification pairs
-(bench/prepare_nli_data.py); the shipped parameters are ``rageval/models/claim_xenc.npz`` (a
+Trained by training/train_nli_adapter.py on human-labelled inference and fact-verification pairs
+(training/prepare_nli_data.py); the shipped parameters are ``rageval/models/claim_xenc.npz`` (a
 few MB) beside ``claim_xenc.json`` (their sha256, the training configuration and log, the
 calibration and the low-confidence threshold).
 

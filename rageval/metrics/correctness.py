@@ -4,7 +4,7 @@
 reference, candidate) triple (rageval/metrics/correctness_features.py: token overlap after number,
 unit, date and currency normalisation, MiniLM similarity, quantity match and conflict, negation
 mismatch, abstention). Its parameters, ``rageval/models/answer_correctness.json``, were trained by
-``bench/train_correctness.py`` on EVOUNA's TriviaQA part plus generated pairs, and are reported on
+``training/train_correctness.py`` on EVOUNA's TriviaQA part plus generated pairs, and are reported on
 other data only (docs/validation.md). With several references the item's score is the max.
 
 ``answer_equivalence`` asks "is the candidate equivalent to the gold answer for this question?",
@@ -98,7 +98,7 @@ class AnswerCorrectnessOffline:
     computed (token overlap after normalising numbers, units, dates and currencies in English and
     Italian; MiniLM similarity; quantity recall and conflict; negation mismatch; abstention) and
     scored by the logistic model in rageval/models/answer_correctness.json, trained by
-    bench/train_correctness.py on EVOUNA-TQ plus generated pairs. A wrong number, a negated rule or
+    training/train_correctness.py on EVOUNA-TQ plus generated pairs. A wrong number, a negated rule or
     an "I don't know" scores low; "one week" for "7 days" scores as the same answer.
 
     Formula: p = max_r 1 / (1 + exp(-(b + w · x(q, r, a))))

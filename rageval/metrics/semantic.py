@@ -94,7 +94,7 @@ IDF_TABLE = models.path("wordpiece_idf")
 @functools.lru_cache(maxsize=1)
 def shipped_idf() -> tuple[dict[int, float], str]:
     """(idf per MiniLM word-piece id, ``table-<the table's hash>``, :func:`rageval.models.load`) from the fixed table built by
-    bench/build_idf.py: ``idf(w) = log((M + 1) / (df(w) + 1))`` over its M text units; a word-piece
+    training/build_idf.py: ``idf(w) = log((M + 1) / (df(w) + 1))`` over its M text units; a word-piece
     not in the table (df < 2) gets ``log(M + 1)`` (key -1, see :func:`idf_of`). The same table for
     every batch, shard and resume, so a value never depends on which items are scored with it."""
     shipped = models.load("wordpiece_idf")

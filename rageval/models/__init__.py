@@ -30,10 +30,10 @@ from rageval.errors import ConfigError
 FOLDER = Path(__file__).resolve().parent
 #: how each shipped model is rebuilt (named in every error about its files)
 REBUILD = {
-    "answer_correctness": "run bench/train_correctness.py to train the correctness model",
-    "claim_verifier": "retrain with bench/train_claim_verifier.py --write",
-    "claim_xenc": "re-export both with bench/train_nli_adapter.py --export",
-    "wordpiece_idf": "rebuild it with bench/build_idf.py",
+    "answer_correctness": "run python -m training.train_correctness to train the correctness model",
+    "claim_verifier": "retrain with python -m training.train_claim_verifier --write",
+    "claim_xenc": "re-export both with python -m training.train_nli_adapter --export",
+    "wordpiece_idf": "rebuild it with python -m training.build_idf",
 }
 HASH_CHARS = 10
 

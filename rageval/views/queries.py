@@ -17,10 +17,10 @@ from typing import Any, Sequence
 from rageval.config import DEFAULT_METRICS
 from rageval.config import ChunkingConfig
 from rageval.metrics.base import metric_names, parse_metric_list
-from rageval.types import Resources, Spec
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  # noqa: F401
+from rageval.report.summary import OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix  # noqa: F401
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
                                     low_confidence_text)
 from rageval.ingest.rows import RowError
@@ -129,30 +129,16 @@ def default_metrics(options: Sequence[str]) -> list[str]:
 
 def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequence[str], judge: str,
                  language: str = "en") -> tuple[Any, list[RowError]]:
-    """Parse and score an uploaded answers file, storing it as an import run (as the CLI does).
+    """Parse and score an uploaded answers file, storing it as an import run (the call ``rageval score``
+    makes: :func:`rageval.runs.scoring.score_file`).
 
-    Returns ``(ScoreResult, row errors)``; raises ConfigError/InputError for unusable input.
+    Returns ``(ScoreResult, row errors)``, the result None when no row was usable; raises
+    ConfigError/InputError for unusable input.
     """
-    from rageval.embed.cache import get_embedder
-    from rageval.runs.scoring import parse_answers, score
+    from rageval.runs.scoring import score_file
 
-    samples, errors = parse_answers(source, data)
-    if not samples:
-        return None, errors
-    client = None
-    if Spec.parse("judge", judge).online:
-        from rageval.llm.client import make_llm_client
-
-        client = make_llm_client({"judge": judge}, store_path=project.db_path, run_id=None)
-    try:
-        resources = Resources(embedder_factory=lambda: get_embedder(project, "local"), llm=client,
-                              language=language)
-        result = score(samples, list(metrics), judge=judge, language=language, resources=resources,
-                       project=project, source=source)
-    finally:
-        if client is not None:
-            client.close()
-    return result, errors
+    result = score_file(project, source, data, list(metrics), judge=judge, language=language)
+    return (result if result.run_id is not None else None), result.errors
 
 
 # --- documents ---------------------------------------------------------------------------------
@@ -266,17 +252,6 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
 
 # --- claim confidence and evidence role (issue 13) -----------------------------------------------
 
-#: what the offline verdicts are worth, from docs/validation.md (held-out splits); shown beside them
-OFFLINE_VERDICT_NOTE = (
-    "Offline verdicts come from a small NLI cross-encoder. On human-labelled data it never saw, it was "
-    "right 0.58 of the time on SNLI, Climate-FEVER, Citation-Integrity and Italian RTE; 40% of its "
-    "CONTRADICTED verdicts were right, and it often marks a swapped name, date or opposite as "
-    "NOT_MENTIONED. Verdicts below confidence 0.82 are marked low confidence; the others were right 85% "
-    "of the time (CONTRADICTED ones 96%). "
-    "A first pass, not a ruling: use an LLM judge for verdicts you will act on (docs/validation.md)."
-)
-
-
 def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
     """Whether any of ``claims`` was judged by the offline verifier (not an LLM judge)."""
     return any(str(c.get("judge") or "").startswith("heuristic") for c in claims)
@@ -296,13 +271,7 @@ def card_notes(project: Project, run_id: str) -> dict[str, str]:
     return {m: text for m in CLAIM_METRICS} if text else {}
 
 
-def evidence_prefix(claim: dict[str, Any]) -> str:
-    """"closest passage: " for evidence that is only the nearest sentence (a NOT_MENTIONED claim),
-    never shown as support; "" otherwise."""
-    role = (claim.get("details") or {}).get("evidence_role")
-    if role == "closest passage" or (role is None and claim.get("verdict") == "NOT_MENTIONED"):
-        return "closest passage: "
-    return ""
+
 
 def _contexts(a: dict[str, Any], chunk_info: dict[str, dict[str, Any]]) -> list[Context]:
     """One answer's contexts in rank order, with the chunk id, score, document and page each came from."""

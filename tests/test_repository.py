@@ -1,0 +1,105 @@
+"""The repository around the library: the product apart from its tools, scripts runnable as
+modules from the repository root, no large files in the tree.
+
+The scripts live in four packages beside ``rageval/``: ``bench/`` (speed benchmarks), ``training/``
+(data preparation and training of the shipped models), ``validation/`` (agreement with human
+labels, written to docs/validation.md) and ``devtools/`` (the fake OpenAI-compatible server that
+tests and benchmarks share). Each script runs as ``python -m <package>.<module>`` from the
+repository root, so none edits ``sys.path`` or imports a sibling by its bare name.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCRIPT_PACKAGES = ("bench", "training", "validation", "devtools")
+#: the shipped parameter files are read at run time and may be large; nothing else may
+LARGE_FILES_ALLOWED_UNDER = "rageval/models/"
+MAX_BYTES = 1_000_000
+
+
+def _tracked_files() -> list[str]:
+    try:
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout (or git is not installed): the tracked files are unknown")
+    return [name for name in out.decode("utf-8", "surrogateescape").split("\0") if name]
+
+
+def _script_files() -> list[Path]:
+    return sorted(p for package in SCRIPT_PACKAGES for p in (ROOT / package).rglob("*.py"))
+
+
+def _top_level_imports(path: Path) -> set[str]:
+    """The first component of every module ``path`` imports (absolute imports only)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _large(files: list[str]) -> list[str]:
+    sizes = {name: (ROOT / name).stat().st_size for name in files if (ROOT / name).is_file()}
+    return sorted(f"{name} ({size:,} bytes)" for name, size in sizes.items()
+                  if size > MAX_BYTES and not name.startswith(LARGE_FILES_ALLOWED_UNDER))
+
+
+def test_no_tracked_file_over_one_megabyte_outside_the_shipped_models():
+    # a checkpoint or a data set belongs in history or in ../shared/data, not in every clone
+    assert _large(_tracked_files()) == []
+
+
+def test_the_size_check_finds_a_large_file(tmp_path, monkeypatch):
+    monkeypatch.setattr(f"{__name__}.ROOT", tmp_path)
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "rageval" / "models").mkdir(parents=True)
+    (tmp_path / "bench" / "best.pt").write_bytes(b"\0" * (MAX_BYTES + 1))
+    (tmp_path / "rageval" / "models" / "weights.npz").write_bytes(b"\0" * (MAX_BYTES + 1))
+    (tmp_path / "bench" / "small.json").write_bytes(b"{}")
+    found = _large(["bench/best.pt", "rageval/models/weights.npz", "bench/small.json"])
+    assert found == [f"bench/best.pt ({MAX_BYTES + 1:,} bytes)"]
+
+
+def test_every_script_folder_is_a_package():
+    assert [p for p in SCRIPT_PACKAGES if not (ROOT / p / "__init__.py").is_file()] == []
+
+
+def test_no_script_edits_the_import_path():
+    pattern = re.compile(r"\bsys\.path\.(insert|append|extend)\b|\bsys\.path\s*[+]?=")
+    offenders = [str(p.relative_to(ROOT)) for p in [*_script_files(), *(ROOT / "tests").rglob("*.py")]
+                 if pattern.search(p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_scripts_import_their_siblings_through_the_package():
+    # `import claim_edits` works only with the script's folder on sys.path; `from training import
+    # claim_edits` works from the repository root, as `python -m training.make_claim_data` runs
+    bare = []
+    for path in _script_files():
+        siblings = {p.stem for p in path.parent.glob("*.py")} - {"__init__"}
+        bare += [f"{path.relative_to(ROOT)}: {name}" for name in sorted(_top_level_imports(path) & siblings)]
+    assert bare == []
+
+
+def test_scripts_name_no_machine_specific_path():
+    # data comes from $RAGEVAL_DATA or ../shared/data (training/data.py), models from the installed packages
+    pattern = re.compile(r"/work/|/home/\w|site-packages/")
+    offenders = [f"{p.relative_to(ROOT)}:{n}" for p in _script_files()
+                 for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert offenders == []
+
+
+def test_the_product_never_imports_its_tools():
+    tools = {*SCRIPT_PACKAGES, "tests"}
+    offenders = [str(p.relative_to(ROOT)) for p in [*(ROOT / "rageval").rglob("*.py"), ROOT / "app.py",
+                                                    *(ROOT / "pages").rglob("*.py")]
+                 if _top_level_imports(p) & tools]
+    assert offenders == []

@@ -1,0 +1,44 @@
+"""Where the training and validation scripts read the public data sets, and how.
+
+``DATA`` is the folder named by the environment variable ``RAGEVAL_DATA`` when it is set, else
+the first ``shared/data`` folder beside the repository or beside a folder above it (a worktree
+nested deeper finds the same one). The data sets are not part of the repository; each script
+names the files it reads under ``DATA`` (``squality/stories.jsonl.gz``, ``evouna/items.jsonl.gz``, ...).
+"""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def data_root() -> Path:
+    """``$RAGEVAL_DATA``, else the nearest ``shared/data`` above the repository (``../shared/data``)."""
+    if os.environ.get("RAGEVAL_DATA"):
+        return Path(os.environ["RAGEVAL_DATA"])
+    found = (folder / "shared" / "data" for folder in ROOT.parents if (folder / "shared" / "data").is_dir())
+    return next(found, ROOT.parent / "shared" / "data")
+
+
+DATA = data_root()
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """The JSON objects of a JSON-lines file, gzip-compressed when its name ends in ``.gz``; blank lines skipped."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as fh:
+        return [json.loads(line) for line in fh if line.strip()]
+
+
+def nq301() -> list[dict]:
+    rows = read_jsonl(DATA / "openqa-eval-nq301" / "items.jsonl")
+    return [{**r, "group": r["question_id"], "label": r["human"]} for r in rows]
+
+
+def evouna(part: str) -> list[dict]:
+    """EVOUNA rows of one part: "nq" (reported) or "tq" (used to train the correctness model)."""
+    rows = read_jsonl(DATA / "evouna" / "items.jsonl.gz")
+    return [{**r, "group": f"{r['dataset']}-{r['source_index']}", "label": r["human"]} for r in rows if r["dataset"] == part]
