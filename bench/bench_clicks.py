@@ -1,4 +1,4 @@
-"""Click latency on a big project: rating, switching question, switching page (issue 26 item 3).
+"""Click latency on a big project: rating, switching question, switching page.
 
 Drives the real app (app.py through Streamlit's AppTest, in this process) on a project of
 10,000 answers x 20 metrics built by bench/bench_pages.py's builder, and times each click from

@@ -462,7 +462,7 @@ def cmd_metrics(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-# --- human evaluation (issue 14) -----------------------------------------------------------
+# --- human evaluation -----------------------------------------------------------------------
 
 def _run_list(text: str) -> list[str]:
     runs = [r.strip() for r in (text or "").split(",") if r.strip()]
@@ -760,7 +760,7 @@ def _rubric_parser(add, group) -> None:
 
 
 def _human_parsers(add, group) -> None:
-    """Subcommands of issue 14: ratings import/export, correlate, compare, agreement."""
+    """The human-evaluation subcommands: ratings import/export, correlate, compare, agreement."""
     ratings = group("ratings", "human ratings: import, export", {"import": cmd_ratings_import, "export": cmd_ratings_export})
     p = ratings["import"]
     p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with item_id (or question), annotator, rating")

@@ -1,4 +1,4 @@
-"""CLI of issue 14: ratings import/export, correlate, compare, agreement (exit codes, --json)."""
+"""The human-evaluation CLI: ratings import/export, correlate, compare, agreement (exit codes, --json)."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Property tests of issue 24: every importer (documents, QA sets, answers to score, ratings) and every
+"""Property tests of hostile input: every importer (documents, QA sets, answers to score, ratings) and every
 CSV writer take arbitrary hostile rows (huge numbers, deep nesting, long strings, formulas, NaN and
 Infinity, controls, bidi) without an exception escaping; every row is either kept or rejected by its
 number; what a writer writes reads back equal. Example counts are small: the file runs in well under

@@ -103,3 +103,37 @@ def test_the_product_never_imports_its_tools():
                                                     *(ROOT / "pages").rglob("*.py")]
                  if _top_level_imports(p) & tools]
     assert offenders == []
+
+
+def test_docstring_examples_run_once_from_pytest_ini():
+    # pytest.ini collects every example of the library (--doctest-modules over rageval/); a test that
+    # calls doctest.testmod as well runs them twice
+    ini = (ROOT / "pytest.ini").read_text(encoding="utf-8")
+    assert "--doctest-modules" in ini and re.search(r"^testpaths\s*=.*\brageval\b", ini, re.M)
+    twice = [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")
+             if p.name != Path(__file__).name and re.search(r"\bdoctest\.(testmod|run_docstring_examples)\b", p.read_text(encoding="utf-8"))]
+    assert twice == []
+
+
+#: a tracker reference (the word issue and a number, or a number after # in brackets): it says when,
+#: never why, and means nothing to a reader without the tracker
+TRACKER = re.compile(r"\bissues? \d+|\(#\d+\)", re.I)
+
+
+def _code_files() -> list[Path]:
+    return [*(ROOT / "rageval").rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "pages").rglob("*.py"),
+            ROOT / "app.py", *_script_files()]
+
+
+def test_no_tracker_numbers_in_code():
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in _code_files()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if TRACKER.search(line)]
+    assert found == []
+
+
+def test_no_tracker_numbers_in_doc_headings():
+    docs = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md", *(p for f in SCRIPT_PACKAGES for p in (ROOT / f).rglob("*.md"))]
+    found = [f"{p.relative_to(ROOT)}:{n}" for p in docs if p.is_file()
+             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+             if line.startswith("#") and TRACKER.search(line)]
+    assert found == []

@@ -59,7 +59,7 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
     return sorted(found, key=lambda s: (order.get(s.metric, len(order)), s.metric))
 
 
-# --- low-confidence claim verdicts (issue 22) -------------------------------------------------------
+# --- low-confidence claim verdicts ------------------------------------------------------------------
 
 LOW_CONFIDENCE = "low confidence"
 #: metrics whose card counts the run's low-confidence claims (the claims are stored once per answer)

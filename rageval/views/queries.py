@@ -264,7 +264,7 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-# --- claim confidence and evidence role (issue 13) -----------------------------------------------
+# --- claim confidence and evidence role ----------------------------------------------------------
 
 #: what the offline verdicts are worth, from docs/validation.md (held-out splits); shown beside them
 OFFLINE_VERDICT_NOTE = (
