@@ -137,3 +137,16 @@ def test_no_tracker_numbers_in_doc_headings():
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if line.startswith("#") and TRACKER.search(line)]
     assert found == []
+
+
+def test_only_exceptions_are_named_error():
+    # a record of what went wrong (a file not loaded, a row rejected) is returned, not raised: it is a
+    # Problem, and a name ending in Error promises something that can be raised and caught
+    named = []
+    for path in (ROOT / "rageval").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and node.name.endswith("Error"):
+                bases = [ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases]
+                if not any(b.endswith(("Error", "Exception")) for b in bases):
+                    named.append(f"{path.relative_to(ROOT)}: {node.name}")
+    assert named == []

@@ -2,7 +2,7 @@
 
 Without limits one 5 MiB single-line text file took minutes to chunk and embed with no word
 of why. Each limit is checked as early as it can be (file size before reading, page count
-before extracting text, characters after) and a file over it becomes an ``IngestError`` whose
+before extracting text, characters after) and a file over it becomes an ``IngestProblem`` whose
 reason names the limit, the value and the setting that raises it:
 
 ==================  ===================  =========================================

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from rageval.ingest.limits import RowLimits
-from rageval.ingest.rows import RowError, read_table
+from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
 from rageval.scale.imports import save_import_run
 from rageval.scale.parallel import warm_up
@@ -28,11 +28,11 @@ from rageval.types import Resources, Sample
 class ScoreResult:
     run_id: str | None
     rows: list[dict[str, Any]]
-    errors: list[RowError] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scale.unit)
 
 
-def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowError]]:
+def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowProblem]]:
     """Rows -> Samples; a row with unusable fields is an error, the others are kept.
 
     Problems of level ``note`` belong to kept rows (a lone surrogate replaced) or to the file

@@ -23,7 +23,7 @@ from rageval.project import Project
 from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  # noqa: F401
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
                                     low_confidence_text)
-from rageval.ingest.rows import RowError
+from rageval.ingest.rows import RowProblem
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 
@@ -128,7 +128,7 @@ def default_metrics(options: Sequence[str]) -> list[str]:
 # --- scoring uploaded answers -----------------------------------------------------------------
 
 def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequence[str], judge: str,
-                 language: str = "en") -> tuple[Any, list[RowError]]:
+                 language: str = "en") -> tuple[Any, list[RowProblem]]:
     """Parse and score an uploaded answers file, storing it as an import run (as the CLI does).
 
     Returns ``(ScoreResult, row errors)``; raises ConfigError/InputError for unusable input.
