@@ -40,7 +40,7 @@ def _progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | Non
     RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
     import time
 
-    forced = getattr(args, "progress", False) or settings.get("RAGEVAL_PROGRESS") == "1"
+    forced = getattr(args, "progress", False) or settings.value("RAGEVAL_PROGRESS")
     tty = sys.stderr.isatty()
     if args.json and not forced or not (tty or forced):
         return None
@@ -858,7 +858,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
-        if settings.get("RAGEVAL_DEBUG"):
+        if settings.value("RAGEVAL_DEBUG"):
             raise
         print(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)", file=sys.stderr)
         return EXIT_PARTIAL
