@@ -63,7 +63,7 @@ def main() -> None:
         config = run_parts.settings(p, corpora, sets)
         run_parts.rubric_form(p)
         for warning in view.llm_warnings(config):
-            st.warning(common.md(warning) + " (see the README, 'Using an LLM').")
+            st.warning(common.md(warning) + " (see docs/cli.md, 'Using an LLM').")
         c1, c2, c3 = st.columns([1, 1, 4])
         clicked = c1.button("Start run", type="primary", key="run_start", disabled=config is None or not config.metrics)
         with c2:

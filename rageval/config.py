@@ -197,3 +197,59 @@ class GateConfig:
 
     min_effect: float = 0.0
     alpha: float = 0.05
+
+
+#: question kinds of the LLM test-set generator (rageval.testsets; one prompt file each)
+TESTSET_KINDS = ("single_fact", "multi_hop", "numeric", "unanswerable", "paraphrase")
+
+
+@dataclass(frozen=True)
+class TestsetConfig:
+    """Generating a QA set from a corpus (``rageval qa generate``, the QA sets page).
+
+    ``generator`` is ``template`` (offline) or ``openai:MODEL``; ``judge`` checks that a reference
+    is supported by its chunks: ``None`` uses the generator's model for an LLM generator and the
+    offline containment check for templates; ``heuristic`` forces the offline check. ``language``
+    ``None`` reads each chunk's language. The seed fixes which chunks and sentences are used.
+    """
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    corpus: str
+    name: str
+    n: int = 50
+    kinds: tuple[str, ...] = TESTSET_KINDS
+    generator: str = "template"
+    judge: str | None = None
+    language: str | None = None
+    seed: int = 0
+    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    embedder: str = "local"
+    concurrency: int = 8
+    use_cache: bool = True
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.n <= 5000:
+            raise ConfigError(f"n={self.n} must be between 1 and 5000")
+        unknown = [k for k in self.kinds if k not in TESTSET_KINDS]
+        if unknown or not self.kinds:
+            raise ConfigError(f"unknown question kind(s) {', '.join(unknown) or '(none given)'}; "
+                              f"choose from {', '.join(TESTSET_KINDS)}")
+        if self.generator != "template":
+            Spec.parse("generator", self.generator)
+        if self.judge is not None:
+            Spec.parse("judge", self.judge)
+        if self.language is not None and self.language not in ("en", "it"):
+            raise ConfigError(f"language={self.language!r}: the generator writes en or it")
+        if not self.name.strip():
+            raise ConfigError("a generated QA set needs a name (--name)")
+
+    @property
+    def online(self) -> bool:
+        return self.generator != "template"
+
+    def judge_spec(self) -> str:
+        """The judge that checks support: the given one, else the generator's model, else heuristic."""
+        if self.judge is not None:
+            return self.judge
+        return self.generator if self.online else "heuristic"

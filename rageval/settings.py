@@ -3,8 +3,8 @@
 The table is the one list, and :func:`value` the one reader: it returns the variable as its type
 (text, whole number, number or on/off flag), the table's default when the variable is unset or
 blank, and a ConfigError naming the variable when the text is not of its type. ``tests/test_settings.py``
-checks that every variable the library, the pages and the app read is in the table, and that the
-README documents each one. ``ROLE`` stands for ``GENERATOR``, ``JUDGE`` or ``EMBEDDER`` (one LLM
+checks that every variable the library, the pages and the app read is in the table, and that
+docs/cli.md documents each one. ``ROLE`` stands for ``GENERATOR``, ``JUDGE`` or ``EMBEDDER`` (one LLM
 server per role, if wanted); those rows are read through :mod:`rageval.llm.roles`, which also looks in
 Streamlit's secrets. Command-line flags override the variables that have one (``--project``, ...).
 """

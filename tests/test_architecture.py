@@ -57,7 +57,7 @@ LAYERS = [
     {"ingest", "embed", "llm", "index"},
     {"judge", "generate", "claims", "aligncheck"},
     {"metrics"},
-    {"stats", "human", "runs", "report", "scale", "gate"},
+    {"stats", "human", "runs", "report", "scale", "gate", "testsets"},
     {"views", "demo"},
     {"cli", "__main__"},
 ]

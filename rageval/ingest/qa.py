@@ -12,6 +12,10 @@ from rageval.text.hygiene import display_name
 
 
 QA_COLUMNS = ("id", "question", "reference", "relevant_ids", "domain")
+#: what a generated set's export adds (rageval.testsets.export), read back on import
+GENERATED_COLUMNS = ("kind", "status", "source_chunks", "source_sentences")
+#: a reviewer's decision on an item; a run uses every item not ``dropped``
+STATUSES = ("new", "accepted", "dropped")
 
 
 @dataclass(frozen=True)
@@ -31,11 +35,13 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowPr
     Needs a ``question`` column (InputError, once, naming the columns found, when no row has
     one); an empty question rejects its row; ``id`` defaults to the row number; ``reference``
     may be a string or a list (empty is allowed: reference-free metrics still work); a
-    duplicate id rejects the later row. Problems of level ``note`` belong to kept rows.
+    duplicate id rejects the later row. Problems of level ``note`` belong to kept rows. The columns of
+    a generated set's export (``kind``, ``status``: new/accepted/dropped, ``source_chunks``,
+    ``source_sentences``) are read back when present.
     """
     table = read_table(source, data)
     table.require("question")
-    table.note_unused(QA_COLUMNS)
+    table.note_unused(QA_COLUMNS + GENERATED_COLUMNS)
     errors = table.problems
     items: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
@@ -62,6 +68,7 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowPr
         try:
             references = as_text_list(rec.get("reference"), field="reference")
             relevant = as_relevance(rec.get("relevant_ids"))
+            generated = _generated(rec)
         except ValueError as exc:
             errors.append(RowProblem(source, n, str(exc), line=line,
                                    column=str(exc).split(" ", 1)[0]))
@@ -69,10 +76,28 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowPr
         seen[item_id] = n
         items.append({
             "id": item_id, "question": question.strip(), "references": list(references),
-            "relevant": relevant, "domain": domain,
+            "relevant": relevant, "domain": domain, **generated,
         })
     errors.sort(key=lambda e: e.row)
     return items, errors
+
+
+def _generated(rec: dict[str, Any]) -> dict[str, Any]:
+    """kind, status and sources of a row exported from a generated set (empty when it has none)."""
+    out: dict[str, Any] = {}
+    kind = as_label(rec.get("kind"), field="kind")
+    if kind:
+        out["kind"] = kind
+    status = as_label(rec.get("status"), field="status")
+    if status:
+        if status.lower() not in STATUSES:
+            raise ValueError(f"status {status!r} is not one of {', '.join(STATUSES)}")
+        out["status"] = status.lower()
+    chunks = as_text_list(rec.get("source_chunks"), field="source_chunks")
+    sentences = as_text_list(rec.get("source_sentences"), field="source_sentences")
+    if chunks or sentences:
+        out["sources"] = {"chunks": list(chunks), "sentences": list(sentences)}
+    return out
 
 
 def import_qa(project: Project, source: str, data: bytes, *, name: str) -> QAImport:

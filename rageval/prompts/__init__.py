@@ -32,7 +32,7 @@ def prompt_hash(*names: str) -> str:
 
 
 #: the tags that fence data in the prompts (judges and generator); a value can never open or close one
-_DATA_TAG = re.compile(r"<\s*/?\s*(question|answer|candidate|reference|gold|passages?|claims|sentences|text|rubric|history)\s*>",
+_DATA_TAG = re.compile(r"<\s*/?\s*(question|answer|candidate|reference|gold|passages?|claims|sentences|text|rubric|history|language)\s*>",
                        re.IGNORECASE)
 
 

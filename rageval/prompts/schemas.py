@@ -150,12 +150,23 @@ class Triples(Reply):
     triples: list[Triple]
 
 
+class GeneratedQA(Reply):
+    """A question the test-set generator wrote (rageval.testsets.llm): question, answer, the source
+    sentences it copied."""
+
+    question: Annotated[str, BeforeValidator(_text), Field(min_length=1)]
+    answer: Annotated[str, BeforeValidator(_text), Field(min_length=1)]
+    sentences: Texts = []
+
+
 #: prompt name -> the model of its reply
 REPLIES: dict[str, type[Reply]] = {
     "claim_extract": Claims, "claim_verify": Verdicts, "context_relevance": RatingReply,
     "answer_relevance": RatingReply, "groundedness": Ratings, "answer_relevance_questions": Questions,
     "answer_correctness": StatementSort, "hedging": Hedges, "answer_equivalence": Equivalence,
     "aligncheck_triples": Triples, "rubric": RubricRating,
+    # the test-set generator's prompts, one per kind (rageval.config.TESTSET_KINDS)
+    **{f"testset_{kind}": GeneratedQA for kind in ("single_fact", "multi_hop", "numeric", "unanswerable", "paraphrase")},
 }
 
 

@@ -9,9 +9,10 @@ the app exactly like generated ones.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
+from rageval.config import RunConfig
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
@@ -30,6 +31,7 @@ class ScoreResult:
     rows: list[dict[str, Any]]
     errors: list[RowProblem] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scale.unit)
+    metrics: list[str] = field(default_factory=list)  # the scored metrics' names, in order
 
 
 def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowProblem]]:
@@ -63,6 +65,8 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     plan = Plan.make(metric_names, judge=judge, language=language, embedder=embedder, details=details,
                      options=metric_options)
     metrics = plan.build()
+    if not samples:  # nothing to score: no run is stored
+        return ScoreResult(run_id=None, rows=[], metrics=[m.name for m in metrics])
     resources = resources or Resources(language=language)
     if len(samples) > 1 and embedder == "local":
         warm_up(metrics, workers=workers)
@@ -77,4 +81,43 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
         if rubrics:  # the rubric text the values were judged with, kept with the run
             config["rubrics"] = rubrics
         run_id = save_import_run(project, scored.records, config)
-    return ScoreResult(run_id=run_id, rows=scored.rows, errors=[], records=scored.records)
+    return ScoreResult(run_id=run_id, rows=scored.rows, errors=[], records=scored.records,
+                       metrics=[m.name for m in metrics])
+
+
+def score_file(project: Project, source: str, data: bytes, metric_names: Sequence[str], *, judge: str = "heuristic",
+               embedder: str = "local", language: str = "en", rubrics: Sequence[Any] = (),
+               metric_options: dict[str, Any] | None = None, limits: RowLimits | None = None, store: bool = True,
+               details: bool = False, concurrency: int = RunConfig.concurrency, use_cache: bool = True,
+               progress: Callable[[str, int, int], None] | None = None, workers: int | None = None) -> ScoreResult:
+    """Read the answers file ``source`` (its bytes ``data``) and score it: the one call behind
+    ``rageval score`` and the app's upload.
+
+    Rows that cannot be read are ``result.errors`` (level ``error``: rejected; ``note``: kept); a file
+    with no usable row scores and stores nothing. ``rubrics`` (parsed rubric files) name the
+    ``rubric:NAME`` metrics first, then the project's stored rubrics. With ``store``, the scored
+    answers are kept in ``project`` as an import run. The model clients the judge and the embedder
+    need are opened for this call and closed after it (the cache is flushed, so a second call finds
+    every reply).
+    """
+    from rageval.embed.cache import get_embedder
+    from rageval.llm.client import make_llm_client
+    from rageval.metrics.rubric import resolve
+
+    samples, errors = parse_answers(source, data, limits=limits)
+    if progress is not None:
+        progress("reading rows", len(samples), len(samples))
+    found = resolve(list(metric_names), {r.name: r for r in rubrics}, project)
+    options = {**(metric_options or {}), **({"rubrics": {r.name: r for r in found}} if found else {})}
+    client = make_llm_client({"judge": judge, "embedder": embedder}, store_path=project.db_path, run_id=None,
+                             concurrency=concurrency, use_cache=use_cache) if samples else None
+    try:
+        resources = Resources(embedder_factory=lambda: get_embedder(project, embedder, client=client), llm=client,
+                              language=language)
+        result = score(samples, metric_names, judge=judge, language=language, embedder=embedder,
+                       resources=resources, project=project if store else None, source=source, details=details,
+                       metric_options=options, progress=progress, workers=workers)
+    finally:
+        if client is not None:
+            client.close()
+    return replace(result, errors=errors)

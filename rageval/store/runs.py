@@ -18,22 +18,27 @@ def new_run_id() -> str:
 
 # --- QA sets -----------------------------------------------------------------------------
 
-def save_qa_set(db: Path, name: str, source: str, items: Sequence[dict[str, Any]]) -> None:
-    """Replace the QA set ``name`` with ``items`` (id, question, references, relevant, domain)."""
+def save_qa_set(db: Path, name: str, source: str, items: Sequence[dict[str, Any]], *,
+                generator: str | None = None, generation: dict[str, Any] | None = None) -> None:
+    """Replace the QA set ``name`` with ``items`` (id, question, references, relevant, domain; a
+    generated item also kind, sources and status). ``generator`` and ``generation`` record what
+    made a generated set (:mod:`rageval.testsets`); an imported set has neither."""
     with connect(db) as con:
         con.execute("BEGIN TRANSACTION")
         con.execute("DELETE FROM qa_items WHERE qa_set = ?", [name])
         con.execute(
-            "INSERT INTO qa_sets (name, source) VALUES (?, ?)"
-            " ON CONFLICT (name) DO UPDATE SET source = excluded.source, created = now()",
-            [name, source],
+            "INSERT INTO qa_sets (name, source, generator, generation) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT (name) DO UPDATE SET source = excluded.source, generator = excluded.generator,"
+            " generation = excluded.generation, created = now()",
+            [name, source, generator, None if generation is None else json.dumps(generation)],
         )
         con.executemany(
-            "INSERT INTO qa_items (qa_set, id, ordinal, question, refs, relevant, domain)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO qa_items (qa_set, id, ordinal, question, refs, relevant, domain, kind, sources, status)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 [name, it["id"], i, it["question"], json.dumps(list(it["references"])),
-                 json.dumps(dict(it.get("relevant") or {})), it.get("domain")]
+                 json.dumps(dict(it.get("relevant") or {})), it.get("domain"), it.get("kind"),
+                 None if it.get("sources") is None else json.dumps(it["sources"]), it.get("status")]
                 for i, it in enumerate(items)
             ],
         )
@@ -41,28 +46,41 @@ def save_qa_set(db: Path, name: str, source: str, items: Sequence[dict[str, Any]
 
 
 def qa_sets(db: Path) -> list[dict[str, Any]]:
+    """Every QA set: name, source, created, items (those a run uses: not dropped by a reviewer), generator."""
     with connect(db) as con:
         rows = con.execute(
-            "SELECT s.name, s.source, s.created, count(i.id) FROM qa_sets s"
-            " LEFT JOIN qa_items i ON i.qa_set = s.name GROUP BY s.name, s.source, s.created"
-            " ORDER BY s.created DESC, s.name"
+            "SELECT s.name, s.source, s.created, count(i.id), s.generator FROM qa_sets s"
+            " LEFT JOIN qa_items i ON i.qa_set = s.name AND i.status IS DISTINCT FROM 'dropped'"
+            " GROUP BY s.name, s.source, s.created, s.generator ORDER BY s.created DESC, s.name"
         ).fetchall()
-    return [{"name": r[0], "source": r[1], "created": r[2], "items": int(r[3])} for r in rows]
+    return [{"name": r[0], "source": r[1], "created": r[2], "items": int(r[3]), "generator": r[4]} for r in rows]
 
 
-def qa_items(db: Path, name: str) -> list[dict[str, Any]]:
+def qa_set_generation(db: Path, name: str) -> tuple[str | None, dict[str, Any] | None]:
+    """``(generator, generation record)`` of QA set ``name``; ``(None, None)`` for an imported set."""
     with connect(db) as con:
-        return _qa_items(con, name)
+        row = con.execute("SELECT generator, generation FROM qa_sets WHERE name = ?", [name]).fetchone()
+    if row is None:
+        return None, None
+    return row[0], (json.loads(row[1]) if row[1] is not None else None)
 
 
-def _qa_items(con: Any, name: str) -> list[dict[str, Any]]:
+def qa_items(db: Path, name: str, *, include_dropped: bool = False) -> list[dict[str, Any]]:
+    """The items of QA set ``name`` in order; the ones a reviewer dropped only when ``include_dropped``."""
+    with connect(db) as con:
+        return _qa_items(con, name, include_dropped=include_dropped)
+
+
+def _qa_items(con: Any, name: str, *, include_dropped: bool = False) -> list[dict[str, Any]]:
     rows = con.execute(
-        "SELECT id, question, refs, relevant, domain FROM qa_items WHERE qa_set = ? ORDER BY ordinal",
-        [name],
+        "SELECT id, question, refs, relevant, domain, kind, sources, status FROM qa_items"
+        " WHERE qa_set = ? AND (? OR status IS DISTINCT FROM 'dropped') ORDER BY ordinal",
+        [name, include_dropped],
     ).fetchall()
     return [
         {"id": r[0], "question": r[1], "references": json.loads(r[2]),
-         "relevant": json.loads(r[3]), "domain": r[4]}
+         "relevant": json.loads(r[3]), "domain": r[4], "kind": r[5],
+         "sources": None if r[6] is None else json.loads(r[6]), "status": r[7]}
         for r in rows
     ]
 

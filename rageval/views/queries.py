@@ -17,7 +17,6 @@ from typing import Any, Sequence
 from rageval.config import DEFAULT_METRICS
 from rageval.config import ChunkingConfig
 from rageval.metrics.base import metric_names, parse_metric_list
-from rageval.types import Resources, Spec
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  # noqa: F401
@@ -129,30 +128,16 @@ def default_metrics(options: Sequence[str]) -> list[str]:
 
 def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequence[str], judge: str,
                  language: str = "en") -> tuple[Any, list[RowProblem]]:
-    """Parse and score an uploaded answers file, storing it as an import run (as the CLI does).
+    """Parse and score an uploaded answers file, storing it as an import run (the call ``rageval score``
+    makes: :func:`rageval.runs.scoring.score_file`).
 
-    Returns ``(ScoreResult, row errors)``; raises ConfigError/InputError for unusable input.
+    Returns ``(ScoreResult, row errors)``, the result None when no row was usable; raises
+    ConfigError/InputError for unusable input.
     """
-    from rageval.embed.cache import get_embedder
-    from rageval.runs.scoring import parse_answers, score
+    from rageval.runs.scoring import score_file
 
-    samples, errors = parse_answers(source, data)
-    if not samples:
-        return None, errors
-    client = None
-    if Spec.parse("judge", judge).online:
-        from rageval.llm.client import make_llm_client
-
-        client = make_llm_client({"judge": judge}, store_path=project.db_path, run_id=None)
-    try:
-        resources = Resources(embedder_factory=lambda: get_embedder(project, "local"), llm=client,
-                              language=language)
-        result = score(samples, list(metrics), judge=judge, language=language, resources=resources,
-                       project=project, source=source)
-    finally:
-        if client is not None:
-            client.close()
-    return result, errors
+    result = score_file(project, source, data, list(metrics), judge=judge, language=language)
+    return (result if result.run_id is not None else None), result.errors
 
 
 # --- documents ---------------------------------------------------------------------------------

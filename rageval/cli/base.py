@@ -1,0 +1,148 @@
+"""What every command module shares: exit codes, the parser class, the command registry, output
+(``emit``, ``progress``) and the flags several commands take.
+
+Kept light: it imports only the standard library, :mod:`rageval.settings` and
+:mod:`rageval.config`, so that ``rageval --help`` loads no model, store or NumPy.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any, Callable
+
+from rageval import settings
+from rageval.config import METHODS, ChunkingConfig, RunConfig
+from rageval.errors import ConfigError
+
+EXIT_OK, EXIT_PARTIAL, EXIT_USAGE = 0, 1, 2
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 on usage errors; keep that, without noise
+        self.print_usage(sys.stderr)
+        print(f"error: {message}", file=sys.stderr)
+        raise SystemExit(EXIT_USAGE)
+
+
+class Commands:
+    """The subcommand registry each command module adds its parsers to (``register(commands)``).
+
+    ``add`` makes ``rageval NAME``; ``group`` makes ``rageval NAME COMMAND`` for each command. A
+    handler's docstring is its help; every parser takes the common flags (``--project``, ``--json``).
+    """
+
+    def __init__(self, sub: argparse._SubParsersAction, common: argparse.ArgumentParser) -> None:
+        self._sub, self._common = sub, common
+
+    def add(self, name: str, func: Handler, **kw: Any) -> argparse.ArgumentParser:
+        p = self._sub.add_parser(name, help=func.__doc__.splitlines()[0], description=func.__doc__,
+                                 parents=[self._common], **kw)
+        p.set_defaults(func=func)
+        return p
+
+    def group(self, name: str, help: str, commands: dict[str, Handler]) -> dict[str, argparse.ArgumentParser]:
+        inner = self._sub.add_parser(name, help=help).add_subparsers(dest=f"{name}_command", required=True,
+                                                                      parser_class=Parser)
+        out = {}
+        for command, func in commands.items():
+            out[command] = inner.add_parser(command, help=func.__doc__, description=func.__doc__,
+                                            parents=[self._common])
+            out[command].set_defaults(func=func)
+        return out
+
+
+def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
+    """``payload`` as one JSON object with ``--json``, else ``text``, on stdout."""
+    print(json.dumps(payload, ensure_ascii=False, default=str) if args.json else text)
+
+
+def progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
+    """Progress on stderr: one updating line per phase on a terminal; with ``--progress`` (or
+    RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
+    import time
+
+    forced = getattr(args, "progress", False) or settings.value("RAGEVAL_PROGRESS")
+    tty = sys.stderr.isatty()
+    if args.json and not forced or not (tty or forced):
+        return None
+    state = {"phase": None, "at": 0.0}
+
+    def report(phase: str, done: int, total: int) -> None:
+        now = time.monotonic()
+        if tty:
+            newline = "\n" if state["phase"] not in (None, phase) else ""
+            end = "\n" if done >= total else ""
+            print(f"{newline}\r{phase}: {done}/{total}", end=end, file=sys.stderr, flush=True)
+        elif phase != state["phase"] or done >= total or now - state["at"] >= 1.0:
+            print(f"{phase}: {done}/{total}", file=sys.stderr, flush=True)
+            state["at"] = now
+        state["phase"] = phase
+
+    return report
+
+
+def project(args: argparse.Namespace):
+    """The project that ``--project`` names (default: $RAGEVAL_PROJECT), made if new."""
+    from rageval.project import open_project
+
+    return open_project(args.project)
+
+
+def input_file(name: str, flag: str = "") -> Path:
+    """``name`` as a Path to an existing file, else ConfigError ``[flag ]PATH: no such file``."""
+    path = Path(name)
+    if not path.is_file():
+        raise ConfigError(f"{flag}{path}: no such file")
+    return path
+
+
+def row_problem(e: Any) -> dict[str, Any]:
+    """A rejected row (or a note) as JSON: row, line, column and reason, where known."""
+    out = {"row": e.row, "line": e.line, "column": e.column, "reason": e.reason}
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def names(text: str | None) -> list[str]:
+    """``a, b,,c`` -> ``["a", "b", "c"]``."""
+    return [m.strip() for m in (text or "").split(",") if m.strip()]
+
+
+def env_default(name: str) -> str:
+    """The default of the setting ``name`` (:mod:`rageval.settings`), for a flag's help."""
+    return settings.setting(name).default
+
+
+def language_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--language", default=RunConfig.language, help="language of the texts, ISO 639-1 (default: %(default)s)")
+
+
+def chunk_args(p: argparse.ArgumentParser) -> None:
+    """``--chunking --chunk-size --chunk-overlap --embedder --workers`` (ingest and run)."""
+    p.add_argument("--chunking", choices=METHODS, default=ChunkingConfig.method,
+                   help="recursive: split on paragraphs, then sentences, then words; chars: fixed windows (default: %(default)s)")
+    p.add_argument("--chunk-size", type=int, default=ChunkingConfig.size, help="chunk size in characters (default: %(default)s)")
+    p.add_argument("--chunk-overlap", type=int, default=ChunkingConfig.overlap,
+                   help="characters shared by neighbouring chunks, smaller than --chunk-size (default: %(default)s)")
+    p.add_argument("--embedder", default=RunConfig.embedder,
+                   help="local (all-MiniLM-L6-v2, offline) or openai:MODEL on OPENAI_BASE_URL (default: %(default)s)")
+    workers_arg(p)
+
+
+def workers_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--workers", type=workers, default=None,
+                   help="processes computing offline metrics and vectors, one BLAS thread each "
+                        "(default: $RAGEVAL_WORKERS, else one per core; 1 = this process only)")
+
+
+def workers(value: str) -> int:
+    """``--workers`` as a number of processes; argparse reports a bad one as a usage error."""
+    from rageval.embed.processes import check_workers
+
+    try:
+        return check_workers(value)
+    except ConfigError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

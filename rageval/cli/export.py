@@ -1,0 +1,53 @@
+"""``rageval export`` (a run's rows as a file) and ``rageval report`` (a run as one HTML page)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rageval.cli.base import EXIT_OK, Commands, emit, project
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """Export a run, one row per QA item with contexts and scores, as JSONL, CSV, Parquet or RAGAS JSONL."""
+    from rageval.report import export_run
+
+    text = export_run(project(args), args.run, args.format, Path(args.out) if args.out else None)
+    if text is not None:
+        sys.stdout.write(text)
+    elif args.json:
+        print(json.dumps({"run_id": args.run, "out": args.out, "format": args.format}))
+    return EXIT_OK
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
+    from rageval.files import write_atomic
+    from rageval.report import run_report_html
+
+    proj = project(args)
+    per_question = None
+    if args.baseline:
+        from rageval.views.regressions import regressions, shared_metric
+
+        per_question = regressions(proj, args.baseline, args.run,
+                                   args.metric or shared_metric(proj, args.baseline, args.run))
+    page = run_report_html(proj, args.run, regressions=per_question)
+    write_atomic(args.out, page)
+    emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode()), "baseline": args.baseline},
+         f"report of run {args.run} -> {args.out}")
+    return EXIT_OK
+
+
+def register(commands: Commands) -> None:
+    p = commands.add("export", cmd_export)
+    p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
+    p.add_argument("--format", choices=("jsonl", "csv", "parquet", "ragas"), default="jsonl",
+                   help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` reads back (default: %(default)s)")
+    p.add_argument("--out", metavar="FILE", help="file to write (default: stdout; parquet needs a file)")
+    p = commands.add("report", cmd_report)
+    p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
+    p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html")
+    p.add_argument("--baseline", metavar="ID", help="also list the questions that got worse / better since this run")
+    p.add_argument("--metric", help="the metric of that list (default: the report's main metric)")

@@ -1,0 +1,13 @@
+"""QA sets generated from an ingested corpus: every question carries its reference, the ids of the
+chunks that hold it (the relevance labels of recall@k, MRR, nDCG) and its source sentences.
+
+- :mod:`~rageval.testsets.template`: the offline generator (no key): a question per sentence that
+  states a number, a date, a name or a definition, the sentence as the reference. A smoke test,
+  not a substitute for a set written by an LLM or a person.
+- :mod:`~rageval.testsets.llm`: the LLM generator (kinds in :data:`~rageval.testsets.items.KINDS`)
+  through the project's LLM layer (cache, concurrency, retries, cost estimate).
+- :mod:`~rageval.testsets.critic`: what every candidate must pass before it is kept: it stands
+  alone, its reference is supported by its chunks, it is not a near duplicate of a kept one.
+- :mod:`~rageval.testsets.generate`: the one entry point (CLI, app, bench): plan, generate,
+  check, store.
+"""
