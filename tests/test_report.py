@@ -126,3 +126,20 @@ def test_leaderboard_marks_the_best_run_per_column_by_direction(tmp_path, monkey
     assert names[g].startswith("imported good.jsonl") and names[g] == run_name(run_store.get_run(project.db_path, g))
     row = board.table.set_index("id").loc[g]
     assert row["exact_match"] == pytest.approx(0.5) and row["hedging"] == pytest.approx(0.5)
+
+
+def test_a_runs_model_has_one_label_in_the_run_list_the_names_and_the_rating_groups(finished):
+    from rageval.human.frame import group_labels
+    from rageval.report.leaderboard import run_model, run_name
+    from rageval.views.run import run_rows
+
+    project, pipeline_id, _ = finished
+    samples, _ = parse_answers("answers.jsonl", b'{"id": "a1", "question": "q?", "answer": "a", "reference": "a"}\n')
+    imported_id = score(samples, ["token_f1"], project=project, source="answers.jsonl").run_id
+    rows = {r["run"]: r for r in run_rows(project)}
+    for run_id, label in ((pipeline_id, "extractive"), (imported_id, "imported answers.jsonl")):
+        run_record = store.get_run(project.db_path, run_id)
+        assert run_model(run_record) == label
+        assert rows[run_id]["generator"] == label
+        assert set(group_labels(project, [run_id], "model").values()) == {label}
+    assert run_name(store.get_run(project.db_path, imported_id)).startswith("imported answers.jsonl")

@@ -17,6 +17,7 @@ import pandas as pd
 
 from rageval.human.consensus import agreement_of, consensus, ratings_frame
 from rageval.project import Project
+from rageval.report.leaderboard import run_model
 from rageval.store import human as hstore
 
 GROUPINGS = ("none", "dataset", "domain", "model", "run")
@@ -25,10 +26,9 @@ META = ("run_id", "item_id", "question", "dataset", "domain", "model")
 
 def _labels(it: dict) -> dict:
     cfg = it["config"] or {}
-    source = cfg.get("source") or "import"
-    return {"dataset": it["qa_set"] or source,
+    return {"dataset": it["qa_set"] or cfg.get("source") or "import",
             "domain": it["domain"] or "(none)",
-            "model": cfg.get("generator") if it["kind"] == "pipeline" else f"import: {source}",
+            "model": run_model(it),
             "run": it["run_id"]}
 
 

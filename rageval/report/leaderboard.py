@@ -11,6 +11,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.exports import table_csv  # noqa: F401  (pages download every table through it)
@@ -41,6 +42,21 @@ def judge_label(run: dict[str, Any]) -> str:
     return f"LLM judge {model}" if model else "heuristic judge (offline)"
 
 
+def run_model(run: dict[str, Any]) -> str:
+    """What produced a run's answers: the generator of a pipeline run (``extractive``,
+    ``openai:gpt-4o``; RunConfig's default when the stored config has none), ``imported <source>``
+    for answers scored from a file (``imported answers`` when the import named no source). The one
+    label of a run's model: the run list, the leaderboard and the human-rating groups all use it.
+
+    >>> run_model({"kind": "pipeline", "config": {}}), run_model({"kind": "import", "config": {"source": "a.csv"}})
+    ('extractive', 'imported a.csv')
+    """
+    cfg = run.get("config") or {}
+    if run["kind"] == "pipeline":
+        return str(cfg.get("generator") or RunConfig.generator)
+    return f"imported {cfg.get('source') or 'answers'}"
+
+
 def run_name(run: dict[str, Any]) -> str:
     """A name a person reads: what produced the answers, on what, when (the id stays in the tooltip).
 
@@ -51,9 +67,9 @@ def run_name(run: dict[str, Any]) -> str:
     stamp = f" · {when:%b %d %H:%M}" if hasattr(when, "strftime") else ""
     cfg = run["config"]
     if run["kind"] != "pipeline":
-        source = str(cfg.get("source") or "answers")
-        return f"imported {source}{stamp}" if not source.startswith("demo:") else source[5:].strip() + stamp
-    gen = str(cfg.get("generator") or "extractive")
+        source = str(cfg.get("source") or "")
+        return source[5:].strip() + stamp if source.startswith("demo:") else run_model(run) + stamp
+    gen = run_model(run)
     model = _model("generator", gen)
     gen_text = f"LLM {model}" if model else f"{gen} generator"
     return f"{gen_text} · top-{cfg.get('top_k', '?')} · {run['corpus']} / {run['qa_set']}{stamp}"
