@@ -143,3 +143,15 @@ def test_a_runs_model_has_one_label_in_the_run_list_the_names_and_the_rating_gro
         assert rows[run_id]["generator"] == label
         assert set(group_labels(project, [run_id], "model").values()) == {label}
     assert run_name(store.get_run(project.db_path, imported_id)).startswith("imported answers.jsonl")
+
+
+def test_an_import_runs_config_reads_typed_and_stores_as_before():
+    from rageval.config import ImportConfig, stored_config
+
+    stored = {"source": "a.csv", "metrics": ["bleu", "rubric:tone"], "judge": "openai:m", "language": "it",
+              "embedder": "local", "aligncheck_source": "contexts", "rubrics": [{"name": "tone"}]}
+    cfg = stored_config({"kind": "import", "config": stored})
+    assert cfg == ImportConfig(source="a.csv", metrics=("bleu", "rubric:tone"), judge="openai:m", language="it",
+                               options=(("aligncheck_source", "contexts"),), rubrics=({"name": "tone"},))
+    assert cfg.to_dict() == stored  # the stored form (and so the config hash) is the one import runs always had
+    assert stored_config({"kind": "import", "config": {}}) == ImportConfig()

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from rageval.config import RunConfig
+from rageval.config import ImportConfig, stored_config
 from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.exports import table_csv  # noqa: F401  (pages download every table through it)
@@ -38,7 +38,7 @@ def _model(role: str, spec: Any) -> str | None:
 
 def judge_label(run: dict[str, Any]) -> str:
     """``heuristic judge (offline)`` or ``LLM judge gpt-4o``."""
-    model = _model("judge", run["config"].get("judge") or "heuristic")
+    model = _model("judge", stored_config(run).judge)
     return f"LLM judge {model}" if model else "heuristic judge (offline)"
 
 
@@ -51,10 +51,8 @@ def run_model(run: dict[str, Any]) -> str:
     >>> run_model({"kind": "pipeline", "config": {}}), run_model({"kind": "import", "config": {"source": "a.csv"}})
     ('extractive', 'imported a.csv')
     """
-    cfg = run.get("config") or {}
-    if run["kind"] == "pipeline":
-        return str(cfg.get("generator") or RunConfig.generator)
-    return f"imported {cfg.get('source') or 'answers'}"
+    cfg = stored_config(run)
+    return f"imported {cfg.source}" if isinstance(cfg, ImportConfig) else cfg.generator
 
 
 def run_name(run: dict[str, Any]) -> str:
@@ -65,14 +63,12 @@ def run_name(run: dict[str, Any]) -> str:
     """
     when = run.get("created")
     stamp = f" · {when:%b %d %H:%M}" if hasattr(when, "strftime") else ""
-    cfg = run["config"]
-    if run["kind"] != "pipeline":
-        source = str(cfg.get("source") or "")
-        return source[5:].strip() + stamp if source.startswith("demo:") else run_model(run) + stamp
-    gen = run_model(run)
-    model = _model("generator", gen)
-    gen_text = f"LLM {model}" if model else f"{gen} generator"
-    return f"{gen_text} · top-{cfg.get('top_k', '?')} · {run['corpus']} / {run['qa_set']}{stamp}"
+    cfg = stored_config(run)
+    if isinstance(cfg, ImportConfig):
+        return cfg.source[5:].strip() + stamp if cfg.source.startswith("demo:") else run_model(run) + stamp
+    model = _model("generator", cfg.generator)
+    gen_text = f"LLM {model}" if model else f"{cfg.generator} generator"
+    return f"{gen_text} · top-{cfg.top_k} · {run['corpus']} / {run['qa_set']}{stamp}"
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from rageval.config import RunConfig
+from rageval.config import RunConfig, stored_config
 from rageval.errors import ConfigError
 from rageval.metrics.base import Metric, parse_metric_list
 from rageval.project import Project
@@ -50,4 +50,4 @@ def load_context(project: Project, run_id: str) -> RunContext:
     if state is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
     run, items, done = state
-    return RunContext(run_id, run, RunConfig.from_dict(run["config"]), tuple(items), frozenset(done))
+    return RunContext(run_id, run, stored_config(run), tuple(items), frozenset(done))

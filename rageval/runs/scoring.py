@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from rageval.config import RunConfig
+from rageval.config import ImportConfig, RunConfig
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
@@ -74,13 +74,11 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
                            workers=workers)
     run_id = None
     if project is not None:
-        config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,
-                  "language": language, "embedder": embedder,
-                  **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}}
-        rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
-        if rubrics:  # the rubric text the values were judged with, kept with the run
-            config["rubrics"] = rubrics
-        run_id = save_import_run(project, scored.records, config)
+        config = ImportConfig(  # with the rubric texts the values were judged with
+            source=display_name(source).name, metrics=tuple(m.name for m in metrics), judge=judge, language=language,
+            embedder=embedder, options=tuple(sorted((k, v) for k, v in (metric_options or {}).items() if k != "rubrics")),
+            rubrics=tuple(m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None))
+        run_id = save_import_run(project, scored.records, config.to_dict())
     return ScoreResult(run_id=run_id, rows=scored.rows, errors=[], records=scored.records,
                        metrics=[m.name for m in metrics])
 

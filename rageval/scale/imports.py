@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
+from rageval.config import ImportConfig
 from rageval.errors import ConfigError, ProjectBusyError
 from rageval.project import Project
 from rageval.store import runs as store
@@ -53,8 +54,9 @@ def _close_failed(project: Project, run_id: str, exc: BaseException) -> None:
 
 def import_config(source: str, plan: dict[str, Any]) -> dict[str, Any]:
     """The stored config of an import run: what ``score`` stores, from a plan's settings."""
-    return {"source": display_name(source).name, "metrics": list(plan["metric_names"]), "judge": plan["judge"],
-            "language": plan["language"], "embedder": plan["embedder"], **(plan.get("options") or {})}
+    return ImportConfig(source=display_name(source).name, metrics=tuple(plan["metric_names"]), judge=plan["judge"],
+                        language=plan["language"], embedder=plan["embedder"],
+                        options=tuple(sorted((plan.get("options") or {}).items()))).to_dict()
 
 
 @dataclass(frozen=True)

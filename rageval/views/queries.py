@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
-from rageval.config import ChunkingConfig
+from rageval.config import ChunkingConfig, stored_config
 from rageval.metrics.base import metric_names, parse_metric_list
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
@@ -146,8 +146,8 @@ def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[
     """Chunking signatures that have chunks in ``corpus``: the default, those of its runs, ``extra``."""
     candidates = [*extra, ChunkingConfig().signature()]
     for r in run_store.runs(project.db_path):
-        if r["corpus"] == corpus and isinstance(r["config"].get("chunking"), dict):
-            candidates.append(ChunkingConfig(**r["config"]["chunking"]).signature())
+        if r["kind"] == "pipeline" and r["corpus"] == corpus:
+            candidates.append(stored_config(r).chunking.signature())
     seen: list[str] = []
     for sig in candidates:
         if sig not in seen and corpus_store.chunks(project.db_path, corpus, sig):
