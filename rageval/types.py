@@ -15,9 +15,15 @@ from rageval.errors import ConfigError
 
 STATUSES = ("ok", "unscored", "failed")
 
-#: the three claim labels, the one spelling every layer uses (verifier, judges' replies, views)
+#: the three claim labels a judge (an LLM or a person) gives, the one spelling every layer uses
 SUPPORTED, CONTRADICTED, NOT_MENTIONED = "SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"
 LABELS = (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
+#: the fourth state: nothing decided the claim (offline, a claim the text does not prove)
+UNVERIFIED = "UNVERIFIED"
+#: every verdict a stored claim may carry: the judged labels, then UNVERIFIED
+VERDICTS = LABELS + (UNVERIFIED,)
+#: the verdicts that decide a claim (the claim metrics count these; coverage = decided / all)
+DECIDED = LABELS
 
 #: what a metric may need, and the reason given when a sample lacks it
 NEED_REASONS = {

@@ -182,8 +182,9 @@ def test_pages_never_import_the_store():
 
 
 #: page helpers (pages/ modules that are not pages): the page they belong to, whose view they use
-PAGE_HELPERS = {"answer_table": "answers", "answer_view": "answers", "answer_compare": "answers", "run_parts": "run",
-                "review_parts": "human_review", "qa_score": "qa_sets"}
+PAGE_HELPERS = {"answer_table": "answers", "answer_view": "answers", "answer_compare": "answers",
+                "answer_claims": "answers", "run_parts": "run", "review_parts": "human_review", "qa_score": "qa_sets",
+                "qa_generate": "qa_sets"}
 #: the page frame: shared widgets and cached loaders (pages/common.py, pages/data.py) and app.py's shell
 FRAME = {"common", "data", "app"}
 

@@ -155,3 +155,33 @@ def test_an_import_runs_config_reads_typed_and_stores_as_before():
                                options=(("aligncheck_source", "contexts"),), rubrics=({"name": "tone"},))
     assert cfg.to_dict() == stored  # the stored form (and so the config hash) is the one import runs always had
     assert stored_config({"kind": "import", "config": {}}) == ImportConfig()
+
+
+def test_a_scored_file_is_never_the_best_beside_a_pipeline_run(tmp_path, monkeypatch):
+    from rageval.project import open_project
+    from rageval.report.leaderboard import leaderboard
+    from rageval.store.db import connect
+    from rageval.views import home
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    project = open_project("lb")
+    perfect = [{"id": "a", "question": "q?", "answer": "Paris", "reference": "Paris"}]  # a two-row ad hoc test
+    half = [{"id": "a", "question": "q?", "answer": "Paris", "reference": "Paris"},
+            {"id": "b", "question": "q?", "answer": "Milan", "reference": "Rome"}]
+    worse = [{"id": "a", "question": "q?", "answer": "London", "reference": "Paris"},
+             {"id": "b", "question": "q?", "answer": "Milan", "reference": "Rome"}]
+    adhoc = _import_run(project, perfect, ["exact_match"], "try.jsonl")
+    pipeline = [_import_run(project, rows, ["exact_match"], name) for rows, name in ((half, "p1.jsonl"), (worse, "p2.jsonl"))]
+    with connect(project.db_path) as con:  # the same values, stored as pipeline runs
+        con.execute("UPDATE runs SET kind = 'pipeline' WHERE id IN (?, ?)", pipeline)
+    board = leaderboard(project)
+    kinds = dict(zip(board.table["id"], board.table["kind"]))
+    assert kinds == {adhoc: "scored file", pipeline[0]: "pipeline run", pipeline[1]: "pipeline run"}
+    assert board.best == {"exact_match": pipeline[0]}  # 0.5, not the scored file's 1.0
+    assert "never take the best mark" in home.leaderboard_notes(board, {})
+    runs = board.runs
+    assert home.board_view(runs) == "Pipeline runs"
+    assert [r["id"] for r in home.board_runs(runs, "Scored files")] == [adhoc]
+    assert {r["id"] for r in home.board_runs(runs, "Pipeline runs")} == set(pipeline)
+    assert home.board_view([r for r in runs if r["id"] == adhoc]) == "Scored files"
+    assert leaderboard(project, [r for r in runs if r["kind"] == "import"]).best == {}  # one run: nothing to beat

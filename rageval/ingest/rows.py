@@ -27,6 +27,7 @@ from typing import Any, Iterable
 
 from rageval.errors import InputError
 from rageval.files import read_cell
+from rageval.ingest.json_array import array_elements, array_lines
 from rageval.ingest.limits import RowLimits
 from rageval.text.hygiene import clean_value
 
@@ -47,7 +48,7 @@ ALIASES = {
 
 @dataclass(frozen=True)
 class RowProblem:
-    """A problem with one row (``row`` 0: the file's header or the file as a whole).
+    """A problem with one row (``row`` 0: the header of a CSV file, shown as "header (line 1)").
 
     ``level`` is ``"error"`` when the row was rejected and ``"note"`` when it was kept after a
     repair (a lone surrogate replaced) or the note is about the file (columns not used).
@@ -61,7 +62,7 @@ class RowProblem:
     level: str = "error"
 
     def __str__(self) -> str:
-        where = f"{self.source}, row {self.row}"
+        where = f"{self.source}, row {self.row}" if self.row else f"{self.source}, header"
         if self.line is not None:
             where += f" (line {self.line})"
         if self.column:
@@ -78,6 +79,7 @@ class Table:
     problems: list[RowProblem] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)      # as written in the file, first-seen order
     lines: dict[int, int] = field(default_factory=dict)   # row number -> first line of the file
+    first_rows: dict[str, int] = field(default_factory=dict)  # column -> the first row with a value in it
 
     def error(self, row: int, reason: str, column: str | None = None, level: str = "error") -> RowProblem:
         """A :class:`RowProblem` of this table's row ``row``, with its line."""
@@ -94,13 +96,19 @@ class Table:
             raise InputError(f"missing required column {column!r}; columns found: {found}", source=self.source)
 
     def note_unused(self, known: Iterable[str]) -> None:
-        """One note naming the columns no part of rageval reads (they are ignored, not lost)."""
+        """Notes naming the columns no part of rageval reads (they are ignored, not lost): one per
+        row where such columns first hold a value, so the note points at a row that has them (the
+        header of a CSV file when no row does)."""
         known = set(known)
         extra = [c for c in self.columns if _key(c) not in known]
-        if extra:
+        by_row: dict[int, list[str]] = {}
+        for c in extra:
+            by_row.setdefault(self.first_rows.get(c, 0), []).append(c)
+        for row, columns in sorted(by_row.items()):
             self.problems.append(RowProblem(
-                self.source, 0, f"column(s) {', '.join(repr(c) for c in extra)} not used "
-                f"(known: {', '.join(sorted(known))})", level="note"))
+                self.source, row, f"column(s) {', '.join(repr(c) for c in columns)} not used "
+                f"(known: {', '.join(sorted(known))})", line=self.lines.get(row, 1 if row == 0 else None),
+                level="note"))
 
 
 def _key(name: Any) -> str:
@@ -208,34 +216,6 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_int=_int)
 
 
-def _array_elements(text: str) -> list[tuple[int, str]] | None:
-    """The top-level elements of a JSON array as ``(line, text)``, found by one scan of brackets
-    and strings (no recursion, so a row nested 100,000 deep is cut out, not parsed); None when
-    ``text`` is not one array."""
-    body = text.strip()
-    if not (body.startswith("[") and body.endswith("]")):
-        return None
-    offset = text.index("[") + 1
-    out, depth, inside, escaped, start = [], 0, False, False, offset
-    for i in range(offset, offset + len(body) - 1):
-        ch = text[i]
-        if inside:
-            escaped, inside = (False, True) if escaped else (ch == "\\", ch != '"')
-        elif ch == '"':
-            inside = True
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        if not inside and (depth == 0 and ch == "," or depth < 0):
-            part = text[start:i]
-            out.append((text.count("\n", 0, start + len(part) - len(part.lstrip())) + 1, part))
-            start = i + 1
-            if depth < 0:
-                break
-    return [(line, part) for line, part in out if part.strip()]
-
-
 def _depth(value: Any, limit: int) -> int:
     """How deeply lists and objects nest in ``value`` (a scalar is 0), counted up to ``limit + 1``."""
     deepest, stack = 0, [(value, 1)]
@@ -312,7 +292,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
             raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
                              source=source) from exc
         except RecursionError:  # one row too deep for Python's reader: read the rows one by one
-            elements = _array_elements(text)
+            elements = array_elements(text)
             if elements is None:
                 raise InputError(f"{limits.depth_error(None)}; write one row per line in a .jsonl file so "
                                  "that only the deep row is rejected", source=source) from None
@@ -333,7 +313,10 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         if not isinstance(value, list):
             raise InputError(f"a JSON file must hold a list of objects, not a {type(value).__name__}",
                              source=source)
-        records = records or list(enumerate(value, start=1))
+        if not records:
+            records = list(enumerate(value, start=1))
+            if text.lstrip().startswith("["):
+                table.lines.update(array_lines(text))
     elif lower.endswith(".csv") or lower.endswith(".tsv"):
         records = _csv(table, text, "excel-tab" if lower.endswith(".tsv") else "excel")
     else:
@@ -363,6 +346,8 @@ def add_records(table: Table, records: Iterable[tuple[int, Any]], *, limits: Row
         for key, value in rec.items():
             key_text, _ = clean_value(str(key))
             seen_columns.setdefault(key_text.strip())
+            if value not in (None, "") and key_text.strip() not in table.first_rows:
+                table.first_rows[key_text.strip()] = n
             value, fixed = clean_value(value)
             if fixed.changed:
                 table.problems.append(table.error(n, fixed.note() + "; row kept", column=key_text, level="note"))

@@ -2,7 +2,10 @@
 
 Best per column: among the runs whose metric has a mean, the highest (or lowest, for metrics
 where lower is better), marked only when at least two runs have a value and all of them carry
-the same signature (values with different signatures are not comparable).
+the same signature (values with different signatures are not comparable). Answers scored from a
+file (``score``, ``import-scores``: kind ``import``) are marked ``scored file`` in the ``kind``
+column and are never the best while the board holds a pipeline run: a two-row ad hoc test is not
+a system to beat.
 """
 from __future__ import annotations
 
@@ -55,6 +58,11 @@ def run_model(run: dict[str, Any]) -> str:
     return f"imported {cfg.source}" if isinstance(cfg, ImportConfig) else cfg.generator
 
 
+def kind_label(run: dict[str, Any]) -> str:
+    """``pipeline run`` (retrieve, generate, score) or ``scored file`` (answers scored from a file)."""
+    return "pipeline run" if run["kind"] == "pipeline" else "scored file"
+
+
 def run_name(run: dict[str, Any]) -> str:
     """A name a person reads: what produced the answers, on what, when (the id stays in the tooltip).
 
@@ -79,6 +87,7 @@ class Leaderboard:
     best: dict[str, str] = field(default_factory=dict)  # metric -> run id of the best value
     unscored: dict[tuple[str, str], int] = field(default_factory=dict)  # (run id, metric) -> count
     incomparable: list[str] = field(default_factory=list)  # metrics whose signatures differ across runs
+    coverage: dict[tuple[str, str], float] = field(default_factory=dict)  # (run id, metric) -> decided / all claims
 
 
 def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, *,
@@ -98,18 +107,22 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
         key = (s["run_id"], s["metric"])
         if key not in cell or s["n_ok"] > cell[key]["n_ok"]:
             cell[key] = s
-    rows, unscored = [], {}
+    rows, unscored, coverage = [], {}, {}
     for r in runs:
-        row: dict[str, Any] = {"run": run_name(r), "judge": judge_label(r), "items": r["done"], "id": r["id"]}
+        row: dict[str, Any] = {"run": run_name(r), "kind": kind_label(r), "judge": judge_label(r), "items": r["done"],
+                               "id": r["id"]}
         for m in metrics:
             s = cell.get((r["id"], m))
             row[m] = None if s is None or s["mean"] is None else float(s["mean"])
+            if s is not None and s.get("n_all"):
+                coverage[(r["id"], m)] = (s.get("n_decided") or 0) / s["n_all"]
             if s is not None and (s["n_unscored"] or s["n_failed"]):
                 unscored[(r["id"], m)] = int(s["n_unscored"]) + int(s["n_failed"])
         rows.append(row)
     best, incomparable = {}, []
+    contenders = [r for r in runs if r["kind"] == "pipeline"] or runs  # scored files only among themselves
     for m in metrics:
-        have = [(r["id"], cell[(r["id"], m)]) for r in runs
+        have = [(r["id"], cell[(r["id"], m)]) for r in contenders
                 if (r["id"], m) in cell and cell[(r["id"], m)]["mean"] is not None]
         if len({s["signature"] for _, s in have}) > 1:
             incomparable.append(m)
@@ -117,9 +130,9 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
         if len(have) >= 2:
             pick = max if info(m).higher_is_better else min
             best[m] = pick(have, key=lambda x: x[1]["mean"])[0]
-    table = pd.DataFrame(rows, columns=["run", "judge", "items", "id", *metrics])
+    table = pd.DataFrame(rows, columns=["run", "kind", "judge", "items", "id", *metrics])
     return Leaderboard(runs=runs, metrics=metrics, table=table, best=best, unscored=unscored,
-                       incomparable=incomparable)
+                       incomparable=incomparable, coverage=coverage)
 
 
 def item_values(project: Project, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
 from rageval.config import RunConfig
-from rageval.errors import ConfigError, ProjectBusyError, RagevalError
+from rageval.errors import ConfigError, ProjectBusyError, RagevalError, StoreFullError
 from rageval.metrics.base import Metric, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.project import Project
@@ -174,9 +174,10 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     except KeyboardInterrupt:
         store.set_run_status(project.db_path, run_id, "interrupted")
         raise
-    except ProjectBusyError as exc:  # a lock timeout mid-run: resumable, never left 'running'
-        _close_quietly(project, run_id, "interrupted", f"{exc}; resume with: python -m rageval run --resume {run_id}")
-        raise
+    except (ProjectBusyError, StoreFullError) as exc:  # a lock timeout or a full disk: resumable, never 'running'
+        hint = f"resume with: python -m rageval run --resume {run_id}"
+        _close_quietly(project, run_id, "interrupted", f"{exc}; {hint}")
+        raise type(exc)(f"{exc}; then {hint}") from exc
     except RagevalError as exc:
         store.set_run_status(project.db_path, run_id, "failed", str(exc))
         raise
@@ -193,11 +194,8 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
 
 def _check_not_owned(project: Project, run_id: str) -> None:
     """Refuse to execute a run that another live process is executing right now."""
-    info = owners.owner(project.db_path, run_id)
-    if not info or info["status"] != "running" or not info["pid"]:
-        return
-    me = owners.this_process()
-    if (info["pid"], info["host"]) == (me["pid"], me["host"]) or owners.dead_reason(info):
+    info = owners.other_live_owner(project.db_path, run_id)
+    if info is None:
         return
     raise ConfigError(f"run {run_id} is being executed by process {info['pid']} on {info['host']}; "
                       "wait for it to finish, or stop that process and resume")

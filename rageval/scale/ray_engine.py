@@ -205,15 +205,22 @@ def _check_batch_free(plan: Plan) -> None:
 
 def _init(ray: Any, options: RayOptions) -> str | None:
     """Join ``options.address``, or start a local cluster bound to 127.0.0.1 (returns its temp dir,
-    to remove at the end). A cluster already started in this process is used as it is."""
+    to remove at the end). A cluster already started in this process is used as it is. A local
+    cluster's folder is marked with this driver and watched (:mod:`rageval.scale.ray_cleanup`), so a
+    driver killed with SIGKILL leaves no Ray process or folder behind."""
     if ray.is_initialized():
         return None
     quiet = {"logging_level": "WARNING", "log_to_driver": False}
     if options.address:
         ray.init(address=options.address, **quiet)
         return None
+    from rageval.scale import ray_cleanup
+
+    ray_cleanup.clean_orphans()  # the leftovers of a driver killed before its watcher could act
     # Unix socket paths are capped at 107 bytes, so the session folder must be short
-    temp = options.temp_dir or f"/tmp/rg-{secrets.token_hex(3)}"
+    temp = options.temp_dir or f"/tmp/{ray_cleanup.PREFIX}{secrets.token_hex(3)}"
+    ray_cleanup.mark(Path(temp))
+    ray_cleanup.watch(Path(temp))  # removes the cluster's processes and folder if this process is killed
     ray.init(num_cpus=options.num_cpus or os.cpu_count() or 2, _node_ip_address="127.0.0.1", _temp_dir=temp,
              include_dashboard=False, **quiet)
     return temp

@@ -57,7 +57,7 @@ def _claim_rows(found: Sequence[dict[str, Any]], signature: str, judge: str) -> 
         span = c.get("span") or [None, None]
         rows.append({
             "signature": signature, "ordinal": ordinal, "text": c.get("text", ""),
-            "verdict": c.get("verdict", "NOT_MENTIONED"), "evidence": c.get("evidence"),
+            "verdict": c.get("verdict", "UNVERIFIED"), "evidence": c.get("evidence"),
             "evidence_chunk": c.get("evidence_chunk"), "span_start": span[0], "span_end": span[1],
             "reason": c.get("reason"), "judge": judge,
             "details": {k: v for k, v in c.items() if k not in core},

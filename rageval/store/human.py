@@ -36,6 +36,13 @@ def ratings(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
         ), list(run_ids), ("run_id", "item_id", "question", "annotator", "rating", "created"))
 
 
+def rating_counts(db: Path, run_ids: Sequence[str]) -> dict[str, int]:
+    """How many ratings each of ``run_ids`` has (runs without any are left out)."""
+    return {r["run_id"]: int(r["n"]) for r in records(
+        db, f"SELECT run_id, count(*) AS n FROM human_ratings WHERE run_id IN ({_in(run_ids)}) GROUP BY run_id",
+        list(run_ids), ("run_id", "n"))}
+
+
 def set_agreed(db: Path, run_id: str, item_id: str, score: float | None, note: str | None = None) -> None:
     """Set (or with ``score=None`` clear) the agreed score of one answer."""
     with connect(db) as con:

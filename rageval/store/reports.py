@@ -12,16 +12,24 @@ from rageval.store.db import connect, records
 
 
 def metric_stats(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """Per (run, metric, signature): mean of ok values, counts ok / unscored / failed."""
+    """Per (run, metric, signature): mean of ok values, counts ok / unscored / failed, and the
+    decided and all claims summed over the details that count them (``n_decided``, ``n_all``:
+    :mod:`rageval.metrics.coverage`; both null for a metric without coverage)."""
     if not run_ids:
         return []
     return records(db, (
             "SELECT run_id, metric, signature, avg(value) FILTER (WHERE status = 'ok'),"
             " count(*) FILTER (WHERE status = 'ok' AND value IS NOT NULL),"
-            " count(*) FILTER (WHERE status = 'unscored'), count(*) FILTER (WHERE status = 'failed')"
+            " count(*) FILTER (WHERE status = 'unscored'), count(*) FILTER (WHERE status = 'failed'),"
+            f" sum({_DETAIL_INT.format('n_decided')}), sum({_DETAIL_INT.format('n_all')})"
             " FROM metric_scores WHERE list_contains(?, run_id) GROUP BY run_id, metric, signature"
             " ORDER BY run_id, metric, signature"
-        ), [list(run_ids)], ("run_id", "metric", "signature", "mean", "n_ok", "n_unscored", "n_failed"))
+        ), [list(run_ids)], ("run_id", "metric", "signature", "mean", "n_ok", "n_unscored", "n_failed",
+                             "n_decided", "n_all"))
+
+
+#: an integer field of a score's details JSON (null when absent or the details are not JSON)
+_DETAIL_INT = "CASE WHEN json_valid(details) THEN try_cast(json_extract_string(details, '$.{}') AS BIGINT) END"
 
 
 def score_values(db: Path, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> list[tuple]:

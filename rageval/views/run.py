@@ -147,9 +147,10 @@ def get_run(project: Project, run_id: str) -> dict[str, Any] | None:
 
 
 def resume_command(run: dict[str, Any]) -> str:
-    """``python -m rageval run --resume ID`` for a stopped pipeline run, else ""."""
-    if run["kind"] == "pipeline" and run["status"] in ("interrupted", "failed"):
-        return f"python -m rageval run --resume {run['id']}"
+    """The command that resumes a stopped run (``run --resume ID``, or ``score INPUT --resume ID``
+    for a stored score: :func:`rageval.store.owners.resume_hint`), else ""."""
+    if run["status"] in ("interrupted", "failed"):
+        return owners.resume_hint(run)
     return ""
 
 
