@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
-        if settings.get("RAGEVAL_DEBUG"):
+        if settings.value("RAGEVAL_DEBUG"):
             raise
         print(terminal_safe(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)"),
               file=sys.stderr)

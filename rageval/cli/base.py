@@ -78,7 +78,7 @@ def progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None
     RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
     import time
 
-    forced = getattr(args, "progress", False) or settings.get("RAGEVAL_PROGRESS") == "1"
+    forced = getattr(args, "progress", False) or settings.value("RAGEVAL_PROGRESS")
     tty = sys.stderr.isatty()
     if args.json and not forced or not (tty or forced):
         return None

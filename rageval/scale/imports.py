@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from rageval.config import ImportConfig, stored_config
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError, StoreFullError
 from rageval.metrics.ranges import Rejection, problem, sound
 from rageval.project import Project
@@ -73,12 +74,13 @@ class StoredImport:
         if info is not None:
             raise ConfigError(f"run {run_id} is being scored by process {info['pid']} on {info['host']}; wait for "
                               "it to finish, or stop that process and resume")
+        stored = stored_config(run).to_dict()
         for key in ("input_sha256", "metrics", "judge", "language", "embedder"):
-            if key in run["config"] and run["config"].get(key) != config.get(key):
-                raise ConfigError(f"run {run_id} was scored with {key} = {run['config'].get(key)!r}, not "
+            if key in stored and stored[key] != config.get(key):
+                raise ConfigError(f"run {run_id} was scored with {key} = {stored[key]!r}, not "
                                   f"{config.get(key)!r}; resume it with the same input and settings, or score "
                                   "it as a new run (leave out --resume)")
-        return cls(project, run_id, set(done), run["config"])
+        return cls(project, run_id, set(done), stored)
 
     @contextmanager
     def owned(self) -> Iterator["StoredImport"]:
@@ -124,8 +126,9 @@ def _close_stopped(run: StoredImport, exc: BaseException) -> None:
 
 def import_config(source: str, plan: dict[str, Any]) -> dict[str, Any]:
     """The stored config of an import run: what ``score`` stores, from a plan's settings."""
-    return {"source": display_name(source).name, "metrics": list(plan["metric_names"]), "judge": plan["judge"],
-            "language": plan["language"], "embedder": plan["embedder"], **(plan.get("options") or {})}
+    return ImportConfig(source=display_name(source).name, metrics=tuple(plan["metric_names"]), judge=plan["judge"],
+                        language=plan["language"], embedder=plan["embedder"],
+                        options=tuple(sorted((plan.get("options") or {}).items()))).to_dict()
 
 
 @dataclass(frozen=True)
@@ -240,12 +243,10 @@ def resumed_settings(project: Project, run_id: str, metrics: str | None) -> dict
     if run["kind"] != "import":
         raise ConfigError(f"run {run_id} is a pipeline run, not a stored `score`; resume it with: "
                           f"python -m rageval run --resume {run_id}")
-    config = run["config"]
-    stored = ",".join(config.get("metrics") or [])
-    if metrics and [m.strip() for m in metrics.split(",") if m.strip()] != list(config.get("metrics") or []):
+    config = stored_config(run)
+    stored = ",".join(config.metrics)
+    if metrics and [m.strip() for m in metrics.split(",") if m.strip()] != list(config.metrics):
         raise ConfigError(f"run {run_id} was scored with --metrics {stored}; leave --metrics out to resume it")
-    out = {"metrics": stored}
-    for key in ("judge", "language", "embedder", "aligncheck_source", "aligncheck_types"):
-        if key in config:
-            out[key] = config[key]
-    return out
+    options = dict(config.options)
+    return {"metrics": stored, "judge": config.judge, "language": config.language, "embedder": config.embedder,
+            **{key: options[key] for key in ("aligncheck_source", "aligncheck_types") if key in options}}
