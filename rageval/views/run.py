@@ -173,8 +173,10 @@ def run_rows(project: Project, listed: list[dict[str, Any]] | None = None, *,
     for r in runs(project) if listed is None else listed:
         rows.append({
             "name": run_name(r), "status": live[r["id"]].short() if r["id"] in live else r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-from rageval.report.leaderboard import judge_label, run_model, run_name
-from rageval.runs import listing, pipeline
+            "judge": judge_label(r), "generator": run_model(r),
+            # times as text, one type per column: a running run's empty "finished" beside datetimes made
+            # Streamlit log an Arrow conversion traceback on every redraw of the table
+            "started": _when(r["started"] or r["created"]), "finished": _when(r["finished"]),
             "error": r["error"] or "", "resume": resume_command(r), "run": r["id"],
         })
     return rows
