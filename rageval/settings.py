@@ -63,7 +63,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_MAX_CHARS", "5000000", "most characters kept per document (--max-chars)", int),
     Setting("RAGEVAL_MAX_FIELD_CHARS", "100000", "longest field of a QA or answers row (--max-field-chars)", int),
     Setting("RAGEVAL_MAX_DEPTH", "32", "deepest nesting of a JSON row (--max-depth)", int),
-    Setting("RAGEVAL_MAX_SCORE_FILE_MB", "500", "largest scored file or baseline `check` reads, in MB", float),
+    Setting("RAGEVAL_MAX_SCORE_FILE_MB", "500", "largest scored file or baseline `check` reads, in MB (docs/gate.md)", float),
     Setting("RAGEVAL_MAX_SCORE_ROWS", "1000000", "most rows of a scored file or baseline `check` reads", int),
     Setting("RAGEVAL_WORKERS", "", "worker processes for ingest, run and score (unset: one per core; 1: this process only; --workers)",
             int),
