@@ -87,6 +87,28 @@ def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     return out
 
 
+def claim_library(project: str, repeat: int) -> dict[str, list[tuple[float, float]]]:
+    """The library part of a claim-queue click, called directly: the queue query, the next claim with its
+    answer, and saving a label (rater ``direct``, so the app's queue is untouched)."""
+    from rageval.project import open_project
+    from rageval.store import claim_labels as cstore
+    from rageval.views import claim_review
+
+    p = open_project(project)
+    run_id = claim_review.rstore.runs(p.db_path)[0]["id"]
+    out: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(repeat):
+        out.setdefault("library: queue query", []).append(
+            clock(lambda: cstore.queue(p.db_path, run_id, "direct", limit=1)))
+        found = []
+        out.setdefault("library: next claim with its answer", []).append(
+            clock(lambda: found.append(claim_review.next_claim(p, run_id, "direct"))))
+        item = found[0]
+        out.setdefault("library: save a label", []).append(clock(lambda: claim_review.save(
+            p, run_id, item.card, "direct", "SUPPORTED", item.options[0] if item.options else None)))
+    return out
+
+
 def question_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     at = app(project)
     at.run()
@@ -134,7 +156,8 @@ def main() -> None:
     prof = cProfile.Profile() if args.profile else None
     if prof:
         prof.enable()
-    rows = {"Human review, claim queue: label and next": claim_clicks("bench", args.repeat)}
+    rows = {"Human review, claim queue: label and next": claim_clicks("bench", args.repeat),
+            **claim_library("bench", args.repeat)}
     first, warm = {}, {}
     if not args.only:
         rows.update({"Human review: save and next": rating_clicks("bench", args.repeat),
