@@ -70,7 +70,7 @@ def context_vectors(embedder: Any, contexts: Sequence[str]) -> np.ndarray:
     spans (:func:`sentence_spans`, the ones the claim verifier reads and ingest caches), ``e_s``
     their unit vectors; a context without spans (blank) is embedded whole. On WiCE's development
     split this vector ranked evidence chunks as well as the chunk embedded whole
-    (bench/validate_context_relevance.py, docs/validation.md).
+    (validation/validate_context_relevance.py, docs/validation.md).
     """
     groups = [[sp.text for sp in sentence_spans(ctx)] or [ctx] for ctx in contexts]
     flat = sentence_vectors(embedder, [t for group in groups for t in group])

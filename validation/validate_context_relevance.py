@@ -1,7 +1,7 @@
 """Offline ``context_relevance`` against human evidence labels (WiCE), whole-chunk vector vs the
 chunk's vector read from its sentence vectors.
 
-    python bench/validate_context_relevance.py [--max-claims 120] [--negatives 3] [--n-boot 1000]
+    python -m validation.validate_context_relevance [--max-claims 120] [--negatives 3] [--n-boot 1000]
 
 Why: the offline ``context_relevance`` used to embed every retrieved chunk whole although the
 claim verifier embeds the same chunk sentence by sentence; issue 37 has it read the chunk from
@@ -31,7 +31,6 @@ import gzip
 import json
 import os
 import random
-import sys
 import time
 from pathlib import Path
 
@@ -39,11 +38,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from validate_answer_metrics import auroc, group_bootstrap  # noqa: E402
+from training.stats import auroc  # noqa: E402
+from validation.validate_answer_metrics import group_bootstrap  # noqa: E402
 from rageval.embed.cache import CachedEmbedder  # noqa: E402
 from rageval.embed.minilm import MiniLMEmbedder  # noqa: E402
 from rageval.embed.sentences import sentence_spans, sentence_vectors  # noqa: E402
