@@ -12,7 +12,7 @@ from pathlib import Path
 
 import streamlit as st
 
-from pages.common import PAGES, demo_building, demo_gate as _demo_gate, md, show_error, url_arrived
+from pages.parts.common import PAGES, demo_building, demo_gate as _demo_gate, md, show_error, url_arrived
 from rageval.views.frame import DEMO_PROJECT, Progress, autodemo, build_demo, demo_ready, list_projects, open_project
 
 # a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import answer_compare, answer_table, answer_view, common
+from pages.parts import answer_compare, answer_table, answer_view, common
 from rageval.views import answers as view
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from pages.parts import common
 from rageval.views import compare as view
 
 _NUMBER = st.column_config.NumberColumn

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages.parts import common
 from rageval.views import documents as view
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from pages.parts import common
 from rageval.views import home as view
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common, review_parts
+from pages.parts import common, review_parts
 from rageval.views import human_review as view
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import common, qa_generate, qa_score
+from pages.parts import common, qa_generate, qa_score
 from rageval.errors import InputError
 from rageval.views import qa_sets as view
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import common, run_parts
+from pages.parts import common, run_parts
 from rageval.errors import ConfigError, LLMError
 from rageval.views import run as view
 

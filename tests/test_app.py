@@ -402,7 +402,7 @@ def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
 
 
 def test_page_boundary_turns_an_exception_into_a_message(home, monkeypatch):
-    import rageval.views.queries as q
+    import rageval.views.home as q
 
     def boom(_project):
         raise RuntimeError("database exploded")

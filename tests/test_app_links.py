@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages import common
+from pages.parts import common
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 from tests.human_fixtures import make_runs

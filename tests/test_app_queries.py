@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 
 from rageval.views import highlight as hl
-from rageval.views import queries as q
+from rageval.views import answer_view as av
+from rageval.views import answers as q
 @pytest.mark.parametrize("text, spans, expected", [
     ("abc", [], [("abc", None, ())]),
     ("one two", [(0, 3, "SUPPORTED", 1)], [("one", "SUPPORTED", (1,)), (" two", None, ())]),
@@ -31,10 +32,10 @@ def test_claim_span(answer, claim, expected):
 
 
 def test_evidence_location_uses_the_span_then_the_text():
-    view = q.AnswerView(item_id="i", ordinal=0, question="", references=[], answer="", status="ok", reason=None,
-                        contexts=[q.Context(1, "a", 0.9, "Alpha beta. Gamma delta."),
-                                  q.Context(2, "b", 0.5, "Epsilon zeta.")],
-                        scores={}, claims=[])
+    view = av.AnswerView(item_id="i", ordinal=0, question="", references=[], answer="", status="ok", reason=None,
+                         contexts=[av.Context(1, "a", 0.9, "Alpha beta. Gamma delta."),
+                                   av.Context(2, "b", 0.5, "Epsilon zeta.")],
+                         scores={}, claims=[])
     assert hl.evidence_location(view, {"evidence_chunk": "a", "span_start": 12, "span_end": 24,
                                        "evidence": "Gamma delta."}) == (0, 12, 24)
     # a span that does not match its evidence is not trusted; the evidence is searched for
@@ -88,7 +89,7 @@ def test_filter_scores():
 
 
 def test_highlight_html_escapes_everything_but_its_own_tags():
-    from pages.common import highlight_html, md
+    from pages.parts.common import highlight_html, md
 
     body = highlight_html([hl.Segment('<img src=x onerror="alert(1)">', "CONTRADICTED", (1,)),
                            hl.Segment(" & <b>plain</b>")])
@@ -121,7 +122,6 @@ def test_diagnosis_text():
 
 
 def test_offline_verdicts_get_the_trust_note_and_llm_verdicts_do_not():
-    from rageval.views import queries as q
     assert q.offline_verdicts([{"judge": "heuristic", "verdict": "SUPPORTED"}])
     assert not q.offline_verdicts([{"judge": "openai:gpt-4o", "verdict": "SUPPORTED"}])
     assert not q.offline_verdicts([])

@@ -32,7 +32,7 @@ def test_a_rubric_defined_on_the_run_page_becomes_a_metric(proj):
     at.text_area(key="rubric_text").set_value('name = "tone"\ndescription = "x"\ncriteria = "y"').run()
     at.button(key="rubric_save").click().run()
     assert any("[anchors] must describe each score" in e.value.replace("\\", "") for e in at.error)
-    from rageval.views.queries import RUBRIC_EXAMPLE
+    from rageval.views.run import RUBRIC_EXAMPLE
 
     at.text_area(key="rubric_text").set_value(RUBRIC_EXAMPLE).run()
     at.button(key="rubric_save").click().run()
@@ -85,7 +85,7 @@ def test_a_rubric_defined_in_the_app_scores_a_judged_run_against_the_test_server
 
     from rageval.project import open_project
     from rageval.store import runs as run_store
-    from rageval.views.queries import RUBRIC_EXAMPLE
+    from rageval.views.run import RUBRIC_EXAMPLE
     from devtools.judge_responder import respond
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))

@@ -41,8 +41,13 @@ def test_store_imports_nothing_above_it():
                 assert any(name == a or name.startswith(a + ".") for a in allowed), (path.name, name)
 
 
+def _page_files() -> list[Path]:
+    """The pages (pages/*.py) and their parts (pages/parts/*.py), without package markers."""
+    return sorted(p for p in (ROOT / "pages").rglob("*.py") if p.name != "__init__.py")
+
+
 def test_pages_hold_no_sql():
-    for path in list((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
+    for path in _page_files() + [ROOT / "app.py"]:
         if path.exists():
             text = path.read_text(encoding="utf-8")
             assert not re.search(r"\bSELECT\b[^\n]*\bFROM\b|\bINSERT INTO\b|\.execute\(", text), path.name
@@ -174,19 +179,35 @@ def test_library_root_holds_only_the_designed_modules():
 
 def test_pages_never_import_the_store():
     wrong = []
-    for path in sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
+    for path in _page_files() + [ROOT / "app.py"]:
         for name in _imports(path):
             if name == "rageval.store" or name.startswith("rageval.store."):
                 wrong.append(f"{path.name} imports {name}")
     assert wrong == []
 
 
-#: page helpers (pages/ modules that are not pages): the page they belong to, whose view they use
+#: page helpers (pages/parts/ modules that are not the frame): the page they belong to, whose view they use
 PAGE_HELPERS = {"answer_table": "answers", "answer_view": "answers", "answer_compare": "answers",
                 "answer_claims": "answers", "run_parts": "run", "review_parts": "human_review", "qa_score": "qa_sets",
                 "qa_generate": "qa_sets"}
-#: the page frame: shared widgets and cached loaders (pages/common.py, pages/data.py) and app.py's shell
+#: the page frame: shared widgets and cached loaders (pages/parts/common.py, pages/parts/data.py) and app.py's shell
 FRAME = {"common", "data", "app"}
+
+
+def _page_keys() -> set[str]:
+    """The pages app.py's navigation lists (pages/parts/common.py's PAGES), by file stem."""
+    return {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', (ROOT / "pages" / "parts" / "common.py").read_text())}
+
+
+def test_pages_folder_holds_only_pages_and_their_parts_package():
+    """Streamlit's navigation would list any module in pages/ as a page: helpers live in pages/parts/."""
+    pages = _page_keys()
+    assert {"home", "documents", "qa_sets", "run", "answers", "human_review", "correlations", "compare"} <= pages
+    assert {p.stem for p in (ROOT / "pages").glob("*.py")} == pages
+    assert {p.name for p in (ROOT / "pages").iterdir() if p.is_dir() and p.name != "__pycache__"} == {"parts"}
+    parts = {p.stem for p in (ROOT / "pages" / "parts").glob("*.py")} - {"__init__"}
+    assert parts == (set(PAGE_HELPERS) | FRAME) - {"app"}
+    assert set(PAGE_HELPERS.values()) <= pages
 
 
 def _rageval_imports(path: Path) -> set[str]:
@@ -213,16 +234,15 @@ def _page_import_offences(name: str, imports: set[str], page_keys: set[str]) -> 
     else:
         own = PAGE_HELPERS.get(name, name)
         if own not in page_keys:
-            return [f"pages/{name}.py is neither a page, a helper in PAGE_HELPERS nor the frame: add it"]
+            return [f"{name}.py is neither a page, a helper in PAGE_HELPERS nor the frame: add it"]
         allowed = lambda m: m in ("rageval.errors", f"rageval.views.{own}")  # noqa: E731
     return [f"{name} imports {m}" for m in sorted(imports) if not allowed(m)]
 
 
 def test_each_page_imports_only_its_own_view_module():
-    pages = {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', (ROOT / "pages" / "common.py").read_text())}
-    assert {"home", "documents", "qa_sets", "run", "answers", "human_review", "correlations", "compare"} <= pages
+    pages = _page_keys()
     wrong = []
-    for path in sorted((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]:
+    for path in _page_files() + [ROOT / "app.py"]:
         wrong += _page_import_offences(path.stem, _rageval_imports(path), pages)
     assert wrong == []
     for page in pages:  # one view module per page, in rageval/views/
@@ -230,22 +250,23 @@ def test_each_page_imports_only_its_own_view_module():
 
 
 def test_pages_use_only_the_frame_and_their_own_helpers():
-    """From pages/, a page (or helper) imports only the frame (common, data) and its own page's helpers."""
+    """From pages/, a page (or helper) imports only the frame (common, data) and its own page's helpers,
+    all from pages/parts/: never another page."""
     wrong = []
-    for path in sorted((ROOT / "pages").glob("*.py")):
+    for path in _page_files() + [ROOT / "app.py"]:
         own = PAGE_HELPERS.get(path.stem, path.stem)
-        for name in _imports(path) | {f"pages.{n}" for n in _from_pages(path)}:
-            if name.startswith("pages."):
-                other = name.split(".")[1]
-                if other not in FRAME and PAGE_HELPERS.get(other) != own:
+        for name in _imports(path) | _from_pages(path):
+            if name.startswith("pages") and name not in ("pages", "pages.parts"):
+                other = name.removeprefix("pages.parts.")
+                if other == name or (other not in FRAME and PAGE_HELPERS.get(other) != own):
                     wrong.append(f"{path.stem} imports {name}")
     assert wrong == []
 
 
 def _from_pages(path: Path) -> set[str]:
-    """The modules named in ``from pages import a, b``."""
-    return {a.name for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-            if isinstance(node, ast.ImportFrom) and node.module == "pages" for a in node.names}
+    """The modules named in ``from pages import a`` or ``from pages.parts import b``, as dotted names."""
+    return {f"{node.module}.{a.name}" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+            if isinstance(node, ast.ImportFrom) and node.module in ("pages", "pages.parts") for a in node.names}
 
 
 def test_the_page_import_rule_catches_what_it_should():
@@ -263,14 +284,14 @@ def test_the_page_import_rule_catches_what_it_should():
 
 def test_pages_hold_no_figures():
     """Every Plotly figure is built in rageval/views/charts.py: nothing else imports plotly."""
-    offenders = [str(p.relative_to(ROOT)) for p in sorted((ROOT / "pages").glob("*.py")) + _library_files()
+    offenders = [str(p.relative_to(ROOT)) for p in _page_files() + _library_files()
                  + [ROOT / "app.py"] if p.name != "charts.py" and any(n.split(".")[0] == "plotly" for n in _imports(p))]
     assert offenders == []
 
 
 def test_pages_stay_short():
     """Pages stay within 100 lines (STYLE.md: widgets and layout only), their helpers within 150."""
-    long = {p.name: n for p in (ROOT / "pages").glob("*.py") if p.stem not in FRAME
+    long = {p.name: n for p in _page_files() if p.stem not in FRAME
             for n in [len(p.read_text(encoding="utf-8").splitlines())]
             if n > (150 if p.stem in PAGE_HELPERS else 100)}
     assert long == {}

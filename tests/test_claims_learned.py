@@ -149,7 +149,8 @@ def test_gold_in_chunk_uses_the_retrieval_rule(context, reference, expected):
 
 
 def test_answers_page_helpers_label_closest_passages_and_confidence():
-    from rageval.views.queries import claim_confidence, evidence_prefix
+    from rageval.report.summary import evidence_prefix
+    from rageval.views.answers import claim_confidence
 
     nm = {"verdict": "NOT_MENTIONED", "details": {"confidence": 0.912, "evidence_role": "closest passage"}}
     sup = {"verdict": "SUPPORTED", "details": {"confidence": 0.5, "evidence_role": "support"}}

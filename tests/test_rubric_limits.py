@@ -86,7 +86,7 @@ def test_encodings_bom_accepted_others_named(tmp_path, monkeypatch, capsys, data
 def test_the_run_page_form_names_the_field_and_never_crashes(tmp_path, monkeypatch):
     from tests.test_app_rubric import run_page
     from tests.test_app import build_project
-    from rageval.views.queries import RUBRIC_EXAMPLE
+    from rageval.views.run import RUBRIC_EXAMPLE
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")

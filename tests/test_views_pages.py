@@ -8,7 +8,7 @@ from rageval.project import Project
 from rageval.report.leaderboard import Leaderboard
 from rageval.report.summary import MetricSummary
 from rageval.views import answers, compare, correlations, documents, frame, home, qa_sets, run
-from rageval.views.queries import AnswerView, Context
+from rageval.views.answer_view import AnswerView, Context
 
 
 @pytest.mark.parametrize("value, like, text", [

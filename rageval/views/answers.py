@@ -1,10 +1,10 @@
 """The Answers page's read model: a run's metric cards, its answers table, one answer's claims,
 evidence and scores, the same question in two runs, the plots and the run's exports.
 
-Built from :mod:`rageval.views.queries` (summaries, one answer's view), :mod:`rageval.views.answer_table`
-(the table and its filters), :mod:`rageval.views.highlight` (spans) and :mod:`rageval.views.charts`
-(figures); the page and its helpers (pages/answers.py, answer_table.py, answer_view.py,
-answer_compare.py) import this module only.
+Built from :mod:`rageval.report.summary` (summaries), :mod:`rageval.views.answer_view` (one answer's
+view), :mod:`rageval.views.answer_table` (the table and its filters), :mod:`rageval.views.highlight`
+(spans) and :mod:`rageval.views.charts` (figures); the page and its helpers (pages/answers.py,
+pages/parts/answer_table.py, answer_view.py, answer_compare.py, answer_claims.py) import this module only.
 
 - A card's mean is over the items the metric scored; unscored and failed items are counted beside it.
 - The plots offer the leaderboard's main metrics first, then the others in the run's order.
@@ -21,23 +21,22 @@ from rageval.project import Project
 from rageval.report import export_run, meaning, run_report_html, run_table
 from rageval.report.exports import table_csv, to_parquet_bytes
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, paired
-from rageval.views import queries
 from rageval.views.answer_table import (answer_table, bounds, default_metric_columns, filter_scores, filter_table,
                                         metric_columns, score_diff)
 from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS
 from rageval.views.claim_review import cards as claim_cards
 from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
-from rageval.report.summary import coverage_text
 from rageval.views.frame import metric_label
 from rageval.views.trust import report_section, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
-from rageval.views.queries import (OFFLINE_VERDICT_NOTE, AnswerView, MetricSummary, claim_confidence, claim_hints,
-                                   diagnosis_text, evidence_prefix, hedging_text, is_heuristic, is_low_confidence,
-                                   offline_verdicts)
+from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, MetricSummary, claim_hints,
+                                    coverage_text, evidence_prefix, is_heuristic, is_low_confidence,
+                                    low_confidence_claims, low_confidence_text, run_summaries)
+from rageval.views.answer_view import AnswerView, answer_view_of
 
 __all__ = [
-    # reads (cached by pages/data.py)
+    # reads (cached by pages/parts/data.py)
     "answer_table", "card_notes", "summaries", "answer_view", "item_values",
     # the table and its filters
     "bounds", "filter_scores", "filter_table", "metric_columns", "default_metric_columns", "table_csv",
@@ -56,17 +55,18 @@ __all__ = [
 
 def summaries(project: Project, run_id: str) -> list[MetricSummary]:
     """One summary per metric of the run: mean over scored items, counts, unscored reasons."""
-    return queries.run_summaries(project, run_id)
+    return run_summaries(project, run_id)
 
 
 def card_notes(project: Project, run_id: str) -> dict[str, str]:
     """Notes under the claim metrics' cards: how many of the run's claims are low confidence."""
-    return queries.card_notes(project, run_id)
+    text = low_confidence_text(*low_confidence_claims(project, run_id))
+    return {m: text for m in CLAIM_METRICS} if text else {}
 
 
 def answer_view(project: Project, run_id: str, item_id: str) -> AnswerView | None:
     """One answer's view (question, answer, contexts, scores, claims), read for that item only."""
-    return queries.answer_view_of(project, run_id, item_id)
+    return answer_view_of(project, run_id, item_id)
 
 
 def card_note(s: MetricSummary) -> str:
@@ -92,6 +92,60 @@ def plot_metrics(metrics: Sequence[str]) -> list[str]:
     return [m for m in MAIN_METRICS if m in metrics] + [m for m in metrics if m not in MAIN_METRICS]
 
 
+# --- one answer's claims, hedging and diagnosis in plain words ---------------------------------
+
+def cause_text(cause: Any) -> str:
+    """``"long_context_dilution"`` -> ``"long context dilution"``; empty for no cause."""
+    return str(cause).replace("_", " ") if cause else ""
+
+
+def hedging_text(score: dict[str, Any] | None) -> str:
+    """One line from the 'hedging' score: flagged or not, its cues, and whether abstaining was right."""
+    if score is None:
+        return ""
+    if score["status"] != "ok":
+        return f"hedging not checked ({score['status']}: {score['reason']})"
+    d = score.get("details") or {}
+    if not score["value"]:
+        return "no hedging or abstention"
+    text = "hedges or abstains: flagged for review"
+    if d.get("cues"):
+        text += " (" + ", ".join(f"“{c}”" for c in d["cues"]) + ")"
+    if d.get("abstained") and d.get("abstention_right") is not None:
+        text += ("; abstaining was right: the gold answer is in no retrieved chunk" if d["abstention_right"]
+                 else "; abstaining was wrong: the gold answer was retrieved")
+    return text
+
+
+def diagnosis_text(score: dict[str, Any] | None) -> str:
+    """One line from the faithfulness diagnosis: the likely cause and where the gold answer was."""
+    d = ((score or {}).get("details") or {}).get("diagnosis")
+    if not isinstance(d, dict):
+        return ""
+    parts = []
+    if d.get("answer_cause"):
+        parts.append(f"likely cause of the unsupported claims: {cause_text(d['answer_cause'])}")
+    ranks = d.get("gold_ranks")
+    if d.get("gold_in_contexts") is True and ranks:
+        parts.append("gold answer retrieved at rank " + ", ".join(str(r) for r in ranks))
+    elif d.get("gold_in_contexts") is False:
+        parts.append("gold answer in no retrieved chunk")
+    return "; ".join(parts)
+
+
+def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
+    """Whether any of ``claims`` was judged by the offline verifier (not an LLM judge)."""
+    return any(str(c.get("judge") or "").startswith("heuristic") for c in claims)
+
+
+def claim_confidence(claim: dict[str, Any]) -> str:
+    """The verifier's probability of the claim's verdict as "0.93", "0.61 · low confidence" below the
+    verifier's threshold, or "" (LLM judges give none)."""
+    conf = (claim.get("details") or {}).get("confidence")
+    text = f"{conf:.2f}" if isinstance(conf, (int, float)) else ""
+    return f"{text} · {LOW_CONFIDENCE}" if is_low_confidence(claim) else text
+
+
 def _plain(value: Any) -> str:
     """A details value (text, list or mapping) as one line of text."""
     if isinstance(value, dict):
@@ -109,7 +163,7 @@ def claim_rows(view: AnswerView) -> list[dict[str, Any]]:
              "claim": c["text"], "evidence": (evidence_prefix(c), c["evidence"]) if c.get("evidence") else None,
              "reason": "; ".join(x for x in (c.get("reason") or "",
                                               "hints: " + "; ".join(claim_hints(c)) if claim_hints(c) else "") if x),
-             "cause": queries.cause_text(_plain((c.get("details") or {}).get("cause")))}
+             "cause": cause_text(_plain((c.get("details") or {}).get("cause")))}
             for c in view.claims]
 
 

@@ -18,7 +18,7 @@ from rageval.store import runs as rstore
 from rageval.store.db import session
 from rageval.text.sentences import split_sentences
 from rageval.views.highlight import evidence_location
-from rageval.views.queries import AnswerView, answer_view_of
+from rageval.views.answer_view import AnswerView, answer_view_of
 
 #: (label, button text, keyboard shortcut) of the one-click buttons, in order (Streamlit keeps C and R)
 BUTTONS = (("SUPPORTED", "Supported", "1"), ("CONTRADICTED", "Contradicted", "2"),

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from rageval.config import METHODS, ChunkingConfig
+from rageval.config import METHODS, ChunkingConfig, stored_config
 from rageval.demo import DEMO_CORPUS, DEMO_PROJECT
 from rageval.ingest.corpus import IngestReport, ingest
 from rageval.project import Project
 from rageval.store import corpus as corpus_store
-from rageval.views import queries
+from rageval.store import runs as run_store
 
 __all__ = ["METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "is_demo", "default_corpus", "corpora", "documents",
            "ingest_errors", "chunkings", "chunks", "chunking", "ingest_files"]
@@ -41,7 +41,15 @@ def ingest_files(project: Project, corpus: str, files: Sequence[tuple[str, bytes
 
 def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[str]:
     """Chunking signatures that have chunks in ``corpus``: the default, those of its runs, ``extra``."""
-    return queries.chunkings(project, corpus, extra)
+    candidates = [*extra, ChunkingConfig().signature()]
+    for r in run_store.runs(project.db_path):
+        if r["kind"] == "pipeline" and r["corpus"] == corpus:
+            candidates.append(stored_config(r).chunking.signature())
+    seen: list[str] = []
+    for sig in candidates:
+        if sig not in seen and corpus_store.chunks(project.db_path, corpus, sig):
+            seen.append(sig)
+    return seen
 
 
 def corpora(project: Project) -> list[str]:

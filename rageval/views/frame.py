@@ -1,4 +1,4 @@
-"""The read model of the page frame: what app.py and pages/common.py show around every page.
+"""The read model of the page frame: what app.py and pages/parts/common.py show around every page.
 
 The project switcher (projects, the demo build), the database's change stamp that cached reads
 are keyed on, the runs announced when they end, the one readable name of a run and of a metric,
@@ -19,9 +19,10 @@ from rageval.report.exports import table_csv
 from rageval.report.leaderboard import run_name
 from rageval.report.summary import MetricSummary
 from rageval.runs.worker import Progress, RunWorkers
+from rageval.store import runs as run_store
+from rageval.store.db import change_stamp
 from rageval.text.hygiene import without_bidi
 from rageval.util import shown
-from rageval.views import queries
 from rageval.views.highlight import VERDICTS, Segment
 
 __all__ = ["Project", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "Segment",
@@ -56,17 +57,17 @@ def build_demo(progress: Callable[[str, int, int], None]) -> set[str]:
 
 def data_stamp(project: Project) -> tuple:
     """The project database's change stamp: cached reads are keyed on it (one stat(), no connection)."""
-    return queries.data_stamp(project)
+    return change_stamp(project.db_path)
 
 
 def ended_runs(project: Project) -> list[dict[str, Any]]:
     """Runs that finished or failed (announced on every page), newest first."""
-    return queries.ended_runs(project)
+    return [r for r in run_store.runs(project.db_path) if r["status"] in ("finished", "failed")]
 
 
 def finished_runs(project: Project) -> list[dict[str, Any]]:
     """Finished runs (pipeline and imported answers), newest first."""
-    return queries.finished_runs(project)
+    return [r for r in run_store.runs(project.db_path) if r["status"] == "finished"]
 
 
 def metric_label(metric: str) -> str:

@@ -18,8 +18,9 @@ from rageval.project import Project
 from rageval.report import leaderboard as board_model
 from rageval.report.exports import table_csv
 from rageval.report.leaderboard import Leaderboard
+from rageval.store import corpus as corpus_store
+from rageval.store import runs as run_store
 from rageval.util import shown
-from rageval.views import queries
 from rageval.views.charts import means_bars
 from rageval.views.run import runs as run_list
 
@@ -32,7 +33,14 @@ BOARD_VIEWS = ("Pipeline runs", "Scored files", "Both")
 
 def project_counts(project: Project) -> dict[str, int]:
     """Corpora, documents, QA sets, QA items, runs and finished runs of the project."""
-    return queries.project_counts(project)
+    corpora = corpus_store.corpora(project.db_path)
+    sets = run_store.qa_sets(project.db_path)
+    runs = run_store.runs(project.db_path)
+    return {
+        "corpora": len(corpora), "documents": sum(c["documents"] for c in corpora),
+        "qa_sets": len(sets), "qa_items": sum(s["items"] for s in sets),
+        "runs": len(runs), "finished_runs": sum(r["status"] == "finished" for r in runs),
+    }
 
 
 def leaderboard(project: Project, run_ids: Sequence[str]) -> Leaderboard:

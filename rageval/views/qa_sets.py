@@ -19,7 +19,8 @@ from rageval.report import meaning
 from rageval.report.exports import table_csv
 from rageval.runs.scoring import parse_answers
 from rageval.store import runs as run_store
-from rageval.views import queries
+from rageval.runs.scoring import score_file
+from rageval.views.run import offered_metrics, run_defaults
 
 __all__ = ["TEMPLATE", "RELEVANT_IDS_HELP", "sample_qa_csv", "table_csv", "qa_sets", "qa_items", "item_rows",
            "item_counts", "import_file", "metric_choice", "skipped", "score_answers", "jsonl", "TESTSET_KINDS",
@@ -72,22 +73,25 @@ def import_file(project: Project, filename: str, data: bytes, name: str = "") ->
 def metric_choice(filename: str | None = None, data: bytes | None = None) -> tuple[list[str], list[str], dict[str, str]]:
     """(options, pre-selected, metric -> what it misses) for scoring the answers file ``filename``
     (every default pre-selected before a file is chosen); raises InputError for an unreadable file."""
-    options = queries.metric_options()
+    options = offered_metrics()
     cannot: dict[str, str] = {}
     if filename is not None:
         have = meaning.available_inputs(parse_answers(filename, data)[0])
         cannot = meaning.applicability(options, have)
-    return options, [m for m in queries.default_metrics(options) if m not in cannot], cannot
+    return options, [m for m in run_defaults(options) if m not in cannot], cannot
 
 
 def skipped(options: Sequence[str], cannot: dict[str, str]) -> list[str]:
     """The run defaults left out because the file cannot feed them, sorted."""
-    return sorted(m for m in queries.default_metrics(options) if m in cannot)
+    return sorted(m for m in run_defaults(options) if m in cannot)
 
 
 def score_answers(project: Project, filename: str, data: bytes, *, metrics: Sequence[str], judge: str) -> tuple:
-    """Score an answers file and store it as an import run: ``(ScoreResult or None, row errors)``."""
-    return queries.score_upload(project, filename, data, metrics=metrics, judge=judge)
+    """Score an answers file and store it as an import run (the call ``rageval score`` makes:
+    :func:`rageval.runs.scoring.score_file`): ``(ScoreResult or None when no row was usable, row errors)``;
+    raises ConfigError/InputError for unusable input."""
+    result = score_file(project, filename, data, list(metrics), judge=judge, language="en")
+    return (result if result.run_id is not None else None), result.errors
 
 
 def jsonl(rows: Sequence[dict[str, Any]]) -> str:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from rageval.config import METHODS, ChunkingConfig, RunConfig
+from rageval.config import DEFAULT_METRICS, METHODS, ChunkingConfig, RunConfig
 from rageval.errors import ConfigError
 from rageval.llm.roles import missing_settings
+from rageval.metrics.base import metric_names, parse_metric_list
 from rageval.project import Project
 from rageval.report import meaning
 from rageval.report.exports import table_csv
@@ -25,8 +26,6 @@ from rageval.runs import presets as preset_store
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 from rageval.types import Spec
-from rageval.views import queries
-from rageval.views.queries import RUBRIC_EXAMPLE
 
 __all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets", "preset_state",
            "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "llm_warnings", "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
@@ -36,6 +35,22 @@ __all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBR
 CHUNK_SIZE, CHUNK_OVERLAP, TOP_K = ChunkingConfig.size, ChunkingConfig.overlap, RunConfig.top_k
 #: the widget key of each model role's choice (``<key>_model`` holds an online model's name)
 ROLE_KEYS = {"embedder": "run_embedder", "generator": "run_generator", "judge": "run_judge"}
+#: the K values offered for every ``@K`` metric family (beside the run's top-k)
+K_CHOICES = (1, 3, 5, 10)
+
+#: the rubric the Run page's form starts from (rageval.prompts.rubric describes the format)
+RUBRIC_EXAMPLE = """name = "politeness"
+description = "Is the answer polite and professional towards a customer?"
+criteria = ["greets or thanks where natural", "never blames the customer", "no slang"]
+needs = []  # add "reference" or "contexts" to show them to the judge
+
+[anchors]
+1 = "rude or dismissive"
+2 = "curt, or blames the customer"
+3 = "neutral: neither polite nor rude"
+4 = "polite, with a small lapse"
+5 = "polite, warm and professional throughout"
+"""
 
 
 def sources(project: Project) -> tuple[list[str], list[str]]:
@@ -90,33 +105,58 @@ def save_preset(project: Project, name: str, config: RunConfig) -> None:
     preset_store.save_preset(project, name, config.to_dict())
 
 
+def offered_metrics(top_k: int = 10) -> list[str]:
+    """Metric names a user can pick (here and when scoring a file): ``@K`` families offered at
+    :data:`K_CHOICES` and ``top_k``."""
+    out: list[str] = []
+    for name in metric_names():
+        if name.endswith("@K"):
+            out += [f"{name[:-2]}@{k}" for k in sorted(set(K_CHOICES) | {top_k})]
+        else:
+            out.append(name)
+    return out
+
+
+def run_defaults(options: Sequence[str]) -> list[str]:
+    """The run defaults (config.DEFAULT_METRICS) that are available in ``options``."""
+    return [m for m in DEFAULT_METRICS if m in options]
+
+
 def metric_options(project: Project, top_k: int) -> list[str]:
-    """Every metric a run can compute (``@K`` at 1, 3, 5, 10 and ``top_k``), then the project's rubrics."""
-    return queries.metric_options(top_k) + queries.rubric_metrics(project)
+    """Every metric a run can compute (:func:`offered_metrics`), then the project's rubrics (``rubric:NAME``)."""
+    from rageval.metrics.rubric import project_rubrics
+
+    return offered_metrics(top_k) + [r.metric for r in project_rubrics(project).values()]
 
 
 def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tuple[list[str], list[str], dict[str, str]]:
     """(pre-selected metrics, defaults left out, metric -> what the QA set lacks for it)."""
     cannot = meaning.applicability(options, meaning.available_inputs(run_store.qa_items(project.db_path, qa_set),
                                                                      pipeline=True))
-    defaults = queries.default_metrics(options)
+    defaults = run_defaults(options)
     return [m for m in defaults if m not in cannot], sorted({m for m in defaults if m in cannot}), cannot
 
 
 def build_config(project: Project, *, metrics: Sequence[str], aligncheck_source: str, aligncheck_types: str,
                  method: str, size: int, overlap: int, **settings: Any) -> RunConfig:
     """The RunConfig of the form's settings, with the rubrics its metrics name; ConfigError says what to fix."""
-    rubrics = queries.run_rubrics(project, metrics)
-    queries.check_metric_options(metrics, aligncheck_source=aligncheck_source, aligncheck_types=aligncheck_types,
-                                 rubrics={r.name: r for r in rubrics})
+    from rageval.metrics.rubric import resolve
+
+    rubrics = resolve(list(metrics), {}, project)
+    if metrics:  # ConfigError when a metric rejects an option value (e.g. aligncheck_types="0")
+        parse_metric_list(list(metrics), aligncheck_source=aligncheck_source, aligncheck_types=aligncheck_types,
+                          rubrics={r.name: r for r in rubrics})
     return RunConfig(chunking=ChunkingConfig(method=method, size=int(size), overlap=int(overlap)),
                      metrics=tuple(metrics), aligncheck_source=aligncheck_source, aligncheck_types=aligncheck_types,
                      rubrics=rubrics, **settings)
 
 
 def add_rubric(project: Project, text: str) -> Any:
-    """Parse a rubric written as TOML and store it in the project (offered as ``rubric:NAME``)."""
-    return queries.add_rubric_text(project, text)
+    """Parse a rubric written as TOML and store it in the project (offered as ``rubric:NAME``; the call
+    ``rageval rubric add`` makes); ConfigError says what to fix."""
+    from rageval.metrics.rubric import add_rubric_text
+
+    return add_rubric_text(project, text)
 
 
 def check_models(project: Project, config: RunConfig) -> None:

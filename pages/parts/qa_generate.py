@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages.parts import common
 from rageval.errors import ConfigError
 from rageval.views import qa_sets as view
 

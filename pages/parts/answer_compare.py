@@ -5,7 +5,7 @@ from typing import Any
 
 import streamlit as st
 
-from pages import answer_view, common
+from pages.parts import answer_view, common
 from rageval.views import answers as view
 
 

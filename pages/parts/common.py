@@ -1,6 +1,6 @@
 """The page frame (not a page): shared widgets, the error boundary and guards, the state in the URL,
 the finished-run announcer and the per-process resources. What they show comes from
-:mod:`rageval.views.frame`; the cached loaders live in pages/data.py and are re-exported here
+:mod:`rageval.views.frame`; the cached loaders live in pages/parts/data.py and are re-exported here
 (``common.X``).
 
 Safety rule for everything shown: text that comes from documents, uploads or models is either
@@ -21,10 +21,10 @@ import streamlit as st
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.views import frame
 from rageval.views.frame import Project, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
-from pages.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, finished_runs, human_frame,
-    item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions, review_annotators,
-    review_queue, run_stamp, stamp, summaries, version)
+from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
+    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, ended_runs, finished_runs,
+    human_frame, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
+    review_annotators, review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -274,18 +274,13 @@ def rerun_fragment() -> None:
 
 # --- finished runs, announced in every tab -------------------------------------------------------
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _ended_runs(root: str, slug: str, stamp: tuple) -> list[dict[str, Any]]:
-    return frame.ended_runs(Project(slug=slug, root=Path(root)))
-
-
 @st.fragment(run_every=2.0)
 def announce_finished() -> None:
     """Every page, every tab: a message (with its link) for each run of the open project that finished
     or failed since this session started, once each, read from the database (so runs started in another
     tab, or by the CLI, are announced too). Between writes it costs one stat() of the database."""
     p = project()
-    ended = _ended_runs(str(p.root), p.slug, stamp(p))
+    ended = ended_runs(p)
     seen = st.session_state.setdefault("_ended_seen", {})
     if p.slug not in seen:  # what had already ended when this session opened the project: not news
         seen[p.slug] = {r["id"] for r in ended}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages import common
+from pages.parts import common
 from rageval.errors import ConfigError
 from rageval.views import run as view
 
@@ -129,7 +129,7 @@ def progress(p) -> None:
 
 def finished(p) -> None:
     """What became of each run this session started that ended without finishing (a finished or failed
-    run is announced on every page by pages.common.announce_finished)."""
+    run is announced on every page by pages.parts.common.announce_finished)."""
     for run_id in list(st.session_state.get("run_watch", [])):
         if run_id in common.workers().active(p):
             continue

@@ -5,7 +5,7 @@ from typing import Sequence
 
 import streamlit as st
 
-from pages import common
+from pages.parts import common
 from rageval.views import answers as view
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import answer_claims, common
+from pages.parts import answer_claims, common
 from rageval.views import answers as view
 
 _TABLE = "width:100%;border-collapse:collapse;font-size:0.92rem"

@@ -1,0 +1,224 @@
+"""Cached reads for the pages (not a page): the project chosen in the sidebar, the session's change
+counter, and the cached readers of the view modules, each made by :func:`cached_query`. A view module
+is imported on a reader's first call, so the app's first page does not import what only other pages
+need (scipy.stats, the report); only these wrappers know Streamlit.
+
+What changes with every write (the run list, counts, ratings) is keyed on the change stamp
+(:func:`stamp`); what never changes once a run is finished (its answers, scores, tables) on the run's
+state (:func:`run_stamp`). pages/parts/common.py re-exports every public name here.
+"""
+from __future__ import annotations
+
+import functools
+import importlib
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import streamlit as st
+
+from rageval.views import frame
+from rageval.views.frame import Project, open_project
+
+
+def project() -> Project:
+    """The project chosen in the sidebar (``default`` before app.py has chosen one)."""
+    return open_project(st.session_state.get("project") or None)
+
+
+def version() -> int:
+    """The session's change counter: bumped after every write so cached queries refresh."""
+    return int(st.session_state.get("data_version", 0))
+
+
+def bump() -> None:
+    st.session_state["data_version"] = version() + 1
+
+
+def stamp(p: Project) -> tuple:
+    """The project database's change stamp (rageval.store.db.change_stamp): cached queries are keyed on
+    it, so a click re-reads nothing unless something (any tab, any process) wrote meanwhile."""
+    return frame.data_stamp(p)
+
+
+def run_stamp(run: dict[str, Any]) -> tuple:
+    """A run's state and the session's change counter: a finished run's reads are keyed on it."""
+    return (run["status"], run["done"], run["failed"], str(run["finished"]), version())
+
+
+def cached_query(view: str | Callable[..., Any], *, max_entries: int, ttl: int | None = None) -> Callable[..., Any]:
+    """Decorator of a cached reader of ``view``: the decorated function maps a page's arguments to
+    ``(key, args)``; the reader returns ``view(project, *args)``, read again only when the project,
+    ``key`` (a change stamp: :func:`stamp` or :func:`run_stamp`) or ``args`` change (``st.cache_data``,
+    at most ``max_entries`` results, each for ``ttl`` seconds when given). ``view`` is
+    ``"<module>.<function>"`` of ``rageval.views`` (imported on the first read) or a function of this
+    module. ``reader.by_key(p, key, args)`` reads the same cache with a key and arguments at hand."""
+
+    def decorate(keyed: Callable[..., tuple]) -> Callable[..., Any]:
+        def read(root: str, slug: str, key: Any, args: tuple) -> Any:
+            if isinstance(view, str):
+                module, _, function = view.rpartition(".")
+                found = getattr(importlib.import_module(f"rageval.views.{module}"), function)
+            else:
+                found = view
+            return found(Project(slug=slug, root=Path(root)), *args)
+
+        # st.cache_data tells caches apart by a function's name and source: every reader shares
+        # read's source, so each gets its own name
+        read.__qualname__ = f"cached_query[{keyed.__name__}]"
+        cached = st.cache_data(show_spinner=False, max_entries=max_entries, ttl=ttl)(read)
+
+        @functools.wraps(keyed, assigned=("__module__", "__name__", "__qualname__", "__doc__"))
+        def reader(p: Project, *given: Any, **options: Any) -> Any:
+            key, args = keyed(p, *given, **options)
+            return cached(str(p.root), p.slug, key, args)
+
+        reader.by_key = lambda p, key, args: cached(str(p.root), p.slug, key, args)  # type: ignore[attr-defined]
+        return reader
+
+    return decorate
+
+
+def _ids(runs: Sequence[dict[str, Any]]) -> tuple:
+    return tuple(r["id"] for r in runs)
+
+
+def _states(runs: Sequence[dict[str, Any]]) -> tuple:
+    return tuple(run_stamp(r) for r in runs)
+
+
+@cached_query("frame.finished_runs", max_entries=32)
+def finished_runs(p: Project) -> tuple:
+    """The project's finished runs, newest first (cached on the database's change stamp)."""
+    return stamp(p), ()
+
+
+@cached_query("frame.ended_runs", max_entries=32)
+def ended_runs(p: Project) -> tuple:
+    """The project's runs that finished or failed, newest first (cached on the database's change stamp)."""
+    return stamp(p), ()
+
+
+@cached_query("home.project_counts", max_entries=32)
+def project_counts(p: Project) -> tuple:
+    return stamp(p), ()
+
+
+@cached_query("human_review.ratings_by_item", max_entries=32)
+def _review_ratings(p: Project, run: dict[str, Any]) -> tuple:
+    return stamp(p), (run["id"],)
+
+
+@cached_query("human_review.answers_and_scores", max_entries=8)
+def _review_base(p: Project, run: dict[str, Any]) -> tuple:
+    # keyed on the run's own state only: a rating (which bumps the session's data version) leaves
+    # the run's answers and scores as they are, so "Save and next" never re-reads them
+    return (run["status"], run["done"], run["failed"], str(run["finished"])), (run["id"],)
+
+
+def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
+    """Who has rated answers of ``run`` (from the cached ratings: no extra read)."""
+    return sorted({name for given in _review_ratings(p, run).values() for name in given})
+
+
+def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
+    """One annotator's queue (rageval.views.human_review.with_ratings): the run's answers (cached per
+    run) and its ratings (cached on the database's change stamp)."""
+    from rageval.views import human_review as review_view
+
+    return review_view.with_ratings(_review_base(p, run), _review_ratings(p, run), annotator)
+
+
+@cached_query("answers.answer_table", max_entries=16)
+def answer_table(p: Project, run: dict[str, Any]) -> tuple:
+    """The run's answers as one table row each (rageval.views.answers.answer_table), cached."""
+    return run_stamp(run), (run["id"],)
+
+
+@cached_query("answers.item_values", max_entries=16)
+def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[str] | None = None) -> tuple:
+    """Long per-item metric values of ``runs`` (of ``metrics`` only, when given) for plots, cached."""
+    return _states(runs), (list(_ids(runs)), None if metrics is None else list(metrics))
+
+
+@cached_query("answers.answer_view", max_entries=64)
+def answer_view(p: Project, run: dict[str, Any], item_id: str) -> tuple:
+    """One answer's view (rageval.views.answers.answer_view), read for that answer only (fast on runs
+    of any size), cached."""
+    return run_stamp(run), (run["id"], item_id)
+
+
+@cached_query("answers.card_notes", max_entries=32)
+def card_notes(p: Project, run: dict[str, Any]) -> tuple:
+    """rageval.views.answers.card_notes of ``run``, cached on the run's state (a finished run's claims stay)."""
+    return run_stamp(run), (run["id"],)
+
+
+@cached_query("answers.summaries", max_entries=32)
+def summaries(p: Project, run: dict[str, Any]) -> tuple:
+    """rageval.views.answers.summaries of ``run`` (a list of MetricSummary), cached on the run's state."""
+    return run_stamp(run), (run["id"],)
+
+
+@cached_query("home.agreement", max_entries=16, ttl=30)
+def agreement(p: Project) -> tuple:
+    """Metric -> its agreement with the raters in the latest stored analysis (rageval.human.trust)."""
+    return version(), ()
+
+
+@cached_query("correlations.human_frame", max_entries=8)
+def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "median") -> tuple:
+    """The per-answer table of ``runs`` with the human consensus (rageval.views.correlations.human_frame), cached on
+    the runs' states and the session's data version (bumped when ratings change)."""
+    return _states(runs), (_ids(runs), consensus)
+
+
+def _compare_over_frame(p: Project, run_ids: tuple, metric: str, states: tuple) -> Any:
+    """rageval.views.compare.comparison over the page's cached :func:`human_frame` (not rebuilt)."""
+    from rageval.views import compare as compare_view
+
+    return compare_view.comparison(p, run_ids, metric, human_frame.by_key(p, states, (run_ids, "median")))
+
+
+@cached_query(_compare_over_frame, max_entries=16)
+def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> tuple:
+    """rageval.views.compare.comparison of ``runs`` on ``metric`` (tests and verdict) over the cached
+    :func:`human_frame`, cached like it."""
+    return _states(runs), (_ids(runs), metric, _states(runs))
+
+
+@cached_query("compare.regressions", max_entries=16)
+def regressions(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> tuple:
+    """rageval.views.compare.regressions of the two ``runs`` on ``metric``, cached on their states."""
+    return _states(runs), (runs[0]["id"], runs[1]["id"], metric)
+
+
+@cached_query("home.leaderboard", max_entries=16)
+def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> tuple:
+    """The leaderboard of ``runs`` (cached on their ids and states)."""
+    return _states(runs), (_ids(runs),)
+
+
+def _claim_agreement(p: Project, run_ids: tuple | None) -> tuple:
+    """rageval.views.trust.claim_agreement with 500 bootstrap resamples (the page's interval)."""
+    from rageval.views import trust as trust_view
+
+    return trust_view.claim_agreement(p, run_ids, n_boot=500)
+
+
+@cached_query(_claim_agreement, max_entries=16)
+def claim_trust(p: Project, run_ids: Sequence[str] | None = None) -> tuple:
+    """``(verifier rows, rater agreement)`` on claim labels over ``run_ids`` (all runs when None), cached
+    on the database's change stamp (rageval.views.trust.claim_agreement)."""
+    return stamp(p), (tuple(run_ids) if run_ids is not None else None,)
+
+
+@cached_query("trust.difference_row", max_entries=16)
+def ppi_difference(p: Project, run_a: str, run_b: str, metric: str | None) -> tuple:
+    """PPI of mean human rating B - A with ``metric`` as predictor (rageval.views.trust.difference_row)."""
+    return stamp(p), (run_a, run_b, metric)
+
+
+@cached_query("home.ppi_lines", max_entries=8)
+def ppi_lines(p: Project, runs: Sequence[dict[str, Any]], title: Callable[[dict[str, Any]], str]) -> tuple:
+    """Home's lines of PPI estimates for the labelled runs among ``runs`` (``title(run)`` names each)."""
+    return stamp(p), (list(_ids(runs)), {r["id"]: title(r) for r in runs})
