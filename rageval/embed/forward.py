@@ -6,10 +6,15 @@
   row-wise step (embeddings, the q/k/v, output and feed-forward matmuls, the LayerNorms, about
   95% of the FLOPs) runs on real word-pieces only; only attention pads, each text to
   ``width(n)`` (:func:`rageval.embed.minilm.bucket_width`, a multiple of 16 fixed by the text's
-  own length), texts of one width together. A padded key gets probability exactly 0 and a
-  row's matmul result does not depend on the other rows (two rows or more, see
-  :func:`_row_blocks`), so a text's states are bit for bit those of :func:`encode_batch` with
-  the text padded to ``width(n)``, whatever else is packed with it.
+  own length), texts of one width together. A padded key gets probability exactly 0, so a
+  text's states are those of :func:`encode_batch` with the text padded to ``width(n)``, whatever
+  else is packed with it, within float32 rounding: not always bit for bit, because on some CPUs
+  (OpenBLAS on AMD EPYC, for one) a row of a float32 matmul is summed in an order that depends
+  on the product's shape (its number of rows, the row's place in it). Measured: vectors within
+  1e-6 of each other, metric values too (docs/benchmarks.md, "Batch composition and float32
+  rounding"). On CPUs whose rows do not depend on the shape (seen on Intel), the bits are equal.
+  A project embeds a text once and reads it from its cache after that, so its values agree
+  with each other.
 """
 from __future__ import annotations
 
@@ -119,8 +124,10 @@ def _row_blocks(n: int) -> list[tuple[int, int]]:
     """``[lo, hi)`` blocks of about ``_FFN_ROWS`` rows covering ``n`` rows, none of one row.
 
     A one-row product goes through BLAS's matrix-vector routine, whose sums are ordered
-    differently from the matrix-matrix one; with at least two rows per block a row's result is
-    the same whatever block it lands in (checked bit for bit in tests/test_embed_packed.py).
+    differently from the matrix-matrix one. With at least two rows per block, a row's result is
+    the same bits whatever block it lands in on CPUs where BLAS sums every row of a matrix
+    product in one order; on others (OpenBLAS on AMD EPYC) it moves within float32 rounding with
+    the block's shape anyway (tests/test_embed_packed.py checks the states within 1e-6).
     """
     bounds = list(range(0, n, _FFN_ROWS)) + [n]
     if len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:
