@@ -108,9 +108,12 @@ def test_queue_puts_unverified_first_then_the_least_certain_and_skips_what_the_r
     assert first[0]["remaining"] == 36
     unverified = [r for r in first if r["unverified"]]
     assert len(unverified) == 24 and first[:24] == unverified
-    rest = [r["confidence"] for r in first[24:]]
-    assert rest == sorted(rest)
-    assert [r["confidence"] for r in unverified] == sorted(r["confidence"] for r in unverified)
+    # of claim 0 (offline SUPPORTED), the judge disagrees where its verdict is not SUPPORTED: i % 3 != 0
+    disagree = [r for r in first[24:] if r["disagree"]]
+    assert len(disagree) == 8 and first[24:32] == disagree
+    assert {r["item_id"] for r in disagree} == {f"q{i:02d}" for i in range(12) if i % 3}
+    for part in (unverified, disagree, first[32:]):
+        assert [r["confidence"] for r in part] == sorted(r["confidence"] for r in part)
     top = first[0]
     cl.label_claim(project, "runA", top["item_id"], top["claim"], "ann", "skip")
     after = cstore.queue(project.db_path, "runA", "ann", limit=1)
@@ -207,6 +210,13 @@ def test_share_supported_estimate_is_ppi_on_the_labelled_claims(project):
     yhat = np.array([1.0 if (i + k) % 3 == 0 else 0.0 for i in range(12) for k in range(3)])
     ref = stats.ppi_mean(y, yhat[:18], yhat[18:], tuned=False)
     assert (e.result.estimate, e.result.low, e.result.high) == pytest.approx((ref.estimate, ref.low, ref.high))
+
+
+def test_with_no_labels_an_estimate_says_how_many_labels_a_width_needs(project):
+    e = next(e for e in est.supported_estimates(project, "runA") if e.predictor == JUDGE)
+    yhat = np.array([1.0 if (i + k) % 3 == 0 else 0.0 for i in range(12) for k in range(3)])
+    assert e.result is None and e.labelled == 0
+    assert f"about {stats.labels_for_width(float(np.std(yhat)), 0.1)} labels" in e.reason
 
 
 def test_rating_estimate_uses_the_rated_answers_and_a_metric_on_all(project, monkeypatch):

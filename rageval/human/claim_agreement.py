@@ -100,6 +100,12 @@ def agreement_of(verdicts: pd.DataFrame, gold: dict[tuple[str, str, str], str], 
                              tuple(dict.fromkeys(verdicts["run_id"])))
 
 
+def verdict_frame(project: Project, run_ids: Sequence[str]) -> pd.DataFrame:
+    """Every verifier's claims of the runs (:func:`rageval.store.claim_labels.verdicts`) as a DataFrame."""
+    return pd.DataFrame(cstore.verdicts(project.db_path, run_ids),
+                        columns=["run_id", "item_id", "signature", "judge", "ordinal", "claim", "verdict", "confidence"])
+
+
 def claim_runs(project: Project) -> list[str]:
     """The project's runs, newest first (every run may hold claims)."""
     return [r["id"] for r in rstore.runs(project.db_path)]
@@ -110,10 +116,9 @@ def verifier_agreement(project: Project, run_ids: Sequence[str] | None = None, *
     """Every verifier's agreement with the labels over ``run_ids`` (all runs when None), most
     labelled first."""
     run_ids = list(run_ids) if run_ids is not None else claim_runs(project)
-    rows = pd.DataFrame(cstore.verdicts(project.db_path, run_ids),
-                        columns=["run_id", "item_id", "signature", "judge", "ordinal", "claim", "verdict", "confidence"])
+    rows = verdict_frame(project, run_ids)
     gold = gold_labels(labels_frame(project, run_ids))
-    out = [agreement_of(part, gold, signature=str(sig), judge=str(part["judge"].iloc[0]), n_boot=n_boot, seed=seed,
-                        width=width)
+    out = [agreement_of(part, gold, signature=str(sig), judge=str(part["judge"].iloc[0]), n_boot=n_boot,
+                        seed=seed, width=width)
            for sig, part in rows.groupby("signature", sort=True)]
     return sorted(out, key=lambda a: (-a.labelled, a.signature))

@@ -50,8 +50,8 @@ def verifier_sentence(row: dict[str, Any]) -> str:
     cov = f", decided {row['coverage']:.0%} of {row['labelled']} labelled" if row["coverage"] is not None else ""
     return (f"{row['verifier']}: agrees with people on {row['accuracy']:.0%} of {row['n']} labelled claims{cov}; "
             f"kappa {fmt_num(row['kappa'])}{fmt_ci(row['kappa_low'], row['kappa_high'])}"
-            + (f"; about {row['labels_for_ci']} would narrow its CI to {fmt_num(row['width'])}." if row["n"] < row["labels_for_ci"]
-               else "."))
+            + (f"; about {row['labels_for_ci']} would narrow its CI to {fmt_num(row['width'])}."
+               if row["n"] < row["labels_for_ci"] else "."))
 
 
 def estimate_sentence(row: dict[str, Any]) -> str:
