@@ -1,5 +1,7 @@
 """Vectors are computed once per text and shared by every metric of a run; chunks embedded at
 ingest are never embedded again by a run's metrics (context_relevance reads them back)."""
+import numpy as np
+
 from rageval.embed import cache as shared
 from rageval.config import RunConfig
 from rageval.embed.cache import CachedEmbedder
@@ -32,7 +34,7 @@ def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")  # under the local model's name, as a run uses it
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
-    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Mount Etna is 3,357 metres high.",
+    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Etna is 3,357 metres high.",
                       contexts=ctx, references=("3,357 metres",)) for i in range(4)]
     metrics = parse_metric_list("answer_similarity,answer_relevance,context_relevance,faithfulness,"
                                 "answer_correctness_offline,groundedness")
