@@ -7,6 +7,9 @@ worker therefore gets the same vector within float32 rounding, not always the sa
 do the metric values made from it. These helpers compare such results: every number within an
 absolute tolerance, everything discrete (statuses, reasons, verdicts, evidence texts, ids,
 counts, order) exactly. Results made twice under the same batch shape are compared with ``==``.
+The packed pass aligns texts to the BLAS's row period where it has one
+(:func:`rageval.embed.forward.row_period`), which makes one process's vectors the same bits in
+any pack there: :func:`assert_same_in_any_pack` asks for the bits then.
 """
 from __future__ import annotations
 
@@ -34,6 +37,26 @@ def assert_states_close(got: np.ndarray, want: np.ndarray) -> None:
     """Raw token states (not normalised, magnitudes up to about 6): within ``VECTOR_ATOL`` times
     the largest magnitude of ``want``."""
     np.testing.assert_allclose(got, want, rtol=0, atol=VECTOR_ATOL * max(float(np.abs(want).max(initial=0.0)), 1.0))
+
+
+def pack_independent_bits() -> bool:
+    """Whether this process's BLAS has a row period the packed pass aligns texts to
+    (:func:`rageval.embed.forward.row_period` > 1), so that one process gives a text the same bits
+    in any pack; where it has none, only the same values within float32 rounding."""
+    from rageval.embed.forward import row_period
+
+    return row_period() > 1
+
+
+def assert_same_in_any_pack(got: np.ndarray, want: np.ndarray, states: bool = False) -> None:
+    """Vectors (or raw token states, ``states=True``) of the same texts made in other packs of one
+    process: the same bits where :func:`pack_independent_bits`, else within rounding."""
+    if pack_independent_bits():
+        np.testing.assert_array_equal(got, want)
+    elif states:
+        assert_states_close(got, want)
+    else:
+        assert_vectors_close(got, want)
 
 
 def assert_same_within_rounding(got: Any, want: Any, atol: float = VALUE_ATOL, where: str = "") -> None:

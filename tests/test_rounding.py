@@ -51,3 +51,16 @@ def test_vectors_and_states():
     assert_states_close(states + np.float32(4e-6), states)  # 1e-6 of the largest magnitude (6)
     with pytest.raises(AssertionError):
         assert_states_close(states + np.float32(1e-5), states)
+
+
+def test_any_pack_asks_for_the_bits_only_where_the_blas_has_a_row_period(monkeypatch):
+    import tests.rounding as rounding
+
+    v = np.array([[0.6, 0.8]], np.float32)
+    monkeypatch.setattr(rounding, "pack_independent_bits", lambda: True)
+    with pytest.raises(AssertionError):
+        rounding.assert_same_in_any_pack(v + np.float32(5e-7), v)
+    monkeypatch.setattr(rounding, "pack_independent_bits", lambda: False)
+    rounding.assert_same_in_any_pack(v + np.float32(5e-7), v)
+    with pytest.raises(AssertionError):
+        rounding.assert_same_in_any_pack(v + np.float32(3e-6), v)
