@@ -101,7 +101,9 @@ def test_offline_parts_equal_single_process_then_rerun_does_nothing_and_import(c
 def test_judged_parts_equal_single_process_within_the_fleet_limits_and_cached(cluster, tmp_path, monkeypatch,
                                                                               llm_env, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    llm_env.script(responder=respond, latency=0.02)
+    # the server lists the judge's model, so the preflight check (once per process: the driver here,
+    # each worker there) reads /v1/models and sends no chat call: the counts below are scoring calls
+    llm_env.script(responder=respond, latency=0.02, models=["judge-model"])
     rows = ROWS[:40]
     shards, whole = _shards(tmp_path / "shards", rows, 2), _jsonl(tmp_path / "all.jsonl", rows)
     metrics = "faithfulness,token_f1"
@@ -109,7 +111,7 @@ def test_judged_parts_equal_single_process_within_the_fleet_limits_and_cached(cl
     assert main(["score", str(whole), *judged, "--no-cache", "--no-store", "--out", str(tmp_path / "one.parquet")]) == 0
     single_calls = llm_env.count("/v1/chat/completions")
     llm_env.reset()
-    llm_env.script(responder=respond, latency=0.02)
+    llm_env.script(responder=respond, latency=0.02, models=["judge-model"])
     cache = str(tmp_path / "llm-cache.duckdb")
     ray_args = ["--engine", "ray", "--workers", "2", "--part-rows", "10", "--batch-size", "5", "--llm-cache", cache]
     assert main(["score", str(shards), *judged, *ray_args, "--out", str(tmp_path / "out")]) == 0
