@@ -48,7 +48,7 @@ def main() -> None:
                           help="'human' is the consensus of the human ratings")
     c = common.comparison(p, picked, metric)
     (st.success if c.reliable else st.info)(common.md(c.verdict))
-    table = view.summary_table(c)
+    table = view.summary_table(c, view.run_coverage(p, chosen, metric))
     common.dataframe(table.round(3), width="stretch")
     st.download_button("Summary (CSV)", view.table_csv(table, index=True), "compare.csv", key="cmp_dl")
     if c.friedman.statistic is not None:

@@ -112,6 +112,10 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     # offline (no judge) the demo's claims are SUPPORTED where copied and UNVERIFIED otherwise: never
     # CONTRADICTED or NOT_MENTIONED, which only a judge writes (issue 33)
     assert verdicts == {"SUPPORTED", "UNVERIFIED"}
+    demo_claims = store.claims(project.db_path, again["import_run_id"])
+    unverified = [c for c in demo_claims if c["verdict"] == "UNVERIFIED"]  # the demo shows them with evidence and hints
+    assert unverified and all(c["evidence"] and c["details"]["evidence_role"] == "likely evidence" for c in unverified)
+    assert any("the claim says" in h for c in unverified for h in c["details"]["hints"])  # a wrong number, hinted
     third = demo.load_demo()
     assert (third["run_id"], third["import_run_id"]) == (again["run_id"], again["import_run_id"])  # built once
     assert len(store.runs(project.db_path)) == 2
