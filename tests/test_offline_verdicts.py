@@ -133,6 +133,8 @@ def test_the_cross_encoder_is_an_explicit_opt_in(monkeypatch):
     assert offline.chosen() == "rules" and offline.version().startswith("rules-")
     assert "0.32" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
     assert "0.673" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
+    from rageval.cli.base import judge_help
+    assert "UNVERIFIED" in judge_help() and "0.32" in judge_help() and "0.673" in judge_help()  # --judge's help
     monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")
     assert offline.chosen() == "xenc" and not offline.version().startswith("rules-")
     monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "guess")
@@ -195,3 +197,18 @@ def test_unverified_round_trips_through_store_score_files_and_exports(tmp_path, 
     assert "No judge was used" in html and "--judge" in html
     assert 'background:#eef0f3;color:#4a5261;border-color:#4a5261">UNVERIFIED</span>' in html
     assert "hints: the claim says 35 years; the sentence says 28 years" in html
+
+
+def test_the_answers_page_shows_likely_evidence_and_hints_not_a_verdict():
+    from rageval.views import answers
+    from rageval.views.queries import AnswerView
+
+    claim = {"text": "It dries in 48 hours.", "verdict": "UNVERIFIED", "evidence": "It dries in 24 hours.",
+             "judge": "heuristic", "details": {"evidence_role": "likely evidence",
+                                               "hints": ["the claim says 48 hours; the sentence says 24 hours"]}}
+    view = AnswerView("i", 0, "Q?", [], "It dries in 48 hours.", "ok", None, [], {}, [claim])
+    (row,) = answers.claim_rows(view)
+    assert row["verdict"] == "UNVERIFIED" and row["evidence"] == ("likely evidence: ", "It dries in 24 hours.")
+    assert row["reason"] == "hints: the claim says 48 hours; the sentence says 24 hours"
+    assert answers.evidence_spans(view) == {}  # likely evidence is never highlighted as support
+    assert answers.offline_verdicts(view.claims) and "judge or a person" in answers.OFFLINE_VERDICT_NOTE
