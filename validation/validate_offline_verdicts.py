@@ -5,10 +5,12 @@ majority class.
     python -m validation.validate_offline_verdicts --portion dev               # look here, change here
     python -m validation.validate_offline_verdicts --portion report [--write-docs]  # once, never tuned on
 
-The offline check is :class:`rageval.claims.offline.RulesVerifier` (the product's default: a claim
-contained in one sentence or two adjacent ones, as the sentence asserts it, is SUPPORTED; every
-other claim UNVERIFIED). It runs with no embedder (the embedder only ranks the evidence of an
-UNVERIFIED claim; it never changes a verdict).
+The offline check is the product's default (:class:`rageval.claims.offline.RulesVerifier`): a claim
+contained in one sentence or two adjacent ones, as the sentence asserts it
+(:func:`rageval.claims.containment.contained`), is SUPPORTED; every other claim UNVERIFIED. Only
+the verdicts are measured, so this script calls ``contained`` itself (the verifier's first and only
+deciding step) and skips the evidence ranking and hints an UNVERIFIED claim gets (they never
+change a verdict; ``tests/test_offline_verdicts.py`` checks that the verifier writes only these two).
 
 Sets, portions as ``training/prepare_nli_data.py`` splits them (its readers are reused; the
 repository snapshots are read from ``--mirror``, ``<owner>+<name>/repo``):
@@ -44,8 +46,9 @@ from collections import Counter
 from pathlib import Path
 
 from rageval.claims.extract import answer_claims
-from rageval.claims.offline import RulesVerifier, rules_version
-from rageval.claims.verdict import CONTRADICTED, SUPPORTED
+from rageval.claims.containment import contained
+from rageval.claims.offline import rules_version
+from rageval.claims.verdict import CONTRADICTED, SUPPORTED, UNVERIFIED, Verdict
 from training import prepare_nli_data as P
 from training.data import DATA
 from validation.docs_section import replace_section
@@ -116,16 +119,21 @@ def _summedits_gold(consistent: bool, sentences: list[str], seed: set[str]):
     return gold
 
 
-def measure_pairs(verifier: RulesVerifier, rows: list[dict]) -> dict:
-    verdicts = [vs[0] for vs in verifier.verify_many([([x["claim"]], [x["premise"]]) for x in rows])]
+def verdicts_of(jobs: list[tuple[list[str], list[str]]]) -> list[list[Verdict]]:
+    """The offline verdicts of ``[(claims, contexts)]``: containment, else UNVERIFIED (no evidence ranking)."""
+    return [[contained(c, ctx) or Verdict(UNVERIFIED) for c in claims] for claims, ctx in jobs]
+
+
+def measure_pairs(rows: list[dict]) -> dict:
+    verdicts = [vs[0] for vs in verdicts_of([([x["claim"]], [x["premise"]]) for x in rows])]
     gold = [x["label"] == "E" for x in rows]
     labels = Counter(x["label"] for x in rows)
     return _figures(verdicts, gold, len(rows), labels, [x["claim"] for x in rows])
 
 
-def measure_texts(verifier: RulesVerifier, rows: list[dict]) -> dict:
+def measure_texts(rows: list[dict]) -> dict:
     claims = [answer_claims("", x["answer"]) for x in rows]
-    verdicts = verifier.verify_many([(c, x["contexts"]) for c, x in zip(claims, rows)])
+    verdicts = verdicts_of([(c, x["contexts"]) for c, x in zip(claims, rows)])
     flat_v, flat_g, flat_c = [], [], []
     for x, cs, vs in zip(rows, claims, verdicts):
         for c, v in zip(cs, vs):
@@ -179,11 +187,10 @@ def main() -> None:
     ap.add_argument("--errors", type=Path, default=None, help="write the wrong SUPPORTED verdicts here (JSONL)")
     args = ap.parse_args()
     r = P.Reader(args.mirror, None, args.data)
-    verifier = RulesVerifier(None)
     t0 = time.process_time()
-    results = {name: measure_pairs(verifier, rows) for name, rows in pair_sets(r, args.portion).items() if rows}
+    results = {name: measure_pairs(rows) for name, rows in pair_sets(r, args.portion).items() if rows}
     texts = text_sets(r, args.portion)
-    results.update({f"{name} (claims of each text)": measure_texts(verifier, rows) for name, rows in texts.items()})
+    results.update({f"{name} (claims of each text)": measure_texts(rows) for name, rows in texts.items()})
     cpu = time.process_time() - t0
     k = sum(f["right"] for f in results.values())
     n = sum(f["supported"] for f in results.values())
