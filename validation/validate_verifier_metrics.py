@@ -34,6 +34,7 @@ from training.embedding_cache import cached_resources
 from validation.validate_answer_metrics import group_bootstrap, to_samples, with_ci
 from training.stats import auroc
 from validation.validate_claims import SEED, boot, fmt
+from validation.validate_offline_verdicts import wilson
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -48,14 +49,6 @@ def scores(samples: list[Sample], metric: str, resources) -> tuple[np.ndarray, n
     cover = np.array([np.nan if (s.details or {}).get("coverage") is None else float(s.details["coverage"])
                       for s in got])
     return value, cover
-
-
-def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return float("nan"), float("nan")
-    p, d = k / n, 1 + z * z / n
-    c, h = (p + z * z / (2 * n)) / d, z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return c - h, c + h
 
 
 def row_line(name: str, metric: str, value: np.ndarray, cover: np.ndarray, gold: np.ndarray, auc: str) -> str:
