@@ -9,12 +9,18 @@ from pages import common
 from rageval.views import answers as view
 
 
+#: a card's title wraps instead of ending in "…" ("Answer correctness (offline) ↑" in a quarter of 1280 px)
+CARD_TITLES_WRAP = ('<style>[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {white-space: normal '
+                    '!important; overflow: visible !important; text-overflow: clip !important}</style>')
+
+
 def metric_cards(items: Sequence[view.MetricSummary], *, per_row: int = 4, notes: dict[str, str] | None = None,
                  agreement: dict | None = None) -> None:
     """One bordered card per metric: mean over scored items, direction, and the unscored count below
     (with ``notes[metric]`` after it, such as the claim metrics' low-confidence count); the tooltip says
     what the metric measures and, with ``agreement`` (rageval.human.trust), how far it agrees with the raters."""
     agreement, notes = agreement or {}, notes or {}
+    st.html(CARD_TITLES_WRAP)
     for start in range(0, len(items), per_row):
         for col, s in zip(st.columns(per_row), items[start:start + per_row]):
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""

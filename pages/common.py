@@ -22,9 +22,9 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import Project, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, card_notes, comparison, finished_runs, human_frame, item_values,
-    leaderboard, project, project_counts, regressions, review_annotators, review_queue, run_stamp, stamp,
-    summaries, version)
+    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, finished_runs, human_frame,
+    item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions, review_annotators,
+    review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -164,7 +164,7 @@ def run_page(main: Callable[[], None]) -> None:
         main()
     except Exception as exc:  # noqa: BLE001 - the page boundary: nothing may escape as a traceback
         show_error(exc)
-    finally:  # also after st.stop() and st.rerun(): the address bar always shows the view
+    finally:  # the address bar shows the view (after need()'s st.stop() it was written there already)
         url_write()
 
 
@@ -174,6 +174,7 @@ def need(ok: Any, message: str, page: str | None = None, label: str = "") -> Non
         st.info(message)
         if page:
             st.page_link(PAGES[page], label=label, icon=":material/arrow_forward:")
+        url_write()  # now: after st.stop() every Streamlit call raises, so run_page's own write never happens
         st.stop()
 
 
@@ -186,6 +187,10 @@ def need(ok: Any, message: str, page: str | None = None, label: str = "") -> Non
 # run (a widget changed: the widgets win), empty (the sidebar navigation clears it: the session's
 # state stays), or anything else (a reload, a pasted link, a page link with parameters, an edited
 # address): then the page applies it to its widgets before drawing them.
+
+#: the parameters a page passes on when the navigation keeps its address: the view's identity
+CARRIED = ("project", "run", "run_b", "question")
+
 
 def view_url(page: str, **params: Any) -> str:
     """The relative address of ``page`` (a key of PAGES) showing ``params``: ``answers?project=demo&run=..``.
@@ -216,6 +221,10 @@ def url_arrived(page: str) -> dict[str, str]:
     now = _url_now()
     known = [st.session_state.get("_url_written"), st.session_state.get("_url_seen")]  # this session's own
     arrived = now if now and (page, now) not in known else {}
+    if arrived and arrived == (st.session_state.get("_url_written") or (None, None))[1]:
+        # what another page of this session wrote, kept by the navigation: only what names the view
+        # (project, run, question) goes on; that page's own settings (Compare's runs, metric) do not
+        arrived = {k: v for k, v in arrived.items() if k in CARRIED}
     st.session_state["_url_seen"] = (page, now)
     st.session_state["_url_arrived"] = arrived
     st.session_state["_url_page"] = page
@@ -294,15 +303,18 @@ def announce_finished() -> None:
     for i, (slug, r) in enumerate(list(news)):
         if slug != p.slug:
             continue
-        c1, c2, c3 = st.columns([6, 2, 1], vertical_alignment="center")
+        # the message across, its buttons under it on the left: the toast (top right) never covers them
         if r["status"] == "finished":
-            c1.success(f"Finished: {md(run_title(r))} — {r['done']} answers, {r['failed']} failed.")
+            st.success(f"Finished: {md(run_title(r))} — {r['done']} answers, {r['failed']} failed.")
+        else:
+            st.error(f"Run {md(run_title(r))} failed: {md(r.get('error') or 'see the Run page')}")
+        c2, c3, _ = st.columns([2, 1, 4], vertical_alignment="center")
+        if r["status"] == "finished":
             if c2.button("Open its answers", key=f"open_{r['id']}", type="primary", icon=":material/fact_check:"):
                 news.remove((slug, r))
                 st.session_state["ans_run"] = r["id"]
                 st.switch_page(PAGES["answers"], query_params={"project": p.slug, "run": r["id"]})
         else:
-            c1.error(f"Run {md(run_title(r))} failed: {md(r.get('error') or 'see the Run page')}")
             with c2:
                 view_link("run", "See the Run page", icon=":material/play_circle:")
         if c3.button("Dismiss", key=f"dismiss_{r['id']}"):

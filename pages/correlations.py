@@ -10,9 +10,13 @@ from rageval.views import correlations as view
 
 def compute_box(p, runs: list[dict]) -> None:
     by_id = {r["id"]: r for r in runs}
+    rated = view.rated_runs(p, list(by_id))
     with st.expander("New analysis", expanded=not view.analyses(p)):
-        chosen = st.multiselect("Runs", list(by_id), default=list(by_id)[:1], key="co_runs",
-                                format_func=lambda i: common.run_title(by_id[i]))
+        if not rated:
+            st.info("None of the finished runs has human ratings yet: rate answers on the Human review page "
+                    "first, then compute an analysis here.")
+        chosen = st.multiselect("Runs", list(by_id), default=rated[:1], key="co_runs",
+                                format_func=lambda i: common.run_title(by_id[i]) + ("" if i in rated else " (no ratings)"))
         c1, c2, c3 = st.columns(3)
         group = c1.selectbox("Group by", view.GROUPINGS, key="co_group")
         method = c2.selectbox("Method", view.METHODS, key="co_method")
@@ -37,14 +41,29 @@ def agreement_box(p, a: view.Analysis) -> None:
         common.dataframe(pd.DataFrame(o["kappa"]), width="stretch")
 
 
+def claims_box(p) -> None:
+    """People's claim labels: their agreement with each other, and every claim verifier's with them."""
+    st.subheader("Claim verifiers against people", anchor=False)
+    rows, raters = common.claim_trust(p)
+    st.markdown(common.md(view.raters_sentence(raters)))
+    if rows:
+        common.dataframe(view.verifier_frame(rows).round(3), hide_index=True, width="stretch")
+        for r in rows:
+            with st.expander(f"Confusion matrix: {common.plain(r['verifier'])}"):
+                st.caption(common.md(view.verifier_sentence(r)))
+                common.dataframe(r["confusion"], width="stretch")
+
+
 def main() -> None:
     p = common.project()
     st.title("Correlations")
     runs = common.finished_runs(p)
     common.need(runs, "No finished run yet: correlations need scored answers and human ratings.", "run", "Start a run")
     if p.slug == "demo":
-        st.caption("The demo's human ratings are illustrative (written for the demo, not collected in a study).")
+        st.caption("The demo's human ratings and claim labels are illustrative (written for the demo, not collected "
+                   "in a study).")
     compute_box(p, runs)
+    claims_box(p)
     stored = view.analyses(p)
     common.need(stored, "No stored analysis yet: choose runs above and compute one (rate answers on Human review).",
                 "human_review", "Rate answers")

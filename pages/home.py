@@ -18,6 +18,8 @@ def leaderboard_table(board: view.Leaderboard, *, key: str = "leaderboard", agre
                 for i in col.index]
 
     config = {"run": st.column_config.TextColumn("run", width="medium", help="what produced the answers, and when"),
+              "kind": st.column_config.TextColumn("kind", help="pipeline run: retrieved and answered here; scored "
+                                                  "file: answers scored from a file (never marked best beside runs)"),
               "judge": st.column_config.TextColumn("judge", help="heuristic = offline rules and learned models; "
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
@@ -73,8 +75,15 @@ def main() -> None:
     runs = common.finished_runs(p)
     if runs:
         st.subheader("Leaderboard")
+        if any(r["kind"] != "pipeline" for r in runs):  # ad hoc scored files apart unless asked for
+            shown = st.radio("Show", view.BOARD_VIEWS, index=view.BOARD_VIEWS.index(view.board_view(runs)),
+                             horizontal=True, key="home_board", label_visibility="collapsed")
+            runs = view.board_runs(runs, shown) or runs
         board = common.leaderboard(p, runs)
         leaderboard_table(board, agreement=common.agreement(p))
+        lines = common.ppi_lines(p, runs, common.run_title)
+        if lines:  # where people labelled: the prediction-powered estimate beside the human-only one
+            st.caption("Prediction-powered estimates (PPI++, 95%):  \n" + "  \n".join(common.md(x) for x in lines))
         by_id = {r["id"]: r for r in runs}
         common.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):

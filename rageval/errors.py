@@ -41,3 +41,8 @@ class LLMError(RagevalError):
         super().__init__(message)
         self.reason = reason
         self.raw = raw
+
+
+class StoreFullError(RagevalError):
+    """The disk holding a project's database is full: a write could not be made (see
+    :func:`rageval.store.db.connect`). What was stored before is kept; the run is resumable."""

@@ -11,7 +11,8 @@ switch from the project's on-disk ``PersistentClient`` to a shared Chroma server
 does not answer is retried ``RAGEVAL_CHROMA_RETRIES`` times (default 3, backing off from 0.5 s),
 then :class:`IndexUnreachableError` names it ("the Chroma server at HOST:PORT is unreachable").
 A collection's metadata names the project id and the DuckDB file of the store that made it, so a
-copied store is caught and re-scoped (:mod:`rageval.store.meta`).
+copied store is caught and re-scoped, and a state token replaced on every change, so a store
+restored at the same path is caught too (:mod:`rageval.store.meta`).
 """
 from __future__ import annotations
 
@@ -113,13 +114,29 @@ def collection_name(project: Project, signature: str, project_id: str | None = N
     return f"rv-{project.slug}-{stable_hash([pid, signature], 24)}"[:512]
 
 
+class IndexMismatchError(RagevalError):
+    """A collection whose last change this project store did not make (a restore, a copy at the same path)."""
+
+
 class VectorIndex:
-    """The collection for one index signature (``RunConfig.index_signature()``)."""
+    """The collection for one index signature (``RunConfig.index_signature()``).
+
+    Opened (and synced) under the project's index lock (:func:`rageval.ingest.corpus.sync_index`).
+    On every open the collection's state token must be the one this store holds (see
+    :mod:`rageval.store.meta`), else :class:`IndexMismatchError`; :meth:`sync` replaces the token
+    when it adds chunks; :meth:`search` after a sync returns only chunks the store holds.
+    """
 
     def __init__(self, project: Project, signature: str):
+        self.signature = signature
+        self.project = project
+        self._own: set[str] | None = None  # the store's chunk ids, once synced
+        self._open(project, signature)
+        self._check_state()
+
+    def _open(self, project: Project, signature: str) -> None:
         from rageval.store.meta import bound_path, rescope
 
-        self.signature = signature
         here = bound_path(project.db_path)
         for attempt in range(2):
             self.project_id = project.id
@@ -147,15 +164,66 @@ class VectorIndex:
             # file (see rageval.store.meta); give it its own id and open its own collection
             rescope(project.db_path, f"collection {self.collection.name} was made by the store at {made_by}")
 
+    def _check_state(self) -> None:
+        """The collection's state token against the store's; an untouched or older collection is claimed."""
+        from rageval.store.meta import index_state, set_index_state
+
+        db, name = self.project.db_path, self.collection.name
+        theirs = (self.collection.metadata or {}).get("rageval_state")
+        current, pending = index_state(db, name)
+        if theirs is not None and theirs in (current, pending):
+            if theirs == pending:  # a change finished in the collection, not yet here
+                set_index_state(db, name, current=theirs, pending=None)
+            return
+        if theirs is None and (current is None or self.count() == 0) and self._only_own_chunks():
+            self._set_token()  # made now, or by a version without tokens: claimed
+            return
+        raise IndexMismatchError(
+            f"the Chroma collection {name} (corpus index {self.signature}) was last changed by another copy of "
+            f"project {self.project.slug!r} ({'its state ' + theirs if theirs else 'no state'}, this store's "
+            f"{current or 'none'}): this store was restored from a snapshot, or a copy of it at the same path uses "
+            f"the same Chroma server{' ' + _server() if _server() else ''}. Its chunks may not be this project's, so it "
+            f"is not read. Re-index this project into collections of its own (vectors come from the embedding cache): "
+            f"python -m rageval reindex --project {self.project.slug}")
+
+    def _only_own_chunks(self) -> bool:
+        """Whether every chunk in the collection is one of this store's (always true of an empty one)."""
+        from rageval.store.corpus import chunk_ids
+
+        if self.count() == 0:
+            return True
+        theirs = set(_unreachable_as_error(lambda: self.collection.get(include=[]))["ids"])
+        return theirs <= chunk_ids(self.project.db_path, theirs)
+
+    def _set_token(self) -> None:
+        """A new state token: pending here, then in the collection, then current here."""
+        import uuid
+
+        from rageval.store.meta import index_state, set_index_state
+
+        db, name = self.project.db_path, self.collection.name
+        token = uuid.uuid4().hex
+        set_index_state(db, name, current=index_state(db, name)[0], pending=token)
+        meta = dict(self.collection.metadata or {})
+        _unreachable_as_error(lambda: self.collection.modify(metadata={**meta, "rageval_state": token}))
+        set_index_state(db, name, current=token, pending=None)
+
     def sync(self, chunks: Sequence[dict[str, Any]], embed: Callable[[list[str]], np.ndarray],
              progress: Callable[[int, int], None] | None = None) -> int:
-        """Add the chunks that are not in the collection yet; return how many were added."""
+        """Add the chunks that are not in the collection yet; return how many were added.
+
+        ``chunks`` are all of the store's chunks for this index: a later :meth:`search` refuses a
+        hit that is not one of them.
+        """
         ids = [c["id"] for c in chunks]
+        self._own = set(ids)
         present: set[str] = set()
         for start in range(0, len(ids), 1000):
             present.update(_unreachable_as_error(
                 lambda: self.collection.get(ids=ids[start:start + 1000], include=[]))["ids"])
         todo = [c for c in chunks if c["id"] not in present]
+        if todo:
+            self._set_token()  # before the first write: a copy that did not make it stops reading
         if progress is not None and todo:
             progress(0, len(todo))  # the phase shows at once, not after the first batch
         for start in range(0, len(todo), _BATCH):
@@ -185,6 +253,12 @@ class VectorIndex:
             include=["distances", "documents", "metadatas"],
         ))
         out = []
+        stray = {i for row in res["ids"] for i in row} - self._own if self._own is not None else set()
+        if stray:  # written meanwhile by another copy of this store (see _check_state)
+            raise IndexMismatchError(
+                f"the Chroma collection {self.collection.name} returned {len(stray)} chunk(s) this project does not "
+                f"hold (e.g. {sorted(stray)[0]}); another copy of project {self.project.slug!r} writes it. Re-index "
+                f"this project into collections of its own: python -m rageval reindex --project {self.project.slug}")
         for ids, dists, docs, metas in zip(res["ids"], res["distances"], res["documents"], res["metadatas"]):
             out.append([
                 Hit(chunk_id=i, score=1.0 - float(d), text=t, doc_id=m["doc_id"], page=int(m["page"]))

@@ -178,7 +178,15 @@ def test_home_shows_counts_and_a_leaderboard_of_named_runs(use_data):
     no_failure(at)
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Documents"] == "2" and metrics["QA sets"] == "1" and metrics["Runs"] == "2"
+    # the scored file (an import run) is kept apart: pipeline runs first, the rest on request, marked
+    assert at.radio(key="home_board").value == "Pipeline runs"
+    assert list(at.dataframe[0].value["kind"]) == ["pipeline run"]
+    at.radio(key="home_board").set_value("Scored files").run()
+    assert list(at.dataframe[0].value["kind"]) == ["scored file"]
+    at.radio(key="home_board").set_value("Both").run()
+    no_failure(at)
     board = at.dataframe[0].value
+    assert sorted(board["kind"]) == ["pipeline run", "scored file"]
     names = list(board["run"])
     # runs are named by what produced them, not by ids
     assert any(n.startswith("imported claims.jsonl") for n in names)

@@ -114,3 +114,35 @@ def test_compare_two_and_three_runs(rated):
     at.multiselect(key="cmp_runs").set_value(["r0", "r1", "r2"]).run()
     no_failure(at)
     assert "Conover post-hoc p-values (Holm)" in _text(at) and at.get("plotly_chart")
+
+
+def _unrate(project, *run_ids: str) -> None:
+    from rageval.store.db import connect
+
+    with connect(project.db_path) as con:
+        con.execute(f"DELETE FROM human_ratings WHERE run_id IN ({', '.join('?' for _ in run_ids)})", list(run_ids))
+
+
+def test_correlations_opens_on_a_run_with_ratings(rated):
+    from rageval.store import runs as store
+
+    newest = [r["id"] for r in store.runs(rated.db_path)]
+    _unrate(rated, newest[0])  # the newest run has no ratings: it must not be the default
+    at = page("h", "pages/correlations.py")
+    no_failure(at)
+    assert at.multiselect(key="co_runs").value == [newest[1]]
+    assert "(no ratings)" in at.multiselect(key="co_runs").format_func(newest[0])
+    at.button(key="co_compute").click().run()
+    no_failure(at)
+    assert list(next(d.value for d in at.dataframe if human.CEILING in d.value.index).columns) != []
+
+
+def test_correlations_says_when_no_run_has_ratings(rated):
+    from rageval.store import runs as store
+
+    _unrate(rated, *[r["id"] for r in store.runs(rated.db_path)])
+    at = page("h", "pages/correlations.py")
+    no_failure(at)
+    assert at.multiselect(key="co_runs").value == []
+    assert any("None of the finished runs has human ratings yet" in i.value for i in at.info)
+    assert at.button(key="co_compute").disabled

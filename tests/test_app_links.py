@@ -184,3 +184,29 @@ def test_the_demo_builds_own_runs_are_not_announced_but_a_later_run_is(tmp_path,
     finally:
         release.set()
         gate.update(thread=None, progress=None, runs=set())
+
+
+def _params_after(at: AppTest, page: str) -> dict[str, str]:
+    at.switch_page(common.PAGES[page]).run()  # the sidebar: the address of the page before is kept
+    assert not at.exception, [e.value for e in at.exception]
+    return dict(at.query_params)
+
+
+def test_each_page_keeps_only_its_own_url_parameters(linked):
+    at = opened("compare", {"project": "lk"})
+    at.selectbox(key="cmp_metric").set_value("bleu").run()
+    assert {"runs", "metric"} <= set(at.query_params)
+    hr = _params_after(at, "human_review")  # stops early (no rater yet): its address is written all the same
+    assert "runs" not in hr and "metric" not in hr and hr["project"] == "lk"
+    answers = _params_after(at, "answers")
+    assert "metric" not in answers and "runs" not in answers
+    assert at.selectbox(key="ans_metric").value != "bleu"  # Compare's metric did not become a filter here
+    back = _params_after(at, "compare")
+    assert set(back) <= {"project", "runs", "metric"}
+
+
+def test_a_link_that_shares_the_view_still_carries_its_run(linked):
+    at = opened("answers", {"project": "lk", "run": "r0"})
+    assert at.selectbox(key="ans_run").value == "r0"
+    hr = _params_after(at, "human_review")  # the run (the view's identity) goes on, filters do not
+    assert at.selectbox(key="hr_run").value == "r0" and hr.get("run") == "r0"

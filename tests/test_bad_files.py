@@ -69,7 +69,8 @@ def test_missing_column_reported_once_with_the_columns_found(project, capsys):
 def test_extra_columns_are_a_note_and_the_rows_are_kept(project, capsys):
     code, out, _ = _import("extra_columns.csv", capsys)
     assert code == 0
-    assert "NOTE extra_columns.csv, row 0: column(s) 'owner', 'priority' not used" in out
+    assert "NOTE extra_columns.csv, row 1 (line 2): column(s) 'owner', 'priority' not used" in out
+    assert "row 0" not in out
     assert _ids(project) == ["q1", "q2"]
 
 

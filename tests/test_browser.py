@@ -186,9 +186,41 @@ def _server_log(tmp_path: Path) -> str:
     return f"\n--- streamlit.log ---\n{log.read_text(errors='replace')[-3000:]}" if log.exists() else ""
 
 
+#: the page has settled: no grey placeholder left, no script run in progress (its status icon gone)
+SETTLED = ("() => !document.querySelector('[data-testid=\"stSkeleton\"], [data-testid=\"stSkeletonElement\"]')"
+           " && !document.querySelector('[data-testid=\"stStatusWidgetRunningIcon\"]')")
+#: two animation frames: what was drawn has been painted (a table's canvas), measured, not slept for
+PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+#: the element at the centre of the argument is the argument itself or inside it: nothing covers it
+UNCOVERED = ("el => { const r = el.getBoundingClientRect();"
+             " return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }")
+#: metric card titles cut short: a label whose text is wider than its box
+CUT_TITLES = ("() => [...document.querySelectorAll('[data-testid=\"stMetricLabel\"]')].filter(el =>"
+              " [el, ...el.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1)).map(el => el.innerText)")
+
+
+def _settled(page) -> None:
+    """Wait on the page's state, never on a clock: placeholders gone, the run over, the frame painted."""
+    page.wait_for_function(SETTLED, timeout=WAIT_MS, polling=200)
+    page.evaluate(PAINTED)
+
+
 def _nav(page, name: str) -> None:
     page.locator('[data-testid="stSidebarNav"] a', has_text=name).click()
     page.get_by_role("heading", name=name).wait_for()
+    _settled(page)
+
+
+def _toast_covers_nothing(page, button) -> None:
+    """The finished-run toast, shown now, does not cover ``button`` (the one it announces)."""
+    from playwright.sync_api import expect
+
+    toast = page.locator('[data-testid="stToast"]').first
+    expect(toast).to_be_visible()
+    t, b = toast.bounding_box(), button.bounding_box()
+    assert t and b and (t["x"] + t["width"] <= b["x"] or b["x"] + b["width"] <= t["x"]
+                        or t["y"] + t["height"] <= b["y"] or b["y"] + b["height"] <= t["y"]), (t, b)
+    assert button.evaluate(UNCOVERED), "something covers the button"
 
 
 def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_path):
@@ -217,7 +249,8 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             page.goto(server)
             expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
             expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the runs compared
-            page.wait_for_timeout(1500)  # let the table's canvas paint before the screenshot
+            expect(page.locator('[data-testid="stDataFrame"] canvas').first).to_be_visible()
+            _settled(page)  # the table's canvas painted before the screenshot
             _shot(page, tmp_path, "home")
 
             # a project, created in plain sight; it starts empty
@@ -252,6 +285,7 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             expect(page.get_by_text(PROGRESS).or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=WAIT_MS)
             _shot(page, tmp_path, "run_progress")
             expect(page.get_by_text("Finished:").first).to_be_visible(timeout=240_000)  # the message (and a toast)
+            _toast_covers_nothing(page, page.get_by_role("button", name="Open its answers"))
             _shot(page, tmp_path, "run")
             page.get_by_role("button", name="Open its answers").click()
 
@@ -266,9 +300,13 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
             expect(page.locator(".js-plotly-plot").first).to_be_visible()
             _shot(page, tmp_path, "plots")
 
-            # Correlations: compute and store an analysis of the run (metric x metric, no ratings yet),
-            # then its heatmap renders
+            # Correlations: no run has ratings yet, and the page says so; chosen by hand, the run gets an
+            # analysis all the same (metric x metric), and its heatmap renders
             _nav(page, "Correlations")
+            expect(page.get_by_text("None of the finished runs has human ratings yet")).to_be_visible()
+            page.locator('[data-testid="stMultiSelect"]').first.click()
+            page.get_by_role("option").first.click()
+            page.keyboard.press("Escape")
             page.get_by_role("button", name="Compute and store").click()
             expect(page.get_by_role("heading", name="Agreement with the human score")).to_be_visible(timeout=WAIT_MS)
             expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
@@ -331,6 +369,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             b.bring_to_front()
             expect(b.get_by_text("Finished:").first).to_be_visible(timeout=900_000)  # 11 default metrics, a busy machine
             expect(b.get_by_role("button", name="Open its answers")).to_be_visible()
+            _toast_covers_nothing(b, b.get_by_role("button", name="Open its answers"))  # at 1280 px
 
             # Compare the two pipeline runs: the verdict is a sentence, and the per-question lists
             a.bring_to_front()
@@ -341,8 +380,62 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             expect(a.get_by_text(re.compile(r"difference|scores (higher|lower)|reliable")).first).to_be_visible()
             expect(a.get_by_role("heading", name="Per question: what got worse, what got better")).to_be_visible()
             expect(a.get_by_text(re.compile(r"^(Worse|Better) in B \(\d+\)$")).first).to_be_visible()
+
+            # the new run's eleven metric cards at 1280 px: every title whole, none ending in "…"
+            a.goto(f"{server}/answers?project=t&run={new_run}")
+            expect(a.locator('[data-testid="stMetricLabel"]').nth(10)).to_be_visible()
+            _settled(a)
+            assert a.evaluate(CUT_TITLES) == []
         except Exception as exc:  # noqa: BLE001 - fail with what the pages showed
             raise AssertionError(f"{exc}{_server_log(tmp_path)}\n--- tab A ---\n{a.inner_text('body')[:3000]}"
                                  f"\n--- tab B ---\n{b.inner_text('body')[:3000]}") from exc
+        finally:
+            ctx.close()
+
+
+def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_path, monkeypatch):
+    """Human review's claim queue: three one-click labels; Correlations then shows the rater's claims and
+    the verifier's agreement, and Home the prediction-powered estimate it did not show before."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.claim_fixtures import add_claims
+
+    expect.set_options(timeout=WAIT_MS)
+    pipeline_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch) if r["kind"] == "pipeline")
+    verdicts = ("SUPPORTED", "UNVERIFIED", "CONTRADICTED")
+    add_claims(open_project("t"), pipeline_run, [
+        {"item_id": f"q{i}", "signature": "faithfulness|judge:heuristic|v1", "ordinal": k, "judge": "heuristic",
+         "text": f"Claim {k} of answer {i}.", "verdict": verdicts[(i + k) % 3], "confidence": 1.0}
+        for i in (1, 2, 3) for k in (0, 1)])
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
+                                                   headless=True, args=FLAGS,
+                                                   viewport={"width": 1280, "height": 1000})
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        try:
+            page.goto(f"{server}/?project=t")
+            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+            expect(page.get_by_text("Prediction-powered estimates")).to_have_count(0)
+            page.goto(f"{server}/correlations?project=t")
+            expect(page.get_by_text("No claim labels yet")).to_be_visible()
+
+            page.goto(f"{server}/human_review?project=t&run={pipeline_run}&rater=e2e")
+            page.get_by_role("radio", name="Claims").or_(page.get_by_role("button", name="Claims")).first.click()
+            expect(page.get_by_text("6 claim(s) left for e2e")).to_be_visible()
+            expect(page.get_by_text("no verdict yet (UNVERIFIED)")).to_be_visible()  # UNVERIFIED first
+            for n, name in enumerate(("Supported (1)", "Not mentioned (3)", "Contradicted (2)")):
+                page.get_by_role("button", name=name).click()
+                expect(page.get_by_text(f"{5 - n} claim(s) left for e2e")).to_be_visible()
+
+            page.goto(f"{server}/correlations?project=t")
+            expect(page.get_by_text(re.compile(r"1 rater\(s\) labelled 3 claim\(s\)"))).to_be_visible()
+            expect(page.get_by_text("Claim verifiers against people")).to_be_visible()
+            expect(page.get_by_text(re.compile(r"Confusion matrix: offline rule"))).to_be_visible()
+            page.goto(f"{server}/?project=t")
+            expect(page.get_by_text("Prediction-powered estimates")).to_be_visible()
+            expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED: \d")).first).to_be_visible()
+        except Exception as exc:  # noqa: BLE001 - fail with what the page showed
+            raise AssertionError(f"{exc}{_server_log(tmp_path)}\n--- page ---\n{page.inner_text('body')[:3000]}") from exc
         finally:
             ctx.close()

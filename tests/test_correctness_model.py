@@ -96,5 +96,5 @@ def test_other_weights_give_another_hash_and_wrong_features_are_refused(tmp_path
     copy.write_text(json.dumps(model))
     with pytest.raises(ConfigError, match="trained on features"):
         load_model.__wrapped__(str(copy))
-    with pytest.raises(ConfigError, match="train_correctness.py"):
+    with pytest.raises(ConfigError, match="training.train_correctness"):
         load_model.__wrapped__(str(tmp_path / "missing.json"))

@@ -126,3 +126,33 @@ def test_leaderboard_marks_the_best_run_per_column_by_direction(tmp_path, monkey
     assert names[g].startswith("imported good.jsonl") and names[g] == run_name(run_store.get_run(project.db_path, g))
     row = board.table.set_index("id").loc[g]
     assert row["exact_match"] == pytest.approx(0.5) and row["hedging"] == pytest.approx(0.5)
+
+
+def test_a_scored_file_is_never_the_best_beside_a_pipeline_run(tmp_path, monkeypatch):
+    from rageval.project import open_project
+    from rageval.report.leaderboard import leaderboard
+    from rageval.store.db import connect
+    from rageval.views import home
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    project = open_project("lb")
+    perfect = [{"id": "a", "question": "q?", "answer": "Paris", "reference": "Paris"}]  # a two-row ad hoc test
+    half = [{"id": "a", "question": "q?", "answer": "Paris", "reference": "Paris"},
+            {"id": "b", "question": "q?", "answer": "Milan", "reference": "Rome"}]
+    worse = [{"id": "a", "question": "q?", "answer": "London", "reference": "Paris"},
+             {"id": "b", "question": "q?", "answer": "Milan", "reference": "Rome"}]
+    adhoc = _import_run(project, perfect, ["exact_match"], "try.jsonl")
+    pipeline = [_import_run(project, rows, ["exact_match"], name) for rows, name in ((half, "p1.jsonl"), (worse, "p2.jsonl"))]
+    with connect(project.db_path) as con:  # the same values, stored as pipeline runs
+        con.execute("UPDATE runs SET kind = 'pipeline' WHERE id IN (?, ?)", pipeline)
+    board = leaderboard(project)
+    kinds = dict(zip(board.table["id"], board.table["kind"]))
+    assert kinds == {adhoc: "scored file", pipeline[0]: "pipeline run", pipeline[1]: "pipeline run"}
+    assert board.best == {"exact_match": pipeline[0]}  # 0.5, not the scored file's 1.0
+    assert "never take the best mark" in home.leaderboard_notes(board, {})
+    runs = board.runs
+    assert home.board_view(runs) == "Pipeline runs"
+    assert [r["id"] for r in home.board_runs(runs, "Scored files")] == [adhoc]
+    assert {r["id"] for r in home.board_runs(runs, "Pipeline runs")} == set(pipeline)
+    assert home.board_view([r for r in runs if r["id"] == adhoc]) == "Scored files"
+    assert leaderboard(project, [r for r in runs if r["kind"] == "import"]).best == {}  # one run: nothing to beat

@@ -117,8 +117,9 @@ def test_flag_lines_say_why_faithfulness_did_not_score():
 
 
 def _board():
-    table = pd.DataFrame([{"run": "A", "judge": "heuristic", "items": 3, "id": "r1", "token_f1": 0.5},
-                          {"run": "B", "judge": "heuristic", "items": 3, "id": "r2", "token_f1": None}])
+    table = pd.DataFrame([{"run": "A", "kind": "pipeline run", "judge": "heuristic", "items": 3, "id": "r1", "token_f1": 0.5},
+                          {"run": "B", "kind": "pipeline run", "judge": "heuristic", "items": 3, "id": "r2",
+                           "token_f1": None}])
     return Leaderboard(runs=[], metrics=["token_f1"], table=table, best={"token_f1": "r1"},
                        unscored={("r2", "token_f1"): 3}, incomparable=["mrr"])
 
@@ -130,7 +131,7 @@ def test_leaderboard_text_notes_and_csv():
     notes = home.leaderboard_notes(board, {})
     assert "Unscored items, not in the means: B: token_f1 3." in notes
     assert notes.endswith("Not compared (their settings differ between runs): mrr") and "ρ (n)" not in notes
-    assert home.leaderboard_csv(board).splitlines()[0] == "run,judge,items,token_f1"
+    assert home.leaderboard_csv(board).splitlines()[0] == "run,kind,judge,items,token_f1"
 
 
 def test_compare_labels_runs_by_letter_and_offers_regressions_for_two_runs_only():

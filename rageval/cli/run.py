@@ -100,14 +100,10 @@ def score_lines(scores: list) -> str:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs: id, status, created, items done / failed."""
-    from rageval.store import owners
-    from rageval.store import runs as store
+    from rageval.runs.listing import listed_runs, resume_command
 
-    db = project(args).db_path
-    owners.reap(db)  # a run whose process is gone is shown interrupted, not running
-    runs = store.runs(db)
-    hint = {r["id"]: f"python -m rageval run --resume {r['id']}" for r in runs
-            if r["kind"] == "pipeline" and r["status"] in ("interrupted", "failed", "pending")}
+    runs = listed_runs(project(args))
+    hint = {r["id"]: resume_command(r) for r in runs if resume_command(r)}
     payload = {"runs": [{**{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
                                               "n_items", "done", "failed", "error")},
                          **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}
@@ -117,6 +113,18 @@ def cmd_runs(args: argparse.Namespace) -> int:
                      + (f"\n    resume with: {hint[r['id']]}" if r["id"] in hint else "")
                      for r in runs]) if runs else "no runs yet"
     emit(args, payload, text)
+    return EXIT_OK
+
+
+def cmd_reindex(args: argparse.Namespace) -> int:
+    """Give the project Chroma collections of its own (after a restore or a copy shares them): a new id."""
+    from rageval.store.meta import reindex
+
+    proj = project(args)
+    new = reindex(proj.db_path)
+    emit(args, {"project": proj.slug, "project_id": new},
+         f"project {proj.slug} now has the id {new}: its next ingest or run indexes its chunks into "
+         "collections of its own (vectors from the embedding cache)")
     return EXIT_OK
 
 
@@ -138,3 +146,4 @@ def register(commands: Commands) -> None:
     rubric_arg(p, ", stored in the project and scored")
     chunk_args(p)
     commands.add("runs", cmd_runs)
+    commands.add("reindex", cmd_reindex)

@@ -18,16 +18,25 @@ def cmd_score(args: argparse.Namespace) -> int:
     from rageval.ingest.limits import RowLimits
     from rageval.runs.scoring import score_file
 
+    if not args.metrics and not args.resume:
+        raise ConfigError("score needs --metrics NAMES (or --resume ID)")
     if args.engine == "ray":
+        if args.resume:
+            raise ConfigError("--engine ray resumes by itself: run the same command again (finished parts are kept)")
         return _score_ray(args)
     path = input_file(args.input)
     proj = project(args)
+    if args.resume:  # the stored run's settings, not the flags' defaults
+        from rageval.scale.imports import resumed_settings
+
+        vars(args).update(resumed_settings(proj, args.resume, args.metrics))
     metrics, rubrics = rubric_files(args, None if args.no_store else proj, names(args.metrics))
     result = score_file(proj, path.name, path.read_bytes(), metrics, judge=args.judge, embedder=args.embedder,
                         language=args.language, rubrics=rubrics, metric_options=aligncheck_options(args),
                         limits=RowLimits.from_env(field_chars=args.max_field_chars, depth=args.max_depth),
                         store=not args.no_store, details=args.details, concurrency=args.concurrency,
-                        use_cache=not args.no_cache, progress=progress(args), workers=args.workers)
+                        use_cache=not args.no_cache, progress=progress(args), workers=args.workers,
+                        input_path=str(path.resolve()), resume=args.resume)
     if args.out:
         from rageval.report.score_out import write_rows
 
@@ -103,7 +112,9 @@ def register(commands: Commands) -> None:
     p = commands.add("score", cmd_score)
     p.add_argument("input", metavar="INPUT", help="CSV, JSON or JSONL answers (our column names or RAGAS's); "
                    "with --engine ray also Parquet, a folder of shards or a glob")
-    p.add_argument("--metrics", required=True, help="comma-separated metric names (see `metrics`)")
+    p.add_argument("--metrics", help="comma-separated metric names (see `metrics`); required unless --resume")
+    p.add_argument("--resume", metavar="ID", help="continue a stored score that stopped (see `runs`): the same INPUT, "
+                   "its settings; stored rows are kept, the others scored")
     p.add_argument("--judge", default=RunConfig.judge, help=judge_help())
     p.add_argument("--embedder", default=RunConfig.embedder, help="local | openai:MODEL")
     language_arg(p)

@@ -20,13 +20,14 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from rageval.errors import InputError
 from rageval.files import read_cell
+from rageval.ingest.json_array import array_elements, array_lines
+from rageval.ingest.fields import loads_json
 from rageval.ingest.limits import RowLimits
 from rageval.text.hygiene import clean_value
 
@@ -47,7 +48,7 @@ ALIASES = {
 
 @dataclass(frozen=True)
 class RowError:
-    """A problem with one row (``row`` 0: the file's header or the file as a whole).
+    """A problem with one row (``row`` 0: the header of a CSV file, shown as "header (line 1)").
 
     ``level`` is ``"error"`` when the row was rejected and ``"note"`` when it was kept after a
     repair (a lone surrogate replaced) or the note is about the file (columns not used).
@@ -61,7 +62,7 @@ class RowError:
     level: str = "error"
 
     def __str__(self) -> str:
-        where = f"{self.source}, row {self.row}"
+        where = f"{self.source}, row {self.row}" if self.row else f"{self.source}, header"
         if self.line is not None:
             where += f" (line {self.line})"
         if self.column:
@@ -78,6 +79,7 @@ class Table:
     problems: list[RowError] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)      # as written in the file, first-seen order
     lines: dict[int, int] = field(default_factory=dict)   # row number -> first line of the file
+    first_rows: dict[str, int] = field(default_factory=dict)  # column -> the first row with a value in it
 
     def error(self, row: int, reason: str, column: str | None = None, level: str = "error") -> RowError:
         """A :class:`RowError` of this table's row ``row``, with its line."""
@@ -94,13 +96,19 @@ class Table:
             raise InputError(f"missing required column {column!r}; columns found: {found}", source=self.source)
 
     def note_unused(self, known: Iterable[str]) -> None:
-        """One note naming the columns no part of rageval reads (they are ignored, not lost)."""
+        """Notes naming the columns no part of rageval reads (they are ignored, not lost): one per
+        row where such columns first hold a value, so the note points at a row that has them (the
+        header of a CSV file when no row does)."""
         known = set(known)
         extra = [c for c in self.columns if _key(c) not in known]
-        if extra:
+        by_row: dict[int, list[str]] = {}
+        for c in extra:
+            by_row.setdefault(self.first_rows.get(c, 0), []).append(c)
+        for row, columns in sorted(by_row.items()):
             self.problems.append(RowError(
-                self.source, 0, f"column(s) {', '.join(repr(c) for c in extra)} not used "
-                f"(known: {', '.join(sorted(known))})", level="note"))
+                self.source, row, f"column(s) {', '.join(repr(c) for c in columns)} not used "
+                f"(known: {', '.join(sorted(known))})", line=self.lines.get(row, 1 if row == 0 else None),
+                level="note"))
 
 
 def _key(name: Any) -> str:
@@ -199,41 +207,6 @@ def _csv_rows(table: Table, lines: list[str], dialect: str) -> list[tuple[int, A
     return out
 
 
-def _int(digits: str) -> int | float:
-    """A JSON integer; past Python's 4,300-digit limit a float (infinite), never a ValueError."""
-    return int(digits) if len(digits) <= 4300 else float(digits)
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_int=_int)
-
-
-def _array_elements(text: str) -> list[tuple[int, str]] | None:
-    """The top-level elements of a JSON array as ``(line, text)``, found by one scan of brackets
-    and strings (no recursion, so a row nested 100,000 deep is cut out, not parsed); None when
-    ``text`` is not one array."""
-    body = text.strip()
-    if not (body.startswith("[") and body.endswith("]")):
-        return None
-    offset = text.index("[") + 1
-    out, depth, inside, escaped, start = [], 0, False, False, offset
-    for i in range(offset, offset + len(body) - 1):
-        ch = text[i]
-        if inside:
-            escaped, inside = (False, True) if escaped else (ch == "\\", ch != '"')
-        elif ch == '"':
-            inside = True
-        elif ch in "[{":
-            depth += 1
-        elif ch in "]}":
-            depth -= 1
-        if not inside and (depth == 0 and ch == "," or depth < 0):
-            part = text[start:i]
-            out.append((text.count("\n", 0, start + len(part) - len(part.lstrip())) + 1, part))
-            start = i + 1
-            if depth < 0:
-                break
-    return [(line, part) for line, part in out if part.strip()]
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -299,7 +272,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
             n += 1
             table.lines[n] = line_no
             try:
-                records.append((n, _loads(line)))
+                records.append((n, loads_json(line)))
             except json.JSONDecodeError as exc:
                 table.problems.append(table.error(n, f"not valid JSON ({exc.msg} at column {exc.colno}); "
                                                      "the other lines were read"))
@@ -307,12 +280,12 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
                 table.problems.append(table.error(n, limits.depth_error(None) or ""))
     elif lower.endswith(".json"):
         try:
-            value = _loads(text)
+            value = loads_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
                              source=source) from exc
         except RecursionError:  # one row too deep for Python's reader: read the rows one by one
-            elements = _array_elements(text)
+            elements = array_elements(text)
             if elements is None:
                 raise InputError(f"{limits.depth_error(None)}; write one row per line in a .jsonl file so "
                                  "that only the deep row is rejected", source=source) from None
@@ -320,7 +293,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
             for n, (line_no, element) in enumerate(elements, start=1):
                 table.lines[n] = line_no
                 try:
-                    records.append((n, _loads(element)))
+                    records.append((n, loads_json(element)))
                 except RecursionError:
                     table.problems.append(table.error(n, limits.depth_error(None) or ""))
         if isinstance(value, dict):
@@ -333,7 +306,10 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
         if not isinstance(value, list):
             raise InputError(f"a JSON file must hold a list of objects, not a {type(value).__name__}",
                              source=source)
-        records = records or list(enumerate(value, start=1))
+        if not records:
+            records = list(enumerate(value, start=1))
+            if text.lstrip().startswith("["):
+                table.lines.update(array_lines(text))
     elif lower.endswith(".csv") or lower.endswith(".tsv"):
         records = _csv(table, text, "excel-tab" if lower.endswith(".tsv") else "excel")
     else:
@@ -363,6 +339,8 @@ def add_records(table: Table, records: Iterable[tuple[int, Any]], *, limits: Row
         for key, value in rec.items():
             key_text, _ = clean_value(str(key))
             seen_columns.setdefault(key_text.strip())
+            if value not in (None, "") and key_text.strip() not in table.first_rows:
+                table.first_rows[key_text.strip()] = n
             value, fixed = clean_value(value)
             if fixed.changed:
                 table.problems.append(table.error(n, fixed.note() + "; row kept", column=key_text, level="note"))
@@ -372,80 +350,3 @@ def add_records(table: Table, records: Iterable[tuple[int, Any]], *, limits: Row
         table.records.append((n, clean))
     table.columns = [c for c in seen_columns if c]
     return table
-
-
-def _finite(value: Any, field: str) -> Any:
-    """``value``, or ValueError when it is NaN or infinite (JSON ``NaN``, ``Infinity``, ``1e999``)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{field} holds {value!r}, a number that is not finite, where text was expected")
-    return value
-
-
-def as_text_list(value: Any, *, field: str, numbers: bool = True) -> tuple[str, ...]:
-    """A string, a list of strings, or a JSON-encoded list (as CSV cells hold) -> tuple of strings.
-
-    Finite numbers are read as their text ("1964" as a reference); NaN and infinities are rejected,
-    and so is a bare number when ``numbers`` is false (``contexts: 5`` is not a list of passages).
-    """
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.startswith("["):
-            try:
-                value = _loads(stripped)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise ValueError(f"{field} looks like a JSON list but is not valid JSON") from exc
-        else:
-            return (stripped,) if stripped else ()
-    if isinstance(value, (list, tuple)):
-        if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
-            raise ValueError(f"{field} must be a string or a list of strings")
-        return tuple(str(_finite(v, field)).strip() for v in value if str(v).strip())
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not numbers:
-            raise ValueError(f"{field} must be a list of passages (text), not the number {value!r}")
-        return (str(_finite(value, field)),)
-    raise ValueError(f"{field} must be a string or a list of strings")
-
-
-def as_label(value: Any, *, field: str) -> str | None:
-    """An id or a domain: text or a finite number, stripped; None when empty. ValueError otherwise
-    (``id: ["list-id"]``, ``domain: NaN``)."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ValueError(f"{field} must be text or a number, not {_kind(value)}")
-    return str(_finite(value, field)).strip() or None
-
-
-def _kind(value: Any) -> str:
-    return {list: "a list", dict: "an object", bool: "true/false"}.get(type(value), type(value).__name__)
-
-
-def as_relevance(value: Any) -> dict[str, float]:
-    """Relevant ids as a list (grade 1 each) or an object id -> grade; JSON text accepted."""
-    if value is None or value == "":
-        return {}
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.startswith("[") or stripped.startswith("{"):
-            try:
-                value = _loads(stripped)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise ValueError("relevant_ids looks like JSON but is not valid JSON") from exc
-        else:
-            value = [v for v in (p.strip() for p in stripped.replace(";", ",").split(",")) if v]
-    if isinstance(value, dict):
-        try:
-            grades = {str(k): float(v) for k, v in value.items()}
-        except OverflowError as exc:  # an integer grade past float range (309+ digits)
-            raise ValueError("relevant_ids grades must be finite numbers") from exc
-        except (TypeError, ValueError) as exc:
-            raise ValueError("relevant_ids grades must be numbers") from exc
-        if not all(math.isfinite(g) for g in grades.values()):
-            raise ValueError("relevant_ids grades must be finite numbers")
-        return grades
-    if isinstance(value, (list, tuple)):
-        return {as_label(v, field="relevant_ids") or "": 1.0 for v in value if v not in (None, "")}
-    raise ValueError("relevant_ids must be a list of ids or an object id -> grade")

@@ -16,6 +16,7 @@ from rageval.claims.extract import is_short_answer, question_claim, resolved_sen
 from rageval.claims.judge import evidence_of
 from rageval.claims.offline import offline_verify
 from rageval.claims.verdict import DECIDED, SUPPORTED
+from rageval.embed.sentences import context_vectors, sentence_vectors
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import (
     ask,
@@ -74,7 +75,10 @@ class ContextRelevance(_Triad):
     ``context_relevance = (1/k) sum_i r_i`` over the k retrieved chunks. Judge:
     ``r_i = rating_i / 3`` with rating 0-3 (``context_relevance.txt``), one call per chunk.
     Offline: ``r_i = 0.5 * clip((cos(e_q, e_chunk) - 0.1) / 0.5, 0, 1) + 0.5 * share of the
-    question's content words found in the chunk``.
+    question's content words found in the chunk``, where ``e_chunk`` is the normalised mean of
+    the chunk's sentence vectors (:func:`rageval.embed.sentences.context_vectors`: the vectors
+    the claim verifier reads, so a chunk is embedded once; before issue 37 it was the chunk
+    embedded whole, a different value under another signature).
 
     >>> round(mapped_cosine(0.35), 3)
     0.5
@@ -83,6 +87,11 @@ class ContextRelevance(_Triad):
     name = "context_relevance"
     needs = frozenset({"question", "contexts"})
     prompt = "context_relevance"
+
+    def signature(self) -> str:
+        """Offline also ``ctx:sentence-mean``, how the chunk's vector is made (see the class)."""
+        extra = (text_version(), "ctx:sentence-mean") if self.judge == "heuristic" else ()
+        return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}", *extra)
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call per retrieved passage."""
@@ -93,7 +102,9 @@ class ContextRelevance(_Triad):
         items = [(i, j, ctx) for i, s in enumerate(samples) for j, ctx in enumerate(s.contexts)]
         if llm is None:
             embedder = resources.embedder
-            sims = cosines(embedder, [(samples[i].question, ctx) for i, _, ctx in items])
+            questions = sentence_vectors(embedder, [samples[i].question for i, _, _ in items])
+            chunks = context_vectors(embedder, [ctx for _, _, ctx in items])
+            sims = [float(np.dot(q, c)) for q, c in zip(questions, chunks)]
             rated = []
             for (i, _, ctx), cos in zip(items, sims):
                 share = term_share(samples[i].question, ctx)

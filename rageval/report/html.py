@@ -127,10 +127,12 @@ def _worst_metric(summaries) -> str | None:
 
 
 def run_report_html(project: Project, run_id: str, *, worst: int = 8, regressions: Any = None,
-                    limit: int = 20) -> str:
+                    limit: int = 20, sections: Sequence[str] = ()) -> str:
     """The report of ``run_id`` as one self-contained HTML page; with ``regressions`` (the
     :class:`rageval.views.regressions.Regressions` of a baseline run against this one) it also
-    lists the questions that got worse and better since the baseline, up to ``limit`` of each."""
+    lists the questions that got worse and better since the baseline, up to ``limit`` of each.
+    ``sections`` are HTML sections put after the agreement with human ratings (the views' trust
+    section: :func:`rageval.views.trust.report_section`)."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
@@ -199,6 +201,7 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
                      "</th><th class='num'>rho</th><th class='num'>p</th><th class='num'>n</th></tr>" + "".join(
                          f"<tr><td>{esc(m)}</td><td class='num'>{rho:.2f}</td><td class='num'>{p:.3g}</td>"
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
+    parts += list(sections)
     if regressions is not None:
         parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
     if main:

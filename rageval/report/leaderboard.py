@@ -2,7 +2,10 @@
 
 Best per column: among the runs whose metric has a mean, the highest (or lowest, for metrics
 where lower is better), marked only when at least two runs have a value and all of them carry
-the same signature (values with different signatures are not comparable).
+the same signature (values with different signatures are not comparable). Answers scored from a
+file (``score``, ``import-scores``: kind ``import``) are marked ``scored file`` in the ``kind``
+column and are never the best while the board holds a pipeline run: a two-row ad hoc test is not
+a system to beat.
 """
 from __future__ import annotations
 
@@ -39,6 +42,11 @@ def judge_label(run: dict[str, Any]) -> str:
     """``heuristic judge (offline)`` or ``LLM judge gpt-4o``."""
     model = _model("judge", run["config"].get("judge") or "heuristic")
     return f"LLM judge {model}" if model else "heuristic judge (offline)"
+
+
+def kind_label(run: dict[str, Any]) -> str:
+    """``pipeline run`` (retrieve, generate, score) or ``scored file`` (answers scored from a file)."""
+    return "pipeline run" if run["kind"] == "pipeline" else "scored file"
 
 
 def run_name(run: dict[str, Any]) -> str:
@@ -89,7 +97,8 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
             cell[key] = s
     rows, unscored, coverage = [], {}, {}
     for r in runs:
-        row: dict[str, Any] = {"run": run_name(r), "judge": judge_label(r), "items": r["done"], "id": r["id"]}
+        row: dict[str, Any] = {"run": run_name(r), "kind": kind_label(r), "judge": judge_label(r), "items": r["done"],
+                               "id": r["id"]}
         for m in metrics:
             s = cell.get((r["id"], m))
             row[m] = None if s is None or s["mean"] is None else float(s["mean"])
@@ -99,8 +108,9 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
                 unscored[(r["id"], m)] = int(s["n_unscored"]) + int(s["n_failed"])
         rows.append(row)
     best, incomparable = {}, []
+    contenders = [r for r in runs if r["kind"] == "pipeline"] or runs  # scored files only among themselves
     for m in metrics:
-        have = [(r["id"], cell[(r["id"], m)]) for r in runs
+        have = [(r["id"], cell[(r["id"], m)]) for r in contenders
                 if (r["id"], m) in cell and cell[(r["id"], m)]["mean"] is not None]
         if len({s["signature"] for _, s in have}) > 1:
             incomparable.append(m)
@@ -108,7 +118,7 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
         if len(have) >= 2:
             pick = max if info(m).higher_is_better else min
             best[m] = pick(have, key=lambda x: x[1]["mean"])[0]
-    table = pd.DataFrame(rows, columns=["run", "judge", "items", "id", *metrics])
+    table = pd.DataFrame(rows, columns=["run", "kind", "judge", "items", "id", *metrics])
     return Leaderboard(runs=runs, metrics=metrics, table=table, best=best, unscored=unscored,
                        incomparable=incomparable, coverage=coverage)
 

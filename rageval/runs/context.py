@@ -50,4 +50,11 @@ def load_context(project: Project, run_id: str) -> RunContext:
     if state is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
     run, items, done = state
+    if run["kind"] != "pipeline":  # its config is a `score`'s, not a RunConfig
+        from rageval.store.owners import resume_hint
+
+        what = f"run {run_id} is a stored `score` (answers scored from {run['config'].get('source')}), not a pipeline run"
+        if run["status"] == "finished":
+            raise ConfigError(f"{what}; it is finished, nothing to resume")
+        raise ConfigError(f"{what}; resume it with: {resume_hint(run)}")
     return RunContext(run_id, run, RunConfig.from_dict(run["config"]), tuple(items), frozenset(done))

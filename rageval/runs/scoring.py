@@ -9,6 +9,7 @@ the app exactly like generated ones.
 """
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
@@ -16,7 +17,9 @@ from rageval.config import RunConfig
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowError, read_table
 from rageval.project import Project
-from rageval.scale.imports import save_import_run
+from rageval.metrics.base import online_judged
+from rageval.runs.pipeline import JUDGED_BATCHES
+from rageval.scale.imports import StoredImport
 from rageval.scale.parallel import warm_up
 from rageval.scale.unit import (  # noqa: F401 - clean_sample, output_rows, aligncheck_row: public here too
     ANSWER_COLUMNS, Plan, aligncheck_row, clean_sample, output_rows, samples_from_table, score_samples,
@@ -53,45 +56,83 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
           project: Project | None = None,
           source: str = "answers", details: bool = False,
           metric_options: dict[str, Any] | None = None,
-          progress: Callable[[str, int, int], None] | None = None, workers: int | None = None) -> ScoreResult:
+          progress: Callable[[str, int, int], None] | None = None, workers: int | None = None,
+          stored_as: dict[str, Any] | None = None, resume: str | None = None) -> ScoreResult:
     """Score ``samples`` with :func:`rageval.scale.unit.score_samples` (the unit every engine
-    runs); with ``project``, also store them as an import run.
+    runs); with ``project``, also store them as an import run, batch by batch as they are scored.
 
     ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``);
     ``progress(phase, done, total)`` is called as each metric finishes over all rows (in one
     process), or as each shard of rows comes back from the worker processes. Offline metrics are
     scored in ``workers`` processes (default: one per core; equal values, :mod:`rageval.scale.parallel`).
+
+    A stored score is owned by this process (a heartbeat) and stores :func:`store_batch` rows at a
+    time, so a killed ``score`` keeps what it stored and is shown ``interrupted``. ``stored_as``
+    adds keys to the stored config (``input``: the file's path, ``input_sha256``: its digest);
+    ``resume`` continues that stopped import run, scoring only the samples whose id it lacks
+    (the returned rows are those scored now).
     """
     plan = Plan.make(metric_names, judge=judge, language=language, embedder=embedder, details=details,
                      options=metric_options)
     metrics = plan.build()
+    names = [m.name for m in metrics]
     if not samples:  # nothing to score: no run is stored
-        return ScoreResult(run_id=None, rows=[], metrics=[m.name for m in metrics])
+        return ScoreResult(run_id=None, rows=[], metrics=names)
     resources = resources or Resources(language=language)
     if len(samples) > 1 and embedder == "local":
         warm_up(metrics, workers=workers)
-    scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
-                           workers=workers)
-    run_id = None
-    if project is not None:
-        config = {"source": display_name(source).name, "metrics": [m.name for m in metrics], "judge": judge,
-                  "language": language, "embedder": embedder,
-                  **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}}
-        rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
-        if rubrics:  # the rubric text the values were judged with, kept with the run
-            config["rubrics"] = rubrics
-        run_id = save_import_run(project, scored.records, config)
-    return ScoreResult(run_id=run_id, rows=scored.rows, errors=[], records=scored.records,
-                       metrics=[m.name for m in metrics])
+    if project is None:
+        scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
+                               workers=workers)
+        return ScoreResult(run_id=None, rows=scored.rows, records=scored.records, metrics=names)
+    config = {"source": display_name(source).name, "metrics": names, "judge": judge,
+              "language": language, "embedder": embedder,
+              **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}, **(stored_as or {})}
+    rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
+    if rubrics:  # the rubric text the values were judged with, kept with the run
+        config["rubrics"] = rubrics
+    run = (StoredImport.resume(project, resume, config) if resume
+           else StoredImport.begin(project, config, len(samples)))
+    todo = [(n, s) for n, s in enumerate(samples) if clean_sample(s).id not in run.done_ids]
+    size = store_batch(metrics, resources)
+    rows, records = [], []
+    with run.owned():
+        for start in range(0, len(todo), size):
+            part = todo[start:start + size]
+            report = progress if progress is None or len(todo) <= size else (
+                lambda phase, done, of, k=start // size + 1: progress(
+                    f"{phase} (batch {k} of {-(-len(todo) // size)})", done, of))
+            scored = score_samples([s for _, s in part], metrics, resources, judge=judge, details=details,
+                                   progress=report, workers=workers)
+            run.save([(n, rec) for (n, _), rec in zip(part, scored.records)])
+            rows += scored.rows
+            records += scored.records
+    return ScoreResult(run_id=run.run_id, rows=rows, records=records, metrics=names)
+
+
+def store_batch(metrics: Sequence[Any], resources: Resources) -> int:
+    """Rows a stored ``score`` scores and stores at a time: ``OFFLINE_BATCH`` for offline metrics
+    (the worker processes stay busy), ``JUDGED_BATCHES`` x the client's concurrency when a metric
+    asks an online judge (as a run's batches: a kill loses at most one batch of calls, all cached)."""
+    if not any(online_judged(m) for m in metrics) or resources.llm is None:
+        return OFFLINE_BATCH
+    return JUDGED_BATCHES * max(1, int(getattr(resources.llm, "concurrency", 4) or 4))
+
+
+OFFLINE_BATCH = 512
 
 
 def score_file(project: Project, source: str, data: bytes, metric_names: Sequence[str], *, judge: str = "heuristic",
                embedder: str = "local", language: str = "en", rubrics: Sequence[Any] = (),
                metric_options: dict[str, Any] | None = None, limits: RowLimits | None = None, store: bool = True,
                details: bool = False, concurrency: int = RunConfig.concurrency, use_cache: bool = True,
-               progress: Callable[[str, int, int], None] | None = None, workers: int | None = None) -> ScoreResult:
+               progress: Callable[[str, int, int], None] | None = None, workers: int | None = None,
+               input_path: str | None = None, resume: str | None = None) -> ScoreResult:
     """Read the answers file ``source`` (its bytes ``data``) and score it: the one call behind
     ``rageval score`` and the app's upload.
+
+    A stored score keeps the file's sha256 (and ``input_path``, the file's path, when there is one), so
+    ``resume`` (the id of a stopped stored score) continues it only with the same bytes.
 
     Rows that cannot be read are ``result.errors`` (level ``error``: rejected; ``note``: kept); a file
     with no usable row scores and stores nothing. ``rubrics`` (parsed rubric files) name the
@@ -100,8 +141,7 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
     need are opened for this call and closed after it (the cache is flushed, so a second call finds
     every reply).
     """
-    from rageval.embed.cache import get_embedder
-    from rageval.llm.client import make_llm_client
+    from rageval.llm.session import model_session
     from rageval.metrics.rubric import resolve
 
     samples, errors = parse_answers(source, data, limits=limits)
@@ -109,15 +149,11 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
         progress("reading rows", len(samples), len(samples))
     found = resolve(list(metric_names), {r.name: r for r in rubrics}, project)
     options = {**(metric_options or {}), **({"rubrics": {r.name: r for r in found}} if found else {})}
-    client = make_llm_client({"judge": judge, "embedder": embedder}, store_path=project.db_path, run_id=None,
-                             concurrency=concurrency, use_cache=use_cache) if samples else None
-    try:
-        resources = Resources(embedder_factory=lambda: get_embedder(project, embedder, client=client), llm=client,
-                              language=language)
+    roles = {"judge": judge, "embedder": embedder} if samples else {}  # nothing to score: no model
+    with model_session(roles, project=project, concurrency=concurrency, use_cache=use_cache) as session:
         result = score(samples, metric_names, judge=judge, language=language, embedder=embedder,
-                       resources=resources, project=project if store else None, source=source, details=details,
-                       metric_options=options, progress=progress, workers=workers)
-    finally:
-        if client is not None:
-            client.close()
+                       resources=session.resources(language), project=project if store else None, source=source,
+                       details=details, metric_options=options, progress=progress, workers=workers, resume=resume,
+                       stored_as={"input_sha256": hashlib.sha256(data).hexdigest(),
+                                  **({"input": input_path} if input_path else {})})
     return replace(result, errors=errors)

@@ -9,12 +9,14 @@ Correlations and Compare pages like any other run.
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence
 
-from rageval.errors import ConfigError, ProjectBusyError
+from rageval.errors import ConfigError, ProjectBusyError, RagevalError, StoreFullError
 from rageval.project import Project
+from rageval.store import owners
 from rageval.store import runs as store
 from rageval.store.runs import new_run_id
 from rageval.store.items import save_items
@@ -26,28 +28,96 @@ def save_import_run(project: Project, records: Sequence[dict[str, Any]], config:
     """Store ``records`` (in order: their position is the ordinal) as a finished import run; its id.
 
     A failure on the way leaves the run ``failed`` (or ``interrupted``) with the reason, never
-    ``running``.
+    ``running``; a process killed on the way leaves it to :func:`rageval.store.owners.reap`.
     """
-    run_id = new_run_id()
-    store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
-                     config_hash=stable_hash(config), n_items=len(records))
-    store.set_run_status(project.db_path, run_id, "running")
-    try:
-        save_items(project.db_path, run_id, (
-            ({**rec["item"], "ordinal": ordinal}, rec["scores"], rec["claims"])
-            for ordinal, rec in enumerate(records)))
-    except BaseException as exc:  # never leave an import run 'running'
-        _close_failed(project, run_id, exc)
-        raise
-    store.set_run_status(project.db_path, run_id, "finished")
-    return run_id
+    stored = StoredImport.begin(project, config, len(records))
+    with stored.owned():
+        stored.save(list(enumerate(records)))
+    return stored.run_id
 
 
-def _close_failed(project: Project, run_id: str, exc: BaseException) -> None:
-    status = "interrupted" if isinstance(exc, (KeyboardInterrupt, ProjectBusyError)) else "failed"
+@dataclass
+class StoredImport:
+    """An import run being written batch by batch by this process (its owner, with a heartbeat).
+
+    ``score`` stores each batch of scored rows as it is done, so a ``score`` killed mid-way keeps
+    what it stored; the dead owner is found by :func:`rageval.store.owners.reap` (the run is shown
+    ``interrupted`` with ``score INPUT --resume ID``) and :meth:`resume` continues it, skipping the
+    stored ids. ``done_ids`` are the ids stored so far.
+    """
+
+    project: Project
+    run_id: str
+    done_ids: set[str]
+    config: dict[str, Any]
+
+    @classmethod
+    def begin(cls, project: Project, config: dict[str, Any], n_items: int) -> "StoredImport":
+        run_id = new_run_id()
+        store.create_run(project.db_path, run_id, kind="import", corpus=None, qa_set=None, config=config,
+                         config_hash=stable_hash(config), n_items=n_items)
+        return cls(project, run_id, set(), config)
+
+    @classmethod
+    def resume(cls, project: Project, run_id: str, config: dict[str, Any]) -> "StoredImport":
+        """The stopped import run ``run_id``, checked against the ``config`` it is resumed with."""
+        state = store.run_state(project.db_path, run_id)
+        if state is None:
+            raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
+        run, _, done = state
+        if run["kind"] != "import":
+            raise ConfigError(f"run {run_id} is a pipeline run, not a stored `score`; resume it with: "
+                              f"python -m rageval run --resume {run_id}")
+        info = owners.other_live_owner(project.db_path, run_id)
+        if info is not None:
+            raise ConfigError(f"run {run_id} is being scored by process {info['pid']} on {info['host']}; wait for "
+                              "it to finish, or stop that process and resume")
+        for key in ("input_sha256", "metrics", "judge", "language", "embedder"):
+            if key in run["config"] and run["config"].get(key) != config.get(key):
+                raise ConfigError(f"run {run_id} was scored with {key} = {run['config'].get(key)!r}, not "
+                                  f"{config.get(key)!r}; resume it with the same input and settings, or score "
+                                  "it as a new run (leave out --resume)")
+        return cls(project, run_id, set(done), run["config"])
+
+    @contextmanager
+    def owned(self) -> Iterator["StoredImport"]:
+        """Own the run while the block runs: ``running`` with this process's heartbeat, then
+        ``finished``; an exception leaves it ``interrupted`` (Ctrl-C, a busy or full store) or
+        ``failed``, with the reason and the command that resumes it."""
+        db = self.project.db_path
+        store.set_run_status(db, self.run_id, "running")
+        owners.claim(db, self.run_id)
+        heartbeat = owners.Heartbeat(db, self.run_id).start()
+        try:
+            yield self
+        except StoreFullError as exc:  # say how to go on, with the disk
+            _close_stopped(self, exc)
+            raise StoreFullError(f"{exc}; then resume with: {self.resume_hint}") from exc
+        except BaseException as exc:
+            _close_stopped(self, exc)
+            raise
+        finally:
+            heartbeat.stop()
+        store.set_run_status(db, self.run_id, "finished")
+
+    @property
+    def resume_hint(self) -> str:
+        return owners.resume_hint({"id": self.run_id, "kind": "import", "config": self.config})
+
+    def save(self, numbered: Sequence[tuple[int, dict[str, Any]]]) -> None:
+        """Store ``(ordinal, record)`` pairs in one transaction."""
+        save_items(self.project.db_path, self.run_id, (
+            ({**rec["item"], "ordinal": ordinal}, rec["scores"], rec["claims"]) for ordinal, rec in numbered))
+        self.done_ids.update(rec["item"]["item_id"] for _, rec in numbered)
+
+
+def _close_stopped(run: StoredImport, exc: BaseException) -> None:
+    stopped = isinstance(exc, (KeyboardInterrupt, ProjectBusyError, StoreFullError))
+    reason = str(exc) if isinstance(exc, RagevalError) else f"{type(exc).__name__}: {exc}"
     try:
-        store.set_run_status(project.db_path, run_id, status, f"{type(exc).__name__}: {exc}")
-    except Exception:  # the database itself is unusable; the run's owner check shows it interrupted
+        store.set_run_status(run.project.db_path, run.run_id, "interrupted" if stopped else "failed",
+                             f"{reason}; resume with: {run.resume_hint}")
+    except Exception:  # the database itself is unusable (a full disk): reap shows it interrupted
         pass
 
 
@@ -101,3 +171,24 @@ def _records(files: Iterable[Path]) -> Iterable[dict[str, Any] | None]:
         column = pq.read_table(path, columns=["record"]).column("record").to_pylist()
         for text in column:
             yield None if text is None else json.loads(text)
+
+
+def resumed_settings(project: Project, run_id: str, metrics: str | None) -> dict[str, Any]:
+    """``score --resume ID``'s settings, from the stored run: ``metrics`` (comma-separated),
+    ``judge``, ``language``, ``embedder`` and AlignCheck's options; ``metrics`` given on the
+    command line must be the stored ones. ConfigError for an unknown run or a pipeline run."""
+    run = store.get_run(project.db_path, run_id)
+    if run is None:
+        raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
+    if run["kind"] != "import":
+        raise ConfigError(f"run {run_id} is a pipeline run, not a stored `score`; resume it with: "
+                          f"python -m rageval run --resume {run_id}")
+    config = run["config"]
+    stored = ",".join(config.get("metrics") or [])
+    if metrics and [m.strip() for m in metrics.split(",") if m.strip()] != list(config.get("metrics") or []):
+        raise ConfigError(f"run {run_id} was scored with --metrics {stored}; leave --metrics out to resume it")
+    out = {"metrics": stored}
+    for key in ("judge", "language", "embedder", "aligncheck_source", "aligncheck_types"):
+        if key in config:
+            out[key] = config[key]
+    return out

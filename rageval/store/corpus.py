@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 from rageval.store.db import connect, records
 
@@ -126,3 +126,12 @@ def chunks_by_id(db: Path, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         ).fetchall()
     keys = ("id", "doc_id", "doc_name", "ordinal", "text", "page", "char_start", "char_end")
     return {r[0]: dict(zip(keys, r)) for r in rows}
+
+
+def chunk_ids(db: Path, ids: Iterable[str]) -> set[str]:
+    """Which of ``ids`` are chunks of this store."""
+    ids = list(ids)
+    if not ids:
+        return set()
+    with connect(db) as con:
+        return {r[0] for r in con.execute("SELECT id FROM chunks WHERE list_contains(?, id)", [ids]).fetchall()}

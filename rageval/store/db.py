@@ -15,12 +15,19 @@ database is the attached file, so every query names tables without a catalog.
 Migrations are the ordered files ``migrations/NNN_name.sql``; each is applied once, in a
 transaction, and recorded in ``schema_version``. All SQL of rageval lives in this package
 (``db.py`` here, the table-specific modules beside it) and binds every value as a parameter.
+
+**A full disk** makes DuckDB fail a commit with ``No space left on device``, and then report the
+failed rollback ("cannot rollback - no transaction is active") or the failed checkpoint of the
+detach, which hide the cause. :func:`connect` looks through the chain of every error of a unit of
+work for ``ENOSPC`` and raises :class:`StoreFullError` instead, naming the folder and the space left.
 """
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import random
+import shutil
 import tempfile
 import threading
 import time
@@ -32,7 +39,7 @@ from typing import Any, Iterator, Sequence
 import duckdb
 
 from rageval.settings import get as setting
-from rageval.errors import ProjectBusyError
+from rageval.errors import ProjectBusyError, StoreFullError
 
 _MIGRATED: set[str] = set()
 _LOCK = threading.RLock()  # one writer per process at a time; DuckDB serialises processes itself
@@ -167,7 +174,7 @@ def connect(path: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     key = os.path.realpath(path)
-    with _LOCK:
+    with _LOCK, _disk_full_named(path):
         _attach(key)
         try:
             con = _instance().cursor()
@@ -181,6 +188,37 @@ def connect(path: str | Path) -> Iterator[duckdb.DuckDBPyConnection]:
                 con.close()
         finally:
             _detach(key)
+
+
+_NO_SPACE = ("no space left on device", "disk full", "not enough space")
+
+
+def _no_space(exc: BaseException | None) -> bool:
+    """Whether ``exc`` or an error it was raised from or during is a full disk (ENOSPC)."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        if getattr(exc, "errno", None) == errno.ENOSPC or any(t in str(exc).lower() for t in _NO_SPACE):
+            return True
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+@contextmanager
+def _disk_full_named(path: Path) -> Iterator[None]:
+    """Turn a database error caused by a full disk into :class:`StoreFullError` (where, how much is free)."""
+    try:
+        yield
+    except (duckdb.Error, OSError) as exc:
+        if not _no_space(exc):
+            raise
+        try:
+            free = f"{shutil.disk_usage(path.parent).free / 2**20:.1f} MB free"
+        except OSError:
+            free = "free space unknown"
+        raise StoreFullError(f"the disk holding the project database {path} is full ({free} in {path.parent}); "
+                             "nothing stored before this write is lost: free some space (or move RAGEVAL_HOME "
+                             "to a larger disk)") from exc
 
 
 @contextmanager
@@ -216,3 +254,14 @@ def records(path: str | Path, sql: str, params: Sequence[Any], keys: Sequence[st
     with connect(path) as con:
         rows = con.execute(sql, list(params)).fetchall()
     return [dict(zip(keys, r)) for r in rows]
+
+
+def arrow_frame(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any]) -> Any:
+    """The rows of one query as a pandas DataFrame built from DuckDB's Arrow result.
+
+    For long tables of strings and numbers (a run's scores: 200,000 rows at 10,000 answers) this
+    takes a fifth of the CPU of ``.df()``, which hands pandas a Python object per string; the
+    frame is equal, dtypes included (a column of NULL strings aside: ``str`` here, ``object``
+    there).
+    """
+    return con.sql(sql, params=list(params)).to_arrow_table().to_pandas()

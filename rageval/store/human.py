@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect, records
+from rageval.store.db import arrow_frame, connect, records
 
 
 def _in(values: Sequence[str]) -> str:
@@ -34,6 +34,13 @@ def ratings(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
             " LEFT JOIN answers a ON a.run_id = h.run_id AND a.item_id = h.item_id"
             f" WHERE h.run_id IN ({_in(run_ids)}) ORDER BY h.run_id, a.ordinal, h.item_id, h.annotator"
         ), list(run_ids), ("run_id", "item_id", "question", "annotator", "rating", "created"))
+
+
+def rating_counts(db: Path, run_ids: Sequence[str]) -> dict[str, int]:
+    """How many ratings each of ``run_ids`` has (runs without any are left out)."""
+    return {r["run_id"]: int(r["n"]) for r in records(
+        db, f"SELECT run_id, count(*) AS n FROM human_ratings WHERE run_id IN ({_in(run_ids)}) GROUP BY run_id",
+        list(run_ids), ("run_id", "n"))}
 
 
 def set_agreed(db: Path, run_id: str, item_id: str, score: float | None, note: str | None = None) -> None:
@@ -110,7 +117,7 @@ def metric_values_table(db: Path, run_ids: Sequence[str]) -> Any:
     """:func:`metric_values` as a pandas DataFrame (columns run_id, item_id, metric, signature,
     value), built by DuckDB without a Python object per score."""
     with connect(db) as con:
-        return con.execute(_ok_values_sql(run_ids), list(run_ids)).df()
+        return arrow_frame(con, _ok_values_sql(run_ids), run_ids)
 
 
 def metric_values(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str, str, float]]:

@@ -16,6 +16,15 @@ on stderr in the CLI) says so. Its next ingest or run indexes its chunks into it
 (embeddings come from the project's cache, so this costs no model call). A copy made before this
 version, bound at its new path before anyone noticed, is caught by the collection instead: its
 metadata names the DuckDB path of the store that made it (:class:`rageval.index.VectorIndex`).
+
+**Restores.** A store restored from a snapshot at the same path (or the same snapshot restored on
+two machines that share one Chroma server) keeps both its id and its path, so neither can tell.
+So each collection also carries a *state token*, a random id replaced whenever chunks are added,
+kept both in the collection's metadata and here (``index:<collection>``; ``index_pending:`` while
+a change is under way, so a process killed between the two writes is not taken for a stranger).
+A database whose token is not the collection's did not make the collection's last change: its
+chunks may not be this store's, and :class:`rageval.index.VectorIndex` refuses to read it
+(:class:`rageval.index.IndexMismatchError`, which says to run ``rageval reindex``).
 """
 from __future__ import annotations
 
@@ -59,6 +68,7 @@ def _rescope(con, old: str, reason: str) -> str:
     here = bound_path(Path(con.execute("SELECT path FROM duckdb_databases() WHERE database_name = "
                                        "current_database()").fetchone()[0]))
     con.execute("BEGIN")
+    con.execute("DELETE FROM project_meta WHERE key LIKE 'index:%' OR key LIKE 'index_pending:%'")
     for key, value in (("project_id", new), ("db_path", here), ("copied_from", old)):
         con.execute("DELETE FROM project_meta WHERE key = ?", [key])
         con.execute("INSERT INTO project_meta VALUES (?, ?)", [key, value])
@@ -68,3 +78,30 @@ def _rescope(con, old: str, reason: str) -> str:
                   "ingest or run indexes its chunks again, from the embedding cache", CopiedStoreWarning,
                   stacklevel=3)
     return new
+
+
+def index_state(db: Path, collection: str) -> tuple[str | None, str | None]:
+    """``(current, pending)`` state tokens this store holds for ``collection`` (None when unset)."""
+    with connect(db) as con:
+        rows = dict(con.execute("SELECT key, value FROM project_meta WHERE key IN (?, ?)",
+                                [f"index:{collection}", f"index_pending:{collection}"]).fetchall())
+    return rows.get(f"index:{collection}"), rows.get(f"index_pending:{collection}")
+
+
+def set_index_state(db: Path, collection: str, *, current: str | None, pending: str | None) -> None:
+    """Record the state tokens of ``collection`` (None removes one)."""
+    with connect(db) as con:
+        con.execute("BEGIN")
+        for key, value in ((f"index:{collection}", current), (f"index_pending:{collection}", pending)):
+            con.execute("DELETE FROM project_meta WHERE key = ?", [key])
+            if value is not None:
+                con.execute("INSERT INTO project_meta VALUES (?, ?)", [key, value])
+        con.execute("COMMIT")
+
+
+def reindex(db: Path) -> str:
+    """Give the store a new id, so its next ingest or run indexes its chunks into collections of
+    its own (vectors from the embedding cache); the new id. The way out of an index mismatch."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", CopiedStoreWarning)
+        return rescope(db, "re-indexed on request")

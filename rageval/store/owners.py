@@ -12,11 +12,14 @@ when
   thread stopped).
 
 :func:`reap` marks dead runs ``interrupted`` (with the reason in ``error``) so that every
-listing shows them as such, with the ``run --resume ID`` hint.
+listing shows them as such, with the command that resumes them (:func:`resume_hint`: ``run
+--resume ID`` for a pipeline run, ``score INPUT --resume ID`` for a stored ``score``).
 """
 from __future__ import annotations
 
+import json
 import os
+import shlex
 import socket
 import threading
 from datetime import datetime, timezone
@@ -116,17 +119,43 @@ def dead_reason(info: dict[str, Any], *, now: datetime | None = None) -> str | N
     return None
 
 
+def resume_hint(run: dict[str, Any]) -> str:
+    """The command that resumes ``run`` (a dict with ``id``, ``kind``, ``config``).
+
+    A pipeline run: ``python -m rageval run --resume ID``. A stored ``score`` (kind ``import``):
+    ``python -m rageval score INPUT --resume ID``, INPUT being the file it read (its path when
+    the CLI stored it, else its name, as the app's uploads have no path).
+    """
+    if run.get("kind") == "import":
+        config = run.get("config") or {}
+        source = config.get("input") or config.get("source") or "INPUT"
+        return f"python -m rageval score {shlex.quote(str(source))} --resume {run['id']}"
+    return f"python -m rageval run --resume {run['id']}"
+
+
+def other_live_owner(db: Path, run_id: str) -> dict[str, Any] | None:
+    """The owner of ``run_id`` when another process, still alive, is executing it; else None."""
+    info = owner(db, run_id)
+    if not info or info["status"] != "running" or not info["pid"]:
+        return None
+    me = this_process()
+    if (info["pid"], info["host"]) == (me["pid"], me["host"]) or dead_reason(info):
+        return None
+    return info
+
+
 def reap(db: Path) -> list[str]:
     """Mark every ``running`` run whose owner is gone as ``interrupted``; returns their ids."""
     with connect(db) as con:
         rows = con.execute(
-            "SELECT id, owner_pid, owner_host, owner_start, heartbeat FROM runs WHERE status = 'running'"
+            "SELECT id, owner_pid, owner_host, owner_start, heartbeat, kind, config FROM runs WHERE status = 'running'"
         ).fetchall()
     dead = []
-    for run_id, pid, host, start, beat_at in rows:
+    for run_id, pid, host, start, beat_at, kind, config in rows:
         reason = dead_reason({"pid": pid, "host": host, "start": start, "heartbeat": beat_at})
         if reason:
-            dead.append((run_id, f"interrupted: {reason}; resume with: python -m rageval run --resume {run_id}"))
+            hint = resume_hint({"id": run_id, "kind": kind, "config": json.loads(config or "{}")})
+            dead.append((run_id, f"interrupted: {reason}; resume with: {hint}"))
     if dead:
         with connect(db) as con:
             for run_id, reason in dead:

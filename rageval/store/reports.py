@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect, records
+from rageval.store.db import arrow_frame, connect, records
 
 
 def metric_stats(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
@@ -124,8 +124,7 @@ def answer_table_frames(db: Path, run_id: str):
             " FROM answers a JOIN runs r ON r.id = a.run_id"
             " LEFT JOIN qa_items i ON i.qa_set = r.qa_set AND i.id = a.item_id"
             " WHERE a.run_id = ? ORDER BY a.ordinal", [run_id]).df()
-        values = con.execute("SELECT item_id AS id, metric, value FROM metric_scores WHERE run_id = ?",
-                             [run_id]).df()
+        values = arrow_frame(con, "SELECT item_id AS id, metric, value FROM metric_scores WHERE run_id = ?", [run_id])
         verdicts = con.execute(
             "SELECT item_id AS id, signature, verdict, count(*) AS n,"
             " count(*) FILTER (WHERE json_extract_string(details, '$.low_confidence') = 'true') AS low"

@@ -24,9 +24,13 @@ from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, 
 from rageval.views import queries
 from rageval.views.answer_table import (answer_table, bounds, default_metric_columns, filter_scores, filter_table,
                                         metric_columns, score_diff)
+from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS
+from rageval.views.claim_review import cards as claim_cards
+from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
 from rageval.report.summary import coverage_text
 from rageval.views.frame import metric_label
+from rageval.views.trust import report_section, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
 from rageval.views.queries import (OFFLINE_VERDICT_NOTE, AnswerView, MetricSummary, claim_confidence, claim_hints,
                                    diagnosis_text, evidence_prefix, hedging_text, is_heuristic, is_low_confidence,
@@ -42,6 +46,8 @@ __all__ = [
     "AnswerView", "MetricSummary", "VERDICTS", "OFFLINE_VERDICT_NOTE", "answer_segments", "evidence_spans",
     "segments", "claim_rows", "flag_lines", "aligncheck_facts", "metric_rows", "offline_verdicts",
     "is_low_confidence", "verdict_counts", "card_note",
+    # people's claim labels and every verifier's agreement with them
+    "LABEL_BUTTONS", "claim_cards", "save_claim_label", "verifier_sentence",
     # two runs, plots, exports
     "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
     "EXPORTS", "export",
@@ -159,7 +165,7 @@ EXPORTS = {"HTML report": ("report-{rid}.html", "text/html"), "JSONL": ("run-{ri
 def export(project: Project, run_id: str, what: str) -> str | bytes:
     """The run as one of :data:`EXPORTS`: the HTML report, or data (with contexts) to score elsewhere."""
     if what == "HTML report":
-        return run_report_html(project, run_id)
+        return run_report_html(project, run_id, sections=[report_section(project, run_id)])
     if what == "Parquet":
         return to_parquet_bytes(run_table(project, run_id))
     return export_run(project, run_id, {"JSONL": "jsonl", "RAGAS JSONL": "ragas", "CSV": "csv"}[what])

@@ -17,10 +17,11 @@ from rageval.project import Project
 from rageval.report.exports import table_csv
 from rageval.util import shown
 from rageval.views.charts import heatmap, scatter
+from rageval.views.trust import raters_sentence, verifier_frame, verifier_sentence
 
-__all__ = ["GROUPINGS", "CONSENSUS", "METHODS", "Analysis", "analyses", "correlate", "open_analysis",
+__all__ = ["GROUPINGS", "CONSENSUS", "METHODS", "Analysis", "analyses", "rated_runs", "correlate", "open_analysis",
            "rater_agreement", "agreement_sentence", "table_text", "analysis_rows", "human_frame", "scatter_metrics",
-           "table_csv", "heatmap", "scatter"]
+           "table_csv", "heatmap", "scatter", "raters_sentence", "verifier_frame", "verifier_sentence"]
 
 #: correlation methods offered (scipy.stats)
 METHODS = ("spearman", "kendall", "pearson")
@@ -29,6 +30,15 @@ METHODS = ("spearman", "kendall", "pearson")
 def analyses(project: Project) -> list[dict[str, Any]]:
     """The stored analyses, newest first."""
     return human.list_analyses(project)
+
+
+def rated_runs(project: Project, run_ids: Sequence[str]) -> list[str]:
+    """The ids of ``run_ids`` that have human ratings, in the given order (newest first): what the
+    page offers first, since an analysis of a run nobody rated finds nothing to correlate."""
+    from rageval.store.human import rating_counts
+
+    counts = rating_counts(project.db_path, list(run_ids))
+    return [i for i in run_ids if counts.get(i)]
 
 
 def correlate(project: Project, run_ids: Sequence[str], *, group_by: str, method: str, consensus: str) -> Analysis:

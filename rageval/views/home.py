@@ -24,7 +24,10 @@ from rageval.views.charts import means_bars
 from rageval.views.run import runs as run_list
 
 __all__ = ["project_counts", "leaderboard", "agreement", "best_rows", "leaderboard_text", "leaderboard_notes",
-           "leaderboard_csv", "means_bars", "Leaderboard"]
+           "leaderboard_csv", "means_bars", "Leaderboard", "ppi_lines", "BOARD_VIEWS", "board_view", "board_runs"]
+
+#: what the leaderboard shows: pipeline runs, answers scored from files, or both (scored files marked)
+BOARD_VIEWS = ("Pipeline runs", "Scored files", "Both")
 
 
 def project_counts(project: Project) -> dict[str, int]:
@@ -35,6 +38,19 @@ def project_counts(project: Project) -> dict[str, int]:
 def leaderboard(project: Project, run_ids: Sequence[str]) -> Leaderboard:
     """The leaderboard of the runs ``run_ids`` (read from the run list, which marks dead runs first)."""
     return board_model.leaderboard(project, [r for r in run_list(project) if r["id"] in run_ids])
+
+
+def board_view(runs: Sequence[dict[str, Any]]) -> str:
+    """The leaderboard's first view: pipeline runs when there are any (ad hoc ``score`` results
+    stay apart), else the scored files."""
+    return BOARD_VIEWS[0] if any(r["kind"] == "pipeline" for r in runs) else BOARD_VIEWS[1]
+
+
+def board_runs(runs: Sequence[dict[str, Any]], view: str) -> list[dict[str, Any]]:
+    """The runs a leaderboard ``view`` (one of :data:`BOARD_VIEWS`) shows."""
+    if view == BOARD_VIEWS[2]:
+        return list(runs)
+    return [r for r in runs if (r["kind"] == "pipeline") == (view == BOARD_VIEWS[0])]
 
 
 def agreement(project: Project) -> dict[str, Any]:
@@ -75,6 +91,9 @@ def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
     if board.coverage:
         notes.append("cov: the share of claims decided (a judge, or offline a claim copied from a chunk); "
                      "the claim metrics count decided claims only.")
+    if set(board.table["kind"]) == {"pipeline run", "scored file"}:
+        notes.append("Scored files (answers scored by `score` or imported) are marked and never take the best "
+                     "mark from a pipeline run.")
     if any(m in agreement for m in board.metrics):
         notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
                      "(Correlations page); trust the numbers with a high ρ most.")
@@ -88,3 +107,10 @@ def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
     if board.incomparable:
         notes.append("Not compared (their settings differ between runs): " + ", ".join(board.incomparable))
     return " ".join(notes)
+
+
+def ppi_lines(project: Project, run_ids: Sequence[str], names: dict[str, str]) -> list[str]:
+    """Under the leaderboard: each labelled run's prediction-powered estimates, one line each."""
+    from rageval.views.trust import headline_sentences, labelled_run_ids
+
+    return [f"{names.get(r, r)}: {s}" for r in labelled_run_ids(project, run_ids) for s in headline_sentences(project, r)]

@@ -104,13 +104,11 @@ def rubric_metrics(project: Project) -> list[str]:
 
 
 def add_rubric_text(project: Project, text: str) -> Any:
-    """Parse a rubric written as TOML and store it in the project; ConfigError says what to fix."""
-    from rageval.metrics.rubric import add_rubric
-    from rageval.prompts.rubric import parse_rubric
+    """Parse a rubric written as TOML and store it in the project (the call ``rageval rubric add``
+    makes: :func:`rageval.metrics.rubric.add_rubric_text`); ConfigError says what to fix."""
+    from rageval.metrics.rubric import add_rubric_text
 
-    rubric = parse_rubric(text, "the rubric")
-    add_rubric(project, rubric, text)
-    return rubric
+    return add_rubric_text(project, text)
 
 
 def run_rubrics(project: Project, metrics: Sequence[str]) -> tuple:
