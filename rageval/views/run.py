@@ -19,7 +19,7 @@ from rageval.llm.roles import missing_settings
 from rageval.project import Project
 from rageval.report import meaning
 from rageval.report.exports import table_csv
-from rageval.report.leaderboard import judge_label, run_name
+from rageval.report.leaderboard import judge_label, run_model, run_name
 from rageval.runs import listing, pipeline
 from rageval.runs import presets as preset_store
 from rageval.store import corpus as corpus_store
@@ -144,6 +144,11 @@ def get_run(project: Project, run_id: str) -> dict[str, Any] | None:
     return run_store.get_run(project.db_path, run_id)
 
 
+def _when(moment: Any) -> str:
+    """``2026-12-03 12:49:42`` for a time, "" for none."""
+    return f"{moment:%Y-%m-%d %H:%M:%S}" if hasattr(moment, "strftime") else ""
+
+
 def resume_command(run: dict[str, Any]) -> str:
     """``python -m rageval run --resume ID`` for a stopped pipeline run, else "" (:mod:`rageval.runs.listing`)."""
     return listing.resume_command(run)
@@ -166,11 +171,12 @@ def run_rows(project: Project, listed: list[dict[str, Any]] | None = None, *,
     rows = []
     live = live or {}
     for r in runs(project) if listed is None else listed:
-        cfg = r["config"]
         rows.append({
             "name": run_name(r), "status": live[r["id"]].short() if r["id"] in live else r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-            "judge": judge_label(r), "generator": str(cfg.get("generator") or ("imported" if r["kind"] != "pipeline" else "")),
-            "started": r["started"] or r["created"], "finished": r["finished"] or "",
+            "judge": judge_label(r), "generator": run_model(r),
+            # times as text, one type per column: a running run's empty "finished" beside datetimes made
+            # Streamlit log an Arrow conversion traceback on every redraw of the table
+            "started": _when(r["started"] or r["created"]), "finished": _when(r["finished"]),
             "error": r["error"] or "", "resume": resume_command(r), "run": r["id"],
         })
     return rows
