@@ -34,7 +34,7 @@ def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")  # under the local model's name, as a run uses it
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
-    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Etna is 3,357 metres high.",
+    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Mount Etna is 3,357 metres high. It is a volcano.",
                       contexts=ctx, references=("3,357 metres",)) for i in range(4)]
     metrics = parse_metric_list("answer_similarity,answer_relevance,context_relevance,faithfulness,"
                                 "answer_correctness_offline,groundedness")
@@ -57,7 +57,7 @@ def test_context_relevance_embeds_a_never_seen_context_once_sentence_by_sentence
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
-    sample = Sample(id="a", question="How high is Etna?", answer="Etna is 3,357 metres high.", contexts=ctx)
+    sample = Sample(id="a", question="How high is Etna?", answer="Mount Etna is 3,357 metres high. It is a volcano.", contexts=ctx)
     [relevance] = evaluate([sample], parse_metric_list("context_relevance"),
                            Resources(embedder_factory=lambda: embedder))["context_relevance"]
     assert sorted(inner.seen) == sorted([sample.question, *sentence_texts(ctx)])
