@@ -5,6 +5,7 @@ Drives the real app (app.py through Streamlit's AppTest, in this process) on a p
 the widget change to the end of the rerun (what a user waits for, less the browser's drawing):
 
 - Human review "Save and next" (a rating stored, the next answer shown);
+- Human review's claim queue: one label button (a claim label stored, the next claim shown);
 - Answers: choosing another question in the question picker;
 - switching page in the sidebar (each page once more after its first visit, caches warm, as
   a user switching back and forth sees it), and the first visit of each page (cold caches).
@@ -14,7 +15,7 @@ process: the script runs here) over ``--repeat`` clicks; figures go to docs/benc
 command and the load average. AppTest measures the server's side of a click (the script run and
 its messages), not the browser's drawing.
 
-    python -m bench.bench_clicks [--answers 10000] [--metrics 20] [--repeat 5] [--profile FILE]
+    python -m bench.bench_clicks [--answers 10000] [--metrics 20] [--repeat 5] [--profile FILE] [--only claims]
 """
 from __future__ import annotations
 
@@ -70,6 +71,44 @@ def rating_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     return out
 
 
+def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
+    """Human review's claim queue: one click labels the claim and shows the next (issue 34)."""
+    at = app(project)
+    at.run()
+    at.switch_page("pages/human_review.py").run()
+    at.text_input(key="hr_annotator").set_value("bench").run()
+    at.segmented_control(key="hr_mode").set_value("Claims").run()
+    check(at)
+    out = []
+    for n in range(repeat):
+        label = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED", "SKIP")[n % 4]
+        out.append(clock(lambda: at.button(key=f"hr_claim_{label}").click().run()))
+        check(at)
+    return out
+
+
+def claim_library(project: str, repeat: int) -> dict[str, list[tuple[float, float]]]:
+    """The library part of a claim-queue click, called directly: the queue query, the next claim with its
+    answer, and saving a label (rater ``direct``, so the app's queue is untouched)."""
+    from rageval.project import open_project
+    from rageval.store import claim_labels as cstore
+    from rageval.views import claim_review
+
+    p = open_project(project)
+    run_id = claim_review.rstore.runs(p.db_path)[0]["id"]
+    out: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(repeat):
+        out.setdefault("library: queue query", []).append(
+            clock(lambda: cstore.queue(p.db_path, run_id, "direct", limit=1)))
+        found = []
+        out.setdefault("library: next claim with its answer", []).append(
+            clock(lambda: found.append(claim_review.next_claim(p, run_id, "direct"))))
+        item = found[0]
+        out.setdefault("library: save a label", []).append(clock(lambda: claim_review.save(
+            p, run_id, item.card, "direct", "SUPPORTED", item.options[0] if item.options else None)))
+    return out
+
+
 def question_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     at = app(project)
     at.run()
@@ -103,6 +142,7 @@ def main() -> None:
     ap.add_argument("--metrics", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--profile", default="", help="write a cProfile of the clicks to this file")
+    ap.add_argument("--only", choices=("claims",), help="time only these clicks (the claim queue)")
     args = ap.parse_args()
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="rageval-clicks-")
     os.environ["RAGEVAL_NO_AUTODEMO"] = "1"
@@ -116,9 +156,13 @@ def main() -> None:
     prof = cProfile.Profile() if args.profile else None
     if prof:
         prof.enable()
-    rows = {"Human review: save and next": rating_clicks("bench", args.repeat),
-            "Answers: switch question": question_clicks("bench", args.repeat)}
-    first, warm = page_clicks("bench", args.repeat)
+    rows = {"Human review, claim queue: label and next": claim_clicks("bench", args.repeat),
+            **claim_library("bench", args.repeat)}
+    first, warm = {}, {}
+    if not args.only:
+        rows.update({"Human review: save and next": rating_clicks("bench", args.repeat),
+                     "Answers: switch question": question_clicks("bench", args.repeat)})
+        first, warm = page_clicks("bench", args.repeat)
     if prof:
         prof.disable()
         prof.dump_stats(args.profile)

@@ -7,7 +7,7 @@ same run (issues 16 and 27).
 
     python -m bench.bench_embed [--n 512] [--words 20] [--repeats 3] [--tokens] [--batch 32]
                                 [--st-python /tmp/st-venv/bin/python] [--st-path DIR] [--chunks]
-                                [--threads 1]
+                                [--threads 1] [--unfused]
 
 The sentences are made from a fixed word list with a seeded generator, so runs are comparable
 (``--chunks``: texts of about 100 words, the size of a retrieved passage). Every run uses a
@@ -27,6 +27,11 @@ load (``--st-path``: a folder put on the worker's PYTHONPATH only, for packages 
 The padding line counts word-pieces: ``padded_rows_bucket16`` is what the row-wise layers
 computed when every text was padded to a multiple of 16 (before the packed pass), which they
 now skip; ``attention_positions`` is what attention still pads to.
+
+``--unfused`` adds a third side, alternating with the two others: the same embedder with the forward
+pass as it was before the fused one (tests/minilm_unfused.py, bit for bit the same vectors), so
+the fusion's gain is read in one run under one load; minor page faults (fresh memory pages the
+kernel maps) are counted for both NumPy sides.
 
 It prints one JSON line with the figures and the BLAS set-up, ready to copy into
 docs/benchmarks.md.
@@ -132,6 +137,20 @@ class _STWorker:
         self.proc.wait(timeout=60)
 
 
+def _timed(embedder, sentences: list[str], tokens: bool) -> dict:
+    """Wall, CPU-seconds (user + system) and minor page faults of one pass over ``sentences``."""
+    import resource
+
+    r0, wall0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()
+    if tokens:
+        embedder.embed_tokens(sentences)
+    else:
+        embedder.embed(sentences)
+    wall, r1 = time.perf_counter() - wall0, resource.getrusage(resource.RUSAGE_SELF)
+    return {"wall": wall, "cpu": r1.ru_utime - r0.ru_utime + r1.ru_stime - r0.ru_stime,
+            "minflt": r1.ru_minflt - r0.ru_minflt}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=512)
@@ -144,6 +163,7 @@ def main() -> None:
                         help="python of a throw-away venv with torch + sentence-transformers, to compare with")
     parser.add_argument("--st-path", default=None, help="PYTHONPATH of the sentence-transformers worker only")
     parser.add_argument("--threads", type=int, default=1, help="BLAS / torch threads on each side")
+    parser.add_argument("--unfused", action="store_true", help="also time the forward pass before fusion")
     args = parser.parse_args()
     announce()
     words = 100 if args.chunks else args.words
@@ -157,14 +177,17 @@ def main() -> None:
         from rageval.embed.minilm import minilm_folder
 
         worker = _STWorker(args.st_python, str(minilm_folder()), sentences, args.batch, args.threads, args.st_path)
-    ours, theirs = [], []
+    before = None
+    if args.unfused:
+        from tests.test_embed_fused import UnfusedEmbedder
+
+        before = UnfusedEmbedder(batch_size=args.batch)
+        before.embed(sentences[:4])
+    ours, theirs, unfused = [], [], []
     for _ in range(args.repeats):
-        wall0, cpu0 = time.perf_counter(), time.process_time()
-        if args.tokens:
-            embedder.embed_tokens(sentences)
-        else:
-            embedder.embed(sentences)
-        ours.append({"wall": time.perf_counter() - wall0, "cpu": time.process_time() - cpu0})
+        ours.append(_timed(embedder, sentences, args.tokens))
+        if before is not None:
+            unfused.append(_timed(before, sentences, args.tokens))
         if worker is not None:
             theirs.append(worker.run())
     if worker is not None:
@@ -184,7 +207,17 @@ def main() -> None:
         "sentences_per_s": round(args.n / best["wall"], 1),
         "cpu_s_per_1000": round(min(r["cpu"] for r in ours) / args.n * 1000, 2),
         "runs_s": [round(r["wall"], 2) for r in ours],
+        "runs_cpu_s": [round(r["cpu"], 2) for r in ours],
+        "minor_page_faults": min(r["minflt"] for r in ours),
     }
+    if unfused:
+        result.update({
+            "unfused_sentences_per_s": round(args.n / min(r["wall"] for r in unfused), 1),
+            "unfused_cpu_s_per_1000": round(min(r["cpu"] for r in unfused) / args.n * 1000, 2),
+            "unfused_runs_cpu_s": [round(r["cpu"], 2) for r in unfused],
+            "unfused_minor_page_faults": min(r["minflt"] for r in unfused),
+            "fused_vs_unfused_per_cpu_s": round(min(r["cpu"] for r in unfused) / min(r["cpu"] for r in ours), 3),
+        })
     if theirs:
         st_best = min(theirs, key=lambda r: r["wall"])
         result.update({

@@ -152,7 +152,7 @@ class OnnxMiniLMEmbedder(MiniLMEmbedder):
         super().__init__(**kwargs)
         self.session = session(_load_minilm(self._folder))
 
-    def _encode(self, model: _MiniLM, id_lists: list[list[int]], width):
+    def _encode(self, model: _MiniLM, id_lists: list[list[int]], width, scratch=None):
         offsets, groups = pack_layout([len(x) for x in id_lists], width)
         hidden = np.empty((int(offsets[-1]), model.dim), dtype=np.float32)
         for group in groups:

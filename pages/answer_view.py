@@ -8,7 +8,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import common
+from pages import answer_claims, common
 from rageval.views import answers as view
 
 _TABLE = "width:100%;border-collapse:collapse;font-size:0.92rem"
@@ -97,7 +97,7 @@ def answer_box(answer: view.AnswerView) -> None:
         common.text_box(None, empty="(no answer)")
 
 
-def show(answer: view.AnswerView) -> None:
+def show(answer: view.AnswerView, p=None, run_id: str | None = None) -> None:
     left, right = st.columns(2)
     with left:
         st.markdown("**Question**")
@@ -116,6 +116,9 @@ def show(answer: view.AnswerView) -> None:
         st.html(claims_table(answer))
         if view.offline_verdicts(answer.claims):
             st.caption(view.OFFLINE_VERDICT_NOTE)
+        if p is not None and run_id is not None:
+            answer_claims.judge_agreement(p, run_id)
+            answer_claims.label_claims(p, run_id, answer.item_id)
     else:
         st.caption("No claims stored for this answer (no claim metric in the run, or nothing factual to check).")
     aligncheck_facts(answer)

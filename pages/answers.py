@@ -41,7 +41,7 @@ def question(p, run, other, rows) -> None:
         answer_compare.side_by_side(answer, common.answer_view(p, other, item_id),
                                     (common.run_title(run), common.run_title(other)))
         st.divider()
-    answer_view.show(answer)
+    answer_view.show(answer, p, run["id"])
 
 
 def main() -> None:

@@ -22,9 +22,9 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import Project, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, card_notes, comparison, finished_runs, human_frame, item_values,
-    leaderboard, project, project_counts, regressions, review_annotators, review_queue, run_stamp, stamp,
-    summaries, version)
+    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, finished_runs, human_frame,
+    item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions, review_annotators,
+    review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -36,6 +36,7 @@ COLOURS = {  # verdict -> (background, accent)
     "SUPPORTED": ("#dcf5e3", "#1e8a44"),
     "CONTRADICTED": ("#fde0e0", "#c62828"),
     "NOT_MENTIONED": ("#fff1cc", "#b7791f"),
+    "UNVERIFIED": ("#eef0f3", "#5a6372"),  # neutral grey: not decided, never an error
 }
 _BOX = ("white-space:pre-wrap;line-height:1.65;padding:0.7rem 0.9rem;border:1px solid #e3e7ee;"
         "border-radius:0.5rem;background:#fafbfd;color:#1d2330;font-size:0.97rem;overflow-wrap:anywhere")  # readable in dark themes too

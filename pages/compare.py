@@ -48,6 +48,9 @@ def main() -> None:
                           help="'human' is the consensus of the human ratings")
     c = common.comparison(p, picked, metric)
     (st.success if c.reliable else st.info)(common.md(c.verdict))
+    if len(picked) == 2:  # the human rating's difference with a prediction-powered interval
+        d = common.ppi_difference(p, picked[0]["id"], picked[1]["id"], None if metric == "human" else metric)
+        st.caption("PPI: " + common.md(view.estimate_sentence(d)))
     table = view.summary_table(c)
     common.dataframe(table.round(3), width="stretch")
     st.download_button("Summary (CSV)", view.table_csv(table, index=True), "compare.csv", key="cmp_dl")

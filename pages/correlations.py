@@ -41,14 +41,29 @@ def agreement_box(p, a: view.Analysis) -> None:
         common.dataframe(pd.DataFrame(o["kappa"]), width="stretch")
 
 
+def claims_box(p) -> None:
+    """People's claim labels: their agreement with each other, and every claim verifier's with them."""
+    st.subheader("Claim verifiers against people", anchor=False)
+    rows, raters = common.claim_trust(p)
+    st.markdown(common.md(view.raters_sentence(raters)))
+    if rows:
+        common.dataframe(view.verifier_frame(rows).round(3), hide_index=True, width="stretch")
+        for r in rows:
+            with st.expander(f"Confusion matrix: {common.plain(r['verifier'])}"):
+                st.caption(common.md(view.verifier_sentence(r)))
+                common.dataframe(r["confusion"], width="stretch")
+
+
 def main() -> None:
     p = common.project()
     st.title("Correlations")
     runs = common.finished_runs(p)
     common.need(runs, "No finished run yet: correlations need scored answers and human ratings.", "run", "Start a run")
     if p.slug == "demo":
-        st.caption("The demo's human ratings are illustrative (written for the demo, not collected in a study).")
+        st.caption("The demo's human ratings and claim labels are illustrative (written for the demo, not collected "
+                   "in a study).")
     compute_box(p, runs)
+    claims_box(p)
     stored = view.analyses(p)
     common.need(stored, "No stored analysis yet: choose runs above and compute one (rate answers on Human review).",
                 "human_review", "Rate answers")

@@ -222,3 +222,40 @@ def _leaderboard(root: str, slug: str, stamp: tuple) -> Any:
 def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> Any:
     """The leaderboard of ``runs`` (cached on their ids and states)."""
     return _leaderboard(str(p.root), p.slug, (tuple(r["id"] for r in runs), tuple(run_stamp(r) for r in runs)))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _claim_trust(root: str, slug: str, run_ids: tuple | None, stamp: tuple) -> tuple:
+    from rageval.views import trust as trust_view
+
+    return trust_view.claim_agreement(Project(slug=slug, root=Path(root)), run_ids, n_boot=500)
+
+
+def claim_trust(p: Project, run_ids: Sequence[str] | None = None) -> tuple:
+    """``(verifier rows, rater agreement)`` on claim labels over ``run_ids`` (all runs when None), cached
+    on the database's change stamp (rageval.views.trust.claim_agreement)."""
+    return _claim_trust(str(p.root), p.slug, tuple(run_ids) if run_ids is not None else None, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _ppi_difference(root: str, slug: str, run_a: str, run_b: str, metric: str | None, stamp: tuple) -> dict:
+    from rageval.views import trust as trust_view
+
+    return trust_view.difference_row(Project(slug=slug, root=Path(root)), run_a, run_b, metric)
+
+
+def ppi_difference(p: Project, run_a: str, run_b: str, metric: str | None) -> dict:
+    """PPI of mean human rating B - A with ``metric`` as predictor (rageval.views.trust.difference_row)."""
+    return _ppi_difference(str(p.root), p.slug, run_a, run_b, metric, stamp(p))
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _ppi_lines(root: str, slug: str, named: tuple, stamp: tuple) -> list[str]:
+    from rageval.views import home as home_view
+
+    return home_view.ppi_lines(Project(slug=slug, root=Path(root)), [r for r, _ in named], dict(named))
+
+
+def ppi_lines(p: Project, runs: Sequence[dict[str, Any]], title) -> list[str]:
+    """Home's lines of PPI estimates for the labelled runs among ``runs`` (``title(run)`` names each)."""
+    return _ppi_lines(str(p.root), p.slug, tuple((r["id"], title(r)) for r in runs), stamp(p))

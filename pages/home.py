@@ -81,6 +81,9 @@ def main() -> None:
             runs = view.board_runs(runs, shown) or runs
         board = common.leaderboard(p, runs)
         leaderboard_table(board, agreement=common.agreement(p))
+        lines = common.ppi_lines(p, runs, common.run_title)
+        if lines:  # where people labelled: the prediction-powered estimate beside the human-only one
+            st.caption("Prediction-powered estimates (PPI++, 95%):  \n" + "  \n".join(common.md(x) for x in lines))
         by_id = {r["id"]: r for r in runs}
         common.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):

@@ -70,7 +70,8 @@ def main() -> None:
         st.session_state.pop("hr_run", None)
     run_id = st.selectbox("Run", list(by_id), format_func=lambda i: common.run_title(by_id[i]), key="hr_run")
     if p.slug == "demo":
-        st.caption("The demo's ratings by ann_a, ann_b and ann_c are illustrative, written for the demo.")
+        st.caption("The demo's ratings and claim labels by ann_a, ann_b and ann_c are illustrative, written for "
+                   "the demo.")
     known = common.review_annotators(p, by_id[run_id])
     c1, c2, c3 = st.columns([2, 1, 1])
     name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",
@@ -81,8 +82,12 @@ def main() -> None:
     review_parts.import_box(p, run_id)
     if not blind:
         review_parts.discussion_box(p, run_id)
+    mode = st.segmented_control("Review", ["Answers (1-5)", "Claims"], key="hr_mode", default="Answers (1-5)")
     common.need(name, "Type your name to start rating (it resumes where you stopped).")
-    rating_form(p, by_id[run_id], name, show_ctx, blind)
+    if mode == "Claims":
+        review_parts.claim_queue(p, run_id, name)
+    else:
+        rating_form(p, by_id[run_id], name, show_ctx, blind)
 
 
 common.run_page(main)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages import common, qa_score
+from pages import common, qa_generate, qa_score
 from rageval.errors import InputError
 from rageval.views import qa_sets as view
 
@@ -60,10 +60,11 @@ def main() -> None:
     p = common.project()
     st.title("QA sets")
     import_set(p)
+    qa_generate.generate_section(p)
     sets = view.qa_sets(p)
     if sets:
         st.markdown("**QA sets in this project**")
-        common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "created"]), hide_index=True,
+        common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "generator", "created"]), hide_index=True,
                      width="stretch")
         view_set(p, [s_["name"] for s_ in sets])
     st.divider()

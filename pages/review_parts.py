@@ -38,3 +38,31 @@ def discussion_box(p, run_id: str) -> None:
             view.set_agreed(p, run_id, item, score)
             common.bump()
             st.rerun()
+
+
+@st.fragment
+def claim_queue(p, run_id: str, name: str) -> None:
+    """The rater's claim queue: one claim, its answer and evidence; one click (or key) saves and shows the next."""
+    item = view.next_claim(p, run_id, name)
+    if item is None:
+        st.success("Every claim of this run has your label. Thank you!")
+        return
+    card = item.card
+    st.caption(f"{item.remaining} claim(s) left for {common.md(name)} · this one comes now: {common.md(item.why)}")
+    st.subheader(common.plain(item.question) or card.item_id, anchor=False)
+    st.markdown("**Answer**")
+    common.text_box(item.answer.answer, empty="(no answer)")
+    st.markdown(f"**Claim {card.ordinal + 1}**")
+    common.text_box(card.claim)
+    st.caption("Verifiers: " + common.md(", ".join(f"{j}: {v}" for j, v in card.verdicts)))
+    chosen = None
+    if item.options:
+        chosen = st.selectbox("Evidence (proposed; pick another sentence of the contexts to change it)",
+                              range(len(item.options)), index=card.proposed, key=f"hr_ev_{card.item_id}_{card.ordinal}",
+                              format_func=lambda i: common.plain(item.options[i].label()))
+    for col, (label, text, key) in zip(st.columns(len(view.LABEL_BUTTONS)), view.LABEL_BUTTONS):
+        if col.button(f"{text} ({key.upper()})", key=f"hr_claim_{label}", shortcut=key, width="stretch",
+                      type="primary" if label != "SKIP" else "secondary"):
+            view.save_claim_label(p, run_id, card, name, label, item.options[chosen] if chosen is not None else None)
+            common.bump()
+            common.rerun_fragment()

@@ -138,6 +138,10 @@ class RunConfig:
         """16 hex characters of sha256 over the canonical JSON of the result-changing fields."""
         return stable_hash(self.result_fields())
 
+    def roles(self) -> dict[str, str]:
+        """The run's model roles, ``{role: spec}`` (generator, judge, embedder), for its model session."""
+        return {"generator": self.generator, "judge": self.judge, "embedder": self.embedder}
+
     def metric_options(self) -> dict[str, Any]:
         """The options every metric that has such a field takes from the run (judge, language, embedder,
         aligncheck_*), and the rubrics by name for the rubric:NAME metrics."""

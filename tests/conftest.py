@@ -60,8 +60,9 @@ def llm_env(fake_llm, monkeypatch):
 
 
 @pytest.fixture(scope="session")
-def offline_verifier():
-    """The shipped offline claim verifier over the local MiniLM embedder (one per session)."""
+def xenc_verifier():
+    """The opt-in NLI cross-encoder verifier (RAGEVAL_CLAIM_VERIFIER=xenc) over the local MiniLM
+    embedder (one per session)."""
     from rageval.claims.verifier import shipped_verifier
     from rageval.embed.cache import make_embedder
 

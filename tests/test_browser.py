@@ -391,3 +391,51 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
                                  f"\n--- tab B ---\n{b.inner_text('body')[:3000]}") from exc
         finally:
             ctx.close()
+
+
+def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_path, monkeypatch):
+    """Human review's claim queue: three one-click labels; Correlations then shows the rater's claims and
+    the verifier's agreement, and Home the prediction-powered estimate it did not show before."""
+    from playwright.sync_api import expect, sync_playwright
+
+    from tests.claim_fixtures import add_claims
+
+    expect.set_options(timeout=WAIT_MS)
+    pipeline_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch) if r["kind"] == "pipeline")
+    verdicts = ("SUPPORTED", "UNVERIFIED", "CONTRADICTED")
+    add_claims(open_project("t"), pipeline_run, [
+        {"item_id": f"q{i}", "signature": "faithfulness|judge:heuristic|v1", "ordinal": k, "judge": "heuristic",
+         "text": f"Claim {k} of answer {i}.", "verdict": verdicts[(i + k) % 3], "confidence": 1.0}
+        for i in (1, 2, 3) for k in (0, 1)])
+    with sync_playwright() as p:
+        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
+                                                   headless=True, args=FLAGS,
+                                                   viewport={"width": 1280, "height": 1000})
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        try:
+            page.goto(f"{server}/?project=t")
+            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+            expect(page.get_by_text("Prediction-powered estimates")).to_have_count(0)
+            page.goto(f"{server}/correlations?project=t")
+            expect(page.get_by_text("No claim labels yet")).to_be_visible()
+
+            page.goto(f"{server}/human_review?project=t&run={pipeline_run}&rater=e2e")
+            page.get_by_role("radio", name="Claims").or_(page.get_by_role("button", name="Claims")).first.click()
+            expect(page.get_by_text("6 claim(s) left for e2e")).to_be_visible()
+            expect(page.get_by_text("no verdict yet (UNVERIFIED)")).to_be_visible()  # UNVERIFIED first
+            for n, name in enumerate(("Supported (1)", "Not mentioned (3)", "Contradicted (2)")):
+                page.get_by_role("button", name=name).click()
+                expect(page.get_by_text(f"{5 - n} claim(s) left for e2e")).to_be_visible()
+
+            page.goto(f"{server}/correlations?project=t")
+            expect(page.get_by_text(re.compile(r"1 rater\(s\) labelled 3 claim\(s\)"))).to_be_visible()
+            expect(page.get_by_text("Claim verifiers against people")).to_be_visible()
+            expect(page.get_by_text(re.compile(r"Confusion matrix: offline rule"))).to_be_visible()
+            page.goto(f"{server}/?project=t")
+            expect(page.get_by_text("Prediction-powered estimates")).to_be_visible()
+            expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED: \d")).first).to_be_visible()
+        except Exception as exc:  # noqa: BLE001 - fail with what the page showed
+            raise AssertionError(f"{exc}{_server_log(tmp_path)}\n--- page ---\n{page.inner_text('body')[:3000]}") from exc
+        finally:
+            ctx.close()

@@ -151,16 +151,16 @@ VERIFY_CASES = [
 
 
 @XENC_WEAKNESS
-def test_a_claim_that_leaves_out_a_year_is_supported(offline_verifier):
+def test_a_claim_that_leaves_out_a_year_is_supported(xenc_verifier):
     # the cross-encoder reads "around 1600" in the premise as a reason to contradict (p_C = 0.77)
-    (v,) = offline_verifier.verify(["Hamlet was written by William Shakespeare."],
+    (v,) = xenc_verifier.verify(["Hamlet was written by William Shakespeare."],
                                    ["Hamlet is a tragedy written by William Shakespeare around 1600."])
     assert v.label == "SUPPORTED", v.probabilities
 
 
 @pytest.mark.parametrize("claim, label, mismatch", VERIFY_CASES)
-def test_verifier_labels_and_evidence(offline_verifier, claim, label, mismatch):
-    (v,) = offline_verifier.verify([claim], CTX)
+def test_verifier_labels_and_evidence(xenc_verifier, claim, label, mismatch):
+    (v,) = xenc_verifier.verify([claim], CTX)
     assert (v.label, v.mismatch) == (label, mismatch), v.reason
     if label != "NOT_MENTIONED":
         assert CTX[v.context_index][v.span[0]:v.span[1]] == v.evidence
@@ -169,9 +169,9 @@ def test_verifier_labels_and_evidence(offline_verifier, claim, label, mismatch):
 
 @pytest.mark.xfail(strict=True, reason="the shipped cross-encoder reads the newer context as support "
                    "(SUPPORTED, p = 0.61); the conflict flag is raised only on CONTRADICTED verdicts")
-def test_conflicting_chunks_contradict_with_conflict_flag(offline_verifier):
+def test_conflicting_chunks_contradict_with_conflict_flag(xenc_verifier):
     ctx = ("The annual fee is 2% of the balance.", "Since 2020 the annual fee has been 3% of the balance.")
-    (v,) = offline_verifier.verify(["The annual fee is 3% of the balance."], ctx)
+    (v,) = xenc_verifier.verify(["The annual fee is 3% of the balance."], ctx)
     assert (v.label, v.conflict, v.context_index) == ("CONTRADICTED", True, 0), v.reason
     assert "context 2 states the claim's figures" in v.reason
 
@@ -220,17 +220,20 @@ def test_faithfulness_family_offline_with_details():
                                                "The wall divided the city for 35 years.")
     res = evaluate([sample], metrics, offline())
     f, c, n = (res[m.name][0] for m in metrics)
-    assert (f.value, c.value, n.value) == (0.5, 0.5, 0.0)
+    # offline only the copied claim is decided: each share is over 1 decided claim of 2 (coverage 0.5)
+    assert (f.value, c.value, n.value) == (1.0, 0.0, 0.0)
+    assert [s.details["coverage"] for s in (f, c, n)] == [0.5, 0.5, 0.5]
     got = f.details["claims"]
     assert [x["text"] for x in got] == ["The wall fell on 9 November 1989.",
                                         "The wall divided the city for 35 years."]
-    assert [x["verdict"] for x in got] == ["SUPPORTED", "CONTRADICTED"]
-    assert set(got[0]) >= {"text", "verdict", "evidence", "evidence_chunk", "span", "reason", "cause"}
-    for x in got:
+    assert [x["verdict"] for x in got] == ["SUPPORTED", "UNVERIFIED"]
+    assert set(got[0]) >= {"text", "verdict", "evidence", "evidence_chunk", "span", "reason", "cause", "hints"}
+    for x in got:  # the UNVERIFIED claim keeps its most likely evidence, whole, with its span
         i = WALL.context_ids.index(x["evidence_chunk"])
         assert CTX[i][x["span"][0]:x["span"][1]] == x["evidence"]
-    assert got[0]["cause"] is None and got[1]["cause"] == "over_specification"  # a figure the context lacks
-    assert f.details["counts"] == {"SUPPORTED": 1, "CONTRADICTED": 1, "NOT_MENTIONED": 0}
+    assert got[1]["evidence_role"] == "likely evidence" and got[1]["hints"]  # 35 years vs the sentence's figure
+    assert got[0]["cause"] is None and got[1]["cause"] is None  # nothing says the UNVERIFIED claim is wrong
+    assert f.details["counts"] == {"SUPPORTED": 1, "CONTRADICTED": 0, "NOT_MENTIONED": 0, "UNVERIFIED": 1}
     assert f.details["judge"] == "heuristic" and f.details["embedder"] == "bow-test"
     json.dumps(f.details)
 
@@ -239,7 +242,8 @@ def test_no_claims_is_unscored_and_missing_context_too():
     samples = [Sample(id="a", answer="I don't know, sorry.", contexts=CTX),
                Sample(id="b", answer="The wall fell in 1989.", contexts=())]
     res = evaluate(samples, [get_metric("faithfulness")], offline())["faithfulness"]
-    assert [(s.status, s.reason) for s in res] == [("unscored", "no_claims"), ("unscored", "no_contexts")]
+    assert [(s.status, s.reason) for s in res] == [("unscored", "no_claims: the answer abstains"),
+                                                   ("unscored", "no_contexts")]
 
 
 def test_claims_are_computed_once_per_sample_and_judge():

@@ -11,7 +11,7 @@ from rageval.claims import model as M
 from rageval.claims.diagnose import holds_answer
 from rageval.claims.features import NAMES
 from rageval.claims.verifier import LearnedVerifier
-from rageval.claims.verifier import version as verifier_version
+from rageval.claims.offline import version as verifier_version
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from rageval.text.lang import guess_language
@@ -44,11 +44,14 @@ def test_the_version_follows_the_weights(tmp_path):
     assert re.fullmatch(r"mlp-[0-9a-f]{10}", M.shipped().version)
 
 
-def test_signature_pins_the_verifier_version():
+def test_signature_pins_the_verifier_version(monkeypatch):
+    from rageval.claims import offline
     from rageval.claims.verifier import version
 
-    sig = get_metric("faithfulness").signature()
-    assert f"verifier:{version()}" in sig
+    assert re.fullmatch(r"rules-[0-9a-f]{8}", offline.version())  # the default: containment, else UNVERIFIED
+    assert f"verifier:{offline.version()}" in get_metric("faithfulness").signature()
+    monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")  # the opt-in cross-encoder
+    assert f"verifier:{version()}" in get_metric("faithfulness").signature()
     assert re.fullmatch(r"(xenc|mlp)-[0-9a-f]{10}", version())
 
 
@@ -127,7 +130,7 @@ def test_claims_carry_confidence_through_the_metric():
     sample = Sample(id="p", answer="Up to 5 unused days may be carried over into the next year.", contexts=(POLICY,))
     (score,) = evaluate([sample], [get_metric("faithfulness")], Resources(embedder_factory=lambda: emb))["faithfulness"]
     (claim,) = score.details["claims"]
-    assert claim["verdict"] == "SUPPORTED" and 0.5 < claim["confidence"] <= 1.0
+    assert claim["verdict"] == "SUPPORTED" and claim["confidence"] == 1.0  # copied: proven by containment
     assert claim["evidence_role"] == "support" and score.details["verifier"] == verifier_version()
 
 

@@ -1,6 +1,7 @@
 """RAGAS answer correctness / relevance, the RAG triad, hedging and the hallucination diagnosis."""
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 
@@ -58,18 +59,21 @@ def test_all_metrics_offline_stay_in_range_and_are_order_invariant():
 
 # --- RAGAS answer correctness -------------------------------------------------------------
 
-def test_answer_correctness_offline_identical_answer_scores_one():
-    s = one("ragas_answer_correctness", AMOX, offline())
+def test_answer_correctness_offline_copied_answer_scores_one():
+    same = dataclasses.replace(AMOX, references=("The usual adult dose is 500 mg every 8 hours.",))
+    s = one("ragas_answer_correctness", same, offline())
     assert s.details["tp"] == ["The usual adult dose is 500 mg every 8 hours."] and s.details["fn"] == []
-    assert s.value == pytest.approx(0.75 * 1.0 + 0.25 * s.details["similarity"])
+    assert s.value == pytest.approx(0.75 * 1.0 + 0.25 * s.details["similarity"]) and s.details["coverage"] == 1.0
 
 
-def test_answer_correctness_offline_wrong_answer():
+def test_answer_correctness_offline_leaves_what_it_cannot_decide_unscored():
+    # offline nothing decides a wrong figure (no offline contradiction) nor a short reference: unscored, with why
     wrong = Sample(id="w", question=AMOX.question, answer="The usual adult dose is 250 mg every 12 hours.",
                    references=("The usual adult dose is 500 mg every 8 hours.",))
-    s = one("ragas_answer_correctness", wrong, offline())
-    assert (len(s.details["tp"]), len(s.details["fp"]), len(s.details["fn"])) == (0, 1, 1)
-    assert s.details["f1"] == 0.0 and s.value == pytest.approx(0.25 * s.details["similarity"])
+    for sample in (wrong, AMOX):
+        s = one("ragas_answer_correctness", sample, offline())
+        assert (len(s.details["tp"]), len(s.details["fp"]), len(s.details["fn"])) == (0, 0, 0)
+        assert s.status == "unscored" and s.reason.startswith("no_decided_claims") and s.details["coverage"] == 0.0
 
 
 def test_answer_correctness_judge_counts_and_weights():
@@ -134,8 +138,8 @@ def test_groundedness_offline_and_judge():
     mixed = Sample(id="g", contexts=CTX, answer="The usual adult dose is 500 mg every 8 hours. It cures viral colds.")
     s = one("groundedness", mixed, offline())
     first, second = (r["verdict"] for r in s.details["sentences"])
-    assert s.value == 0.5 and first == "SUPPORTED" and second != "SUPPORTED"  # the shipped verifier says
-    # CONTRADICTED for the second (a claim the context does not mention: a known weakness, test_claims.py)
+    # offline the copied sentence is decided; the other is UNVERIFIED and left out of the mean
+    assert (s.value, s.details["coverage"], first, second) == (1.0, 0.5, "SUPPORTED", "UNVERIFIED")
 
     def rate(prompt):
         lines = re.findall(r"^(\d+)\. (.*)$", prompt.split("Answer sentences:\n")[1], flags=re.M)
@@ -146,7 +150,8 @@ def test_groundedness_offline_and_judge():
     s = one("groundedness", mixed, judged(rate), judge="openai:m")
     assert s.value == pytest.approx((3 + 1) / 6)
     assert CTX[0][slice(*s.details["sentences"][0]["span"])] == "The usual adult dose is 500 mg every 8 hours."
-    assert one("groundedness", Sample(id="n", contexts=CTX, answer="Hello!"), offline()).reason == "no_claims"
+    assert one("groundedness", Sample(id="n", contexts=CTX, answer="Hello!"), offline()).reason == (
+        "no_claims: the answer greets or signs off")
 
 
 def test_answer_relevance_triad():

@@ -85,6 +85,7 @@ def test_score_details_give_confidence_and_the_flag(tmp_path, monkeypatch, capsy
     from rageval.cli import main
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")  # confidence comes only from the opt-in cross-encoder
     monkeypatch.setattr(verifier.CrossEncoderVerifier, "low_below", 1.01)  # every model verdict is unsure
     rows = tmp_path / "answers.jsonl"
     rows.write_text(json.dumps({"id": "q1", "question": "Tea?", "contexts": [CONTEXT],

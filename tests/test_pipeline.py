@@ -109,11 +109,20 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     ratings = store.ratings(project.db_path, again["run_id"])
     assert {r["annotator"] for r in ratings} == {"ann_a", "ann_b", "ann_c"} and len(ratings) == 3 * 43
     verdicts = {c["verdict"] for c in store.claims(project.db_path, again["import_run_id"])}
-    # the demo's LLM answers hold supported and contradicted claims (which of its unsupported
-    # additions the offline verifier reads as NOT_MENTIONED is a model figure: docs/validation.md)
-    assert verdicts >= {"SUPPORTED", "CONTRADICTED"}
+    # offline (no judge) the demo's claims are SUPPORTED where copied and UNVERIFIED otherwise: never
+    # CONTRADICTED or NOT_MENTIONED, which only a judge writes
+    assert verdicts == {"SUPPORTED", "UNVERIFIED"}
+    # illustrative claim labels of the three profiles, on both runs, imported once
+    from rageval.store import claim_labels as cstore
+
+    both = [again["run_id"], again["import_run_id"]]
+    labels = cstore.labels(project.db_path, both)
+    assert {r["rater"] for r in labels} == {"ann_a", "ann_b", "ann_c"} and {r["run_id"] for r in labels} == set(both)
+    written = (demo.demo_dir() / "claim_labels.csv").read_text(encoding="utf-8").count("\n") - 1
+    assert len(labels) == written  # every written label names a claim the demo's runs hold
     third = demo.load_demo()
     assert (third["run_id"], third["import_run_id"]) == (again["run_id"], again["import_run_id"])  # built once
+    assert len(cstore.labels(project.db_path, both)) == written
     assert len(store.runs(project.db_path)) == 2
     # issue 14: the demo opens with one stored correlation analysis of its ratings, made once
     from rageval import human

@@ -38,7 +38,8 @@ def _as_rows(table: pa.Table) -> list[dict]:
     out = []
     for r in table.to_pylist():
         row = {"id": r["id"], **{m: r[m] for m in names}, **{f"{m}_status": r[f"{m}_status"] for m in names
-                                                           if r[f"{m}_status"] is not None}}
+                                                           if r[f"{m}_status"] is not None},
+               **{k: v for k, v in r.items() if k.endswith("_coverage")}}
         out.append({**row, "claims": r["claims"]})
     return out
 

@@ -179,3 +179,42 @@ def test_a_bad_status_rejects_its_row_with_a_reason(project):
     result = import_qa(project, "s.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode(), name="s")
     assert [e.row for e in result.errors] == [1] and "status 'maybe'" in result.errors[0].reason
     assert [it["status"] for it in result.items] == ["accepted"]
+
+
+def test_cli_generate_then_run_reports_retrieval_from_the_generated_ids(project, capsys):
+    from rageval.cli import main
+
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "c", "--n", "3", "--name", "g", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["kept"] == 3 and out["asked"] >= 3 and out["signature"].startswith("testset|gen:template")
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "c", "--name", "g2", "--generator",
+                 "openai:gpt-4o-mini", "--dry-run", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["calls"] > 0  # an estimate; nothing generated
+    assert "g2" not in {s["name"] for s in store.qa_sets(project.db_path)}
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "nope", "--name", "g3"]) == 1
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "c", "--name", "g3", "--kinds", "riddles"]) == 2
+    capsys.readouterr()
+    assert main(["run", "--project", "gen", "--corpus", "c", "--qa", "g", "--metrics", "recall@5,mrr", "--json"]) == 0
+    run = json.loads(capsys.readouterr().out)
+    scores = {s["metric"]: s for s in run["scores"]}
+    assert scores["recall@5"]["scored"] == scores["mrr"]["scored"] == 3  # every item has relevant ids
+    assert 0 < scores["mrr"]["mean"] <= scores["recall@5"]["mean"] <= 1
+
+
+def test_review_edits_and_drops_are_stored_and_only_accepted_rows_are_run(project):
+    from rageval.views import qa_sets as view
+
+    config = view.generation_config("c", "reviewed", 3)
+    result = view.generate(project, config)
+    assert store.qa_items(project.db_path, "reviewed") == []  # nothing stored before the review
+    rows = view.review_rows(project, result)
+    assert all(r["keep"] and r["source"].split(": ", 1)[1] for r in rows)  # the source chunk beside each row
+    rows[0]["question"] = "Which city did the 1669 eruption partly destroy?"
+    rows[1]["keep"] = False
+    rows[2]["reference"] = "  "  # an emptied reference cannot be used: the row is dropped
+    assert view.save_reviewed(project, config, result, rows) == 1
+    kept = store.qa_items(project.db_path, "reviewed")
+    assert [(it["question"], it["status"]) for it in kept] == [(rows[0]["question"], "accepted")]
+    every = store.qa_items(project.db_path, "reviewed", include_dropped=True)
+    assert [it["status"] for it in every] == ["accepted", "dropped", "dropped"]
+    assert "dropped" in view.export_csv(project, "reviewed") and view.export_jsonl(project, "reviewed").count("\n") == 3

@@ -5,6 +5,7 @@ import numpy as np
 from rageval.embed import cache as shared
 from rageval.config import RunConfig
 from rageval.embed.cache import CachedEmbedder
+from rageval.embed.sentences import sentence_texts
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.runs.pipeline import execute, start_run
@@ -40,7 +41,52 @@ def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
     assert all(s.status == "ok" for col in scores.values() for s in col[:1]), scores
     assert inner.seen, "the metrics embedded nothing"
     assert len(inner.seen) == len(set(inner.seen)), [t for t in set(inner.seen) if inner.seen.count(t) > 1]
-    assert set(ctx) <= set(inner.seen)  # whole contexts, once, for context_relevance
+    assert ctx[0] not in inner.seen  # context_relevance reads its two sentences' vectors, not the whole context
+    assert set(sentence_texts(ctx)) <= set(inner.seen)  # each context sentence embedded once, for every metric
+
+
+def test_context_relevance_embeds_a_never_seen_context_once_sentence_by_sentence():
+    """One pass for both: the metric's chunk vectors are the normalised mean of the sentence
+    vectors, which then serve the claim verifier (faithfulness embeds nothing more of the contexts)."""
+    from rageval.embed.sentences import context_vectors
+
+    inner = FakeEmbedder(name="minilm-l6-v2-numpy")
+    embedder = CachedEmbedder(inner)
+    ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
+    sample = Sample(id="a", question="How high is Etna?", answer="Etna is 3,357 metres high.", contexts=ctx)
+    [relevance] = evaluate([sample], parse_metric_list("context_relevance"),
+                           Resources(embedder_factory=lambda: embedder))["context_relevance"]
+    assert sorted(inner.seen) == sorted([sample.question, *sentence_texts(ctx)])
+    sentences = sentence_texts(ctx[:1])
+    mean = np.mean(inner.embed(sentences).astype(np.float64), axis=0)
+    assert np.allclose(context_vectors(embedder, ctx[:1])[0], mean / np.linalg.norm(mean), atol=1e-6)
+    q = inner.embed([sample.question])[0]
+    assert relevance.details["chunks"][0]["cosine"] == round(float(np.dot(q, context_vectors(embedder, ctx[:1])[0])), 6)
+    seen = len(inner.seen)
+    evaluate([sample], parse_metric_list("faithfulness"), Resources(embedder_factory=lambda: embedder))
+    assert not set(inner.seen[seen:]) & set(sentence_texts(ctx))  # the verifier found them cached
+
+
+def test_context_relevance_from_cached_sentence_vectors_equals_a_fresh_computation(tmp_path):
+    """Cached equals fresh: the values read back from the project's embedding cache (a new
+    process, empty memory) are those computed from nothing."""
+    from rageval.embed.cache import Memory
+    from rageval.store.embed_cache import DuckDBEmbeddingCache
+
+    db = tmp_path / "p.duckdb"
+    ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.", "")
+    samples = [Sample(id=f"s{i}", question=q, contexts=ctx) for i, q in enumerate(["How high is Etna?", "Tea?"])]
+    metric = parse_metric_list("context_relevance")
+
+    def run(memory):
+        embedder = CachedEmbedder(FakeEmbedder(name="minilm-l6-v2-numpy"), store=DuckDBEmbeddingCache(db),
+                                  memory=memory)
+        out = evaluate(samples, metric, Resources(embedder_factory=lambda: embedder))["context_relevance"]
+        return [(s.value, s.details["chunks"]) for s in out], embedder.inner.seen
+
+    fresh, seen_fresh = run(Memory())
+    cached, seen_cached = run(Memory())
+    assert seen_fresh and seen_cached == [] and cached == fresh
 
 
 def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypatch):

@@ -97,7 +97,7 @@ def test_answer_claim_rows_mark_a_closest_passage_and_low_confidence():
     rows = answers.claim_rows(_answer(claims))
     assert rows[0]["evidence"] == ("", "Paris is in France.") and rows[0]["confidence"].startswith("0.93")
     assert rows[1]["evidence"] == ("closest passage: ", "It has towers.") and rows[1]["cause"] == "missing fact"
-    assert answers.verdict_counts(_answer(claims)) == "1 supported · 0 contradicted · 1 not mentioned"
+    assert answers.verdict_counts(_answer(claims)) == "1 supported · 0 contradicted · 1 not mentioned · 0 unverified"
 
 
 def test_evidence_spans_leave_a_closest_passage_unhighlighted():

@@ -2,8 +2,9 @@
 and diagnosis, offline or by an LLM judge, computed once per (judge, embedder, sample) in one
 ``evaluate`` call (``Resources.memo``).
 
-Offline: :func:`rageval.claims.extract.extract_claims`, then the learned verifier
-(:func:`rageval.claims.verifier.learned_verify`, whose version goes into the signature). With a
+Offline: :func:`rageval.claims.extract.answer_claims` (a short answer read with its question),
+then the offline check (:func:`rageval.claims.offline.offline_verify`: SUPPORTED when copied,
+else UNVERIFIED with evidence and hints; its version goes into the signature). With a
 judge: :mod:`rageval.claims.judge` (one pool task per answer: extract, then verify the claims that
 are not copied from the contexts: those are SUPPORTED by :func:`rageval.claims.containment.contained`
 on both paths). Both end in
@@ -17,10 +18,10 @@ from typing import Any, Mapping, Sequence
 from rageval.claims import judge as judge_path
 from rageval.claims.containment import contained
 from rageval.claims.diagnose import diagnose
-from rageval.claims.extract import extract_claims
-from rageval.claims.verdict import LABELS, Verdict
-from rageval.claims.verifier import learned_verify
-from rageval.claims.verifier import version as verifier_version
+from rageval.claims.extract import answer_claims, why_no_claims
+from rageval.claims.offline import offline_verify
+from rageval.claims.offline import version as verifier_version
+from rageval.claims.verdict import DECIDED, VERDICTS, Verdict
 from rageval.types import Resources, Sample
 from rageval.judge.ask import judge_client
 
@@ -40,10 +41,15 @@ class Analysis:
     def count(self, label: str) -> int:
         return sum(c["verdict"] == label for c in self.claims)
 
+    @property
+    def decided(self) -> int:
+        """Claims with a verdict other than UNVERIFIED."""
+        return sum(c["verdict"] in DECIDED for c in self.claims)
+
     def details(self) -> dict[str, Any]:
-        counts = {label: self.count(label) for label in LABELS}
+        counts = {label: self.count(label) for label in VERDICTS}
         return {"claims": [dict(c) for c in self.claims], "counts": counts, "n_claims": len(self.claims),
-                "diagnosis": dict(self.diagnosis), **self.meta}
+                "n_decided": self.decided, "diagnosis": dict(self.diagnosis), **self.meta}
 
 
 def chunk_id(sample: Sample, i: int | None) -> str | None:
@@ -70,10 +76,13 @@ def claim_record(sample: Sample, text: str, v: Verdict) -> dict[str, Any]:
         "probabilities": v.probabilities,
         "evidence_role": v.evidence_role,
         "quote_span": list(v.quote_span) if v.quote_span else None,
+        "hints": list(v.hints),
     }
 
 
 def _finish(sample: Sample, records: list[dict], meta: dict) -> Analysis:
+    if not records:  # why, for the metrics' unscored reason
+        meta = {**meta, "no_claims": why_no_claims(sample.answer or "")}
     diag = diagnose(sample, records)
     for rec, cause in zip(records, diag["claim_causes"]):
         rec["cause"] = cause
@@ -105,9 +114,9 @@ def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric:
 
 
 def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:
-    claims = [extract_claims(s.answer or "") for s in samples]
-    verdicts = learned_verify(embedder, [(c, s.contexts) for c, s in zip(claims, samples)])
-    meta = {"judge": "heuristic", "method": "learned", "verifier": verifier_version(), "embedder": name}
+    claims = [answer_claims(s.question or "", s.answer or "") for s in samples]
+    verdicts = offline_verify(embedder, [(c, s.contexts) for c, s in zip(claims, samples)])
+    meta = {"judge": "heuristic", "method": "offline", "verifier": verifier_version(), "embedder": name}
     return [_finish(s, [claim_record(s, t, v) for t, v in zip(c, vs)], meta)
             for s, c, vs in zip(samples, claims, verdicts)]
 

@@ -8,21 +8,35 @@ apostrophe (``dell' Area`` is ``dell'area``). The claim also loses its final pun
 A claim is *contained* in a context when its normalised text occurs in the context's normalised
 text starting and ending at word boundaries, the occurrence lies within one sentence or two
 adjacent sentences of that context (:func:`rageval.text.sentences.split_sentences`), and the
-words before it in its sentence hold no negation and no cue that the rest is not asserted
-(``if``, ``whether``, ``unless``, ``false``, ``se``, ``qualora`` ...: :data:`NOT_ASSERTED`): "It is not
-true that the fee is 20 EUR" does not support "the fee is 20 EUR". A claim needs at least
-``MIN_WORDS`` words. The verdict is SUPPORTED with confidence 1.0, the whole sentence (or the two
+sentence asserts it as it stands:
+
+- the words before it in its sentence hold no negation and no cue that the rest is not asserted
+  (``if``, ``whether``, ``unless``, ``false``, ``se``, ``qualora`` ...: :data:`NOT_ASSERTED`): "It
+  is not true that the fee is 20 EUR" does not support "the fee is 20 EUR";
+- it starts the sentence, or follows only articles, a framing phrase that does not restrict it
+  ("However,", "According to the manual,": :data:`_FRAME`) or a coordinating ``and`` / ``but`` /
+  ``;`` (:data:`_JOIN`); an introductory phrase ("In winter, the office opens at 9") restricts;
+- it ends the sentence (only closing punctuation after it), or the rest of the sentence starts at
+  a clause boundary with a non-restricting link (``, which``, ``, and``, ``; ``...: :data:`_LINKS`)
+  and holds no restricting word (``only``, ``except``, ``if``, ``unless``, ``until``, ``solo``,
+  ``tranne``...: :data:`RESTRICTING`): "the office opens at 9, which is early" supports "the office
+  opens at 9"; "the office opens at 9 in winter" and "..., except on Sundays" do not.
+
+A claim needs at least ``MIN_WORDS`` words, and a question claim (a short answer read with its
+question, :func:`rageval.claims.extract.question_claim`: it holds ``?`` or `` -> ``) is never
+contained. The verdict is SUPPORTED with confidence 1.0, the whole sentence (or the two
 sentences) as evidence with its span, the exact span of the copied text in ``quote_span``, and
 a reason saying it was found verbatim.
 """
 from __future__ import annotations
 
 import functools
+import re
 from typing import Sequence
 
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
 from rageval.text.sentences import enclosing, split_sentences
-from rageval.text.words import ALL_NEGATIONS, words
+from rageval.text.words import ALL_NEGATIONS, fold, words
 
 MIN_WORDS = 3
 #: words before the copied text that make it not asserted (English and Italian, accent-folded)
@@ -31,6 +45,23 @@ NOT_ASSERTED = frozenset(
     rumour rumor rumoured rumored allegedly claimed claims doubt doubtful
     se qualora falso falsa smentito smentita nega negano presunto presunta dubbio""".split()
 ) | ALL_NEGATIONS
+#: words that narrow what comes before them (English and Italian, accent-folded)
+RESTRICTING = frozenset(
+    """only except excepting excluding exclusively unless if when whenever provided providing until till
+    before after during while subject limited solely save but unless otherwise
+    solo soltanto solamente unicamente tranne eccetto salvo escluso esclusi esclusa purche se quando
+    qualora finche prima dopo durante limitatamente""".split()
+) | NOT_ASSERTED
+#: a clause boundary and a link after it that keep the clause before it asserted
+_LINKS = re.compile(r"^\s*(?:[,;]|-(?=\s))\s*(?:which|who|whose|and|so|although|though|"
+                    r"che|il quale|la quale|i quali|le quali|e|mentre)\b")
+#: what may come before a copied claim in its sentence without restricting it
+_FRAME = re.compile(r"^(?:however|also|moreover|furthermore|in addition|additionally|importantly|note|"
+                    r"in fact|indeed|in particular|according to [^,]{1,60}|as (?:stated|noted) [^,]{1,40}|"
+                    r"inoltre|tuttavia|infatti|in particolare|secondo [^,]{1,60})\s*[,:]$")
+_JOIN = re.compile(r"(?:^|[,;]|\s)(?:and|but|e|ma)$|;$")
+_ARTICLES = frozenset("the a an il lo la i gli le l un una uno".split())
+_CLOSING = ".!?;:,\u2026 \"')]\u00bb\u201d\u2019*_"
 _QUOTES = {**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u0060\u00b4", "'"),
            **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')}
 _DASHES = dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-")
@@ -71,7 +102,7 @@ def _claim_form(claim: str) -> str:
 def contained(claim: str, contexts: Sequence[str]) -> Verdict | None:
     """The SUPPORTED verdict of ``claim`` when it is copied from one of ``contexts``, else None."""
     needle = _claim_form(claim)
-    if len(needle.split()) < MIN_WORDS:
+    if len(needle.split()) < MIN_WORDS or "?" in needle or " -> " in needle:
         return None
     for ci, ctx in enumerate(contexts):
         hay, index = normalise(ctx)
@@ -86,9 +117,24 @@ def contained(claim: str, contexts: Sequence[str]) -> Verdict | None:
     return None
 
 
+def asserted_as_is(prefix: str, rest: str) -> bool:
+    """Whether a sentence asserts the copied text between ``prefix`` and ``rest`` (the sentence's
+    text before and after it) as it stands: the rules in the module docstring."""
+    if set(words(prefix)) & NOT_ASSERTED:
+        return False
+    before = fold(normalise(prefix)[0]).strip(" \"'(*_-\u2022")
+    if before and not (set(words(before)) <= _ARTICLES or _FRAME.match(before) or _JOIN.search(before)):
+        return False
+    after = fold(normalise(rest)[0])
+    if not after.strip(_CLOSING):
+        return True
+    link = _LINKS.match(after)
+    return bool(link) and not set(words(after)) & RESTRICTING
+
+
 def _verdict(ctx: str, ci: int, start: int, end: int) -> Verdict | None:
     evidence = enclosing(ctx, start, end, most=2)
-    if evidence is None or set(words(ctx[evidence.start:start])) & NOT_ASSERTED:
+    if evidence is None or not asserted_as_is(ctx[evidence.start:start], ctx[end:evidence.end]):
         return None
     two = sum(evidence.start <= s.start and s.end <= evidence.end for s in split_sentences(ctx)) > 1
     where = "two adjacent sentences" if two else "one sentence"

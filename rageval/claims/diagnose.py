@@ -1,7 +1,8 @@
 """Hallucination diagnosis: the likely cause of each unsupported claim, after the common
 triggers listed in seed paper 001.
 
-For a claim that is not SUPPORTED, the first rule that applies gives its cause:
+For a claim a judge found unsupported (CONTRADICTED or NOT_MENTIONED; a SUPPORTED or UNVERIFIED
+claim has no cause: nothing says it is wrong), the first rule that applies gives its cause:
 
 1. ``conflicting_sources``: retrieved chunks disagree on the claim: the verifier's ``conflict``
    flag, which the offline verifier sets only when one context contradicts the claim's figures
@@ -114,7 +115,7 @@ def diagnose(sample: Sample, claims: Sequence[Mapping[str, Any]]) -> dict[str, A
     ranks = gold_ranks(sample)
     causes: list[str | None] = []
     for claim in claims:
-        if claim.get("verdict") == "SUPPORTED":
+        if claim.get("verdict") not in ("CONTRADICTED", "NOT_MENTIONED"):
             causes.append(None)
             continue
         missing = specifics_missing(claim.get("text", ""), sample.contexts)

@@ -12,6 +12,16 @@ Steps, each a plain rule:
    non-restrictive ``, which`` (the antecedent is repeated);
 4. pronoun-light rewriting: a claim starting with he/she/it/they (or his/her/its/their) gets the
    last named subject instead, when the previous claim started with one.
+
+Instructions and requests are claims too ("Please report bugs to Fedora's tracker." states where
+bugs go); only closing pleasantries ("let me know if ...") and advice tails (", but please check
+with HR") are dropped.
+
+A *short answer* (:func:`is_short_answer`: one sentence of at most ``SHORT_WORDS`` words with no
+finite verb, "€1.32 billion.", "WPA3") says nothing by itself: :func:`answer_claims` turns it into
+the claim the question makes of it (:func:`question_claim`), so it is never checked as a bare value
+that may occur anywhere in a context. An answer with text and no claim gets the reason of
+:func:`why_no_claims`.
 """
 from __future__ import annotations
 
@@ -75,6 +85,69 @@ def answer_sentences(answer: str) -> list[str]:
     return out
 
 
+SHORT_WORDS = 6
+_FINITE = re.compile(
+    r"\b(?:is|are|was|were|be|been|has|have|had|will|would|can|could|may|might|must|shall|should|do|does|did|"
+    r"isn't|aren't|wasn't|weren't|hasn't|haven't|doesn't|don't|didn't|won't|can't|"
+    r"è|sono|era|erano|fu|furono|ha|hanno|aveva|avevano|sarà|saranno|può|possono|deve|devono)\b",
+    re.IGNORECASE)
+#: "What is X?" / "Who was X?" / "Which X is Y?": the question's statement form is "X is <value>"
+_COPULA_QUESTION = re.compile(r"^\s*(?:what|who|which)\s+(is|are|was|were)\s+(?P<subject>[^?]{3,}?)\s*\?*\s*$",
+                              re.IGNORECASE)
+
+
+def is_short_answer(answer: str) -> bool:
+    """One sentence of at most ``SHORT_WORDS`` words, with no finite verb (:data:`_FINITE`).
+
+    >>> is_short_answer("€1.32 billion."), is_short_answer("WPA3"), is_short_answer("The fee is 20 EUR.")
+    (True, True, False)
+    """
+    text = " ".join(answer.split())
+    return (bool(text) and not text.endswith("?") and len(split_sentences(text)) == 1
+            and len(text.split()) <= SHORT_WORDS and not _FINITE.search(text))
+
+
+def question_claim(question: str, value: str) -> str:
+    """The claim a question makes of a short answer: "X is <value>." for "What/Who/Which is X?"
+    (the verb as asked), else ``"<question> -> <value>"``, which no containment ever matches
+    (:func:`rageval.claims.containment.contained`: the claim stays UNVERIFIED offline).
+
+    >>> question_claim("What is the capital of France?", "Paris.")
+    'The capital of France is Paris.'
+    >>> question_claim("How much did revenue grow in 2023?", "€1.32 billion.")
+    'How much did revenue grow in 2023? -> €1.32 billion'
+    """
+    value = " ".join(value.split()).rstrip(" .!;,")
+    q = " ".join((question or "").split())
+    m = _COPULA_QUESTION.match(q)
+    if m and not _FINITE.search(m.group("subject")):
+        subject = m.group("subject")
+        return f"{subject[0].upper()}{subject[1:]} {m.group(1).lower()} {value}."
+    return f"{q or '(no question)'} -> {value}"
+
+
+def answer_claims(question: str, answer: str) -> list[str]:
+    """The claims of ``answer`` to ``question``: :func:`question_claim` of a short answer, else
+    :func:`extract_claims`."""
+    if is_short_answer(answer) and (content_stems(answer) or quantities(answer)) and not abstention_cues(answer):
+        return [question_claim(question, answer)]
+    return extract_claims(answer)
+
+
+def why_no_claims(answer: str) -> str:
+    """Why an answer with text has no claim: the kinds of sentence that were dropped."""
+    kinds = []
+    for span in split_sentences(answer):
+        text = _LIST_MARK.sub("", " ".join(span.text.split())).strip()
+        if not text:
+            continue
+        kind = ("asks a question" if text.endswith("?") else "abstains" if abstention_cues(text)
+                else "greets or signs off" if _GREETING.match(text) else "states nothing checkable")
+        if kind not in kinds:
+            kinds.append(kind)
+    return "no_claims: the answer " + (" and ".join(kinds) if kinds else "has no sentence")
+
+
 def extract_claims(answer: str) -> list[str]:
     """Atomic claims of ``answer`` by the rules in the module docstring.
 
@@ -112,14 +185,14 @@ def _finish(text: str) -> str:
 
 _ADVICE = r"(?:please\s+)?(?:double-check|check|confirm|verify|consult|contact|ask|refer to|see)\b"
 _ADVICE_TAIL = re.compile(r",\s*(?:but|so|and)?\s*" + _ADVICE + r"[^.;!?,]*(?=[.!?]?\s*$)", re.IGNORECASE)
-_ADVICE_CLAUSE = re.compile(r"^\s*(?:please\b|" + _ADVICE + r")", re.IGNORECASE)
 _LABELLED = re.compile(r"^[^:;]{1,40}:\s*[^;]+$")
 
 
 def _split_clauses(sentence: str) -> list[str]:
-    # advice to the reader ("..., but please check with HR.") is not a claim about the world
+    # advice to the reader at the end of a statement ("..., but please check with HR.") is dropped;
+    # a sentence that is an instruction ("Please report bugs to ...") is a claim
     sentence = _ADVICE_TAIL.sub("", sentence)
-    if _ADVICE_CLAUSE.match(sentence):
+    if not sentence.strip(" .!"):
         return []
     pieces = re.split(r"\s*;\s*", sentence)
     if len(pieces) > 1 and all(_LABELLED.match(p.strip().rstrip(".")) for p in pieces if p.strip()):

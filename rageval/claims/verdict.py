@@ -1,9 +1,16 @@
-"""The three claim labels and one claim's verdict, shared by the offline verifier and the judge."""
+"""The claim verdicts and one claim's verdict record, shared by the offline checks and the judge.
+
+A judge (an LLM or a person) says SUPPORTED, CONTRADICTED or NOT_MENTIONED. Offline, a claim the
+text proves (:mod:`rageval.claims.containment`) is SUPPORTED and every other claim is UNVERIFIED:
+it keeps its most likely evidence sentence and the checks' ``hints``, which are hints for a
+person, never a verdict.
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rageval.types import CONTRADICTED, LABELS, NOT_MENTIONED, SUPPORTED  # noqa: F401 (the claim labels)
+from rageval.types import (  # noqa: F401 (the claim labels)
+    CONTRADICTED, DECIDED, LABELS, NOT_MENTIONED, SUPPORTED, UNVERIFIED, VERDICTS)
 
 #: a verifier whose parameter file names no ``low_confidence_below`` of its own marks verdicts
 #: under this confidence "low confidence"
@@ -30,3 +37,4 @@ class Verdict:
     evidence_role: str | None = None  # "support", "refutes" or "closest passage"
     quote_span: tuple[int, int] | None = None  # a copied claim's exact span in the context (containment)
     low_confidence: bool = False  # confidence below the verifier's low_confidence_below threshold
+    hints: tuple[str, ...] = ()  # what the offline checks noticed between the claim and its evidence

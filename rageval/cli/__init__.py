@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Callable
 
 from rageval import settings
-from rageval.cli import check, demo, export, human, ingest, qa, rubric, run, score
+from rageval.cli import check, demo, export, human, ingest, qa, rubric, run, score, trust
 from rageval.cli.base import EXIT_PARTIAL, EXIT_USAGE, Commands, Parser, env_default
 from rageval.errors import ConfigError, InputError, RagevalError
 
 #: the command modules, in the order ``rageval --help`` lists their commands
-GROUPS = (ingest, qa, run, export, demo, score, human, check, rubric)
+GROUPS = (ingest, qa, run, export, demo, score, human, trust, check, rubric)
 
 _SHOW_WARNING: Callable[..., None] = print
 

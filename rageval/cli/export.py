@@ -25,6 +25,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.files import write_atomic
     from rageval.report import run_report_html
+    from rageval.views.trust import report_section
 
     proj = project(args)
     per_question = None
@@ -33,7 +34,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
         per_question = regressions(proj, args.baseline, args.run,
                                    args.metric or shared_metric(proj, args.baseline, args.run))
-    page = run_report_html(proj, args.run, regressions=per_question)
+    page = run_report_html(proj, args.run, regressions=per_question, sections=[report_section(proj, args.run)])
     write_atomic(args.out, page)
     emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode()), "baseline": args.baseline},
          f"report of run {args.run} -> {args.out}")

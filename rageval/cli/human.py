@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem
+from rageval.cli.trust import add_agreement_flags
 from rageval.config import CompareConfig, CorrelateConfig
 from rageval.errors import ConfigError
 
@@ -85,7 +86,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_agreement(args: argparse.Namespace) -> int:
-    """Agreement between annotators: Krippendorff's alpha, weighted kappa, exact / within-one shares."""
+    """Agreement between annotators: Krippendorff's alpha, weighted kappa, exact / within-one shares
+    (with --claims: on claim labels, and every claim verifier against people)."""
+    if args.claims:
+        from rageval.cli.trust import cmd_claim_agreement
+
+        return cmd_claim_agreement(args)
     from rageval.human import agreement
     from rageval.views.human_text import agreement_text
 
@@ -129,5 +135,7 @@ def register(commands: Commands) -> None:
     p.add_argument("--limit", type=int, default=CompareConfig.limit,
                    help="questions listed as worse and as better for two runs (all of them in --json) (default: %(default)s)")
     p = commands.add("agreement", cmd_agreement)
-    p.add_argument("--runs", required=True, metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
+    p.add_argument("--runs", metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
+    add_agreement_flags(p)
+    _bootstrap_args(p, 1000, 0, "the agreement CIs (with --claims)")
     p.add_argument("--by", choices=("dataset", "domain", "model", "run"), help="also report agreement per group")

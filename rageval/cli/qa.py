@@ -1,9 +1,10 @@
-"""``rageval qa import``: a QA set from a file."""
+"""``rageval qa import``: a QA set from a file; ``rageval qa generate``: one from an ingested corpus."""
 from __future__ import annotations
 
 import argparse
 
-from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, project, row_problem
+from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, progress, project, row_problem
+from rageval.config import TESTSET_KINDS, ChunkingConfig, TestsetConfig
 
 
 def cmd_qa_import(args: argparse.Namespace) -> int:
@@ -23,7 +24,62 @@ def cmd_qa_import(args: argparse.Namespace) -> int:
     return EXIT_PARTIAL if errors else EXIT_OK
 
 
+def cmd_qa_generate(args: argparse.Namespace) -> int:
+    """Generate a QA set from an ingested corpus: questions with a reference, the ids of the chunks
+    that hold it and the source sentences, checked by a critic (stands alone, supported by its
+    chunks, not a near duplicate). --generator template works offline (a smoke test); openai:MODEL
+    writes the --kinds. Re-running the same command resumes from the LLM cache."""
+    from rageval.runs.pipeline import estimate_text
+    from rageval.testsets.generate import generate_set
+
+    config = TestsetConfig(corpus=args.corpus, name=args.name, n=args.n, kinds=tuple(names(args.kinds) or TESTSET_KINDS),
+                           generator=args.generator, judge=args.judge, language=args.language, seed=args.seed,
+                           chunking=ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap),
+                           embedder=args.embedder, concurrency=args.concurrency, use_cache=not args.no_cache)
+    result = generate_set(project(args), config, progress=progress(args), dry_run=args.dry_run)
+    if args.dry_run:
+        est = result.estimate
+        text = "no model calls: the template generator is offline" if est is None else estimate_text(est)
+        emit(args, {"calls": 0} if est is None else {"calls": est.calls, "tokens_in": est.tokens_in,
+                                                     "tokens_out": est.tokens_out, "cost_usd": est.cost_usd}, text)
+        return EXIT_OK
+    payload = {"name": args.name, "asked": result.asked, "kept": len(result.kept), "drops": result.drops,
+               "signature": result.signature, "usage": result.usage}
+    lines = [f"QA set {args.name}: {len(result.kept)} question(s) kept of {result.asked} asked"
+             + (f" (fewer than --n {args.n}: the corpus offered no more)" if len(result.kept) < args.n else "")]
+    lines += [f"  dropped {n}: {reason}" for reason, n in result.drops.items()]
+    lines.append(f"  {result.signature}")
+    if config.generator == "template":
+        lines.append("  template questions echo their sentence: a smoke test, not a substitute for an LLM-written set")
+    emit(args, payload, "\n".join(lines))
+    return EXIT_OK if result.kept else EXIT_PARTIAL
+
+
 def register(commands: Commands) -> None:
-    p = commands.group("qa", "QA sets: import", {"import": cmd_qa_import})["import"]
+    parsers = commands.group("qa", "QA sets: import, generate", {"import": cmd_qa_import, "generate": cmd_qa_generate})
+    p = parsers["import"]
     p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with id, question, reference, relevant_ids, domain")
     p.add_argument("--name", required=True, help="name of the QA set (replaces a set of that name)")
+    g = parsers["generate"]
+    g.add_argument("--corpus", required=True, help="the ingested corpus to write questions about")
+    g.add_argument("--name", required=True, help="name of the QA set to store (replaces a set of that name)")
+    g.add_argument("--n", type=int, default=TestsetConfig.n, help="questions to keep (default: %(default)s)")
+    g.add_argument("--kinds", help=f"comma-separated question kinds of an LLM generator (default: all of "
+                                   f"{', '.join(TESTSET_KINDS)})")
+    g.add_argument("--generator", default=TestsetConfig.generator,
+                   help="template (offline, a smoke test) or openai:MODEL (default: %(default)s)")
+    g.add_argument("--judge", help="checks each reference against its chunks: openai:MODEL, or heuristic (copied "
+                                   "text only); default: the generator's model, heuristic for templates")
+    g.add_argument("--language", choices=("en", "it"), help="language to write in (default: each chunk's own)")
+    g.add_argument("--seed", type=int, default=TestsetConfig.seed, help="which chunks and sentences (default: %(default)s)")
+    g.add_argument("--chunking", default=ChunkingConfig.method, help="the chunking whose chunk ids become relevant_ids "
+                                                                     "(a run must use the same; default: %(default)s)")
+    g.add_argument("--chunk-size", type=int, default=ChunkingConfig.size, help="(default: %(default)s)")
+    g.add_argument("--chunk-overlap", type=int, default=ChunkingConfig.overlap, help="(default: %(default)s)")
+    g.add_argument("--embedder", default=TestsetConfig.embedder, help="sentence vectors for near duplicates and "
+                                                                      "multi-hop neighbours (default: %(default)s)")
+    g.add_argument("--concurrency", type=int, default=TestsetConfig.concurrency,
+                   help="model calls in flight at once (default: %(default)s)")
+    g.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
+    g.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; generate nothing")
+    g.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")

@@ -100,13 +100,10 @@ def score_lines(scores: list) -> str:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs: id, status, created, items done / failed."""
-    from rageval.store import owners
-    from rageval.store import runs as store
+    from rageval.runs.listing import listed_runs, resume_command
 
-    db = project(args).db_path
-    owners.reap(db)  # a run whose process is gone is shown interrupted, not running
-    runs = store.runs(db)
-    hint = {r["id"]: owners.resume_hint(r) for r in runs if r["status"] in ("interrupted", "failed", "pending")}
+    runs = listed_runs(project(args))
+    hint = {r["id"]: resume_command(r) for r in runs if resume_command(r)}
     payload = {"runs": [{**{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
                                               "n_items", "done", "failed", "error")},
                          **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}

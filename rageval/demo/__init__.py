@@ -4,8 +4,11 @@
 included: bench/bench_demo.py) and returns what it made; later calls return the existing run at once, and a build
 that was interrupted resumes its run. The ratings are illustrative: written by the rageval team
 for the demo run's answers (three annotator profiles: balanced, strict about verbose answers,
-lenient), not collected in a study. The demo also stores one correlation analysis of its
-metrics against those ratings; the Compare page compares its two runs.
+lenient), not collected in a study. So are its claim labels (``claim_labels.csv``: the same three profiles
+labelling the claims of the LLM system's answers and some of the pipeline run's, written by the rageval
+team), so the judge-agreement tables and the prediction-powered estimates have content with no key. The
+demo also stores one correlation analysis of its metrics against those ratings; the Compare page
+compares its two runs.
 """
 from __future__ import annotations
 
@@ -76,6 +79,7 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
     if run["status"] == "finished":
         imported = _import_llm_answers(project, run_id)
         analysis = demo_analysis(project, run_id)
+        _import_claim_labels(project, {"pipeline": run_id, "llm": imported})
     return {"project": project.slug, "run_id": run_id, "items": run["n_items"], "status": run["status"],
             "import_run_id": imported, "analysis_id": analysis}
 
@@ -121,3 +125,24 @@ def _import_llm_answers(project, run_id: str) -> str:
     ]
     metrics = [m for m in DEFAULT_METRICS if "@" not in m and m != "mrr"]  # the retrieval is the run's own
     return score(samples, metrics, project=project, source=LLM_ANSWERS_SOURCE).run_id
+
+
+def _import_claim_labels(project, runs: dict[str, str]) -> None:
+    """The demo's illustrative claim labels (module docstring), once: the file's ``run`` column names
+    the run by role (``pipeline``, ``llm``). A claim the demo's verifier no longer extracts is left out."""
+    from rageval.human.claim_labels import import_claim_labels
+    from rageval.store.claim_labels import labelled_runs
+
+    if set(runs.values()) & set(labelled_runs(project.db_path)):
+        return
+    with (demo_dir() / "claim_labels.csv").open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    for row in rows:
+        row["run"] = runs[row["run"]]
+    import io
+
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+    import_claim_labels(project, "claim_labels.csv", out.getvalue().encode())

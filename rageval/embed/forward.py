@@ -13,6 +13,7 @@
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -32,15 +33,48 @@ class _MiniLM:
     dim: int
 
 
-def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
-    """``(x - mean) / sqrt(var + eps) * gamma + beta`` over the last axis, in float32."""
-    mu = x.mean(axis=-1, keepdims=True)
-    xc = x - mu
-    var = np.einsum("ij,ij->i", xc, xc)[:, None] * (1.0 / x.shape[-1])
-    xc *= 1.0 / np.sqrt(var + eps)
-    xc *= gamma
-    xc += beta
-    return xc
+class Scratch:
+    """Named float32 work arrays, reused from step to step, layer to layer and pack to pack.
+
+    Every step of the pass writes into one of these (``out=``, in place) instead of a fresh
+    temporary: a fresh array of a megabyte or more is new pages from the kernel (about 150,000
+    page faults and a tenth of the CPU time for 512 sentences before this), and a reused one is
+    already mapped and often still in cache. ``get`` returns a view of the first ``prod(shape)``
+    elements of the buffer called ``name`` (grown when too small); two arrays alive at once must
+    have different names. The values computed are those of plain NumPy expressions: the same
+    operations, in the same order, on the same layouts (tests/test_embed_fused.py checks it bit
+    for bit against the pass before this one).
+    """
+
+    def __init__(self) -> None:
+        self._flat: dict[str, np.ndarray] = {}
+
+    def get(self, name: str, *shape: int) -> np.ndarray:
+        size = math.prod(shape)
+        buf = self._flat.get(name)
+        if buf is None or buf.size < size:
+            buf = self._flat[name] = np.empty(size, dtype=np.float32)
+        return buf[:size].reshape(shape)
+
+
+def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, scratch: Scratch | None = None) -> np.ndarray:
+    """``(x - mean) / sqrt(var + eps) * gamma + beta`` over the last axis of a 2-D float32 ``x``,
+    in place (``x`` is returned)."""
+    s = scratch or Scratch()
+    n, width = x.shape
+    mu = s.get("ln_mu", n, 1)
+    np.mean(x, axis=-1, keepdims=True, out=mu)
+    np.subtract(x, mu, out=x)
+    var = s.get("ln_var", n)
+    np.einsum("ij,ij->i", x, x, out=var)
+    var *= 1.0 / width
+    var += eps
+    np.sqrt(var, out=var)
+    np.divide(1.0, var, out=var)
+    x *= var[:, None]
+    x *= gamma
+    x += beta
+    return x
 
 
 #: tanh-form GELU ``x/2 (1 + tanh(c (p0 + p1 c^2 + p2 c^4)))``, ``c = clip(x, -8, 8)``: the
@@ -52,7 +86,7 @@ _GELU_P = (np.float32(7.97230299e-01), np.float32(3.72196712e-02), np.float32(-3
 _GELU_CLIP = np.float32(8.0)
 
 
-def _gelu(x: np.ndarray) -> np.ndarray:
+def _gelu(x: np.ndarray, scratch: Scratch | None = None) -> np.ndarray:
     """Twice GELU in a tanh form, in place on a float32 array (formula and accuracy at ``_GELU_P``).
 
     Returns ``2 gelu(x)``: the forward pass multiplies the result by ``ffn_w / 2`` (halving is
@@ -63,9 +97,10 @@ def _gelu(x: np.ndarray) -> np.ndarray:
     multiply-adds around it take a few ns. Sentence and token vectors stay within cosine
     0.99999 of sentence-transformers' (tests/test_embed.py, tests/data/minilm_reference.json).
     """
-    c = np.clip(x, -_GELU_CLIP, _GELU_CLIP)
-    u = np.multiply(c, c)
-    t = np.multiply(u, _GELU_P[2])
+    s = scratch or Scratch()
+    c = np.clip(x, -_GELU_CLIP, _GELU_CLIP, out=s.get("gelu_c", *x.shape))
+    u = np.multiply(c, c, out=s.get("gelu_u", *x.shape))
+    t = np.multiply(u, _GELU_P[2], out=s.get("gelu_t", *x.shape))
     t += _GELU_P[1]
     t *= u
     t += _GELU_P[0]
@@ -93,34 +128,44 @@ def _row_blocks(n: int) -> list[tuple[int, int]]:
     return list(zip(bounds, bounds[1:]))
 
 
-def _feed_forward(x: np.ndarray, layer: dict[str, np.ndarray]) -> np.ndarray:
-    """``W2 gelu(W1 x + b1) + b2 + x`` (the residual included), a block of rows at a time."""
-    out = np.empty_like(x)
+def _feed_forward(x: np.ndarray, layer: dict[str, np.ndarray], out: np.ndarray, s: Scratch) -> np.ndarray:
+    """``out = W2 gelu(W1 x + b1) + b2 + x`` (the residual included), a block of rows at a time."""
     for lo, hi in _row_blocks(x.shape[0]):
         rows = x[lo:hi]
-        inner = rows @ layer["in_w"]
+        inner = np.matmul(rows, layer["in_w"], out=s.get("ffn_inner", hi - lo, layer["in_w"].shape[1]))
         inner += layer["in_b"]
         block = out[lo:hi]
-        np.matmul(_gelu(inner), layer["ffn_w"], out=block)
+        np.matmul(_gelu(inner, s), layer["ffn_w"], out=block)
         block += layer["ffn_b"]
         block += rows
     return out
 
 
-def _attention(qkv: np.ndarray, bias: np.ndarray, heads: int) -> np.ndarray:
-    """``concat_h softmax(q_h k_h^T + bias) v_h`` for ``qkv`` of shape ``(B, L, 3H)`` (the scale
-    folded into q) and an additive key mask ``bias`` ``(B, 1, 1, L)``; returns ``(B * L, H)``."""
-    b, length, three_h = qkv.shape
+def _attention(qkv: np.ndarray, index: np.ndarray, bias: np.ndarray, heads: int, s: Scratch) -> np.ndarray:
+    """``concat_h softmax(q_h k_h^T + bias) v_h`` for the rows ``qkv[index]`` (``index``
+    ``(B, L)``; ``qkv`` ``(N, 3H)`` with the scale folded into q) and an additive key mask
+    ``bias`` ``(B, 1, 1, L)``; returns ``(B * L, H)`` (a scratch view)."""
+    b, length = index.shape
+    three_h = qkv.shape[1]
     h = three_h // 3
     dh = h // heads
-    qkv = np.ascontiguousarray(qkv.reshape(b, length, 3, heads, dh).transpose(2, 0, 3, 1, 4))
-    q, k, v = qkv[0], qkv[1], qkv[2]
-    scores = q @ np.ascontiguousarray(k.transpose(0, 1, 3, 2))
+    rows = np.take(qkv, index.reshape(-1), axis=0, mode="clip", out=s.get("att_rows", b * length, three_h))
+    split = rows.reshape(b, length, 3, heads, dh)
+    q = s.get("att_q", b, heads, length, dh)
+    np.copyto(q, split[:, :, 0].transpose(0, 2, 1, 3))
+    k_t = s.get("att_kt", b, heads, dh, length)
+    np.copyto(k_t, split[:, :, 1].transpose(0, 2, 3, 1))
+    v = s.get("att_v", b, heads, length, dh)
+    np.copyto(v, split[:, :, 2].transpose(0, 2, 1, 3))
+    scores = np.matmul(q, k_t, out=s.get("att_scores", b, heads, length, length))
     scores += bias
     scores -= scores.max(axis=-1, keepdims=True)
     np.exp(scores, out=scores)
     scores *= 1.0 / scores.sum(axis=-1, keepdims=True)
-    return np.ascontiguousarray((scores @ v).transpose(0, 2, 1, 3)).reshape(b * length, h)
+    mixed = np.matmul(scores, v, out=s.get("att_mixed", b, heads, length, dh))
+    out = s.get("att_out", b, length, heads, dh)
+    np.copyto(out, mixed.transpose(0, 2, 1, 3))
+    return out.reshape(b * length, h)
 
 
 def _key_bias(mask: np.ndarray) -> np.ndarray:
@@ -128,13 +173,20 @@ def _key_bias(mask: np.ndarray) -> np.ndarray:
     return ((mask - 1.0) * 1e9).astype(np.float32)[:, None, None, :]
 
 
-def _layer_tail(model: _MiniLM, layer: dict[str, np.ndarray], x: np.ndarray, ctx: np.ndarray) -> np.ndarray:
-    """Output projection, residual and LayerNorm, then the feed-forward block and LayerNorm."""
-    attn = ctx @ layer["out_w"]
+def _layer_tail(model: _MiniLM, layer: dict[str, np.ndarray], x: np.ndarray, ctx: np.ndarray, s: Scratch,
+                names: tuple[str, str]) -> np.ndarray:
+    """Output projection, residual and LayerNorm, then the feed-forward block and LayerNorm.
+
+    ``x`` lives in the scratch buffer ``names[0]``; the attention block's result goes to
+    ``names[1]`` and the layer's output back to ``names[0]`` (``x`` is no longer needed then),
+    so a pass of any depth uses two state buffers."""
+    n, h = x.shape
+    attn = np.matmul(ctx, layer["out_w"], out=s.get(names[1], n, h))
     attn += layer["out_b"]
     attn += x
-    x = _layer_norm(attn, layer["ln1_g"], layer["ln1_b"], model.eps)
-    return _layer_norm(_feed_forward(x, layer), layer["ln2_g"], layer["ln2_b"], model.eps)
+    mid = _layer_norm(attn, layer["ln1_g"], layer["ln1_b"], model.eps, s)
+    out = _feed_forward(mid, layer, s.get(names[0], n, h), s)
+    return _layer_norm(out, layer["ln2_g"], layer["ln2_b"], model.eps, s)
 
 
 def encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None) -> np.ndarray:
@@ -142,15 +194,17 @@ def encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray, types: np.nd
     token types ``(B, L)`` for a sentence pair; all 0 when None)."""
     b, length = ids.shape
     h, emb = model.dim, model.embeddings
-    x = emb["word"][ids.reshape(-1)]
+    s, names = Scratch(), ("state", "state_mid")
+    x = np.take(emb["word"], ids.reshape(-1), axis=0, mode="clip", out=s.get(names[0], b * length, h))
     x += np.tile(emb["position"][:length], (b, 1))
     x += emb["type0"] if types is None else emb["types"][types.reshape(-1)]
-    x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps)
+    x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps, s)
     bias = _key_bias(mask)
+    index = np.arange(b * length).reshape(b, length)
     for layer in model.layers:
-        qkv = x @ layer["qkv_w"]
+        qkv = np.matmul(x, layer["qkv_w"], out=s.get("qkv", b * length, 3 * h))
         qkv += layer["qkv_b"]
-        x = _layer_tail(model, layer, x, _attention(qkv.reshape(b, length, 3 * h), bias, model.heads))
+        x = _layer_tail(model, layer, x, _attention(qkv, index, bias, model.heads, s), s, names)
     return x.reshape(b, length, h)
 
 
@@ -187,27 +241,29 @@ def pack_layout(lengths: list[int], width: Callable[[int], int]) -> tuple[np.nda
 
 
 def encode_packed(
-    model: _MiniLM, id_lists: list[list[int]], width: Callable[[int], int]
+    model: _MiniLM, id_lists: list[list[int]], width: Callable[[int], int], scratch: Scratch | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[WidthGroup]]:
     """Last hidden states of every real word-piece, packed: ``(N, H)`` with ``N = sum n_i``, plus
     the layout of :func:`pack_layout` (``width(n)``: the padded attention width of a text of
-    ``n`` word-pieces)."""
+    ``n`` word-pieces). With a ``scratch`` (reused pack after pack) the states are a view of it,
+    valid until its next use."""
     lengths = [len(x) for x in id_lists]
     offsets, groups = pack_layout(lengths, width)
     emb, h = model.embeddings, model.dim
-    x = emb["word"][np.concatenate(id_lists)]
+    s, names = scratch or Scratch(), ("state", "state_mid")
+    n_rows = int(offsets[-1])
+    x = np.take(emb["word"], np.concatenate(id_lists), axis=0, mode="clip", out=s.get(names[0], n_rows, h))
     x += emb["position"][np.concatenate([np.arange(n) for n in lengths])]
     x += emb["type0"]
-    x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps)
-    n_rows = int(offsets[-1])
+    x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps, s)
     biases = [_key_bias(g.mask) for g in groups]
     for layer in model.layers:
-        qkv = np.empty((n_rows + 1, 3 * h), dtype=np.float32)  # the last row: zeros, for padding
+        qkv = s.get("qkv", n_rows + 1, 3 * h)  # the last row: zeros, for padding
         np.matmul(x, layer["qkv_w"], out=qkv[:n_rows])
         qkv[:n_rows] += layer["qkv_b"]
         qkv[n_rows] = 0.0
-        ctx = np.empty((n_rows, h), dtype=np.float32)
+        ctx = s.get("ctx", n_rows, h)
         for g, bias in zip(groups, biases):
-            ctx[g.rows] = _attention(qkv[g.index], bias, model.heads)[g.real]
-        x = _layer_tail(model, layer, x, ctx)
+            ctx[g.rows] = _attention(qkv, g.index, bias, model.heads, s)[g.real]
+        x = _layer_tail(model, layer, x, ctx, s, names)
     return x, offsets, groups

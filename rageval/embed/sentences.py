@@ -6,10 +6,14 @@ A context (a chunk, or a passage of your own answers) is read in *sentences*: th
 (:mod:`rageval.claims.features`) reads exactly these spans, and so does anything that retrieves
 candidate sentences for a claim.
 
+A context's own vector for ``context_relevance`` is read from these sentence vectors
+(:func:`context_vectors`), so a never-seen context is embedded once, sentence by sentence, and
+the claim verifier finds its sentences in the cache.
+
 Every text is embedded once, anywhere: vectors go through the run's embedder, which is a
 :class:`rageval.embed.CachedEmbedder` keyed by ``(model, sha256(text))`` and backed by the
 project's ``embedding_cache`` table. Ingest calls :func:`embed_chunks` with every new chunk, which
-embeds the chunk whole (for retrieval and ``context_relevance``) AND each of its sentences, in one
+embeds the chunk whole (for retrieval) AND each of its sentences, in one
 call, so a run over an ingested corpus finds every context vector and every context-sentence
 vector in the cache and embeds only questions, answers, references and claims.
 """
@@ -55,6 +59,26 @@ def context_sentence_vectors(embedder: Any, contexts: Sequence[str]) -> list[tup
     out, at = [], 0
     for group in spans:
         out.append((group, flat[at:at + len(group)]))
+        at += len(group)
+    return out
+
+
+def context_vectors(embedder: Any, contexts: Sequence[str]) -> np.ndarray:
+    """One unit vector per context, read from its sentence vectors (one embedding call).
+
+    ``e_ctx = m / max(||m||, 1e-12)``, ``m = (1/S) sum_s e_s`` over the context's ``S`` sentence
+    spans (:func:`sentence_spans`, the ones the claim verifier reads and ingest caches), ``e_s``
+    their unit vectors; a context without spans (blank) is embedded whole. On WiCE's development
+    split this vector ranked evidence chunks as well as the chunk embedded whole
+    (validation/validate_context_relevance.py, docs/validation.md).
+    """
+    groups = [[sp.text for sp in sentence_spans(ctx)] or [ctx] for ctx in contexts]
+    flat = sentence_vectors(embedder, [t for group in groups for t in group])
+    out = np.zeros((len(contexts), flat.shape[1]), dtype=np.float32)
+    at = 0
+    for i, group in enumerate(groups):
+        m = flat[at:at + len(group)].astype(np.float64).mean(axis=0)
+        out[i] = m / max(float(np.linalg.norm(m)), 1e-12)
         at += len(group)
     return out
 

@@ -165,8 +165,10 @@ def _threshold(s: ScoreSet, metric: str, t: float, *, below: bool) -> Check:
     mean = float(col.mean())
     passed = mean >= t if below else mean <= t
     word = ("at least" if below else "at most") if passed else ("below" if below else "above")
-    return Check(name, metric, passed, f"mean {metric} {mean:.3f} over {len(col)} scored answers is {word} {t:g}",
-                 {"mean": mean, "threshold": t, "scored": int(len(col))})
+    cov = s.coverage.get(metric)
+    where = "" if cov is None else f" (coverage {100 * cov:.0f}%: the share of claims decided)"
+    return Check(name, metric, passed, f"mean {metric} {mean:.3f} over {len(col)} scored answers{where} is {word} {t:g}",
+                 {"mean": mean, "threshold": t, "scored": int(len(col)), "coverage": cov})
 
 
 def _regression(cur: ScoreSet, base: ScoreSet, metric: str, min_effect: float, alpha: float) -> Check:

@@ -33,6 +33,7 @@ class ScoreSet:
     signatures: dict[str, str] = field(default_factory=dict)   # metric -> signature (stored runs only)
     expected: int | None = None  # answers the run should have (stored runs only): its QA items
     status: str | None = None    # the run's status (stored runs only)
+    coverage: dict[str, float] = field(default_factory=dict)  # claim metric -> decided / all claims
 
     @property
     def metrics(self) -> list[str]:
@@ -53,7 +54,12 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
     values: dict[str, dict[str, float]] = {}
     reasons: dict[str, Counter] = {}
     signatures: dict[str, str] = {}
+    decided: dict[str, list[int]] = {}
     for r in rows:
+        d = r["details"] or {}
+        if isinstance(d.get("n_all"), int):
+            pair = decided.setdefault(r["metric"], [0, 0])
+            pair[0], pair[1] = pair[0] + int(d.get("n_decided") or 0), pair[1] + d["n_all"]
         ok = r["status"] == "ok" and r["value"] is not None
         values.setdefault(r["metric"], {})[str(r["item_id"])] = float(r["value"]) if ok else math.nan
         signatures[r["metric"]] = r["signature"]
@@ -61,7 +67,8 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
             reasons.setdefault(r["metric"], Counter())[f"{r['status']}: {r['reason']}" if r["status"] != "unscored"
                                                        else str(r["reason"])] += 1
     return ScoreSet(f"run {run_id}", pd.DataFrame(values).sort_index(), reasons, signatures,
-                    expected=int(run["n_items"]), status=str(run["status"]))
+                    expected=int(run["n_items"]), status=str(run["status"]),
+                    coverage={m: a / b for m, (a, b) in decided.items() if b})
 
 
 def from_file(path: Path) -> ScoreSet:
@@ -77,13 +84,15 @@ def from_file(path: Path) -> ScoreSet:
     if not records or not all("id" in r for r in records):
         raise ConfigError(f"{path}: a scored file needs rows with an 'id' column and one column per metric "
                           "(what `rageval score --out FILE` writes)")
-    keys = dict.fromkeys(k for r in records for k in r if k not in NOT_METRICS and not k.endswith("_status"))
+    keys = dict.fromkeys(k for r in records for k in r if k not in NOT_METRICS
+                         and not k.endswith(("_status", "_coverage")))
     metrics = sorted(k for k in keys if all(_number(r.get(k)) is not None or _empty(r.get(k)) for r in records)
                      and any(_number(r.get(k)) is not None or r.get(f"{k}_status") for r in records))
     if not metrics:
         raise ConfigError(f"{path}: no metric columns (numbers) found; score it first with `rageval score`")
     values: dict[str, dict[str, float]] = {m: {} for m in metrics}
     reasons: dict[str, Counter] = {}
+    covered = {m: [c for r in records if (c := _number(r.get(f"{m}_coverage"))) is not None] for m in metrics}
     for r in records:
         rid = str(r["id"])
         for m in metrics:
@@ -92,7 +101,9 @@ def from_file(path: Path) -> ScoreSet:
             if v is None:
                 status = r.get(f"{m}_status") or "no value"
                 reasons.setdefault(m, Counter())[str(status).removeprefix("unscored: ")] += 1
-    return ScoreSet(path.name, pd.DataFrame(values).sort_index(), reasons)
+    # a file keeps each answer's coverage only: the file's is their mean
+    return ScoreSet(path.name, pd.DataFrame(values).sort_index(), reasons,
+                    coverage={m: sum(c) / len(c) for m, c in covered.items() if c})
 
 
 def load(project_opener, spec: str) -> ScoreSet:

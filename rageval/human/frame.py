@@ -81,13 +81,12 @@ def shared_metric_columns(frame: pd.DataFrame) -> list[str]:
     end in "the runs share 0 item(s) scored on ...". Order as :func:`metric_columns`.
     """
     runs = frame["run_id"].nunique()
-    shared = []
-    for col in metric_columns(frame):
-        scored = frame.loc[frame[col].notna(), ["run_id", "item_id"]]
-        per_item = scored.groupby("item_id")["run_id"].nunique()
-        if runs and (per_item == runs).any():
-            shared.append(col)
-    return shared
+    cols = metric_columns(frame)
+    if not runs or not cols:
+        return []
+    # a frame has one row per (run, item): the runs that scored an item are its non-null count
+    per_item = frame.groupby("item_id")[cols].count()
+    return [c for c in cols if bool((per_item[c] == runs).any())]
 
 
 def agreement(project: Project, run_ids: Sequence[str], *, by: str | None = None) -> dict:

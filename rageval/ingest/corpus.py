@@ -12,7 +12,6 @@ from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
 from rageval.store import corpus as store
 from rageval.util import stable_hash
-from rageval.types import Spec
 
 Progress = Callable[[str, int, int], None]
 
@@ -141,21 +140,14 @@ def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedde
                 progress: Progress | None = None, workers: int | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added.
 
-    An ``openai:`` embedder gets an LLM client for the embedder role (base URL and key from the
-    environment) for this call only; it is closed before returning.
+    The embedder comes from a model session (:mod:`rageval.llm.session`) open for this call only:
+    an ``openai:`` embedder gets a client for the embedder role (base URL and key from the
+    environment), closed before returning.
     """
-    from rageval.embed.cache import get_embedder
+    from rageval.llm.session import model_session
 
     if progress is not None:
         progress("model", 0, 0)  # loading the embedder can take a while on a busy machine
-    client = None
-    if Spec.parse("embedder", embedder).online:
-        from rageval.llm.client import make_llm_client
-
-        client = make_llm_client({"embedder": embedder}, store_path=project.db_path)
-    try:
-        model = get_embedder(project, embedder, client=client)
-        return sync_index(project, corpus, chunking, embedder, model, progress=progress, workers=workers)[2]
-    finally:
-        if client is not None:
-            client.close()
+    with model_session({"embedder": embedder}, project=project) as session:
+        return sync_index(project, corpus, chunking, embedder, session.embedder, progress=progress,
+                          workers=workers)[2]

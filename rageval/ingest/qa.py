@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from rageval.project import Project
-from rageval.ingest.rows import RowError, as_label, as_relevance, as_text_list, read_table
+from rageval.ingest.fields import as_label, as_relevance, as_text_list
+from rageval.ingest.rows import RowError, read_table
 from rageval.store import runs as store
 from rageval.text.hygiene import display_name
 

@@ -1,5 +1,11 @@
 """Claim-level faithfulness: every answer split into atomic claims, each labelled SUPPORTED,
-CONTRADICTED or NOT_MENTIONED against the retrieved contexts, with quoted evidence.
+CONTRADICTED or NOT_MENTIONED against the retrieved contexts by a judge, with quoted evidence.
+Offline (no judge) a claim copied from a context is SUPPORTED and every other claim UNVERIFIED
+(:mod:`rageval.claims.offline`).
+
+The three metrics count *decided* claims only (every verdict but UNVERIFIED) and report
+``coverage = #decided / #claims`` in ``Score.details``; an answer with claims but none decided is
+unscored (:data:`NO_DECIDED`), never 0 or 1 by default.
 
 The claim engine is the package :mod:`rageval.claims`; one analysis per answer
 (:func:`rageval.claims.analysis.analyse`: extraction, verification by the learned offline
@@ -15,8 +21,9 @@ claims also carry ``confidence`` (the model's probability of the verdict; 1.0 fo
 from a context, found by containment before the model runs), ``low_confidence`` (below the
 verifier's threshold), ``probabilities`` and ``evidence_role``: ``support``, ``refutes`` or
 ``closest passage`` (a NOT_MENTIONED claim's evidence is only the closest passage, never
-support). ``evidence`` is always a whole sentence or table row; ``quote_span`` is the exact span
-of a copied claim (or of a judge's quote) inside it.
+support) or ``likely evidence`` (an UNVERIFIED claim's most likely sentence, with ``hints``: what
+the checks noticed, for a person to decide). ``evidence`` is always a whole sentence or table row;
+``quote_span`` is the exact span of a copied claim (or of a judge's quote) inside it.
 """
 from __future__ import annotations
 
@@ -27,6 +34,7 @@ from typing import Any, Sequence
 from rageval.claims import judge as judge_path
 from rageval.claims.analysis import PROMPTS, analyse
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
+from rageval.metrics.coverage import coverage_score
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
@@ -69,9 +77,9 @@ class _ClaimShare:
             elif a.status == "failed":
                 scores.append(Score.failed(a.reason or "failed", details))
             elif not a.claims:
-                scores.append(Score.unscored("no_claims", details))
+                scores.append(Score.unscored(a.meta.get("no_claims") or "no_claims", details))
             else:
-                scores.append(Score.ok(a.count(self.label) / len(a.claims), details))
+                scores.append(coverage_score(a.count(self.label), a.decided, len(a.claims), details))
         return scores
 
 
@@ -79,8 +87,9 @@ class _ClaimShare:
 class Faithfulness(_ClaimShare):
     """Share of the answer's claims that the retrieved context supports.
 
-    ``faithfulness = #SUPPORTED / #claims``; an answer with no claims (only greetings, hedges or
-    "I don't know") is unscored with reason ``no_claims``.
+    ``faithfulness = #SUPPORTED / #decided`` with ``coverage = #decided / #claims``; an answer
+    with no claims (only greetings, questions or "I don't know") is unscored with reason
+    ``no_claims: ...`` saying why, one whose claims are all UNVERIFIED with ``no_decided_claims``.
 
     >>> Faithfulness().signature()  # doctest: +ELLIPSIS
     'faithfulness|judge:heuristic|emb:local|verifier:...|v1'
@@ -95,7 +104,8 @@ class Faithfulness(_ClaimShare):
 class ContradictedShare(_ClaimShare):
     """Share of the answer's claims that the retrieved context refutes (hallucinations).
 
-    ``contradicted_share = #CONTRADICTED / #claims``; no claims -> unscored ``no_claims``.
+    ``contradicted_share = #CONTRADICTED / #decided`` (coverage as for faithfulness); no claims ->
+    unscored ``no_claims``, none decided -> ``no_decided_claims``. Offline no claim is CONTRADICTED.
     """
 
     name = "contradicted_share"
@@ -108,7 +118,8 @@ class NotMentionedShare(_ClaimShare):
     """Share of the answer's claims that the retrieved context neither supports nor refutes
     (extrapolation).
 
-    ``not_mentioned_share = #NOT_MENTIONED / #claims``; no claims -> unscored ``no_claims``.
+    ``not_mentioned_share = #NOT_MENTIONED / #decided`` (coverage as for faithfulness); no claims
+    -> unscored ``no_claims``, none decided -> ``no_decided_claims``.
     """
 
     name = "not_mentioned_share"

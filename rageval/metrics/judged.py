@@ -9,12 +9,13 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.claims.extract import extract_claims
-from rageval.claims.verdict import SUPPORTED
-from rageval.claims.verifier import learned_verify
-from rageval.claims.verifier import version as verifier_version
+from rageval.claims.offline import offline_verify
+from rageval.claims.offline import version as verifier_version
+from rageval.claims.verdict import DECIDED, SUPPORTED
 from rageval.errors import ConfigError
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import ask, failed_score, judge_client, signature
+from rageval.metrics.coverage import coverage_score
 from rageval.prompts.schemas import Questions, StatementSort
 from rageval.text import version as text_version
 from rageval.text.hedges import abstention_cues
@@ -77,10 +78,13 @@ class RagasAnswerCorrectness(_Ragas):
     ``score = (w_f * F1 + w_s * sim) / (w_f + w_s)`` with ``w_f = factuality_weight = 0.75``,
     ``w_s = similarity_weight = 0.25``; the best reference counts. With the judge one call per
     reference sorts the statements (``answer_correctness.txt``); offline the statements are
-    :func:`extract_claims` of each text and a statement is TP / not FN when the heuristic
-    verifier finds it SUPPORTED by the other text (the question followed by the reference, so
-    that a short reference like "1989" has its subject; the answer for FN). No statements at all -> unscored
-    ``no_claims``.
+    :func:`extract_claims` of each text, checked by the offline check
+    (:func:`rageval.claims.offline.offline_verify`) against the other text (the question and the
+    reference, each a text of its own; the answer for FN):
+    a SUPPORTED statement is TP (not FN), a CONTRADICTED or NOT_MENTIONED one FP (FN), and an
+    UNVERIFIED one is left out (``undecided``); F1 is computed on the decided statements and
+    ``coverage = decided / all`` is in the details. No statements at all -> unscored ``no_claims``;
+    none decided -> unscored ``no_decided_claims``.
 
     >>> f1_of(tp=2, fp=1, fn=1)
     0.6666666666666666
@@ -129,17 +133,19 @@ class RagasAnswerCorrectness(_Ragas):
         jobs, shapes = [], []
         for i, _, ref in pairs:
             a_stmts, r_stmts = extract_claims(samples[i].answer or ""), extract_claims(ref)
-            # a short reference ("1989") answers the question, which supplies its subject
-            jobs += [(a_stmts, [f"{samples[i].question} {ref}".strip()]), (r_stmts, [samples[i].answer or ""])]
+            # the question and the reference are two texts: a statement is decided only when copied from one
+            jobs += [(a_stmts, [t for t in (samples[i].question or "", ref) if t.strip()]),
+                     (r_stmts, [samples[i].answer or ""])]
             shapes.append((a_stmts, r_stmts))
-        verdicts = learned_verify(embedder, jobs)
+        verdicts = offline_verify(embedder, jobs)
         out = []
         for n, (a_stmts, r_stmts) in enumerate(shapes):
             a_v, r_v = verdicts[2 * n], verdicts[2 * n + 1]
             out.append({
                 "tp": [t for t, v in zip(a_stmts, a_v) if v.label == SUPPORTED],
-                "fp": [t for t, v in zip(a_stmts, a_v) if v.label != SUPPORTED],
-                "fn": [t for t, v in zip(r_stmts, r_v) if v.label != SUPPORTED],
+                "fp": [t for t, v in zip(a_stmts, a_v) if v.label in DECIDED and v.label != SUPPORTED],
+                "fn": [t for t, v in zip(r_stmts, r_v) if v.label in DECIDED and v.label != SUPPORTED],
+                "undecided": [t for t, v in zip(a_stmts + r_stmts, a_v + r_v) if v.label not in DECIDED],
             })
         return out
 
@@ -151,14 +157,20 @@ class RagasAnswerCorrectness(_Ragas):
                 return failed_score(got, method)
             got = got.value
         tp, fp, fn = (len(got[k]) for k in ("tp", "fp", "fn"))
+        undecided = len(got.get("undecided", ()))
         details = {**got, **method, "similarity": round(sim, 6),
                    "weights": [self.factuality_weight, self.similarity_weight]}
-        if tp + fp + fn == 0:
+        if tp + fp + fn + undecided == 0:
             return Score.unscored("no_claims", details)
+        if tp + fp + fn == 0:
+            return coverage_score(0, 0, undecided, details)
         f1 = f1_of(tp, fp, fn)
         value = (self.factuality_weight * f1 + self.similarity_weight * max(sim, 0.0)) / (
             self.factuality_weight + self.similarity_weight)
-        return Score.ok(min(max(value, 0.0), 1.0), {**details, "f1": f1})
+        if "undecided" not in got:  # the judge sorts every statement
+            return Score.ok(min(max(value, 0.0), 1.0), {**details, "f1": f1})
+        return coverage_score(0, tp + fp + fn, tp + fp + fn + undecided, {**details, "f1": f1},
+                              value=min(max(value, 0.0), 1.0))
 
 
 def _better(a: Score, b: Score) -> bool:

@@ -21,7 +21,7 @@ from rageval.errors import ConfigError
 from rageval.judge.ask import ask, failed_score, judge_client, numbered, signature
 from rageval.prompts import prompt_text
 from rageval.project import Project
-from rageval.prompts.rubric import PREFIX, Rubric
+from rageval.prompts.rubric import PREFIX, Rubric, parse_rubric
 from rageval.store import rubrics as rubric_store
 from rageval.types import Resources, Sample, Score
 from rageval.util import canonical_json
@@ -109,6 +109,14 @@ def add_rubric(project: Project, rubric: Rubric, source_text: str | None = None)
     """Store ``rubric`` in the project (replacing one of the same name)."""
     rubric_store.save_rubric(project.db_path, rubric.name, canonical_json(rubric.to_dict()), rubric.digest(),
                              source_text)
+
+
+def add_rubric_text(project: Project, text: str, source: str = "the rubric") -> Rubric:
+    """Parse the rubric ``text`` (TOML, from ``source``: a file name) and store it with its text in the
+    project: ``rageval rubric add`` and the Run page's rubric form. A ConfigError says what to fix."""
+    rubric = parse_rubric(text, source)
+    add_rubric(project, rubric, text)
+    return rubric
 
 
 def project_rubrics(project: Project) -> dict[str, Rubric]:

@@ -12,10 +12,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from rageval.claims.analysis import chunk_id
-from rageval.claims.extract import resolved_sentences
+from rageval.claims.extract import is_short_answer, question_claim, resolved_sentences, why_no_claims
 from rageval.claims.judge import evidence_of
-from rageval.claims.verdict import SUPPORTED
-from rageval.claims.verifier import learned_verify
+from rageval.claims.offline import offline_verify
+from rageval.claims.verdict import DECIDED, SUPPORTED
+from rageval.embed.sentences import context_vectors, sentence_vectors
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import (
     ask,
@@ -25,6 +26,7 @@ from rageval.judge.ask import (
     rating_of,
     signature,
 )
+from rageval.metrics.coverage import coverage_score
 from rageval.metrics.judged import cosines, embedder_name, offline_parts
 from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
 from rageval.text.hedges import abstention_cues
@@ -73,7 +75,10 @@ class ContextRelevance(_Triad):
     ``context_relevance = (1/k) sum_i r_i`` over the k retrieved chunks. Judge:
     ``r_i = rating_i / 3`` with rating 0-3 (``context_relevance.txt``), one call per chunk.
     Offline: ``r_i = 0.5 * clip((cos(e_q, e_chunk) - 0.1) / 0.5, 0, 1) + 0.5 * share of the
-    question's content words found in the chunk``.
+    question's content words found in the chunk``, where ``e_chunk`` is the normalised mean of
+    the chunk's sentence vectors (:func:`rageval.embed.sentences.context_vectors`: the vectors
+    the claim verifier reads, so a chunk is embedded once; before issue 37 it was the chunk
+    embedded whole, a different value under another signature).
 
     >>> round(mapped_cosine(0.35), 3)
     0.5
@@ -82,6 +87,11 @@ class ContextRelevance(_Triad):
     name = "context_relevance"
     needs = frozenset({"question", "contexts"})
     prompt = "context_relevance"
+
+    def signature(self) -> str:
+        """Offline also ``ctx:sentence-mean``, how the chunk's vector is made (see the class)."""
+        extra = (text_version(), "ctx:sentence-mean") if self.judge == "heuristic" else ()
+        return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}", *extra)
 
     def llm_calls(self, shape: Any) -> int:
         """One judge call per retrieved passage."""
@@ -92,7 +102,9 @@ class ContextRelevance(_Triad):
         items = [(i, j, ctx) for i, s in enumerate(samples) for j, ctx in enumerate(s.contexts)]
         if llm is None:
             embedder = resources.embedder
-            sims = cosines(embedder, [(samples[i].question, ctx) for i, _, ctx in items])
+            questions = sentence_vectors(embedder, [samples[i].question for i, _, _ in items])
+            chunks = context_vectors(embedder, [ctx for _, _, ctx in items])
+            sims = [float(np.dot(q, c)) for q, c in zip(questions, chunks)]
             rated = []
             for (i, _, ctx), cos in zip(items, sims):
                 share = term_share(samples[i].question, ctx)
@@ -134,11 +146,15 @@ class Groundedness(_Triad):
 
     ``groundedness = (1/m) sum_s rating_s / 3`` over the m answer sentences that carry claims
     (greetings, questions and refusals dropped; a leading pronoun replaced by the last named
-    subject). Judge: rating 0-3 per sentence with a quoted
+    subject; a short answer is the claim its question makes of it,
+    :func:`rageval.claims.extract.question_claim`). Judge: rating 0-3 per sentence with a quoted
     passage sentence (``groundedness.txt``, up to 8 sentences per call, the first 40 sentences
-    of an answer; a longer answer is scored on those). Offline: rating 3 when
-    the offline claim verifier (:mod:`rageval.claims.verifier`) finds the sentence SUPPORTED, else 0 (so the score is the share
-    of supported sentences). No sentences -> unscored ``no_claims``.
+    of an answer; a longer answer is scored on those). Offline: rating 3 when the offline check
+    (:func:`rageval.claims.offline.offline_verify`) finds the sentence SUPPORTED (copied from a
+    context); an UNVERIFIED sentence is left out (rating null) and the mean is over the decided
+    ones, with ``coverage = decided / m`` in the details (so offline the value is 1 or unscored
+    ``no_decided_claims``, and the coverage carries the information). No sentences -> unscored
+    ``no_claims``.
     """
 
     name = "groundedness"
@@ -163,21 +179,26 @@ class Groundedness(_Triad):
         sentences = [resolved_sentences(s.answer or "") for s in samples]
         if llm is None:
             embedder = resources.embedder
-            verdicts = learned_verify(embedder, [(sents, s.contexts) for sents, s in zip(sentences, samples)])
+            sentences = [[question_claim(s.question or "", s.answer or "")] if is_short_answer(s.answer or "")
+                         and sents else sents for s, sents in zip(samples, sentences)]
+            verdicts = offline_verify(embedder, [(sents, s.contexts) for sents, s in zip(sentences, samples)])
             base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
-            rows_of = [[{"text": t, "rating": TOP if v.label == SUPPORTED else 0, "verdict": v.label,
-                         "evidence": v.evidence, "evidence_chunk": chunk_id(s, v.context_index),
-                         "span": list(v.span) if v.span else None, "reason": v.reason}
+            rows_of = [[{"text": t, "rating": (TOP if v.label == SUPPORTED else 0) if v.label in DECIDED else None,
+                         "verdict": v.label, "evidence": v.evidence, "evidence_chunk": chunk_id(s, v.context_index),
+                         "span": list(v.span) if v.span else None, "reason": v.reason, "hints": list(v.hints)}
                         for t, v in zip(sents, vs)] for sents, vs, s in zip(sentences, verdicts, samples)]
         else:
             base = {"judge": self.judge, "method": "llm"}
             rows_of = self._judged(llm, samples, sentences)
         out = []
-        for rows in rows_of:
+        for s, rows in zip(samples, rows_of):
             if not isinstance(rows, list):
                 out.append(failed_score(rows, base))
             elif not rows:
-                out.append(Score.unscored("no_claims", {**base, "sentences": []}))
+                out.append(Score.unscored(why_no_claims(s.answer or ""), {**base, "sentences": []}))
+            elif llm is None:
+                rated = [r["rating"] for r in rows if r["rating"] is not None]
+                out.append(coverage_score(sum(rated) / TOP, len(rated), len(rows), {**base, "sentences": rows}))
             else:
                 value = float(np.mean([r["rating"] for r in rows])) / TOP
                 out.append(Score.ok(value, {**base, "sentences": rows}))

@@ -4,7 +4,8 @@ Every export carries what is needed to score the run again: question, gold answe
 the retrieved contexts' text (in rank order) with their chunk ids, the retrieved and relevant
 ids at the level the run compared them (chunks, or documents when the QA set names
 documents), the domain, and one column per metric (null with ``<metric>_status`` = the reason
-where the metric did not score the item).
+where the metric did not score the item; a metric that counts decided claims only also has
+``<metric>_coverage``, decided / all claims of the item).
 
 ``ragas`` is JSON Lines with RAGAS's ``SingleTurnSample`` names (``user_input, response,
 retrieved_contexts, reference``; ``reference`` is the first gold answer, as RAGAS takes one)
@@ -22,6 +23,7 @@ import pandas as pd
 
 from rageval.errors import ConfigError
 from rageval.files import csv_text, write_atomic
+from rageval.metrics.coverage import coverage_of
 from rageval.project import Project
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as store
@@ -84,6 +86,9 @@ def run_table(project: Project, run_id: str) -> pd.DataFrame:
         if row is None:
             continue
         row[s["metric"]] = s["value"]
+        cov = coverage_of(s["details"])
+        if cov is not None:
+            row[f"{s['metric']}_coverage"] = cov
         if s["status"] != "ok":
             row[f"{s['metric']}_status"] = f"{s['status']}: {s['reason']}"
     return pd.DataFrame(list(rows.values()))

@@ -18,14 +18,14 @@ from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
 from rageval.report.meaning import info
-from rageval.report.summary import (LOW_CONFIDENCE, is_low_confidence, low_confidence_claims, low_confidence_text,
-                                    run_summaries)
+from rageval.report.summary import (LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix,
+                                    is_low_confidence, low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.store import runs as run_store
 from rageval.text.hygiene import without_bidi
 from rageval.util import shown
 
 _VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
-            "NOT_MENTIONED": ("#fff1cc", "#8a5a00")}
+            "NOT_MENTIONED": ("#fff1cc", "#8a5a00"), "UNVERIFIED": ("#eef0f3", "#4a5261")}
 _CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;max-width:980px;margin:2rem auto;padding:0 1rem;line-height:1.45}
 h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #dde2ea;padding-bottom:.2rem}
@@ -85,6 +85,12 @@ _UNSURE = {"SUPPORTED": "possibly supported", "CONTRADICTED": "possibly contradi
            "NOT_MENTIONED": "possibly not mentioned"}
 
 
+def _reason(claim: dict[str, Any]) -> str:
+    """The claim's reason, then its hints (an UNVERIFIED claim's observations for a person)."""
+    found = claim_hints(claim)
+    return "; ".join(x for x in (claim.get("reason") or "", "hints: " + "; ".join(found) if found else "") if x)
+
+
 def _confidence(claim: dict[str, Any]) -> str:
     conf = (claim.get("details") or {}).get("confidence")
     return f"{conf:.2f}" if isinstance(conf, (int, float)) else "—"
@@ -121,10 +127,12 @@ def _worst_metric(summaries) -> str | None:
 
 
 def run_report_html(project: Project, run_id: str, *, worst: int = 8, regressions: Any = None,
-                    limit: int = 20) -> str:
+                    limit: int = 20, sections: Sequence[str] = ()) -> str:
     """The report of ``run_id`` as one self-contained HTML page; with ``regressions`` (the
     :class:`rageval.views.regressions.Regressions` of a baseline run against this one) it also
-    lists the questions that got worse and better since the baseline, up to ``limit`` of each."""
+    lists the questions that got worse and better since the baseline, up to ``limit`` of each.
+    ``sections`` are HTML sections put after the agreement with human ratings (the views' trust
+    section: :func:`rageval.views.trust.report_section`)."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
@@ -153,12 +161,19 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
     rows = []
     for s in summaries:
         i = info(s.metric)
+        cov = "—" if s.coverage is None else f"{100 * s.coverage:.0f}%"
         rows.append(f"<tr><td><b>{esc(s.metric)}</b>{' <span class=muted>(heuristic)</span>' if s.heuristic else ''}"
-                    f"</td><td class='num'>{_fmt(s.mean)}</td><td class='num'>{s.n_ok}</td>"
+                    f"</td><td class='num'>{_fmt(s.mean)}</td><td class='num'>{cov}</td><td class='num'>{s.n_ok}</td>"
                     f"<td class='num'>{s.n_unscored + s.n_failed}</td><td>{esc(i.range_text)}, {esc(i.direction)}</td>"
                     f"<td class='muted'>{esc(i.what)}</td></tr>")
-    parts.append("<table><tr><th>metric</th><th class='num'>mean</th><th class='num'>scored</th>"
-                 "<th class='num'>unscored</th><th>range</th><th>what it measures</th></tr>" + "".join(rows) + "</table>")
+    parts.append("<table><tr><th>metric</th><th class='num'>mean</th><th class='num'>coverage</th>"
+                 "<th class='num'>scored</th><th class='num'>unscored</th><th>range</th><th>what it measures</th></tr>"
+                 + "".join(rows) + "</table>")
+    if any(s.coverage is not None for s in summaries):
+        parts.append("<p class='muted'>Coverage: the share of claims decided. The claim metrics count decided "
+                     "claims only; an UNVERIFIED claim is not an error, it is one nobody has decided yet.</p>")
+    if any(s.coverage is not None and s.heuristic for s in summaries):
+        parts.append(f"<p><b>Claims:</b> {esc(OFFLINE_VERDICT_NOTE)}</p>")
     low, total = low_confidence_claims(project, run_id)
     if low:
         parts.append(f"<p><b>Claims:</b> {esc(low_confidence_text(low, total))}. The verifier was not sure of these "
@@ -186,6 +201,7 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
                      "</th><th class='num'>rho</th><th class='num'>p</th><th class='num'>n</th></tr>" + "".join(
                          f"<tr><td>{esc(m)}</td><td class='num'>{rho:.2f}</td><td class='num'>{p:.3g}</td>"
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
+    parts += list(sections)
     if regressions is not None:
         parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
     if main:
@@ -240,7 +256,7 @@ def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: in
             out.append("<table><tr><th>verdict</th><th class='num'>confidence</th><th>claim</th><th>evidence</th>"
                        "<th>reason</th></tr>" + "".join(
                 f"<tr><td>{_badge(c['verdict'], is_low_confidence(c))}</td><td class='num'>{_confidence(c)}</td>"
-                f"<td>{esc(c['text'])}</td><td>{esc(c.get('evidence') or '—')}"
-                f"</td><td class='muted'>{esc(c.get('reason') or '')}</td></tr>"
+                f"<td>{esc(c['text'])}</td><td>{esc(evidence_prefix(c) + (c.get('evidence') or '—'))}"
+                f"</td><td class='muted'>{esc(_reason(c))}</td></tr>"
                 for c in sorted(item_claims, key=lambda c: c["ordinal"]) if c["signature"] == sig) + "</table>")
     return "".join(out)

@@ -75,6 +75,7 @@ class Leaderboard:
     best: dict[str, str] = field(default_factory=dict)  # metric -> run id of the best value
     unscored: dict[tuple[str, str], int] = field(default_factory=dict)  # (run id, metric) -> count
     incomparable: list[str] = field(default_factory=list)  # metrics whose signatures differ across runs
+    coverage: dict[tuple[str, str], float] = field(default_factory=dict)  # (run id, metric) -> decided / all claims
 
 
 def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, *,
@@ -94,13 +95,15 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
         key = (s["run_id"], s["metric"])
         if key not in cell or s["n_ok"] > cell[key]["n_ok"]:
             cell[key] = s
-    rows, unscored = [], {}
+    rows, unscored, coverage = [], {}, {}
     for r in runs:
         row: dict[str, Any] = {"run": run_name(r), "kind": kind_label(r), "judge": judge_label(r), "items": r["done"],
                                "id": r["id"]}
         for m in metrics:
             s = cell.get((r["id"], m))
             row[m] = None if s is None or s["mean"] is None else float(s["mean"])
+            if s is not None and s.get("n_all"):
+                coverage[(r["id"], m)] = (s.get("n_decided") or 0) / s["n_all"]
             if s is not None and (s["n_unscored"] or s["n_failed"]):
                 unscored[(r["id"], m)] = int(s["n_unscored"]) + int(s["n_failed"])
         rows.append(row)
@@ -117,7 +120,7 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
             best[m] = pick(have, key=lambda x: x[1]["mean"])[0]
     table = pd.DataFrame(rows, columns=["run", "kind", "judge", "items", "id", *metrics])
     return Leaderboard(runs=runs, metrics=metrics, table=table, best=best, unscored=unscored,
-                       incomparable=incomparable)
+                       incomparable=incomparable, coverage=coverage)
 
 
 def item_values(project: Project, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> pd.DataFrame:

@@ -13,7 +13,8 @@ exactly what scoring the whole file at once gives.
 
 Each Parquet part has a fixed schema whatever its rows hold, so parts always union: ``id``
 (string), per metric ``<metric>`` (double, null when not scored) and ``<metric>_status``
-(string, null when ok), ``claims`` (JSON text, with ``--details``), ``source`` (the input
+(string, null when ok), ``<metric>_coverage`` for a metric that counts decided claims
+(:data:`rageval.metrics.coverage.COVERAGE_METRICS`), ``claims`` (JSON text, with ``--details``), ``source`` (the input
 file the row came from) and ``record`` (JSON text: the answer as a project stores it, which
 ``import-scores`` reads back). ``score --engine ray`` writes parts of the same schema.
 """
@@ -33,10 +34,14 @@ def write_jsonl(path: Path, rows: Sequence[dict[str, Any]]) -> None:
 
 
 def write_csv(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str], *, details: bool = False) -> None:
-    """``id``, per metric ``<metric>`` and ``<metric>_status``, ``claims`` (JSON text, with ``--details``)."""
+    """``id``, per metric ``<metric>``, ``<metric>_status`` (and ``<metric>_coverage`` for a claim
+    metric), ``claims`` (JSON text, with ``--details``)."""
     import pandas as pd
 
-    columns = ["id"] + [c for m in metrics for c in (m, f"{m}_status")] + (["claims"] if details else [])
+    from rageval.metrics.coverage import COVERAGE_METRICS
+
+    columns = ["id"] + [c for m in metrics for c in (m, f"{m}_status", f"{m}_coverage") if
+                        not c.endswith("_coverage") or m in COVERAGE_METRICS] + (["claims"] if details else [])
     frame = pd.DataFrame([{c: (json.dumps(r.get(c), ensure_ascii=False) if c == "claims" and r.get(c) is not None
                                else r.get(c)) for c in columns} for r in rows], columns=columns)
     with atomic_write(path) as fh:

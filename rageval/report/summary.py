@@ -24,6 +24,12 @@ class MetricSummary:
     n_failed: int
     heuristic: bool
     reasons: dict[str, int] = field(default_factory=dict)
+    coverage: float | None = None  # decided / all claims, for the metrics that count decided claims only
+
+
+def coverage_text(coverage: float | None) -> str:
+    """``"coverage 40%"`` (decided / all claims) or "" for a metric without coverage."""
+    return "" if coverage is None else f"coverage {100 * coverage:.0f}%"
 
 
 def is_heuristic(signature: str | None) -> bool:
@@ -43,7 +49,9 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
     groups: dict[str, dict[str, Any]] = {}
     for s in report_store.metric_stats(project.db_path, [run_id]):
         g = groups.setdefault(s["metric"], {"sum": 0.0, "n_ok": 0, "n_unscored": 0, "n_failed": 0,
-                                            "heuristic": False})
+                                            "heuristic": False, "decided": 0, "all": 0})
+        g["decided"] += s.get("n_decided") or 0
+        g["all"] += s.get("n_all") or 0
         g["sum"] += (s["mean"] or 0.0) * s["n_ok"]
         g["n_ok"] += s["n_ok"]
         g["n_unscored"] += s["n_unscored"]
@@ -54,7 +62,7 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
         reasons.setdefault(metric, {})[f"{status}: {reason}"] = int(n)
     found = [MetricSummary(metric=m, mean=(g["sum"] / g["n_ok"]) if g["n_ok"] else None, n_ok=g["n_ok"],
                            n_unscored=g["n_unscored"], n_failed=g["n_failed"], heuristic=g["heuristic"],
-                           reasons=reasons.get(m, {}))
+                           reasons=reasons.get(m, {}), coverage=g["decided"] / g["all"] if g["all"] else None)
              for m, g in groups.items()]
     return sorted(found, key=lambda s: (order.get(s.metric, len(order)), s.metric))
 
@@ -87,3 +95,31 @@ def low_confidence_text(low: int, total: int) -> str:
     ('3 of 12 claims low confidence', '')
     """
     return f"{low} of {total} claims {LOW_CONFIDENCE}" if total else ""
+
+
+# --- offline verdicts: what they are, an UNVERIFIED claim's evidence and hints (issue 33) -----------
+
+#: what offline verdicts are (docs/validation.md); shown beside them when no judge was used
+OFFLINE_VERDICT_NOTE = (
+    "No judge was used: a claim copied from a retrieved chunk is SUPPORTED and every other claim is UNVERIFIED, "
+    "shown with its most likely evidence and hints for a person to decide; to have a judge decide them, set the "
+    "Judge on the Run page or pass --judge openai:MODEL to rageval run / score."
+)
+
+
+def evidence_prefix(claim: dict[str, Any]) -> str:
+    """"closest passage: " for evidence that is only the nearest sentence (a NOT_MENTIONED claim),
+    "likely evidence: " for an UNVERIFIED claim's most likely sentence; neither is shown as support;
+    "" otherwise."""
+    role = (claim.get("details") or {}).get("evidence_role")
+    if role == "closest passage" or (role is None and claim.get("verdict") == "NOT_MENTIONED"):
+        return "closest passage: "
+    if role == "likely evidence" or claim.get("verdict") == "UNVERIFIED":
+        return "likely evidence: "
+    return ""
+
+
+def claim_hints(claim: dict[str, Any]) -> list[str]:
+    """The hints stored with an UNVERIFIED claim (what the offline checks noticed), [] when none."""
+    found = (claim.get("details") or {}).get("hints") or claim.get("hints") or []
+    return [str(h) for h in found] if isinstance(found, list) else []

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from rageval.metrics.base import Metric
+from rageval.metrics.base import Metric, online_judged
 from rageval.types import Sample, Score
 from rageval.util import canonical_json
 
@@ -17,7 +17,7 @@ def stored_signature(metric: Metric, llm: Any = None) -> str:
     mode (json_schema, json_object, prompt) its judge's server and model were asked in."""
     sig = metric.signature()
     mode_of = getattr(llm, "output_mode", None)
-    if mode_of is not None and str(getattr(metric, "judge", "")).startswith("openai:") and llm.has_role("judge"):
+    if mode_of is not None and online_judged(metric) and llm.has_role("judge"):
         sig += f"|out:{mode_of('judge')}"
     return sig
 
@@ -57,7 +57,7 @@ def _claim_rows(found: Sequence[dict[str, Any]], signature: str, judge: str) -> 
         span = c.get("span") or [None, None]
         rows.append({
             "signature": signature, "ordinal": ordinal, "text": c.get("text", ""),
-            "verdict": c.get("verdict", "NOT_MENTIONED"), "evidence": c.get("evidence"),
+            "verdict": c.get("verdict", "UNVERIFIED"), "evidence": c.get("evidence"),
             "evidence_chunk": c.get("evidence_chunk"), "span_start": span[0], "span_end": span[1],
             "reason": c.get("reason"), "judge": judge,
             "details": {k: v for k, v in c.items() if k not in core},

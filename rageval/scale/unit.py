@@ -26,9 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rageval.metrics.base import Metric, parse_metric_list
+from rageval.metrics.coverage import COVERAGE_METRICS, coverage_of
 from rageval.scale.parallel import evaluate_parallel
 from rageval.scale.records import score_rows
-from rageval.ingest.rows import RowError, Table, add_records, as_label, as_relevance, as_text_list
+from rageval.ingest.fields import as_label, as_relevance, as_text_list
+from rageval.ingest.rows import RowError, Table, add_records
 from rageval.text.hygiene import clean_value
 from rageval.types import Resources, Sample, Score
 
@@ -237,7 +239,8 @@ def item_record(sample: Sample) -> dict[str, Any]:
 
 
 def output_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], *, details: bool = False) -> list[dict[str, Any]]:
-    """``{"id", <metric>: value, "<metric>_status": "status: reason" (not ok only), "claims"?, "aligncheck"?}``."""
+    """``{"id", <metric>: value, "<metric>_status": "status: reason" (not ok only), "<metric>_coverage"
+    (decided / all claims, for a metric that counts decided claims), "claims"?, "aligncheck"?}``."""
     rows = []
     for i, sample in enumerate(samples):
         row: dict[str, Any] = {"id": sample.id}
@@ -246,10 +249,12 @@ def output_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], *, de
             row[name] = score.value
             if score.status != "ok":
                 row[f"{name}_status"] = f"{score.status}: {score.reason}"
+            if name in COVERAGE_METRICS:
+                row[f"{name}_coverage"] = coverage_of(score.details)
             if details and score.details and "claims" in score.details and "claims" not in row:
                 row["claims"] = [
                     {**{k: c.get(k) for k in ("text", "verdict", "confidence", "evidence", "reason")},
-                     "low_confidence": bool(c.get("low_confidence"))}
+                     "low_confidence": bool(c.get("low_confidence")), "hints": list(c.get("hints") or [])}
                     for c in score.details["claims"]
                 ]
             if details and score.details and "aligncheck" in score.details and "aligncheck" not in row:
@@ -273,6 +278,8 @@ def output_schema(names: Sequence[str], *, details: bool = False) -> Any:
     fields = [pa.field("id", pa.string()), pa.field("source", pa.string())]
     for m in names:
         fields += [pa.field(m, pa.float64()), pa.field(f"{m}_status", pa.string())]
+        if m in COVERAGE_METRICS:
+            fields.append(pa.field(f"{m}_coverage", pa.float64()))
     if details:
         fields.append(pa.field("claims", pa.string()))
     fields.append(pa.field("record", pa.string()))
@@ -292,6 +299,8 @@ def to_arrow(rows: Sequence[dict[str, Any]], records: Iterable[dict[str, Any] | 
         for m in names:
             columns[m].append(r.get(m))
             columns[f"{m}_status"].append(r.get(f"{m}_status"))
+            if m in COVERAGE_METRICS:
+                columns[f"{m}_coverage"].append(r.get(f"{m}_coverage"))
         if details:
             claims = r.get("claims")
             columns["claims"].append(None if claims is None else json.dumps(claims, ensure_ascii=False))

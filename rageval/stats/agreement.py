@@ -12,11 +12,14 @@
   observed joint shares on the items both rated, ``E`` the product of their marginal shares and
   ``w_ij`` = ``|i - j|`` (linear), ``(i - j)^2`` (quadratic) or ``[i != j]`` (none) over the
   positions of the categories.
+- Bootstrap CIs (:func:`kappa_ci`, :func:`alpha_ci`): percentile intervals over items resampled
+  with replacement, seeded.
 - Exact / within-one agreement: over every pair of annotators who rated the same item, the share
   of pairs giving the same rating / ratings at most 1 apart.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 from typing import Sequence
 
@@ -132,3 +135,85 @@ def agreement_shares(ratings) -> dict:
             exact += x == y
             within += abs(x - y) <= 1
     return {"pairs": pairs, "exact": exact / pairs if pairs else None, "within_one": within / pairs if pairs else None}
+
+
+@dataclass(frozen=True)
+class AgreementCI:
+    """An agreement coefficient with its percentile bootstrap CI over the items (``n`` items used)."""
+
+    value: float | None
+    low: float | None
+    high: float | None
+    n: int
+    n_boot: int
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "low": self.low, "high": self.high, "n": self.n, "n_boot": self.n_boot}
+
+
+def _percentile(boot: np.ndarray, confidence: float) -> tuple[float | None, float | None]:
+    boot = boot[np.isfinite(boot)]
+    if boot.size == 0:
+        return None, None
+    lo, hi = np.percentile(boot, [50 * (1 - confidence), 50 * (1 + confidence)])
+    return float(lo), float(hi)
+
+
+def kappa_ci(a, b, *, labels: Sequence[float] | None = None, n_boot: int = 1000, seed: int = 0,
+             confidence: float = 0.95) -> AgreementCI:
+    """Unweighted (nominal) Cohen's kappa of two label sequences (NaN = not labelled) with a seeded
+    percentile bootstrap CI: the items both labelled are resampled with replacement ``n_boot`` times
+    (a resample where kappa is undefined, e.g. one category only, is left out)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    ok = np.isfinite(a) & np.isfinite(b)
+    a, b = a[ok], b[ok]
+    value = cohen_kappa(a, b, weights=None, labels=labels)
+    if a.size < 2 or not n_boot:
+        return AgreementCI(value, None, None, int(a.size), 0)
+    cats = np.asarray(sorted(labels), dtype=float) if labels is not None else np.unique(np.concatenate([a, b]))
+    q = cats.size
+    ia, ib = np.searchsorted(cats, a), np.searchsorted(cats, b)
+    idx = np.random.default_rng(seed).integers(0, a.size, size=(n_boot, a.size))
+    cell = ia[idx] * q + ib[idx]  # resample x item -> joint category
+    counts = np.stack([np.bincount(row, minlength=q * q) for row in cell]).reshape(n_boot, q, q) / a.size
+    p_o = np.trace(counts, axis1=1, axis2=2)
+    p_e = np.einsum("ri,ri->r", counts.sum(axis=2), counts.sum(axis=1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = np.where(p_e < 1, (p_o - p_e) / (1 - p_e), np.nan)
+    low, high = _percentile(boot, confidence)
+    return AgreementCI(value, low, high, int(a.size), n_boot)
+
+
+def alpha_ci(ratings, *, level: str = "nominal", n_boot: int = 1000, seed: int = 0,
+             confidence: float = 0.95) -> AgreementCI:
+    """Krippendorff's alpha of ``ratings`` (annotators x items) with a seeded percentile bootstrap CI
+    over the items rated at least twice (resampled with replacement; undefined resamples left out)."""
+    arr = _matrix(ratings)
+    arr = arr[:, np.isfinite(arr).sum(axis=0) >= 2]
+    value = krippendorff_alpha(arr, level=level) if arr.size else None
+    domain = np.unique(arr[np.isfinite(arr)])
+    if arr.shape[1] < 2 or not n_boot:
+        return AgreementCI(value, None, None, int(arr.shape[1]), 0)
+    rng = np.random.default_rng(seed)
+    boot = np.array([np.nan if (v := krippendorff_alpha(arr[:, rng.integers(0, arr.shape[1], arr.shape[1])],
+                                                        level=level, values=domain)) is None else v
+                     for _ in range(n_boot)])
+    low, high = _percentile(boot, confidence)
+    return AgreementCI(value, low, high, int(arr.shape[1]), n_boot)
+
+
+def kappa_labels_for_width(width: float, *, agreement: float = 0.8, chance: float = 0.5,
+                           confidence: float = 0.95) -> int:
+    """Items two labellers need for a kappa CI of ``width``, by Cohen's (1960) large-sample standard
+    error ``se = sqrt(p_o (1 - p_o) / n) / (1 - p_e)``: ``n = ceil((2 z)^2 p_o (1 - p_o) / ((1 - p_e)^2
+    width^2))``, with ``p_o`` the expected share of agreement and ``p_e`` the chance agreement.
+
+    >>> kappa_labels_for_width(0.2, agreement=0.8, chance=0.5)
+    246
+    """
+    from scipy.stats import norm
+
+    if width <= 0 or not 0 <= chance < 1 or not 0 <= agreement <= 1:
+        raise ValueError(f"width={width} must be positive, agreement in [0, 1], chance in [0, 1)")
+    z = float(norm.isf((1 - confidence) / 2))
+    return int(np.ceil((2 * z) ** 2 * agreement * (1 - agreement) / ((1 - chance) ** 2 * width ** 2)))

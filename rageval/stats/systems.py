@@ -171,6 +171,11 @@ class Difference:
     n: int
 
 
+#: resamples averaged at once: the gathered values of 64 resamples of 5,000 items (2.5 MB) stay in
+#: cache, where all 2,000 at once made an 80 MB array (each row's mean is the same either way)
+_BOOT_BLOCK = 64
+
+
 def paired_bootstrap(a, b, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> Difference:
     """Bootstrap CI of the mean difference of two systems on the same items (items resampled)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
@@ -179,7 +184,10 @@ def paired_bootstrap(a, b, *, n_boot: int = 2000, seed: int = 0, confidence: flo
     n = int(d.size)
     if n == 0:
         return Difference(None, None, None, 0)
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
-    means = d[idx].mean(axis=1)
+    # int32 indices are the same draws as int64 ones (one 32-bit stream for any range below 2**32)
+    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n), dtype=np.int32 if n < 2**31 else np.int64)
+    means = np.empty(n_boot)
+    for lo in range(0, n_boot, _BOOT_BLOCK):
+        means[lo:lo + _BOOT_BLOCK] = d[idx[lo:lo + _BOOT_BLOCK]].mean(axis=1)
     lo, hi = np.quantile(means, [0.5 - confidence / 2.0, 0.5 + confidence / 2.0])
     return Difference(float(d.mean()), float(lo), float(hi), n)

@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect, records
+from rageval.store.db import arrow_frame, connect, records
 
 
 def _in(values: Sequence[str]) -> str:
@@ -117,7 +117,7 @@ def metric_values_table(db: Path, run_ids: Sequence[str]) -> Any:
     """:func:`metric_values` as a pandas DataFrame (columns run_id, item_id, metric, signature,
     value), built by DuckDB without a Python object per score."""
     with connect(db) as con:
-        return con.execute(_ok_values_sql(run_ids), list(run_ids)).df()
+        return arrow_frame(con, _ok_values_sql(run_ids), run_ids)
 
 
 def metric_values(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str, str, float]]:

@@ -8,20 +8,28 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect, records
+from rageval.store.db import arrow_frame, connect, records
 
 
 def metric_stats(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
-    """Per (run, metric, signature): mean of ok values, counts ok / unscored / failed."""
+    """Per (run, metric, signature): mean of ok values, counts ok / unscored / failed, and the
+    decided and all claims summed over the details that count them (``n_decided``, ``n_all``:
+    :mod:`rageval.metrics.coverage`; both null for a metric without coverage)."""
     if not run_ids:
         return []
     return records(db, (
             "SELECT run_id, metric, signature, avg(value) FILTER (WHERE status = 'ok'),"
             " count(*) FILTER (WHERE status = 'ok' AND value IS NOT NULL),"
-            " count(*) FILTER (WHERE status = 'unscored'), count(*) FILTER (WHERE status = 'failed')"
+            " count(*) FILTER (WHERE status = 'unscored'), count(*) FILTER (WHERE status = 'failed'),"
+            f" sum({_DETAIL_INT.format('n_decided')}), sum({_DETAIL_INT.format('n_all')})"
             " FROM metric_scores WHERE list_contains(?, run_id) GROUP BY run_id, metric, signature"
             " ORDER BY run_id, metric, signature"
-        ), [list(run_ids)], ("run_id", "metric", "signature", "mean", "n_ok", "n_unscored", "n_failed"))
+        ), [list(run_ids)], ("run_id", "metric", "signature", "mean", "n_ok", "n_unscored", "n_failed",
+                             "n_decided", "n_all"))
+
+
+#: an integer field of a score's details JSON (null when absent or the details are not JSON)
+_DETAIL_INT = "CASE WHEN json_valid(details) THEN try_cast(json_extract_string(details, '$.{}') AS BIGINT) END"
 
 
 def score_values(db: Path, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> list[tuple]:
@@ -116,8 +124,7 @@ def answer_table_frames(db: Path, run_id: str):
             " FROM answers a JOIN runs r ON r.id = a.run_id"
             " LEFT JOIN qa_items i ON i.qa_set = r.qa_set AND i.id = a.item_id"
             " WHERE a.run_id = ? ORDER BY a.ordinal", [run_id]).df()
-        values = con.execute("SELECT item_id AS id, metric, value FROM metric_scores WHERE run_id = ?",
-                             [run_id]).df()
+        values = arrow_frame(con, "SELECT item_id AS id, metric, value FROM metric_scores WHERE run_id = ?", [run_id])
         verdicts = con.execute(
             "SELECT item_id AS id, signature, verdict, count(*) AS n,"
             " count(*) FILTER (WHERE json_extract_string(details, '$.low_confidence') = 'true') AS low"

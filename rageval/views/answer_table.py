@@ -13,12 +13,13 @@ import pandas as pd
 from rageval.project import Project
 from rageval.store import reports as report_store
 
-VERDICT_COLUMNS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NOT_MENTIONED": "not_mentioned"}
+VERDICT_COLUMNS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NOT_MENTIONED": "not_mentioned",
+                   "UNVERIFIED": "unverified"}
 
 
 def answer_table(project: Project, run_id: str) -> pd.DataFrame:
     """Columns: ``#, id, question, answer, status, domain, supported, contradicted, not_mentioned,
-    low_confidence`` (how many of those verdicts are low confidence), ``diagnosis, hedging_flag``
+    unverified, low_confidence`` (how many of those verdicts are low confidence), ``diagnosis, hedging_flag``
     then one column per metric (value, NaN when unscored)."""
     base, values, counts, diag = report_store.answer_table_frames(project.db_path, run_id)
     if len(counts):

@@ -24,10 +24,15 @@ from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, 
 from rageval.views import queries
 from rageval.views.answer_table import (answer_table, bounds, default_metric_columns, filter_scores, filter_table,
                                         metric_columns, score_diff)
+from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS
+from rageval.views.claim_review import cards as claim_cards
+from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
+from rageval.report.summary import coverage_text
 from rageval.views.frame import metric_label
+from rageval.views.trust import report_section, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
-from rageval.views.queries import (OFFLINE_VERDICT_NOTE, AnswerView, MetricSummary, claim_confidence,
+from rageval.views.queries import (OFFLINE_VERDICT_NOTE, AnswerView, MetricSummary, claim_confidence, claim_hints,
                                    diagnosis_text, evidence_prefix, hedging_text, is_heuristic, is_low_confidence,
                                    offline_verdicts)
 
@@ -41,6 +46,8 @@ __all__ = [
     "AnswerView", "MetricSummary", "VERDICTS", "OFFLINE_VERDICT_NOTE", "answer_segments", "evidence_spans",
     "segments", "claim_rows", "flag_lines", "aligncheck_facts", "metric_rows", "offline_verdicts",
     "is_low_confidence", "verdict_counts", "card_note",
+    # people's claim labels and every verifier's agreement with them
+    "LABEL_BUTTONS", "claim_cards", "save_claim_label", "verifier_sentence",
     # two runs, plots, exports
     "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
     "EXPORTS", "export",
@@ -63,8 +70,11 @@ def answer_view(project: Project, run_id: str, item_id: str) -> AnswerView | Non
 
 
 def card_note(s: MetricSummary) -> str:
-    """The line under a metric's card: ``28 scored · 2 unscored`` (`` · 1 failed`` when any)."""
-    return f"{s.n_ok} scored · {s.n_unscored} unscored" + (f" · {s.n_failed} failed" if s.n_failed else "")
+    """The line under a metric's card: ``coverage 40% · 28 scored · 2 unscored`` (the coverage of a
+    claim metric first, `` · 1 failed`` when any)."""
+    cov = coverage_text(s.coverage)
+    return (f"{cov} · " if cov else "") + f"{s.n_ok} scored · {s.n_unscored} unscored" + (
+        f" · {s.n_failed} failed" if s.n_failed else "")
 
 
 def unscored_reasons(items: Sequence[MetricSummary]) -> list[dict[str, Any]]:
@@ -93,10 +103,12 @@ def _plain(value: Any) -> str:
 
 def claim_rows(view: AnswerView) -> list[dict[str, Any]]:
     """The claims table's cells as text: verdict, low confidence, confidence, claim, evidence (with its
-    "closest passage: " prefix, None when there is none), reason and likely cause."""
+    "closest passage: " / "likely evidence: " prefix, None when there is none), reason (with an
+    UNVERIFIED claim's hints after "hints: ") and likely cause."""
     return [{"verdict": c["verdict"], "low_confidence": is_low_confidence(c), "confidence": claim_confidence(c),
              "claim": c["text"], "evidence": (evidence_prefix(c), c["evidence"]) if c.get("evidence") else None,
-             "reason": c.get("reason") or "",
+             "reason": "; ".join(x for x in (c.get("reason") or "",
+                                              "hints: " + "; ".join(claim_hints(c)) if claim_hints(c) else "") if x),
              "cause": queries.cause_text(_plain((c.get("details") or {}).get("cause")))}
             for c in view.claims]
 
@@ -139,7 +151,7 @@ def metric_rows(view: AnswerView) -> list[dict[str, Any]]:
 
 
 def verdict_counts(view: AnswerView) -> str:
-    """``"2 supported · 1 contradicted · 0 not mentioned"``."""
+    """``"2 supported · 1 contradicted · 0 not mentioned · 3 unverified"``."""
     counts = {k: sum(c["verdict"] == k for c in view.claims) for k in VERDICTS}
     return " · ".join(f"{n} {k.lower().replace('_', ' ')}" for k, n in counts.items())
 
@@ -153,7 +165,7 @@ EXPORTS = {"HTML report": ("report-{rid}.html", "text/html"), "JSONL": ("run-{ri
 def export(project: Project, run_id: str, what: str) -> str | bytes:
     """The run as one of :data:`EXPORTS`: the HTML report, or data (with contexts) to score elsewhere."""
     if what == "HTML report":
-        return run_report_html(project, run_id)
+        return run_report_html(project, run_id, sections=[report_section(project, run_id)])
     if what == "Parquet":
         return to_parquet_bytes(run_table(project, run_id))
     return export_run(project, run_id, {"JSONL": "jsonl", "RAGAS JSONL": "ragas", "CSV": "csv"}[what])

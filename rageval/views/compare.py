@@ -18,9 +18,10 @@ from rageval.project import Project
 from rageval.report.exports import table_csv
 from rageval.views.charts import cd_diagram
 from rageval.views.regressions import Regressions, regressions
+from rageval.views.trust import estimate_sentence
 
 __all__ = ["Comparison", "Regressions", "metric_options", "default_metric", "comparison", "summary_table",
-           "regressions", "has_regressions", "table_csv", "cd_diagram"]
+           "regressions", "has_regressions", "table_csv", "cd_diagram", "estimate_sentence"]
 
 
 def metric_options(frame: pd.DataFrame) -> list[str]:

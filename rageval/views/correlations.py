@@ -17,10 +17,11 @@ from rageval.project import Project
 from rageval.report.exports import table_csv
 from rageval.util import shown
 from rageval.views.charts import heatmap, scatter
+from rageval.views.trust import raters_sentence, verifier_frame, verifier_sentence
 
 __all__ = ["GROUPINGS", "CONSENSUS", "METHODS", "Analysis", "analyses", "rated_runs", "correlate", "open_analysis",
            "rater_agreement", "agreement_sentence", "table_text", "analysis_rows", "human_frame", "scatter_metrics",
-           "table_csv", "heatmap", "scatter"]
+           "table_csv", "heatmap", "scatter", "raters_sentence", "verifier_frame", "verifier_sentence"]
 
 #: correlation methods offered (scipy.stats)
 METHODS = ("spearman", "kendall", "pearson")

@@ -2,7 +2,7 @@
 evidence sits in a retrieved chunk. Pure functions (no streamlit).
 
 A text is split into :class:`Segment` pieces that cover it exactly; where claims overlap, the
-piece takes the most severe verdict (CONTRADICTED > NOT_MENTIONED > SUPPORTED) and lists every
+piece takes the most severe verdict (CONTRADICTED > NOT_MENTIONED > UNVERIFIED > SUPPORTED) and lists every
 claim number that covers it.
 """
 from __future__ import annotations
@@ -13,10 +13,9 @@ from typing import Any, Protocol, Sequence
 
 from rageval.report.summary import is_low_confidence
 from rageval.text.sentences import split_sentences
-from rageval.types import LABELS
+from rageval.types import VERDICTS  # noqa: F401 (every verdict, in the order the legend shows them)
 
-VERDICTS = LABELS  # the claim labels, in the order the legend shows them
-_SEVERITY = {"SUPPORTED": 0, "NOT_MENTIONED": 1, "CONTRADICTED": 2}
+_SEVERITY = {"SUPPORTED": 0, "UNVERIFIED": 1, "NOT_MENTIONED": 2, "CONTRADICTED": 3}
 
 
 class _Context(Protocol):

@@ -4,7 +4,8 @@ metric agrees with the human raters, and the bars of the runs a user compares.
 - Leaderboard (:func:`rageval.report.leaderboard.leaderboard`): one row per run, the mean of each
   main metric over the items it scored; the best run per column is the highest mean (the lowest for
   a lower-is-better metric), named only when two or more runs have comparable values (equal signatures).
-- The cells are text: a missing mean reads as :data:`rageval.util.MISSING`, never "None" or 0.
+- The cells are text: a missing mean reads as :data:`rageval.util.MISSING`, never "None" or 0; a
+  metric that counts decided claims only shows its coverage beside the mean (``1.000 · cov 40%``).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from rageval.views.charts import means_bars
 from rageval.views.run import runs as run_list
 
 __all__ = ["project_counts", "leaderboard", "agreement", "best_rows", "leaderboard_text", "leaderboard_notes",
-           "leaderboard_csv", "means_bars", "Leaderboard", "BOARD_VIEWS", "board_view", "board_runs"]
+           "leaderboard_csv", "means_bars", "Leaderboard", "ppi_lines", "BOARD_VIEWS", "board_view", "board_runs"]
 
 #: what the leaderboard shows: pipeline runs, answers scored from files, or both (scored files marked)
 BOARD_VIEWS = ("Pipeline runs", "Scored files", "Both")
@@ -63,22 +64,33 @@ def best_rows(board: Leaderboard) -> dict[str, Any]:
 
 
 def leaderboard_text(board: Leaderboard) -> pd.DataFrame:
-    """The table without the id column, each mean as text (``0.812``; a missing mean as ``—``)."""
+    """The table without the id column, each mean as text (``0.812``; a missing mean as ``—``), with
+    the coverage of a claim metric beside it (``1.000 · cov 40%``: decided / all claims)."""
     text = board.table.drop(columns=["id"])
     for m in board.metrics:
-        text[m] = [shown(v) for v in text[m]]
+        cov = [board.coverage.get((rid, m)) for rid in board.table["id"]]
+        text[m] = [shown(v) + ("" if c is None else f" · cov {100 * c:.0f}%") for v, c in zip(text[m], cov)]
     return text
 
 
 def leaderboard_csv(board: Leaderboard) -> str:
-    """The leaderboard's numbers (not the text cells) as CSV."""
-    return table_csv(board.table.drop(columns=["id"]))
+    """The leaderboard's numbers (not the text cells) as CSV, with a ``<metric>_coverage`` column after
+    each claim metric that has one."""
+    table = board.table.copy()
+    for m in board.metrics:
+        if any(key[1] == m for key in board.coverage):
+            table.insert(list(table.columns).index(m) + 1, f"{m}_coverage",
+                         [board.coverage.get((rid, m)) for rid in table["id"]])
+    return table_csv(table.drop(columns=["id"]))
 
 
 def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
     """The caption under the leaderboard: how to read it, agreement, unscored items, incomparable metrics."""
     notes = ["Means over the items each metric scored; the best run per column is highlighted "
              "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
+    if board.coverage:
+        notes.append("cov: the share of claims decided (a judge, or offline a claim copied from a chunk); "
+                     "the claim metrics count decided claims only.")
     if set(board.table["kind"]) == {"pipeline run", "scored file"}:
         notes.append("Scored files (answers scored by `score` or imported) are marked and never take the best "
                      "mark from a pipeline run.")
@@ -95,3 +107,10 @@ def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
     if board.incomparable:
         notes.append("Not compared (their settings differ between runs): " + ", ".join(board.incomparable))
     return " ".join(notes)
+
+
+def ppi_lines(project: Project, run_ids: Sequence[str], names: dict[str, str]) -> list[str]:
+    """Under the leaderboard: each labelled run's prediction-powered estimates, one line each."""
+    from rageval.views.trust import headline_sentences, labelled_run_ids
+
+    return [f"{names.get(r, r)}: {s}" for r in labelled_run_ids(project, run_ids) for s in headline_sentences(project, r)]

@@ -3,7 +3,8 @@ a rating, importing a ratings file, and the answers whose ratings differ by 2 or
 agreed score that overrides their consensus).
 
 The queue opens at the first answer this annotator has not rated (:func:`next_index`, wrapping);
-ratings are 1-5 (:data:`LABELS`, Very Poor ... Very Good).
+ratings are 1-5 (:data:`LABELS`, Very Poor ... Very Good). The claim queue (people's claim labels) is
+:mod:`rageval.views.claim_review`'s, re-exported here.
 """
 from __future__ import annotations
 
@@ -16,6 +17,9 @@ from rageval.human import LABELS, RatingsImport
 from rageval.project import Project
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
+from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS  # noqa: F401 - the claim queue's
+from rageval.views.claim_review import QueueItem, next_claim  # noqa: F401
+from rageval.views.claim_review import save as save_claim_label  # noqa: F401
 from rageval.views.frame import metric_label
 
 

@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from rageval.config import TESTSET_KINDS, TestsetConfig
 from rageval.demo import sample_qa_csv
 from rageval.ingest.qa import import_qa
 from rageval.project import Project
@@ -21,7 +22,9 @@ from rageval.store import runs as run_store
 from rageval.views import queries
 
 __all__ = ["TEMPLATE", "RELEVANT_IDS_HELP", "sample_qa_csv", "table_csv", "qa_sets", "qa_items", "item_rows",
-           "item_counts", "import_file", "metric_choice", "skipped", "score_answers", "jsonl"]
+           "item_counts", "import_file", "metric_choice", "skipped", "score_answers", "jsonl", "TESTSET_KINDS",
+           "TEMPLATE_NOTE", "corpus_names", "generation_config", "generation_estimate", "generate", "review_rows",
+           "generation_summary", "save_reviewed", "export_csv", "export_jsonl"]
 
 #: an empty QA file with every column the importer reads
 TEMPLATE = "id,question,reference,relevant_ids,domain\nq1,Your question?,The gold answer,document.pdf,topic\n"
@@ -90,3 +93,97 @@ def score_answers(project: Project, filename: str, data: bytes, *, metrics: Sequ
 def jsonl(rows: Sequence[dict[str, Any]]) -> str:
     """Scored rows as JSON Lines (UTF-8 text kept as is)."""
     return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
+
+
+# --- generating a set from documents (rageval.testsets) ------------------------------------
+
+TEMPLATE_NOTE = ("The template generator works offline: one question per sentence that states a number, a date, "
+                 "a name or a definition, the sentence as the reference and its chunk as the relevant chunk. Its "
+                 "questions echo their sentence, so retrieval finds them more easily than real users' questions: "
+                 "**a smoke test of the pipeline, not a substitute for a set written by an LLM or a person.**")
+
+
+def corpus_names(project: Project) -> list[str]:
+    """The project's corpora, newest first."""
+    from rageval.store.corpus import corpora
+
+    return [c["name"] for c in corpora(project.db_path)]
+
+
+def generation_config(corpus: str, name: str, n: int, *, generator: str = "template", kinds: Sequence[str] = TESTSET_KINDS,
+                      judge: str | None = None, language: str | None = None, seed: int = 0) -> TestsetConfig:
+    """The :class:`TestsetConfig` of the page's choices (ConfigError names a bad one)."""
+    return TestsetConfig(corpus=corpus, name=name, n=int(n), generator=generator, kinds=tuple(kinds), judge=judge,
+                         language=language, seed=int(seed))
+
+
+def generation_estimate(project: Project, config: TestsetConfig) -> str:
+    """What the generation will cost before it starts: "no model calls" for templates, else the
+    estimate's line (calls, tokens, cost; an upper bound)."""
+    from rageval.runs.pipeline import estimate_text
+    from rageval.testsets.generate import generate_set
+
+    est = generate_set(project, config, dry_run=True).estimate
+    if est is None:
+        return "No model calls: the template generator is offline."
+    text = estimate_text(est)
+    return text[0].upper() + text[1:]
+
+
+def generate(project: Project, config: TestsetConfig, progress: Any = None) -> Any:
+    """Generate and check a set without storing it (the page stores it after review)."""
+    from rageval.testsets.generate import generate_set
+
+    return generate_set(project, config, progress=progress, store=False)
+
+
+def generation_summary(result: Any) -> str:
+    """``"8 question(s) kept of 11 asked; dropped: near_duplicate 2, not_standalone 1."``"""
+    drops = ", ".join(f"{reason} {n}" for reason, n in result.drops.items())
+    return f"{len(result.kept)} question(s) kept of {result.asked} asked" + (f"; dropped: {drops}." if drops else ".")
+
+
+def review_rows(project: Project, result: Any) -> list[dict[str, Any]]:
+    """One editable row per kept question: keep, question, reference, kind, the source chunk's
+    document and text beside it, and the id (not editable)."""
+    from rageval.store.corpus import chunks_by_id
+
+    chunks = chunks_by_id(project.db_path, sorted({cid for c in result.kept for cid in c.source_chunks}))
+    rows = []
+    for c in result.kept:
+        source = [chunks[cid] for cid in c.source_chunks if cid in chunks]
+        rows.append({"keep": True, "question": c.question, "reference": c.reference, "kind": c.kind,
+                     "source": " | ".join(f"{ch['doc_name']}: {ch['text']}" for ch in source), "id": c.id})
+    return rows
+
+
+def save_reviewed(project: Project, config: TestsetConfig, result: Any, rows: Sequence[dict[str, Any]]) -> int:
+    """Store the reviewed set: each row's edited question and reference, ``accepted`` when kept and
+    ``dropped`` otherwise (a run uses the accepted ones; an empty question or reference is dropped).
+    Returns how many were accepted."""
+    from rageval.testsets.generate import save
+    from rageval.testsets.items import qa_item
+
+    by_id = {c.id: c for c in result.kept}
+    items = []
+    for row in rows:
+        question, reference = str(row.get("question") or "").strip(), str(row.get("reference") or "").strip()
+        keep = bool(row.get("keep")) and bool(question) and bool(reference)
+        item = qa_item(by_id[row["id"]], status="accepted" if keep else "dropped")
+        items.append({**item, "question": question or by_id[row["id"]].question,
+                      "references": [reference] if reference else item["references"]})
+    save(project, config, result, items)
+    return sum(it["status"] == "accepted" for it in items)
+
+
+def export_csv(project: Project, name: str) -> str:
+    """QA set ``name`` (dropped rows included, with their status) as CSV the importer reads back."""
+    from rageval.testsets.export import to_csv
+
+    return to_csv(run_store.qa_items(project.db_path, name, include_dropped=True))
+
+
+def export_jsonl(project: Project, name: str) -> str:
+    from rageval.testsets.export import to_jsonl
+
+    return to_jsonl(run_store.qa_items(project.db_path, name, include_dropped=True))

@@ -20,6 +20,7 @@ from rageval.metrics.base import metric_names, parse_metric_list
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
 from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  # noqa: F401
+from rageval.report.summary import OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix  # noqa: F401
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
                                     low_confidence_text)
 from rageval.ingest.rows import RowError
@@ -103,13 +104,11 @@ def rubric_metrics(project: Project) -> list[str]:
 
 
 def add_rubric_text(project: Project, text: str) -> Any:
-    """Parse a rubric written as TOML and store it in the project; ConfigError says what to fix."""
-    from rageval.metrics.rubric import add_rubric
-    from rageval.prompts.rubric import parse_rubric
+    """Parse a rubric written as TOML and store it in the project (the call ``rageval rubric add``
+    makes: :func:`rageval.metrics.rubric.add_rubric_text`); ConfigError says what to fix."""
+    from rageval.metrics.rubric import add_rubric_text
 
-    rubric = parse_rubric(text, "the rubric")
-    add_rubric(project, rubric, text)
-    return rubric
+    return add_rubric_text(project, text)
 
 
 def run_rubrics(project: Project, metrics: Sequence[str]) -> tuple:
@@ -251,17 +250,6 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
 
 # --- claim confidence and evidence role (issue 13) -----------------------------------------------
 
-#: what the offline verdicts are worth, from docs/validation.md (held-out splits); shown beside them
-OFFLINE_VERDICT_NOTE = (
-    "Offline verdicts come from a small NLI cross-encoder. On human-labelled data it never saw, it was "
-    "right 0.58 of the time on SNLI, Climate-FEVER, Citation-Integrity and Italian RTE; 40% of its "
-    "CONTRADICTED verdicts were right, and it often marks a swapped name, date or opposite as "
-    "NOT_MENTIONED. Verdicts below confidence 0.82 are marked low confidence; the others were right 85% "
-    "of the time (CONTRADICTED ones 96%). "
-    "A first pass, not a ruling: use an LLM judge for verdicts you will act on (docs/validation.md)."
-)
-
-
 def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
     """Whether any of ``claims`` was judged by the offline verifier (not an LLM judge)."""
     return any(str(c.get("judge") or "").startswith("heuristic") for c in claims)
@@ -281,13 +269,7 @@ def card_notes(project: Project, run_id: str) -> dict[str, str]:
     return {m: text for m in CLAIM_METRICS} if text else {}
 
 
-def evidence_prefix(claim: dict[str, Any]) -> str:
-    """"closest passage: " for evidence that is only the nearest sentence (a NOT_MENTIONED claim),
-    never shown as support; "" otherwise."""
-    role = (claim.get("details") or {}).get("evidence_role")
-    if role == "closest passage" or (role is None and claim.get("verdict") == "NOT_MENTIONED"):
-        return "closest passage: "
-    return ""
+
 
 def _contexts(a: dict[str, Any], chunk_info: dict[str, dict[str, Any]]) -> list[Context]:
     """One answer's contexts in rank order, with the chunk id, score, document and page each came from."""

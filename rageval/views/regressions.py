@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote_plus, urlencode
 
 import pandas as pd
 
@@ -44,6 +44,13 @@ def answer_link(project: str, run_a: str, run_b: str | None, item_id: str, *, pa
     """
     params = {"project": project, "run": run_a, **({"run_b": run_b} if run_b else {}), "question": item_id}
     return f"{page}?{urlencode(params)}"
+
+
+def answer_links(project: str, run_a: str, run_b: str | None, item_ids: Any) -> list[str]:
+    """:func:`answer_link` of many questions: the address up to ``question=`` is made once and
+    each id quoted once (``urlencode`` quoted all eight parts for every row)."""
+    prefix = answer_link(project, run_a, run_b, "")  # the question parameter comes last
+    return [prefix + quote_plus(str(i)) for i in item_ids]
 
 
 @dataclass(frozen=True)
@@ -89,7 +96,7 @@ def regressions(project: Project, run_a: str, run_b: str, metric: str, *, tolera
     paired = both[has_a & has_b].copy()
     paired["change"] = paired["b"] - paired["a"]
     paired["gain"] = paired["change"] if hib else -paired["change"]
-    paired["link"] = [answer_link(project.slug, run_a, run_b, i) for i in paired["item_id"]]
+    paired["link"] = answer_links(project.slug, run_a, run_b, paired["item_id"])
     paired = paired[COLUMNS]
     flat = paired["gain"].abs() <= tolerance
     more = paired["contradicted_b"] - paired["contradicted_a"]

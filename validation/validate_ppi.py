@@ -1,6 +1,6 @@
 """Prediction-powered intervals on real human labels: SQuALITY and NQ301 (issue 34, item 5).
 
-    python bench/validate_ppi.py [--data DIR] [--draws 200] [--write docs/validation.md]
+    python -m validation.validate_ppi [--draws 200] [--write docs/validation.md]
 
 For each data set the target is the mean human label over every item (the "all-human mean"):
 SQuALITY's 195 responses, the raters' mean correctness / 100; NQ301's 2,697 answers, the human
@@ -22,37 +22,20 @@ conservative reading of a nominal 95% interval.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "bench"))
-
-from docs_section import replace_section  # noqa: E402
-from rageval.metrics.base import evaluate, get_metric  # noqa: E402
-from rageval.stats.ppi import ppi_mean  # noqa: E402
-from rageval.types import Resources, Sample  # noqa: E402
+from rageval.metrics.base import evaluate, get_metric
+from rageval.stats.ppi import ppi_mean
+from rageval.types import Resources, Sample
+from training.data import DATA, nq301 as nq301_rows, read_jsonl
+from validation.docs_section import replace_section
 
 START, END = "<!-- ppi:begin -->", "<!-- ppi:end -->"
 SIZES = (50, 100)
 METHODS = (("human only", None), ("PPI", False), ("PPI++", True))
-
-
-def data_dir(arg: str | None) -> Path:
-    for cand in (arg, os.environ.get("RAGEVAL_DATA"), ROOT.parent / "shared" / "data", "/work/shared/data"):
-        if cand and (Path(cand) / "squality" / "rated_responses.jsonl").is_file():
-            return Path(cand)
-    raise SystemExit("data not found: pass --data DIR (the folder holding squality/ and openqa-eval-nq301/)")
-
-
-def jsonl(path: Path) -> list[dict]:
-    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines() if x.strip()]
 
 
 def lexical(samples: list[Sample]) -> dict[str, np.ndarray]:
@@ -65,9 +48,9 @@ def lexical(samples: list[Sample]) -> dict[str, np.ndarray]:
     return out
 
 
-def squality(data: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    questions = {q["question_id"]: q for q in jsonl(data / "squality" / "questions.jsonl")}
-    rated = jsonl(data / "squality" / "rated_responses.jsonl")
+def squality() -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    questions = {q["question_id"]: q for q in read_jsonl(DATA / "squality" / "questions.jsonl")}
+    rated = read_jsonl(DATA / "squality" / "rated_responses.jsonl")
     held = {r["question_id"]: r["reference_index"] for r in rated if r["system"] == "human"}
     samples = [Sample(id=r["id"], question=questions[r["question_id"]]["question"], answer=r["response"],
                       references=tuple(x for i, x in enumerate(questions[r["question_id"]]["references"])
@@ -76,8 +59,8 @@ def squality(data: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     return np.array([r["human_mean"] / 100.0 for r in rated]), lexical(samples)
 
 
-def nq301(data: Path) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    rows = jsonl(data / "openqa-eval-nq301" / "items.jsonl")
+def nq301() -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    rows = nq301_rows()
     samples = [Sample(id=r["id"], question=r["question"], answer=r["answer"], references=tuple(r["references"]))
                for r in rows]
     return np.array([float(r["human"]) for r in rows]), {**lexical(samples), "bem": np.array([r["bem"] for r in rows])}
@@ -120,15 +103,13 @@ def table(name: str, y: np.ndarray, predictors: dict[str, np.ndarray], draws: in
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--data")
     ap.add_argument("--draws", type=int, default=200)
     ap.add_argument("--write", type=Path)
     args = ap.parse_args(argv)
-    data = data_dir(args.data)
     t0 = time.perf_counter()
     lines = [
         "## Prediction-powered intervals on real labels (issue 34)", "",
-        f"Command: `python bench/validate_ppi.py --draws {args.draws} --write docs/validation.md`. In each of "
+        f"Command: `python -m validation.validate_ppi --draws {args.draws} --write docs/validation.md`. In each of "
         f"{args.draws} seeded draws, n items are the human-labelled set and the rest keep only the predictor; the "
         "95% intervals are human only, classic PPI (lambda = 1) and PPI++ (tuned lambda, never wider than human "
         "only), all from `rageval.stats.ppi.ppi_mean`. Coverage is the share of draws whose interval holds the "
@@ -139,7 +120,7 @@ def main(argv: list[str] | None = None) -> None:
     ]
     coverages: list[tuple[float, str]] = []
     for name, load in (("SQuALITY", squality), ("NQ301", nq301)):
-        y, predictors = load(data)
+        y, predictors = load()
         lines += table(name, y, predictors, args.draws, coverages)
     low, high = min(coverages), max(coverages)
     mc = float(np.sqrt(0.95 * 0.05 / args.draws))

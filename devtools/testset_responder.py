@@ -1,0 +1,112 @@
+"""A scripted stand-in for the test-set generator model (tests and bench/bench_testsets.py; beside devtools/judge_responder.py).
+
+It answers the ``testset_<kind>`` prompts from their passages, the way a careful model would,
+but deterministically: a question built from the first content words of the chosen sentence, the
+sentence (or, for ``paraphrase``, a reworded sentence that is no longer a verbatim copy, and for
+``multi_hop`` one sentence of each passage) as the answer, the sentence as its source. Every other
+prompt goes to :func:`devtools.judge_responder.respond`, except the critic's claim_verify, judged here
+on the whole passages (that responder reads the first line of each passage only): SUPPORTED when
+at least 60% of a claim's words longer than 3 letters are in the passages, else NOT_MENTIONED.
+
+``faults`` turns chosen slots into the mistakes a real model makes, for the critic to catch: a
+question that points at the passage, an answer the passages do not support, or the question of
+another slot (one fixed question). A slot is recognised by the first words of its passage [1].
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Callable
+
+from devtools import judge_responder
+
+SAME_QUESTION = "Which rules apply to every person named in these documents?"
+_STOP = frozenset("the a an of to in on and is are was were it its this that for with by at as from".split())
+
+
+def kind_of(prompt: str) -> str | None:
+    """The testset kind a prompt asks for, from its task line; None for other prompts."""
+    if not prompt.startswith("You write one question for a test set"):
+        return None
+    if "combining a fact from passage [1]" in prompt:
+        return "multi_hop"
+    if "about a number in the passage" in prompt:
+        return "numeric"
+    if "that the passage does NOT answer" in prompt:
+        return "unanswerable"
+    if "using different words from the passage" in prompt:
+        return "paraphrase"
+    return "single_fact"
+
+
+def passages(prompt: str) -> list[str]:
+    block = prompt.split("\n<passages>\n", 1)[1].split("\n</passages>", 1)[0]
+    return [p.strip() for p in re.split(r"(?:^|\n\n)\[\d+\] ", block) if p.strip()]
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in re.split(r"(?<=[.!?])\s+|\n+", text) if len(s.split()) >= 5 and "|" not in s]
+
+
+def topic(sentence: str, n: int = 4) -> str:
+    words = [w for w in re.findall(r"[\w'-]+", sentence) if w.lower() not in _STOP]
+    return " ".join(words[:n])
+
+
+def write(prompt: str) -> dict[str, Any]:
+    """The reply to one testset prompt (module doc)."""
+    kind = kind_of(prompt)
+    found = [sentences(p) for p in passages(prompt)]
+    first = (found[0] or ["The passage gives no sentence to ask about."])[0]
+    if kind == "numeric":
+        first = next((s for s in found[0] if re.search(r"\d", s)), first)
+    question = f"What do the documents say about {topic(first)}?"
+    answer, quoted = first, [first]
+    if kind == "multi_hop" and len(found) > 1 and found[1]:
+        answer, quoted = f"{first} {found[1][0]}", [first, found[1][0]]
+        question = f"How are {topic(first, 3)} and {topic(found[1][0], 3)} related?"
+    elif kind == "paraphrase":
+        answer = "In other words: " + first[0].lower() + first[1:]
+        question = f"Could you explain {topic(first)}?"
+    elif kind == "unanswerable":
+        question = f"What was the budget for {topic(first, 3)} in 1850?"
+        answer = "The documents do not say."
+    return {"question": question, "answer": answer, "sentences": quoted}
+
+
+def verify(prompt: str) -> str:
+    """The critic's claim_verify call, judged by word overlap with all of the passages (module doc)."""
+    block = prompt.split("\n<passages>\n", 1)[1].split("\n</passages>", 1)[0]
+    claims = [c for c in re.findall(r"^\d+\. (.+)$", prompt.split("\n<claims>\n", 1)[1].split("\n</claims>", 1)[0],
+                                    re.M)]
+    have = judge_responder._words(block)
+    return json.dumps({"verdicts": [
+        {"claim": i, "verdict": "SUPPORTED" if len(judge_responder._words(c) & have) >= 0.6 * max(len(judge_responder._words(c)), 1)
+         else "NOT_MENTIONED", "passage": None, "quote": "", "reason": "word overlap", "conflict": False}
+        for i, c in enumerate(claims, 1)]})
+
+
+def make(faults: dict[str, str] | None = None) -> Callable[[dict[str, Any]], str]:
+    """A responder for the fake server; ``faults`` maps the first three words of passage [1] to
+    ``pointer`` (the question points at the passage), ``unsupported`` (an answer the passages do
+    not hold) or ``same`` (:data:`SAME_QUESTION`, whatever the passage)."""
+    faults = dict(faults or {})
+
+    def respond(request: dict[str, Any]) -> str:
+        prompt = str(request["messages"][0]["content"])
+        if '"verdicts"' in prompt and "\n<claims>\n" in prompt:
+            return verify(prompt)
+        if kind_of(prompt) is None:
+            return judge_responder.respond(request)
+        reply = write(prompt)
+        key = " ".join(passages(prompt)[0].split()[:3])
+        fault = faults.get(key)
+        if fault == "pointer":
+            reply["question"] = "According to the passage, " + reply["question"][0].lower() + reply["question"][1:]
+        elif fault == "unsupported":
+            reply["answer"] = "Purple elephants negotiated the treaty under a midnight moon."
+        elif fault == "same":
+            reply["question"] = SAME_QUESTION
+        return json.dumps(reply)
+
+    return respond

