@@ -1,4 +1,4 @@
-"""Click latency on a big project: rating, switching question, switching page (issue 26 item 3).
+"""Click latency on a big project: rating, switching question, switching page.
 
 Drives the real app (app.py through Streamlit's AppTest, in this process) on a project of
 10,000 answers x 20 metrics built by bench/bench_pages.py's builder, and times each click from
@@ -72,7 +72,7 @@ def rating_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
 
 
 def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
-    """Human review's claim queue: one click labels the claim and shows the next (issue 34)."""
+    """Human review's claim queue: one click labels the claim and shows the next."""
     at = app(project)
     at.run()
     at.switch_page("pages/human_review.py").run()

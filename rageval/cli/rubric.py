@@ -12,12 +12,12 @@ def rubric_files(args: argparse.Namespace, proj: Any, metrics: list[str]) -> tup
     metric rubric:NAME added to ``metrics``; then every rubric:NAME in ``metrics`` resolved (the files
     first, then the project's stored rubrics). Returns ``(metrics, rubrics)``."""
     from rageval.metrics.rubric import add_rubric_text, resolve
-    from rageval.prompts.rubric import parse_rubric
+    from rageval.prompts.rubric import parse_rubric, read_rubric_text
 
     given = {}
     for name in getattr(args, "rubric", None) or ():
         path = input_file(name, "--rubric ")
-        text = path.read_text(encoding="utf-8")
+        text = read_rubric_text(path)  # its size checked first, then its encoding
         rubric = parse_rubric(text, path.name) if proj is None else add_rubric_text(proj, text, path.name)
         given[rubric.name] = rubric
         if rubric.metric not in metrics:
@@ -28,9 +28,10 @@ def rubric_files(args: argparse.Namespace, proj: Any, metrics: list[str]) -> tup
 def cmd_rubric_add(args: argparse.Namespace) -> int:
     """Store a rubric metric (a TOML file: name, description, criteria, anchors 1-5) in the project."""
     from rageval.metrics.rubric import add_rubric_text
+    from rageval.prompts.rubric import read_rubric_text
 
     path = input_file(args.file)
-    rubric = add_rubric_text(project(args), path.read_text(encoding="utf-8"), path.name)
+    rubric = add_rubric_text(project(args), read_rubric_text(path), path.name)
     emit(args, {"metric": rubric.metric, "digest": rubric.digest(), **rubric.to_dict()},
          f"rubric {rubric.name} stored: use the metric {rubric.metric} with an LLM judge "
          f"(--metrics {rubric.metric} --judge openai:MODEL); offline it is unscored")

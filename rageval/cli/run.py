@@ -7,7 +7,7 @@ import sys
 from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, chunk_args, emit, language_arg, names, progress,
                               project)
 from rageval.cli.rubric import rubric_arg, rubric_files
-from rageval.config import RunConfig
+from rageval.config import RunConfig, stored_config
 from rageval.errors import ConfigError
 from rageval.util import shown
 
@@ -109,7 +109,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
                          **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}
     header = f"{'id':<23} {'status':<11} {'created':<16}  {'items':<22} source"
     text = "\n".join([header] + [f"{r['id']:<23} {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
-                     f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or r['config'].get('source', '')}"
+                     f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or getattr(stored_config(r), 'source', '')}"
                      + (f"\n    resume with: {hint[r['id']]}" if r["id"] in hint else "")
                      for r in runs]) if runs else "no runs yet"
     emit(args, payload, text)

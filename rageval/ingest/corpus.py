@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 from rageval.ingest.chunking import chunk_document
 from rageval.config import ChunkingConfig
-from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
+from rageval.ingest.loaders import Document, IngestProblem, Page, load_file, load_paths
 from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
 from rageval.store import corpus as store
@@ -20,14 +20,14 @@ Progress = Callable[[str, int, int], None]
 class IngestReport:
     corpus: str
     documents: list[dict[str, Any]] = field(default_factory=list)  # name, id, pages, chunks, new
-    errors: list[IngestError] = field(default_factory=list)
+    errors: list[IngestProblem] = field(default_factory=list)
     chunks_indexed: int = 0
 
 
-def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestError],
-           chunking: ChunkingConfig, progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[IngestError]]:
+def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestProblem],
+           chunking: ChunkingConfig, progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[IngestProblem]]:
     docs = [d for d in loaded if isinstance(d, Document)]
-    errors = [e for e in loaded if isinstance(e, IngestError)]
+    errors = [e for e in loaded if isinstance(e, IngestProblem)]
     known = {d["id"] for d in store.documents(project.db_path, corpus)}
     summary, all_chunks = [], []
     for n, doc in enumerate(docs, start=1):
@@ -72,7 +72,7 @@ def _ingest(project: Project, corpus: str, *, paths: Iterable[str | Path], files
         from rageval.embed.processes import warm_up
 
         warm_up(workers=workers)  # the workers load the model while the files are read
-    loaded: list[Document | IngestError] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
+    loaded: list[Document | IngestProblem] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
     total = len(loaded) + len(files)
     for name, data in files:
         loaded.append(load_file(name, data, limits=limits))

@@ -1,6 +1,6 @@
 """Reading user tables (QA sets, answer files) from CSV, JSON or JSONL, row by row.
 
-A bad row never stops the others: it becomes a :class:`RowError` naming the file, the row
+A bad row never stops the others: it becomes a :class:`RowProblem` naming the file, the row
 number (1-based: the first data row is row 1, the header of a CSV is row 0), the line of the file
 (the number a spreadsheet or an editor shows: ``row 1 (line 2)`` in a CSV, ``row 1 (line 1)`` in a
 JSONL file) and the column where known, and the reason; the good rows are kept. One convention
@@ -47,7 +47,7 @@ ALIASES = {
 
 
 @dataclass(frozen=True)
-class RowError:
+class RowProblem:
     """A problem with one row (``row`` 0: the header of a CSV file, shown as "header (line 1)").
 
     ``level`` is ``"error"`` when the row was rejected and ``"note"`` when it was kept after a
@@ -76,14 +76,14 @@ class Table:
 
     source: str
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    problems: list[RowError] = field(default_factory=list)
+    problems: list[RowProblem] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)      # as written in the file, first-seen order
     lines: dict[int, int] = field(default_factory=dict)   # row number -> first line of the file
     first_rows: dict[str, int] = field(default_factory=dict)  # column -> the first row with a value in it
 
-    def error(self, row: int, reason: str, column: str | None = None, level: str = "error") -> RowError:
-        """A :class:`RowError` of this table's row ``row``, with its line."""
-        return RowError(self.source, row, reason, column=column, line=self.lines.get(row), level=level)
+    def error(self, row: int, reason: str, column: str | None = None, level: str = "error") -> RowProblem:
+        """A :class:`RowProblem` of this table's row ``row``, with its line."""
+        return RowProblem(self.source, row, reason, column=column, line=self.lines.get(row), level=level)
 
     def names(self) -> set[str]:
         """The columns found, mapped through :data:`ALIASES` as the records' keys are."""
@@ -105,7 +105,7 @@ class Table:
         for c in extra:
             by_row.setdefault(self.first_rows.get(c, 0), []).append(c)
         for row, columns in sorted(by_row.items()):
-            self.problems.append(RowError(
+            self.problems.append(RowProblem(
                 self.source, row, f"column(s) {', '.join(repr(c) for c in columns)} not used "
                 f"(known: {', '.join(sorted(known))})", line=self.lines.get(row, 1 if row == 0 else None),
                 level="note"))
@@ -185,7 +185,7 @@ def _csv_rows(table: Table, lines: list[str], dialect: str) -> list[tuple[int, A
                 n += 1
                 table.lines[n] = line
                 if len(cells) > len(header):
-                    table.problems.append(RowError(source, n, f"{len(cells)} cells but the header has "
+                    table.problems.append(RowProblem(source, n, f"{len(cells)} cells but the header has "
                                                    f"{len(header)} columns", line=line))
                     continue
                 cells = [read_cell(c) for c in cells]
@@ -203,7 +203,7 @@ def _csv_rows(table: Table, lines: list[str], dialect: str) -> list[tuple[int, A
             else:
                 reason = f"badly quoted cell ({exc}); a quote inside a cell must be doubled (\"\")"
                 pos = pos + reader.line_num
-            table.problems.append(RowError(source, n, reason, column=column, line=start + 1))
+            table.problems.append(RowProblem(source, n, reason, column=column, line=start + 1))
     return out
 
 

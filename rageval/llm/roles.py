@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from rageval import settings
 from rageval.errors import ConfigError, LLMError
 from rageval.types import Spec
 
 ROLES = ("generator", "judge", "embedder")
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = settings.default("OPENAI_BASE_URL")
 _SECRETISH = re.compile(r"(sk-[A-Za-z0-9_\-*.]{6,}|(?i:bearer)\s+\S+)")
 
 

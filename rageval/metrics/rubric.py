@@ -39,7 +39,7 @@ def rubric_text(rubric: Rubric) -> str:
 
 
 def _rating(reply: Any) -> dict[str, Any]:
-    return {"rating": reply.rating, "reason": reply.reason}
+    return {"rating": reply.rating, "reason": reply.reason.strip()}
 
 
 @dataclass(frozen=True)
@@ -120,9 +120,16 @@ def add_rubric_text(project: Project, text: str, source: str = "the rubric") -> 
 
 
 def project_rubrics(project: Project) -> dict[str, Rubric]:
-    """The project's stored rubrics by name."""
-    return {r["name"]: Rubric.from_dict(json.loads(r["body"]), f"stored rubric {r['name']}")
-            for r in rubric_store.rubrics(project.db_path)}
+    """The project's stored rubrics by name; one stored before a limit it breaks (more than 20
+    criteria, say) is left out, so ``resolve`` asks for it to be added again, where the message
+    names the limit, instead of a page or command failing on every other rubric."""
+    out = {}
+    for r in rubric_store.rubrics(project.db_path):
+        try:
+            out[r["name"]] = Rubric.from_dict(json.loads(r["body"]), f"stored rubric {r['name']}")
+        except ConfigError:
+            continue
+    return out
 
 
 def resolve(metrics: list[str], rubrics: Mapping[str, Rubric], project: Project | None) -> tuple[Rubric, ...]:

@@ -13,9 +13,9 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from rageval.config import RunConfig
+from rageval.config import ImportConfig, RunConfig
 from rageval.ingest.limits import RowLimits
-from rageval.ingest.rows import RowError, read_table
+from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
 from rageval.metrics.base import online_judged
 from rageval.runs.pipeline import JUDGED_BATCHES
@@ -32,12 +32,12 @@ from rageval.types import Resources, Sample
 class ScoreResult:
     run_id: str | None
     rows: list[dict[str, Any]]
-    errors: list[RowError] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scale.unit)
     metrics: list[str] = field(default_factory=list)  # the scored metrics' names, in order
 
 
-def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowError]]:
+def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowProblem]]:
     """Rows -> Samples; a row with unusable fields is an error, the others are kept.
 
     Problems of level ``note`` belong to kept rows (a lone surrogate replaced) or to the file
@@ -85,12 +85,11 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
         scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
                                workers=workers)
         return ScoreResult(run_id=None, rows=scored.rows, records=scored.records, metrics=names)
-    config = {"source": display_name(source).name, "metrics": names, "judge": judge,
-              "language": language, "embedder": embedder,
-              **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}, **(stored_as or {})}
-    rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
-    if rubrics:  # the rubric text the values were judged with, kept with the run
-        config["rubrics"] = rubrics
+    options = {**{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}, **(stored_as or {})}
+    config = ImportConfig(  # with the rubric texts the values were judged with
+        source=display_name(source).name, metrics=tuple(names), judge=judge, language=language, embedder=embedder,
+        options=tuple(sorted(options.items())),
+        rubrics=tuple(m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None)).to_dict()
     run = (StoredImport.resume(project, resume, config) if resume
            else StoredImport.begin(project, config, len(samples)))
     todo = [(n, s) for n, s in enumerate(samples) if clean_sample(s).id not in run.done_ids]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
-from rageval.config import ChunkingConfig
+from rageval.config import ChunkingConfig, stored_config
 from rageval.metrics.base import metric_names, parse_metric_list
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
@@ -23,7 +23,7 @@ from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  #
 from rageval.report.summary import OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix  # noqa: F401
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
                                     low_confidence_text)
-from rageval.ingest.rows import RowError
+from rageval.ingest.rows import RowProblem
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 
@@ -126,7 +126,7 @@ def default_metrics(options: Sequence[str]) -> list[str]:
 # --- scoring uploaded answers -----------------------------------------------------------------
 
 def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequence[str], judge: str,
-                 language: str = "en") -> tuple[Any, list[RowError]]:
+                 language: str = "en") -> tuple[Any, list[RowProblem]]:
     """Parse and score an uploaded answers file, storing it as an import run (the call ``rageval score``
     makes: :func:`rageval.runs.scoring.score_file`).
 
@@ -145,8 +145,8 @@ def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[
     """Chunking signatures that have chunks in ``corpus``: the default, those of its runs, ``extra``."""
     candidates = [*extra, ChunkingConfig().signature()]
     for r in run_store.runs(project.db_path):
-        if r["corpus"] == corpus and isinstance(r["config"].get("chunking"), dict):
-            candidates.append(ChunkingConfig(**r["config"]["chunking"]).signature())
+        if r["kind"] == "pipeline" and r["corpus"] == corpus:
+            candidates.append(stored_config(r).chunking.signature())
     seen: list[str] = []
     for sig in candidates:
         if sig not in seen and corpus_store.chunks(project.db_path, corpus, sig):
@@ -248,7 +248,7 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-# --- claim confidence and evidence role (issue 13) -----------------------------------------------
+# --- claim confidence and evidence role ----------------------------------------------------------
 
 def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
     """Whether any of ``claims`` was judged by the offline verifier (not an LLM judge)."""

@@ -19,7 +19,7 @@ from rageval.llm.roles import missing_settings
 from rageval.project import Project
 from rageval.report import meaning
 from rageval.report.exports import table_csv
-from rageval.report.leaderboard import judge_label, run_name
+from rageval.report.leaderboard import judge_label, run_model, run_name
 from rageval.runs import listing, pipeline
 from rageval.runs import presets as preset_store
 from rageval.store import corpus as corpus_store
@@ -171,10 +171,9 @@ def run_rows(project: Project, listed: list[dict[str, Any]] | None = None, *,
     rows = []
     live = live or {}
     for r in runs(project) if listed is None else listed:
-        cfg = r["config"]
         rows.append({
             "name": run_name(r), "status": live[r["id"]].short() if r["id"] in live else r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-            "judge": judge_label(r), "generator": str(cfg.get("generator") or ("imported" if r["kind"] != "pipeline" else "")),
+            "judge": judge_label(r), "generator": run_model(r),
             # times as text, one type per column: a running run's empty "finished" beside datetimes made
             # Streamlit log an Arrow conversion traceback on every redraw of the table
             "started": _when(r["started"] or r["created"]), "finished": _when(r["finished"]),
