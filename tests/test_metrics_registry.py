@@ -65,6 +65,9 @@ def random_samples(seed: int, n: int = 12) -> list[Sample]:
     out.append(dataclasses.replace(out[0], id="same", answer=out[0].references[0]))
     out.append(dataclasses.replace(out[1], id="none", answer="zzz qqq"))
     out.append(dataclasses.replace(out[2], id="one", answer="paris"))
+    # an answer copied from its context and its reference: offline, claim metrics decide only such claims
+    longest = max((c for s in out for c in s.contexts), key=lambda c: len(c.split()))
+    out.append(dataclasses.replace(out[3], id="copied", answer=longest, contexts=(longest,), references=(longest,)))
     # prose with entity-to-entity facts, which AlignCheck needs to score anything
     out.append(dataclasses.replace(out[0], id="prose", answer="Napoleon ruled France in 1804.",
                                    references=("Napoleon ruled France from 1804.", "Napoleon left Paris in 1815.")))

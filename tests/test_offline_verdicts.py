@@ -133,6 +133,8 @@ def test_the_cross_encoder_is_an_explicit_opt_in(monkeypatch):
     assert offline.chosen() == "rules" and offline.version().startswith("rules-")
     assert "0.32" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
     assert "0.673" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
+    from rageval.cli.base import judge_help
+    assert "UNVERIFIED" in judge_help() and "0.32" in judge_help() and "0.673" in judge_help()  # --judge's help
     monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")
     assert offline.chosen() == "xenc" and not offline.version().startswith("rules-")
     monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "guess")
@@ -181,8 +183,32 @@ def test_unverified_round_trips_through_store_score_files_and_exports(tmp_path, 
     assert exported[0]["faithfulness_coverage"] == 0.25
     assert main(["check", "--run", run["id"], "--fail-under", "faithfulness=0.5"]) == 0
     assert "coverage 25%" in capsys.readouterr().out
+    from rageval.report.summary import run_summaries
+    from rageval.views import answers as answers_view
+    from rageval.views import compare, home
+    board = home.leaderboard(project, [run["id"]])  # the leaderboard, the cards and Compare show the coverage
+    assert home.leaderboard_text(board)["faithfulness"].tolist() == ["1.000 · cov 25%"]
+    assert "faithfulness_coverage" in home.leaderboard_csv(board)
+    (summary,) = run_summaries(project, run["id"])
+    assert answers_view.card_note(summary).startswith("coverage 25% · 1 scored")
+    assert compare.run_coverage(project, [run["id"]], "faithfulness") == {run["id"]: 0.25}
     html = run_report_html(project, run["id"])  # the customer report: coverage beside the value, a grey badge
     assert "<th class='num'>coverage</th>" in html and "<td class='num'>25%</td>" in html
     assert "No judge was used" in html and "--judge" in html
     assert 'background:#eef0f3;color:#4a5261;border-color:#4a5261">UNVERIFIED</span>' in html
     assert "hints: the claim says 35 years; the sentence says 28 years" in html
+
+
+def test_the_answers_page_shows_likely_evidence_and_hints_not_a_verdict():
+    from rageval.views import answers
+    from rageval.views.queries import AnswerView
+
+    claim = {"text": "It dries in 48 hours.", "verdict": "UNVERIFIED", "evidence": "It dries in 24 hours.",
+             "judge": "heuristic", "details": {"evidence_role": "likely evidence",
+                                               "hints": ["the claim says 48 hours; the sentence says 24 hours"]}}
+    view = AnswerView("i", 0, "Q?", [], "It dries in 48 hours.", "ok", None, [], {}, [claim])
+    (row,) = answers.claim_rows(view)
+    assert row["verdict"] == "UNVERIFIED" and row["evidence"] == ("likely evidence: ", "It dries in 24 hours.")
+    assert row["reason"] == "hints: the claim says 48 hours; the sentence says 24 hours"
+    assert answers.evidence_spans(view) == {}  # likely evidence is never highlighted as support
+    assert answers.offline_verdicts(view.claims) and "judge or a person" in answers.OFFLINE_VERDICT_NOTE

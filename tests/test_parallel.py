@@ -1,8 +1,10 @@
-"""Scoring in worker processes equals scoring in one process, value for value; the workers run
-one BLAS thread each and hand back the vectors they computed."""
+"""Scoring in worker processes equals scoring in one process: every status, reason, verdict and
+evidence text exactly, every value and vector within float32 rounding (1e-6; a worker embeds a
+text with other texts than one process does, and BLAS sums a row in an order that depends on the
+product's shape on some CPUs, see tests/rounding.py); the workers run one BLAS thread each and
+hand back the vectors they computed."""
 import os
 
-import numpy as np
 import pytest
 
 from rageval.config import DEFAULT_METRICS
@@ -14,6 +16,7 @@ from rageval.types import Resources, Sample
 from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
 from rageval.scale.parallel import evaluate_parallel
 from rageval.util import sha256_hex
+from tests.rounding import assert_same_within_rounding, assert_vectors_close
 
 CONTEXTS = (
     "Mount Etna is 3,357 metres high. It is the highest active volcano in Europe. It lies in Sicily.",
@@ -44,11 +47,12 @@ def test_worker_processes_give_the_values_of_one_process():
     assert list(many) == list(one)
     for name in one:
         for a, b in zip(one[name], many[name]):
-            assert (a.value, a.status, a.reason, a.details) == (b.value, b.status, b.reason, b.details), name
+            assert (a.status, a.reason) == (b.status, b.reason), name
+            assert_same_within_rounding((b.value, b.details), (a.value, a.details), where=name)
     # the vectors the workers computed came back to the parent's embedder, equal to its own
     for text in (samples[0].question, "Mount Etna is 3,357 metres high."):  # a question, a context sentence
         got = shared.lookup([text])[sha256_hex(text)]
-        assert np.array_equal(got, MiniLMEmbedder().embed([text])[0])
+        assert_vectors_close(got, MiniLMEmbedder().embed([text])[0])
 
 
 def test_a_worker_runs_one_blas_thread_and_loads_the_model_when_it_starts(monkeypatch):
@@ -80,7 +84,7 @@ def test_embedding_across_workers_equals_embedding_here():
     texts = [f"Sentence number {i} about the harbour and its {i % 7} bridges." for i in range(12)]
     parent = CachedEmbedder(MiniLMEmbedder())
     got = embed_parallel(parent, texts, workers=2)
-    assert np.array_equal(got, MiniLMEmbedder().embed(texts))
+    assert_vectors_close(got, MiniLMEmbedder().embed(texts))
 
 
 def test_shards_cover_every_item_once_in_order():

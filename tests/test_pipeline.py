@@ -112,6 +112,10 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     # offline (no judge) the demo's claims are SUPPORTED where copied and UNVERIFIED otherwise: never
     # CONTRADICTED or NOT_MENTIONED, which only a judge writes
     assert verdicts == {"SUPPORTED", "UNVERIFIED"}
+    demo_claims = store.claims(project.db_path, again["import_run_id"])
+    unverified = [c for c in demo_claims if c["verdict"] == "UNVERIFIED"]  # the demo shows them with evidence and hints
+    assert unverified and all(c["evidence"] and c["details"]["evidence_role"] == "likely evidence" for c in unverified)
+    assert any("the claim says" in h for c in unverified for h in c["details"]["hints"])  # a wrong number, hinted
     # illustrative claim labels of the three profiles, on both runs, imported once
     from rageval.store import claim_labels as cstore
 

@@ -12,6 +12,7 @@ from rageval.runs.pipeline import execute, start_run
 from rageval.store import corpus as corpus_store
 from tests.fakes import FakeEmbedder
 from tests.projects import small_project
+from tests.rounding import assert_vectors_close
 
 
 
@@ -33,7 +34,7 @@ def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")  # under the local model's name, as a run uses it
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
-    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Etna is 3,357 metres high.",
+    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Mount Etna is 3,357 metres high. It is a volcano.",
                       contexts=ctx, references=("3,357 metres",)) for i in range(4)]
     metrics = parse_metric_list("answer_similarity,answer_relevance,context_relevance,faithfulness,"
                                 "answer_correctness_offline,groundedness")
@@ -56,7 +57,7 @@ def test_context_relevance_embeds_a_never_seen_context_once_sentence_by_sentence
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
-    sample = Sample(id="a", question="How high is Etna?", answer="Etna is 3,357 metres high.", contexts=ctx)
+    sample = Sample(id="a", question="How high is Etna?", answer="Mount Etna is 3,357 metres high. It is a volcano.", contexts=ctx)
     [relevance] = evaluate([sample], parse_metric_list("context_relevance"),
                            Resources(embedder_factory=lambda: embedder))["context_relevance"]
     assert sorted(inner.seen) == sorted([sample.question, *sentence_texts(ctx)])
@@ -106,7 +107,7 @@ def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypat
     assert seen  # the questions were embedded
 
 
-def test_ingest_caches_every_sentence_of_every_chunk_equal_to_a_fresh_computation(tmp_path, monkeypatch):
+def test_ingest_caches_every_sentence_of_every_chunk_within_rounding_of_a_fresh_computation(tmp_path, monkeypatch):
     from rageval.embed.sentences import sentence_texts
     from rageval.embed.minilm import MiniLMEmbedder
     from rageval.store.embed_cache import DuckDBEmbeddingCache
@@ -119,8 +120,8 @@ def test_ingest_caches_every_sentence_of_every_chunk_equal_to_a_fresh_computatio
     cached = DuckDBEmbeddingCache(project.db_path).get_many(MiniLMEmbedder.name, [sha256_hex(t) for t in texts])
     assert len(cached) == len(set(texts)) > len(chunks)
     fresh = MiniLMEmbedder()
-    for text in texts[:: max(1, len(texts) // 12)]:  # each alone: the vector owes nothing to its batch
-        assert np.array_equal(cached[sha256_hex(text)], fresh.embed([text])[0]), text
+    for text in texts[:: max(1, len(texts) // 12)]:  # each alone: another batch, so within float32 rounding
+        assert_vectors_close(cached[sha256_hex(text)], fresh.embed([text])[0], err_msg=text)
 
 
 def test_a_run_reads_the_claim_verifier_s_context_sentences_from_the_ingest_cache(tmp_path, monkeypatch):

@@ -155,6 +155,9 @@ def _through_app_shell() -> None:
 def run_page(main: Callable[[], None]) -> None:
     """Run a page's ``main`` catching every exception at the page boundary (st.stop passes through)."""
     _through_app_shell()
+    opening = st.session_state.pop("_open_answers", None)  # "Open its answers" was clicked in the announcer
+    if opening is not None:
+        st.switch_page(PAGES["answers"], query_params=opening)
     if not st.session_state.pop("_url_run_open", False):  # run without app.py (AppTest's pages mode)
         url_arrived({Path(f).stem: k for k, f in PAGES.items()}.get(Path(main.__code__.co_filename).stem, "home"))
         st.session_state.pop("_url_run_open", None)
@@ -307,7 +310,10 @@ def announce_finished() -> None:
             if c2.button("Open its answers", key=f"open_{r['id']}", type="primary", icon=":material/fact_check:"):
                 news.remove((slug, r))
                 st.session_state["ans_run"] = r["id"]
-                st.switch_page(PAGES["answers"], query_params={"project": p.slug, "run": r["id"]})
+                # the page is switched by a full run (run_page), not from inside this fragment's run, whose
+                # timer could then rerun a fragment the new page does not have
+                st.session_state["_open_answers"] = {"project": p.slug, "run": r["id"]}
+                st.rerun(scope="app")
         else:
             with c2:
                 view_link("run", "See the Run page", icon=":material/play_circle:")

@@ -129,6 +129,14 @@ def env_default(name: str) -> str:
     return settings.setting(name).default
 
 
+def judge_help() -> str:
+    """The help of ``--judge``: what the offline default decides, and the opt-in cross-encoder with
+    its measured figures (the RAGEVAL_CLAIM_VERIFIER row of :mod:`rageval.settings`)."""
+    xenc = settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning.split(" or xenc (", 1)[1].rstrip(")")
+    return ("heuristic | openai:MODEL; heuristic has no judge: a claim copied from a context is SUPPORTED and every "
+            f"other claim UNVERIFIED (never CONTRADICTED or NOT_MENTIONED); RAGEVAL_CLAIM_VERIFIER=xenc: {xenc}")
+
+
 def language_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("--language", default=RunConfig.language, help="language of the texts, ISO 639-1 (default: %(default)s)")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, chunk_args, emit, language_arg, names, progress,
+from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, chunk_args, emit, judge_help, language_arg, names, progress,
                               project)
 from rageval.cli.rubric import rubric_arg, rubric_files
 from rageval.config import RunConfig, stored_config
@@ -137,7 +137,7 @@ def register(commands: Commands) -> None:
     p.add_argument("--generator", default=RunConfig.generator, help="extractive | openai:MODEL")
     p.add_argument("--temperature", type=float, default=RunConfig.temperature,
                    help="sampling temperature of an LLM generator, 0-2 (default: %(default)s)")
-    p.add_argument("--judge", default=RunConfig.judge, help="heuristic | openai:MODEL")
+    p.add_argument("--judge", default=RunConfig.judge, help=judge_help())
     p.add_argument("--metrics", help="comma-separated metric names (default: a cheap offline set)")
     language_arg(p)
     p.add_argument("--concurrency", type=int, default=RunConfig.concurrency, help="model calls in flight at once (default: %(default)s)")

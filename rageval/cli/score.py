@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, env_default, input_file, language_arg, names,
+from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, env_default, input_file, judge_help, language_arg, names,
                               progress, project, row_problem, summary_file, workers)
 from rageval.cli.rubric import rubric_arg, rubric_files
 from rageval.config import RayOptions, RunConfig
@@ -120,7 +120,7 @@ def register(commands: Commands) -> None:
     p.add_argument("--metrics", help="comma-separated metric names (see `metrics`); required unless --resume")
     p.add_argument("--resume", metavar="ID", help="continue a stored score that stopped (see `runs`): the same INPUT, "
                    "its settings; stored rows are kept, the others scored")
-    p.add_argument("--judge", default=RunConfig.judge, help="heuristic | openai:MODEL")
+    p.add_argument("--judge", default=RunConfig.judge, help=judge_help())
     p.add_argument("--embedder", default=RunConfig.embedder, help="local | openai:MODEL")
     language_arg(p)
     p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: "

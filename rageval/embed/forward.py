@@ -11,7 +11,12 @@
   multiple of 16 fixed by the text's own length), texts of one width together. A padded key
   gets probability exactly 0 and a row's matmul result depends only on its place in the period
   (two rows or more, see :func:`_row_blocks`), so a text's states are bit for bit those of
-  :func:`encode_batch` with the text padded to ``width(n)``, whatever else is packed with it.
+  :func:`encode_batch` with the text padded to ``width(n)``, whatever else is packed with it,
+  wherever :func:`row_period` finds a period. Where it finds none (returns 1) they are equal
+  within float32 rounding only (differences under 1e-6 measured, docs/benchmarks.md "Batch
+  composition and float32 rounding"), and so are the values of metrics computed in other packs,
+  processes or shards; the tests compare those within 1e-6 (tests/rounding.py). Within a project
+  a text is embedded once and read from the cache after that, so a project's values agree.
 """
 from __future__ import annotations
 
@@ -125,7 +130,7 @@ def _row_blocks(n: int, align: int = 1) -> list[tuple[int, int]]:
     A one-row product goes through BLAS's matrix-vector routine, whose sums are ordered
     differently from the matrix-matrix one; with at least two rows per block (and aligned bounds,
     :func:`row_period`) a row's result is the same whatever block it lands in (checked bit for bit
-    in tests/test_embed_packed.py).
+    in tests/test_embed_packed.py where the probe finds a period, within 1e-6 where it does not).
     """
     size = -(-_FFN_ROWS // align) * align
     bounds = list(range(0, n, size)) + [n]

@@ -177,8 +177,10 @@ def local_model(embedder: Any) -> bool:
 
 def embed_parallel(embedder: Any, texts: Sequence[str], *, workers: int | None = None) -> Any:
     """``embedder.embed(texts)``, the texts it lacks computed across the worker processes (the
-    local MiniLM with its cache; any other embedder embeds here). Equal to embedding here: a
-    text's vector does not depend on the other texts of its batch."""
+    local MiniLM with its cache; any other embedder embeds here). Equal to embedding here within
+    float32 rounding (1e-6), bit for bit where the BLAS has a row period the pass aligns to: a
+    worker packs a text with other texts, and BLAS's summation order can depend on the product's
+    shape (:func:`rageval.embed.forward.row_period`)."""
     from rageval.util import sha256_hex
 
     workers = default_workers() if workers is None else check_workers(workers)

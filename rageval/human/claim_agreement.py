@@ -34,9 +34,8 @@ from rageval.human.claim_labels import LABELS, gold_labels, labels_frame
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
 from rageval.store import runs as rstore
+from rageval.types import UNVERIFIED, VERDICTS  # noqa: F401 (the verdicts a stored claim may carry)
 
-UNVERIFIED = "UNVERIFIED"
-VERDICTS = (*LABELS, UNVERIFIED)
 
 
 @dataclass(frozen=True)

@@ -102,8 +102,8 @@ def low_confidence_text(low: int, total: int) -> str:
 #: what offline verdicts are (docs/validation.md); shown beside them when no judge was used
 OFFLINE_VERDICT_NOTE = (
     "No judge was used: a claim copied from a retrieved chunk is SUPPORTED and every other claim is UNVERIFIED, "
-    "shown with its most likely evidence and hints for a person to decide; to have a judge decide them, set the "
-    "Judge on the Run page or pass --judge openai:MODEL to rageval run / score."
+    "shown with its most likely evidence and hints, for a judge or a person to decide (set the Judge on the Run "
+    "page, or pass --judge openai:MODEL to rageval run / score)."
 )
 
 

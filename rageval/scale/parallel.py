@@ -4,8 +4,11 @@
 each shard in a worker of :mod:`rageval.embed.processes` (one BLAS thread each, the model loaded
 once per worker) and joins the scores in input order. Every offline value depends on its own
 sample only (the embedder computes a text at a width fixed by its own length,
-:func:`rageval.embed.minilm.bucket_width`), so the result equals one process's value for value
-(tests/test_parallel.py).
+:func:`rageval.embed.minilm.bucket_width`), so the result equals one process's: statuses,
+reasons and verdicts exactly, values within float32 rounding (1e-6; bit for bit where the BLAS
+has a row period the packed pass aligns to), since a worker packs a text with other texts and
+BLAS's summation order can depend on the product's shape
+(:func:`rageval.embed.forward.row_period`; tests/test_parallel.py).
 
 Vectors: before a shard goes out, the parent looks up the vectors of its known texts
 (questions, answers, references, contexts and their sentences, :mod:`rageval.embed.sentences`) in

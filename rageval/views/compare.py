@@ -21,7 +21,7 @@ from rageval.views.regressions import Regressions, regressions
 from rageval.views.trust import estimate_sentence
 
 __all__ = ["Comparison", "Regressions", "metric_options", "default_metric", "comparison", "summary_table",
-           "regressions", "has_regressions", "table_csv", "cd_diagram", "estimate_sentence"]
+           "run_coverage", "regressions", "has_regressions", "table_csv", "cd_diagram", "estimate_sentence"]
 
 
 def metric_options(frame: pd.DataFrame) -> list[str]:
@@ -39,10 +39,25 @@ def comparison(project: Project, run_ids: Sequence[str], metric: str, frame: pd.
     return human.compare_runs(project, list(run_ids), metric, frame=frame)
 
 
-def summary_table(c: Comparison) -> pd.DataFrame:
-    """Mean, mean rank and first-rank share per run, rows named ``A · <run name>``."""
+def run_coverage(project: Project, run_ids: Sequence[str], metric: str) -> dict[str, float]:
+    """Run id -> the coverage of a claim metric in that run (decided / all claims); {} for other metrics."""
+    from rageval.store import reports as report_store
+
+    totals: dict[str, list[int]] = {}
+    for s in report_store.metric_stats(project.db_path, list(run_ids)):
+        if s["metric"] == metric and s.get("n_all"):
+            t = totals.setdefault(s["run_id"], [0, 0])
+            t[0], t[1] = t[0] + (s.get("n_decided") or 0), t[1] + s["n_all"]
+    return {r: a / b for r, (a, b) in totals.items() if b}
+
+
+def summary_table(c: Comparison, coverage: dict[str, float] | None = None) -> pd.DataFrame:
+    """Mean, mean rank and first-rank share per run, rows named ``A · <run name>``; with ``coverage``
+    (:func:`run_coverage`) a ``coverage`` column beside the mean."""
     labels = {r: f"{chr(65 + i)} · {c.name(r)}" for i, r in enumerate(c.runs)}
     table = pd.DataFrame({"mean": c.means, "mean rank": c.mean_ranks, "first-rank share": c.first_rank_share})
+    if coverage:
+        table.insert(1, "coverage", [coverage.get(r) for r in table.index])
     table.index = [labels[r] for r in table.index]
     return table
 

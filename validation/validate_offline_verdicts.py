@@ -1,0 +1,223 @@
+"""Offline claim verdicts (issue 33) on human-labelled data: how often SUPPORTED is right, how much
+is decided, and that no gold-supported claim is marked CONTRADICTED, each beside the set's
+majority class.
+
+    python -m validation.validate_offline_verdicts --portion dev               # look here, change here
+    python -m validation.validate_offline_verdicts --portion report [--write-docs]  # once, never tuned on
+
+The offline check is the product's default (:class:`rageval.claims.offline.RulesVerifier`): a claim
+contained in one sentence or two adjacent ones, as the sentence asserts it
+(:func:`rageval.claims.containment.contained`), is SUPPORTED; every other claim UNVERIFIED. Only
+the verdicts are measured, so this script calls ``contained`` itself (the verifier's first and only
+deciding step) and skips the evidence ranking and hints an UNVERIFIED claim gets (they never
+change a verdict; ``tests/test_offline_verdicts.py`` checks that the verifier writes only these two).
+
+Sets, portions as ``training/prepare_nli_data.py`` splits them (its readers are reused; the
+repository snapshots are read from ``--mirror``, ``<owner>+<name>/repo``):
+
+- pairs, the claim as written against its premise: SNLI (dev file / test file), binary FEVER-NLI
+  (dev / test), Climate-FEVER (report only: each claim against each of its evidence sentences),
+  e-RTE-3-it (DEV.xml / TEST.xml, Italian), Citation-Integrity (dev / test: a claim against the
+  rationale sentences of a cited abstract);
+- claims through the product's path (:func:`rageval.claims.extract.answer_claims`, then the
+  check against the whole document): WiCE claims against their whole cited article (dev / test
+  split); SummEdits summaries against their document (``evaluation`` / ``test`` split); QAGS
+  summary sentences against their article (report only).
+
+Gold per decided claim: a pair is right when labelled entailed. A claim from a longer text takes
+its text's gold: a WiCE claim ``supported``; a SummEdits summary sentence of a consistent summary,
+or one that is also a sentence of the seed summary (the edit is elsewhere); a QAGS sentence the
+majority of its 3 raters found supported. A SUPPORTED clause of a text whose gold is not supported
+counts as wrong even when the clause itself is right, so these precisions are lower bounds.
+
+Figures: SUPPORTED precision with a Wilson 95% interval; coverage (decided / all claims; offline
+only SUPPORTED is decided); gold-supported claims marked CONTRADICTED; beside them the
+majority-class baseline (its label and share) and the precision of always answering SUPPORTED
+(the share of gold-supported claims).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import time
+from collections import Counter
+from pathlib import Path
+
+from rageval.claims.extract import answer_claims
+from rageval.claims.containment import contained
+from rageval.claims.offline import rules_version
+from rageval.claims.verdict import CONTRADICTED, SUPPORTED, UNVERIFIED, Verdict
+from training import prepare_nli_data as P
+from training.data import DATA
+from validation.docs_section import replace_section
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs" / "validation.md"
+BEGIN, END = "<!-- offline-verdicts:begin -->", "<!-- offline-verdicts:end -->"
+SEED = 22
+
+
+def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson score interval of k successes in n trials."""
+    if n == 0:
+        return math.nan, math.nan
+    p = k / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return c - h, c + h
+
+
+def pair_sets(r: P.Reader, portion: str) -> dict[str, list[dict]]:
+    """name -> rows ``{premise, claim, label}`` of the pair sets in ``portion`` (dev: the readers'
+    dev rows; report: their report rows)."""
+    keep = (lambda x: x["portion"] == "dev") if portion == "dev" else (lambda x: x["portion"] == "report")
+    sets = {"SNLI": P.snli(r, SEED), "FEVER-NLI (binary)": [x for x in P.docnli_binary(r, SEED)
+                                                           if x["source"] == "fever_nli"],
+            "e-RTE-3-it (Italian)": P.rte_it(r, SEED), "Citation-Integrity": P.citint(*P.citint_claims(r))}
+    if portion == "report":
+        sets["Climate-FEVER"] = P.climate_fever(r)
+    return {name: [x for x in rows if keep(x)] for name, rows in sets.items()}
+
+
+_SENT = re.compile(r"(?<=[.!?])\s+|\n+")
+
+
+def text_sets(r: P.Reader, portion: str) -> dict[str, list[dict]]:
+    """name -> texts ``{answer, contexts, gold(claim) -> bool, label}`` read through the product's path."""
+    out: dict[str, list[dict]] = {"WiCE": [], "SummEdits": []}
+    for d in r.shared("wice/claims.jsonl.gz"):
+        split = "test" if portion == "report" else "dev"
+        if d["level"] == "claim" and d["split"] == split:
+            ok = d["label"] == "supported"
+            out["WiCE"].append({"answer": d["claim"], "contexts": [" ".join(d["evidence"])],
+                                "gold": lambda _c, ok=ok: ok, "label": d["label"]})
+    for d in r.shared("summedits/items.jsonl.gz"):
+        if d["split"] == ("test" if portion == "report" else "evaluation"):
+            seed = {" ".join(s.split()) for s in _SENT.split(d["original_summary"]) if s.strip()}
+            sents = [" ".join(s.split()) for s in _SENT.split(d["summary"]) if s.strip()]
+            out["SummEdits"].append({"answer": d["summary"], "contexts": [d["document"]], "sentences": sents,
+                                     "gold": _summedits_gold(d["label"] == 1, sents, seed),
+                                     "label": "consistent" if d["label"] == 1 else "inconsistent"})
+    if portion == "report":
+        out["QAGS"] = [{"answer": x["claim"], "contexts": [x["premise"]], "label": x["label"],
+                        "gold": lambda _c, ok=x["label"] == "E": ok} for x in P.qags(r)]
+    return out
+
+
+def _summedits_gold(consistent: bool, sentences: list[str], seed: set[str]):
+    """A claim is right when its summary is consistent, or when the sentence it comes from (the one
+    sharing most words with it) is a sentence of the seed summary."""
+    def gold(claim: str) -> bool:
+        if consistent:
+            return True
+        words = set(re.findall(r"\w+", claim.lower()))
+        source = max(sentences, key=lambda s: len(words & set(re.findall(r"\w+", s.lower()))), default="")
+        return source in seed
+    return gold
+
+
+def verdicts_of(jobs: list[tuple[list[str], list[str]]]) -> list[list[Verdict]]:
+    """The offline verdicts of ``[(claims, contexts)]``: containment, else UNVERIFIED (no evidence ranking)."""
+    return [[contained(c, ctx) or Verdict(UNVERIFIED) for c in claims] for claims, ctx in jobs]
+
+
+def measure_pairs(rows: list[dict]) -> dict:
+    verdicts = [vs[0] for vs in verdicts_of([([x["claim"]], [x["premise"]]) for x in rows])]
+    gold = [x["label"] == "E" for x in rows]
+    labels = Counter(x["label"] for x in rows)
+    return _figures(verdicts, gold, len(rows), labels, [x["claim"] for x in rows])
+
+
+def measure_texts(rows: list[dict]) -> dict:
+    claims = [answer_claims("", x["answer"]) for x in rows]
+    verdicts = verdicts_of([(c, x["contexts"]) for c, x in zip(claims, rows)])
+    flat_v, flat_g, flat_c = [], [], []
+    for x, cs, vs in zip(rows, claims, verdicts):
+        for c, v in zip(cs, vs):
+            flat_v.append(v)
+            flat_g.append(x["gold"](c))
+            flat_c.append(c)
+    labels = Counter(x["label"] for x in rows)
+    out = _figures(flat_v, flat_g, len(rows), labels, flat_c)
+    whole = [all(v.label == SUPPORTED for v in vs) and bool(vs) for vs in verdicts]
+    out["texts_all_supported"] = sum(whole)
+    out["texts_all_supported_right"] = sum(w and all(x["gold"](c) for c in cs)
+                                           for w, x, cs in zip(whole, rows, claims))
+    return out
+
+
+def _figures(verdicts, gold, n_units: int, labels: Counter, claims: list[str]) -> dict:
+    supported = [g for v, g in zip(verdicts, gold) if v.label == SUPPORTED]
+    k, n = sum(supported), len(supported)
+    lo, hi = wilson(k, n)
+    majority, count = labels.most_common(1)[0]
+    return {"units": n_units, "claims": len(verdicts), "supported": n, "right": k,
+            "precision": k / n if n else math.nan, "ci": (lo, hi),
+            "coverage": n / len(verdicts) if verdicts else math.nan,
+            "gold_supported": sum(gold), "always_supported_precision": sum(gold) / len(gold) if gold else math.nan,
+            "gold_supported_marked_contradicted": sum(g and v.label == CONTRADICTED for v, g in zip(verdicts, gold)),
+            "verdicts": dict(Counter(v.label for v in verdicts)),
+            "majority": f"{majority} {count / sum(labels.values()):.3f}",
+            "wrong": [{"claim": c, "evidence": v.evidence} for c, v, g in zip(claims, verdicts, gold)
+                      if v.label == SUPPORTED and not g]}
+
+
+def table(results: dict[str, dict]) -> list[str]:
+    lines = ["| set | units | claims | SUPPORTED (coverage) | SUPPORTED precision [Wilson 95%] | gold-supported "
+             "marked CONTRADICTED | always SUPPORTED: precision | majority class (share) |",
+             "|---|---|---|---|---|---|---|---|"]
+    for name, f in results.items():
+        prec = "-" if not f["supported"] else (f"**{f['precision']:.3f}** [{f['ci'][0]:.3f}, {f['ci'][1]:.3f}] "
+                                               f"({f['right']}/{f['supported']})")
+        lines.append(f"| {name} | {f['units']} | {f['claims']} | {f['supported']} ({f['coverage']:.3f}) | {prec} | "
+                     f"{f['gold_supported_marked_contradicted']} | {f['always_supported_precision']:.3f} | "
+                     f"{f['majority']} |")
+    return lines
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--portion", choices=("dev", "report"), default="dev")
+    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--data", type=Path, default=DATA)
+    ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--errors", type=Path, default=None, help="write the wrong SUPPORTED verdicts here (JSONL)")
+    args = ap.parse_args()
+    r = P.Reader(args.mirror, None, args.data)
+    t0 = time.process_time()
+    results = {name: measure_pairs(rows) for name, rows in pair_sets(r, args.portion).items() if rows}
+    texts = text_sets(r, args.portion)
+    results.update({f"{name} (claims of each text)": measure_texts(rows) for name, rows in texts.items()})
+    cpu = time.process_time() - t0
+    k = sum(f["right"] for f in results.values())
+    n = sum(f["supported"] for f in results.values())
+    lo, hi = wilson(k, n)
+    lines = table(results)
+    lines += ["", f"All sets pooled: SUPPORTED precision **{k / n:.3f}** [{lo:.3f}, {hi:.3f}] ({k}/{n}); "
+              f"gold-supported claims marked CONTRADICTED: "
+              f"{sum(f['gold_supported_marked_contradicted'] for f in results.values())}; verdicts written: "
+              f"{dict(sum((Counter(f['verdicts']) for f in results.values()), Counter()))}.", ""]
+    for name, f in results.items():
+        if "texts_all_supported" in f:
+            lines.append(f"- {name}: texts with every claim SUPPORTED {f['texts_all_supported']}, of which "
+                         f"{f['texts_all_supported_right']} have gold supported throughout.")
+    lines += ["", f"Rules `{rules_version()}`, portion `{args.portion}`, {cpu:.0f} CPU-s."]
+    print("\n".join(lines))
+    if args.errors:
+        with open(args.errors, "w", encoding="utf-8") as fh:
+            for name, f in results.items():
+                for w in f["wrong"]:
+                    fh.write(json.dumps({"set": name, **w}, ensure_ascii=False) + "\n")
+    if args.write_docs:
+        if args.portion != "report":
+            raise SystemExit("--write-docs writes the report portion only")
+        replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts --portion "
+                                           "report --write-docs` (run once, after the rules were fixed on the dev "
+                                           "portion).", "", *lines])
+
+
+if __name__ == "__main__":
+    main()
