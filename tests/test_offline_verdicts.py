@@ -201,7 +201,7 @@ def test_unverified_round_trips_through_store_score_files_and_exports(tmp_path, 
 
 def test_the_answers_page_shows_likely_evidence_and_hints_not_a_verdict():
     from rageval.views import answers
-    from rageval.views.queries import AnswerView
+    from rageval.views.answer_view import AnswerView
 
     claim = {"text": "It dries in 48 hours.", "verdict": "UNVERIFIED", "evidence": "It dries in 24 hours.",
              "judge": "heuristic", "details": {"evidence_role": "likely evidence",
