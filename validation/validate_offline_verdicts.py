@@ -1,4 +1,4 @@
-"""Offline claim verdicts (issue 33) on human-labelled data: how often SUPPORTED is right, how much
+"""Offline claim verdicts on human-labelled data: how often SUPPORTED is right, how much
 is decided, and that no gold-supported claim is marked CONTRADICTED, each beside the set's
 majority class.
 
@@ -181,7 +181,8 @@ def table(results: dict[str, dict]) -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--portion", choices=("dev", "report"), default="dev")
-    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--mirror", type=Path, required=True,
+                    help="folder of the fetched source snapshots (as for python -m training.prepare_nli_data)")
     ap.add_argument("--data", type=Path, default=DATA)
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--errors", type=Path, default=None, help="write the wrong SUPPORTED verdicts here (JSONL)")

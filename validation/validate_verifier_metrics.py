@@ -1,4 +1,4 @@
-"""The metrics whose offline path reads claim verdicts, after issue 33 (offline: SUPPORTED only when
+"""The metrics whose offline path reads claim verdicts, with the offline rule (SUPPORTED only when
 copied, every other claim UNVERIFIED; the metrics count decided claims and report coverage):
 ``faithfulness``, ``groundedness`` and ``ragas_answer_correctness``. Writes the "Other metrics on
 the offline verifier" section of docs/validation.md.
