@@ -2,8 +2,8 @@
 is decided, and that no gold-supported claim is marked CONTRADICTED, each beside the set's
 majority class.
 
-    python -m validation.validate_offline_verdicts --portion dev               # look here, change here
-    python -m validation.validate_offline_verdicts --portion report [--write-docs]  # once, never tuned on
+    python -m validation.validate_offline_verdicts --mirror MIRROR --portion dev               # look here, change here
+    python -m validation.validate_offline_verdicts --mirror MIRROR --portion report [--write-docs]  # once, never tuned on
 
 The offline check is the product's default (:class:`rageval.claims.offline.RulesVerifier`): a claim
 contained in one sentence or two adjacent ones, as the sentence asserts it
@@ -215,7 +215,7 @@ def main() -> None:
     if args.write_docs:
         if args.portion != "report":
             raise SystemExit("--write-docs writes the report portion only")
-        replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts --portion "
+        replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts --mirror MIRROR --portion "
                                            "report --write-docs` (run once, after the rules were fixed on the dev "
                                            "portion).", "", *lines])
 
