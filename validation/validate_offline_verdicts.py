@@ -215,8 +215,8 @@ def main() -> None:
     if args.write_docs:
         if args.portion != "report":
             raise SystemExit("--write-docs writes the report portion only")
-        replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts --mirror MIRROR --portion "
-                                           "report --write-docs` (run once, after the rules were fixed on the dev "
+        replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts "
+                                           "--mirror MIRROR --portion report --write-docs` (run once, after the rules were fixed on the dev "
                                            "portion).", "", *lines])
 
 
