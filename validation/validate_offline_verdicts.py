@@ -216,8 +216,8 @@ def main() -> None:
         if args.portion != "report":
             raise SystemExit("--write-docs writes the report portion only")
         replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts "
-                                           "--mirror MIRROR --portion report --write-docs` (run once, after the rules were fixed on the dev "
-                                           "portion).", "", *lines])
+                                           "--mirror MIRROR --portion report --write-docs` (run once, after the "
+                                           "rules were fixed on the dev portion).", "", *lines])
 
 
 if __name__ == "__main__":
