@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, progress, project, row_problem
-from rageval.config import TESTSET_KINDS, ChunkingConfig, TestsetConfig
+from rageval.config import METHODS, TESTSET_KINDS, ChunkingConfig, TestsetConfig
 
 
 def cmd_qa_import(args: argparse.Namespace) -> int:
@@ -34,7 +34,7 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
 
     config = TestsetConfig(corpus=args.corpus, name=args.name, n=args.n, kinds=tuple(names(args.kinds) or TESTSET_KINDS),
                            generator=args.generator, judge=args.judge, language=args.language, seed=args.seed,
-                           chunking=ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap),
+                           chunking=_chunking(args),
                            embedder=args.embedder, concurrency=args.concurrency, use_cache=not args.no_cache)
     result = generate_set(project(args), config, progress=progress(args), dry_run=args.dry_run)
     if args.dry_run:
@@ -55,6 +55,15 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
     return EXIT_OK if result.kept else EXIT_PARTIAL
 
 
+def _chunking(args: argparse.Namespace) -> ChunkingConfig | None:
+    """The chunking the flags name, or None (the corpus's own) when none is given."""
+    given = (args.chunking, args.chunk_size, args.chunk_overlap)
+    if given == (None, None, None):
+        return None
+    return ChunkingConfig(method=args.chunking or ChunkingConfig.method, size=args.chunk_size or ChunkingConfig.size,
+                          overlap=ChunkingConfig.overlap if args.chunk_overlap is None else args.chunk_overlap)
+
+
 def register(commands: Commands) -> None:
     parsers = commands.group("qa", "QA sets: import, generate", {"import": cmd_qa_import, "generate": cmd_qa_generate})
     p = parsers["import"]
@@ -72,10 +81,10 @@ def register(commands: Commands) -> None:
                                    "text only); default: the generator's model, heuristic for templates")
     g.add_argument("--language", choices=("en", "it"), help="language to write in (default: each chunk's own)")
     g.add_argument("--seed", type=int, default=TestsetConfig.seed, help="which chunks and sentences (default: %(default)s)")
-    g.add_argument("--chunking", default=ChunkingConfig.method, help="the chunking whose chunk ids become relevant_ids "
-                                                                     "(a run must use the same; default: %(default)s)")
-    g.add_argument("--chunk-size", type=int, default=ChunkingConfig.size, help="(default: %(default)s)")
-    g.add_argument("--chunk-overlap", type=int, default=ChunkingConfig.overlap, help="(default: %(default)s)")
+    g.add_argument("--chunking", choices=METHODS, help="the chunking whose chunk ids become relevant_ids (a run must use "
+                                                       "the same; default: the one the corpus was ingested with)")
+    g.add_argument("--chunk-size", type=int, help="(default: the corpus's)")
+    g.add_argument("--chunk-overlap", type=int, help="(default: the corpus's)")
     g.add_argument("--embedder", default=TestsetConfig.embedder, help="sentence vectors for near duplicates and "
                                                                       "multi-hop neighbours (default: %(default)s)")
     g.add_argument("--concurrency", type=int, default=TestsetConfig.concurrency,

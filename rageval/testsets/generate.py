@@ -3,8 +3,9 @@
 One entry point, :func:`generate_set`, for the CLI (``rageval qa generate``), the QA sets page
 and the bench. What it does:
 
-1. reads the corpus's chunks under the config's chunking (chunking stored documents anew when
-   needed), so the relevant ids it stores are the ids a run with that chunking retrieves;
+1. reads the corpus's chunks under the chunking it was ingested with (or the config's, when it
+   names one: chunking stored documents anew), so the relevant ids it stores are the ids a run
+   with that chunking retrieves;
 2. makes candidates: templates (offline) from up to ``TEMPLATE_POOL`` x n sentences, or LLM
    slots in rounds: the first round asks n slots, each later round asks twice the number still
    missing, until n are kept or ``MAX_ASKED`` x n slots have been asked;
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from rageval.config import TestsetConfig
@@ -71,6 +72,13 @@ def signature(config: TestsetConfig) -> str:
     parts += [f"judge:{config.judge_spec()}", f"dup:{critic.DUPLICATE_COSINE:g}", f"seed:{config.seed}",
               f"chunking:{config.chunking.signature()}", VERSION]
     return "|".join(parts)
+
+
+def with_chunking(project: Project, config: TestsetConfig) -> TestsetConfig:
+    """``config`` with its chunking resolved: the corpus's own when it names none."""
+    from rageval.ingest.corpus import corpus_chunking
+
+    return config if config.chunking is not None else replace(config, chunking=corpus_chunking(project, config.corpus))
 
 
 def _chunks(project: Project, config: TestsetConfig) -> list[dict[str, Any]]:
@@ -159,6 +167,7 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
     the generator is online, the judge (the critic's) and the embedder."""
     from rageval.llm.session import model_session
 
+    config = with_chunking(project, config)
     chunks = _chunks(project, config)
     sig = signature(config)
     if dry_run:
@@ -206,6 +215,7 @@ def generation_record(config: TestsetConfig, result: Generated) -> dict[str, Any
 
 def save(project: Project, config: TestsetConfig, result: Generated, items: list[dict[str, Any]] | None = None) -> None:
     """Store ``result`` (or reviewed ``items``, in :func:`rageval.testsets.items.qa_item`'s shape) as set ``config.name``."""
+    config = with_chunking(project, config)
     rows = items if items is not None else [qa_item(c) for c in result.kept]
     run_store.save_qa_set(project.db_path, config.name, f"generated from corpus {config.corpus}", rows,
                           generator=config.generator, generation=generation_record(config, result))

@@ -1,0 +1,67 @@
+"""A generated set's relevant ids are chunks of the chunking its corpus was ingested with, so a run
+with that chunking scores recall@k and MRR on matching ids, and a run with another says so."""
+import json
+
+import pytest
+
+from rageval.cli import main
+from rageval.config import ChunkingConfig
+from rageval.store import corpus as corpus_store
+from rageval.store import runs as store
+from tests.projects import small_project
+
+CHUNKING = ["--chunking", "chars", "--chunk-size", "300", "--chunk-overlap", "40"]
+
+
+@pytest.fixture()
+def project(tmp_path, monkeypatch):
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    return small_project(tmp_path, "gen")
+
+
+def test_signature_round_trip():
+    config = ChunkingConfig(method="chars", size=300, overlap=40)
+    assert ChunkingConfig.from_signature(config.signature()) == config
+
+
+def test_ingested_chunking_gives_the_ids_and_a_run_with_it_scores_them(project, tmp_path, capsys):
+    assert main(["ingest", str(tmp_path / "docs"), "--project", "gen", "--corpus", "k", *CHUNKING, "--json"]) == 0
+    assert corpus_store.corpus_chunking(project.db_path, "k") == "chars-300-40"
+    ingested = {c["id"] for c in corpus_store.chunks(project.db_path, "k", "chars-300-40")}
+    capsys.readouterr()
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "k", "--n", "4", "--name", "g", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert "|chunking:chars-300-40|" in out["signature"]
+    items = store.qa_items(project.db_path, "g")
+    assert len(items) == 4 and all(it["relevant"] and set(it["relevant"]) <= ingested for it in items)
+
+    assert main(["run", "--project", "gen", "--corpus", "k", "--qa", "g", "--metrics", "recall@5,mrr", "--top-k", "5",
+                 *CHUNKING, "--json"]) == 0
+    captured = capsys.readouterr()
+    run = json.loads(captured.out)
+    assert run["notes"] == [] and "NOTE" not in captured.err
+    scores = {(s["item_id"], s["metric"]): s["value"] for s in store.scores(project.db_path, run["run_id"])}
+    relevant = {it["id"]: set(it["relevant"]) for it in items}
+    hits = 0
+    for answer in store.answers(project.db_path, run["run_id"]):
+        ids = [cid for cid, _ in answer["retrieved"]]
+        assert set(ids) <= ingested  # the run retrieved chunks of the same chunking
+        found = set(ids[:5]) & relevant[answer["item_id"]]
+        hits += bool(found)
+        assert scores[(answer["item_id"], "recall@5")] == pytest.approx(len(found) / len(relevant[answer["item_id"]]))
+    assert hits > 0  # the ids match: template questions echo their sentence, so some are found
+
+    # a run with another chunking cannot match the labels: it says so, naming the flags that would
+    assert main(["run", "--project", "gen", "--corpus", "k", "--qa", "g", "--metrics", "recall@5,mrr", "--json"]) == 0
+    captured = capsys.readouterr()
+    note = json.loads(captured.out)["notes"][0]
+    assert f"{len(set().union(*relevant.values()))} relevant id(s)" in note and "chunking chars-300-40" in note and "recursive-1024-128" in note
+    assert "--chunking chars --chunk-size 300 --chunk-overlap 40" in note and note in captured.err
+
+
+def test_explicit_flags_still_choose_the_chunking(project, capsys):
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "c", "--n", "2", "--name", "g", "--chunk-size",
+                 "500", "--json"]) == 0
+    assert "|chunking:recursive-500-128|" in json.loads(capsys.readouterr().out)["signature"]
+    ids = {c["id"] for c in corpus_store.chunks(project.db_path, "c", "recursive-500-128")}
+    assert all(set(it["relevant"]) <= ids for it in store.qa_items(project.db_path, "g"))
