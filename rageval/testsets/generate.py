@@ -33,7 +33,7 @@ from rageval.llm.cost import cost_usd, load_prices
 from rageval.store import runs as run_store
 from rageval.testsets import critic
 from rageval.testsets.items import Candidate, qa_item
-from rageval.testsets.llm import REPLY_TOKENS, Planner, ask_slot, nearest_neighbours, prompt_tokens, prompts_signature
+from rageval.testsets.llm import REPLY_TOKENS, Planner, ask_slot, multi_hop_partners, prompt_tokens, prompts_signature
 from rageval.testsets.template import template_candidates
 from rageval.types import Spec
 
@@ -130,7 +130,7 @@ def _llm_candidates(project: Project, config: TestsetConfig, chunks: list[dict[s
     if "multi_hop" in config.kinds:
         from rageval.embed.sentences import sentence_vectors
 
-        neighbours = nearest_neighbours(sentence_vectors(embedder, [c["text"] for c in chunks]),
+        neighbours = multi_hop_partners(sentence_vectors(embedder, [c["text"] for c in chunks]),
                                         [c["text"] for c in chunks])
     planner = Planner(chunks, config.kinds, seed=config.seed, neighbours=neighbours)
     kept: list[Candidate] = []
