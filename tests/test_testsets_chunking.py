@@ -65,3 +65,47 @@ def test_explicit_flags_still_choose_the_chunking(project, capsys):
     assert "|chunking:recursive-500-128|" in json.loads(capsys.readouterr().out)["signature"]
     ids = {c["id"] for c in corpus_store.chunks(project.db_path, "c", "recursive-500-128")}
     assert all(set(it["relevant"]) <= ids for it in store.qa_items(project.db_path, "g"))
+
+
+ITALIAN = """Regolamento del negozio
+
+Il negozio è stato aperto nel 1998 nel centro di Milano da una famiglia di artigiani.
+Il rimborso è previsto entro 14 giorni dalla data di acquisto per tutti i clienti registrati.
+La garanzia è un servizio offerto dal negozio a chi conserva lo scontrino originale.
+Il corso di ceramica dura tre settimane e costa 120 euro per ogni partecipante adulto.
+La consegna a domicilio è gratuita per gli ordini superiori a 50 euro in tutta la provincia.
+Giuseppe Rossi dirige il laboratorio di restauro e segue personalmente ogni lavoro dei clienti.
+Circa il 30% delle vendite annuali avviene nel mese di dicembre, prima delle feste di Natale.
+"""
+
+
+def test_an_italian_corpus_gets_italian_questions_end_to_end(project, tmp_path, capsys):
+    from rageval.testsets.template import options
+    from rageval.text.lang import guess_language
+
+    folder = tmp_path / "it"
+    folder.mkdir()
+    (folder / "regolamento.txt").write_text(ITALIAN, encoding="utf-8")
+    assert main(["ingest", str(folder), "--project", "gen", "--corpus", "negozio", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "negozio", "--n", "5", "--name", "it",
+                 "--json"]) == 0  # no --language: read from the chunks
+    assert json.loads(capsys.readouterr().out)["kept"] == 5
+    items = store.qa_items(project.db_path, "it")
+    sentences = {s.strip() for s in ITALIAN.splitlines() if s.strip()}
+    for it in items:
+        assert it["references"][0] in sentences and guess_language(it["question"]) == "it"
+        assert it["kind"] in ("template:number", "template:date", "template:definition")  # names: English only
+        assert any(w in it["question"] for w in ("quant", "quando", "Che cos'è", "quale percentuale")), it["question"]
+    questions = {it["question"] for it in items}
+    assert "Il negozio è stato aperto quando nel centro di Milano da una famiglia di artigiani?" in questions
+    assert "Il rimborso è previsto entro quanti giorni dalla data di acquisto per tutti i clienti registrati?" in questions
+    # names are English only: the sentence naming Giuseppe Rossi offers no question in Italian
+    assert options("Giuseppe Rossi dirige il laboratorio di restauro e segue personalmente ogni lavoro dei clienti.",
+                   "it") == []
+    assert not any(q.lower().startswith("chi ") for q in questions)
+
+    assert main(["run", "--project", "gen", "--corpus", "negozio", "--qa", "it", "--metrics", "recall@5,mrr",
+                 "--json"]) == 0
+    scores = {s["metric"]: s for s in json.loads(capsys.readouterr().out)["scores"]}
+    assert scores["recall@5"]["scored"] == 5 and scores["recall@5"]["mean"] == 1.0  # one chunk: always found
