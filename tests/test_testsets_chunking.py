@@ -34,6 +34,11 @@ def test_ingested_chunking_gives_the_ids_and_a_run_with_it_scores_them(project, 
     assert "|chunking:chars-300-40|" in out["signature"]
     items = store.qa_items(project.db_path, "g")
     assert len(items) == 4 and all(it["relevant"] and set(it["relevant"]) <= ingested for it in items)
+    assert out["chunking"] == "chars-300-40"
+    # a flag replaces that field of the corpus's chunking only
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "k", "--n", "2", "--name", "g6", "--chunk-size",
+                 "600", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["chunking"] == "chars-600-40"
 
     assert main(["run", "--project", "gen", "--corpus", "k", "--qa", "g", "--metrics", "recall@5,mrr", "--top-k", "5",
                  *CHUNKING, "--json"]) == 0

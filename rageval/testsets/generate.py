@@ -57,6 +57,8 @@ class Generated:
     asked: int
     estimate: RunEstimate | None = None
     usage: dict[str, Any] = field(default_factory=dict)
+    #: the chunking signature whose chunk ids the relevant ids are
+    chunking: str = ""
 
     @property
     def drops(self) -> dict[str, int]:
@@ -171,7 +173,8 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
     chunks = _chunks(project, config)
     sig = signature(config)
     if dry_run:
-        return Generated(config.name, sig, [], [], 0, estimate=estimate(config, chunks))
+        return Generated(config.name, sig, [], [], 0, estimate=estimate(config, chunks),
+                         chunking=config.chunking.signature())
     text = {c["id"]: c["text"] for c in chunks}
     roles = {"judge": config.judge_spec(), "embedder": config.embedder,
              **({"generator": config.generator} if config.online else {})}
@@ -186,7 +189,8 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
             reviewed = critic.review(pool, text, embedder, want=config.n, llm=judge)
             kept, dropped = [c for c in reviewed if not c.dropped], [c for c in reviewed if c.dropped]
         usage = _usage(client.usage()) if client is not None else {}
-    result = Generated(config.name, sig, kept, dropped, len(kept) + len(dropped), usage=usage)
+    result = Generated(config.name, sig, kept, dropped, len(kept) + len(dropped), usage=usage,
+                       chunking=config.chunking.signature())
     if progress is not None:
         progress("questions", len(kept), config.n)
     if store:
