@@ -114,3 +114,15 @@ def test_an_italian_corpus_gets_italian_questions_end_to_end(project, tmp_path, 
                  "--json"]) == 0
     scores = {s["metric"]: s for s in json.loads(capsys.readouterr().out)["scores"]}
     assert scores["recall@5"]["scored"] == 5 and scores["recall@5"]["mean"] == 1.0  # one chunk: always found
+
+
+def test_a_corpus_ingested_before_the_chunking_was_recorded_reads_its_one_stored_chunking(project):
+    from rageval.ingest.corpus import corpus_chunking, ensure_chunks
+    from rageval.store.db import connect
+
+    with connect(project.db_path) as con:
+        con.execute("UPDATE corpora SET chunking = NULL WHERE name = 'c'")
+    assert corpus_store.corpus_chunking(project.db_path, "c") == "recursive-1024-128"  # the one stored
+    ensure_chunks(project, "c", ChunkingConfig(method="chars", size=300, overlap=40))  # a run's other chunking
+    assert corpus_store.corpus_chunking(project.db_path, "c") is None  # two stored: nothing says which
+    assert corpus_chunking(project, "c") == ChunkingConfig()  # the default then
