@@ -1,4 +1,4 @@
-"""What the issue-36 guards cost: reading a scored file row by row for ``check``, and defusing
+"""What the gate's guards cost: reading a scored file row by row for ``check``, and defusing
 look-alike data tags in a prompt value.
 
     python -m bench.bench_gate [--rows 200000] [--chars 100000]

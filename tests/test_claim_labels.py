@@ -179,6 +179,8 @@ def test_verifier_agreement_counts_unverified_as_no_decision(project):
     assert offline.confusion.loc["SUPPORTED", "SUPPORTED"] == 6
     assert offline.confusion["UNVERIFIED"].sum() == 12
     assert offline.accuracy == 1.0 and offline.per_verdict["SUPPORTED"]["precision"] == 1.0
+    assert offline.per_verdict["SUPPORTED"]["recall"] == 1.0  # every claim people call SUPPORTED it decided
+    assert offline.per_verdict["CONTRADICTED"]["recall"] == 0.0  # the 6 it left UNVERIFIED count as missed
     # the judge's verdict of claim k of answer i is LABELS[(i + k) % 3]; people said LABELS[k]
     right = sum((i + k) % 3 == k for i in range(6) for k in range(3))
     assert judge.n == 18 and judge.accuracy == pytest.approx(right / 18)
@@ -196,6 +198,12 @@ def test_with_no_labels_it_says_how_many_would_give_a_ci_of_the_width(project):
     judge = found[JUDGE]
     assert judge.labelled == 0 and judge.accuracy is None and judge.kappa.value is None
     assert judge.needed == stats.kappa_labels_for_width(0.2, agreement=0.8, chance=1 / 3)
+    # the offline rule decides SUPPORTED only: no kappa, and no number of labels would give it one
+    assert found[OFFLINE].needed is None
+    from rageval.views.trust import verifier_rows, verifier_sentence
+
+    offline_row = next(r for r in verifier_rows(project, ["runA"], n_boot=0) if r["signature"] == OFFLINE)
+    assert "no labelled claim it decided yet." in verifier_sentence(offline_row)
 
 
 def test_share_supported_estimate_is_ppi_on_the_labelled_claims(project):

@@ -47,7 +47,7 @@ def test_packed_vectors_equal_each_text_alone_without_padding(model):
     vectors = embedder.embed(TEXTS)
     for i, ids in enumerate(id_lists):
         alone = encode_batch(net, np.array([ids]), np.ones((1, len(ids)), np.float32))[0]
-        rows = packed[offsets[i]:offsets[i + 1]]
+        rows = packed[offsets[i]:offsets[i] + len(ids)]
         np.testing.assert_allclose(rows, alone, atol=1e-6 * np.abs(alone).max(), rtol=0)
         np.testing.assert_allclose(vectors[i], l2_normalise(alone.mean(axis=0)[None])[0], atol=1e-6, rtol=0)
 
@@ -62,7 +62,7 @@ def test_packed_states_are_bit_for_bit_the_padded_pass(model):
         mask = np.zeros((1, width), np.float32)
         padded_ids[0, :len(ids)], mask[0, :len(ids)] = ids, 1.0
         padded = encode_batch(net, padded_ids, mask)[0, :len(ids)]
-        np.testing.assert_array_equal(packed[offsets[i]:offsets[i + 1]], padded)
+        np.testing.assert_array_equal(packed[offsets[i]:offsets[i] + len(ids)], padded)
 
 
 def test_embed_keeps_input_order_and_does_not_depend_on_the_pack(model):
@@ -87,6 +87,34 @@ def test_pack_layout_places_every_real_row_once():
     assert sorted(rows.tolist()) == list(range(80))
     for g in groups:
         assert (g.index.reshape(-1)[g.mask.reshape(-1) == 0] == 80).all()  # padding -> the zero row
+
+
+def test_aligned_layout_starts_every_text_on_the_period():
+    offsets, groups = pack_layout([2, 17, 5, 40, 16], bucket_width, align=12)
+    assert offsets.tolist() == [0, 12, 36, 48, 96, 120]
+    real = sorted(np.concatenate([g.rows for g in groups]).tolist())
+    assert real == [r for start, n in zip(offsets, [2, 17, 5, 40, 16]) for r in range(start, start + n)]
+    for g in groups:
+        assert (g.index.reshape(-1)[g.mask.reshape(-1) == 0] == 120).all()
+
+
+@pytest.mark.parametrize("n,align", [(12, 12), (264, 12), (276, 12), (600, 12), (96, 48)])
+def test_aligned_row_blocks_keep_every_bound_on_the_period(n, align):
+    blocks = _row_blocks(n, align)
+    assert blocks[0][0] == 0 and blocks[-1][1] == n
+    assert all(lo % align == 0 and hi % align == 0 for lo, hi in blocks)
+
+
+def test_row_period_makes_a_row_independent_of_its_call():
+    from rageval.embed.forward import row_period
+
+    p = row_period()
+    rng = np.random.default_rng(9)
+    x = rng.standard_normal((40 * p, 384), dtype=np.float32)
+    w = rng.standard_normal((384, 1536), dtype=np.float32)
+    full = x @ w
+    for a, b in ((p, 2 * p), (5 * p, 19 * p), (0, 40 * p)):
+        np.testing.assert_array_equal(x[a:b] @ w, full[a:b])
 
 
 @pytest.mark.parametrize("n", [1, 2, _FFN_ROWS - 1, _FFN_ROWS, _FFN_ROWS + 1, _FFN_ROWS + 2, 3 * _FFN_ROWS + 1])

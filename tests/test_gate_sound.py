@@ -1,5 +1,6 @@
-"""The gate reads only sound numbers (issue 36 item 1): each case of the issue's table through
-``rageval check`` / ``rageval import-scores``, with the good rows around the bad one kept."""
+"""The gate reads only sound numbers: each hostile case (a NaN effect, repeated ids, out-of-range and
+infinite values, tampered parts) through ``rageval check`` / ``rageval import-scores``, with the good
+rows around the bad one kept."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Property tests of issue 36: ``check``, ``import-scores`` and rubric files take arbitrary hostile
+"""Property tests: ``check``, ``import-scores`` and rubric files take arbitrary hostile
 input (NaN, infinities, 5,000-digit numbers, booleans, text, controls, deep nesting, repeated ids)
 without an exception escaping; every value the gate averages or stores is a finite number inside
 its metric's range; every row is kept or rejected by its number; the reports always parse. Small

@@ -1,4 +1,4 @@
-"""Writes that respect the target (issue 36 item 3): ``--out`` to a symbolic link replaces the file it
+"""Writes that respect the target: ``--out`` to a symbolic link replaces the file it
 points to; to ``-`` or a FIFO it streams; a temporary file left by a killed write is removed by the
 next write into the same folder. Through ``score``, ``export`` and ``report``, which share
 :func:`rageval.files.atomic_write`."""

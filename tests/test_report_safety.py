@@ -1,4 +1,4 @@
-"""Reports that cannot be turned against their reader (issue 36 item 2): ``check --junit-xml`` always
+"""Reports that cannot be turned against their reader: ``check --junit-xml`` always
 parses with a strict XML parser, ``--markdown`` escapes HTML, links, images, bidi and control
 characters in every cell, and the terminal never receives an escape sequence from data."""
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Rubrics with limits and strict replies (issue 36 item 6): size limits, a clear message naming the
+"""Rubrics with limits and strict replies: size limits, a clear message naming the
 field for every type error (CLI and the Run page's form), UTF-8 with a byte-order mark accepted and
 other encodings named, judge replies read strictly, and look-alike data tags defused in every prompt."""
 from __future__ import annotations

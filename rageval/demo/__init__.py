@@ -137,12 +137,10 @@ def _import_claim_labels(project, runs: dict[str, str]) -> None:
         return
     with (demo_dir() / "claim_labels.csv").open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
+    import pandas as pd
+
+    from rageval.files import csv_text
+
     for row in rows:
         row["run"] = runs[row["run"]]
-    import io
-
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    import_claim_labels(project, "claim_labels.csv", out.getvalue().encode())
+    import_claim_labels(project, "claim_labels.csv", csv_text(pd.DataFrame(rows)).encode())

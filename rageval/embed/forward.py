@@ -2,17 +2,20 @@
 
 - :func:`encode_batch`: padded token ids ``(B, L)``, every row of the batch through every
   layer (the cross-encoder's pairs, which carry token types).
-- :func:`encode_packed`: the texts' word-pieces packed one after another with no padding. Every
-  row-wise step (embeddings, the q/k/v, output and feed-forward matmuls, the LayerNorms, about
-  95% of the FLOPs) runs on real word-pieces only; only attention pads, each text to
-  ``width(n)`` (:func:`rageval.embed.minilm.bucket_width`, a multiple of 16 fixed by the text's
-  own length), texts of one width together. A padded key gets probability exactly 0 and a
-  row's matmul result does not depend on the other rows (two rows or more, see
-  :func:`_row_blocks`), so a text's states are bit for bit those of :func:`encode_batch` with
-  the text padded to ``width(n)``, whatever else is packed with it.
+- :func:`encode_packed`: the texts' word-pieces packed one after another, each text starting on
+  a multiple of the BLAS row period (:func:`row_period`: 12 with OpenBLAS 0.3.31's Haswell
+  kernel, whose row results depend on the row's place in a block of 12; dummy rows fill the
+  gaps, on average (period - 1) / 2 a text). Every row-wise step (embeddings, the q/k/v, output
+  and feed-forward matmuls, the LayerNorms, about 95% of the FLOPs) runs on those rows; only
+  attention pads, each text to ``width(n)`` (:func:`rageval.embed.minilm.bucket_width`, a
+  multiple of 16 fixed by the text's own length), texts of one width together. A padded key
+  gets probability exactly 0 and a row's matmul result depends only on its place in the period
+  (two rows or more, see :func:`_row_blocks`), so a text's states are bit for bit those of
+  :func:`encode_batch` with the text padded to ``width(n)``, whatever else is packed with it.
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Callable
@@ -115,22 +118,53 @@ def _gelu(x: np.ndarray, scratch: Scratch | None = None) -> np.ndarray:
 _FFN_ROWS = 256
 
 
-def _row_blocks(n: int) -> list[tuple[int, int]]:
-    """``[lo, hi)`` blocks of about ``_FFN_ROWS`` rows covering ``n`` rows, none of one row.
+def _row_blocks(n: int, align: int = 1) -> list[tuple[int, int]]:
+    """``[lo, hi)`` blocks of about ``_FFN_ROWS`` rows covering ``n`` rows, none of one row; with
+    ``align`` > 1 (``n`` a multiple of it) every bound is a multiple of ``align``.
 
     A one-row product goes through BLAS's matrix-vector routine, whose sums are ordered
-    differently from the matrix-matrix one; with at least two rows per block a row's result is
-    the same whatever block it lands in (checked bit for bit in tests/test_embed_packed.py).
+    differently from the matrix-matrix one; with at least two rows per block (and aligned bounds,
+    :func:`row_period`) a row's result is the same whatever block it lands in (checked bit for bit
+    in tests/test_embed_packed.py).
     """
-    bounds = list(range(0, n, _FFN_ROWS)) + [n]
+    size = -(-_FFN_ROWS // align) * align
+    bounds = list(range(0, n, size)) + [n]
     if len(bounds) > 2 and bounds[-1] - bounds[-2] == 1:
         del bounds[-2]
     return list(zip(bounds, bounds[1:]))
 
 
-def _feed_forward(x: np.ndarray, layer: dict[str, np.ndarray], out: np.ndarray, s: Scratch) -> np.ndarray:
+@functools.lru_cache(maxsize=1)
+def row_period() -> int:
+    """The row alignment under which this process's BLAS gives a row of ``X @ W`` the same bits
+    whatever other rows share the call (probed once, on random float32 matrices of the model's
+    four weight shapes).
+
+    Some ``sgemm`` kernels compute a row differently by its position in the kernel's block of rows
+    (OpenBLAS 0.3.31's Haswell kernel: blocks of 12, and the last, partial block another way), so
+    a text's vectors would depend on where the pack put it, by about 1e-6. Starting every text,
+    and ending every call, on a multiple of the period makes each text's rows sit in the same
+    places whatever the pack. Candidates from 2 up (a one-row call is a matrix-vector product);
+    1 when none works (no alignment helps: vectors may then differ by ~1e-6 between packs).
+    """
+    rng = np.random.default_rng(0)
+    rows = 576  # a multiple of every candidate
+    shapes = ((384, 1152), (384, 384), (384, 1536), (1536, 384))
+    probes = []
+    for k, n in shapes:
+        x = rng.standard_normal((rows, k), dtype=np.float32)
+        w = rng.standard_normal((k, n), dtype=np.float32)
+        probes.append((x, w, x @ w))
+    for p in (2, 4, 6, 8, 12, 16, 24, 32, 48, 64):
+        spans = ((0, p), (p, 3 * p), (3 * p, 8 * p), (2 * p, 9 * p))
+        if all(np.array_equal(x[a:b] @ w, full[a:b]) for x, w, full in probes for a, b in spans):
+            return p
+    return 1
+
+
+def _feed_forward(x: np.ndarray, layer: dict[str, np.ndarray], out: np.ndarray, s: Scratch, align: int) -> np.ndarray:
     """``out = W2 gelu(W1 x + b1) + b2 + x`` (the residual included), a block of rows at a time."""
-    for lo, hi in _row_blocks(x.shape[0]):
+    for lo, hi in _row_blocks(x.shape[0], align):
         rows = x[lo:hi]
         inner = np.matmul(rows, layer["in_w"], out=s.get("ffn_inner", hi - lo, layer["in_w"].shape[1]))
         inner += layer["in_b"]
@@ -174,7 +208,7 @@ def _key_bias(mask: np.ndarray) -> np.ndarray:
 
 
 def _layer_tail(model: _MiniLM, layer: dict[str, np.ndarray], x: np.ndarray, ctx: np.ndarray, s: Scratch,
-                names: tuple[str, str]) -> np.ndarray:
+                names: tuple[str, str], align: int) -> np.ndarray:
     """Output projection, residual and LayerNorm, then the feed-forward block and LayerNorm.
 
     ``x`` lives in the scratch buffer ``names[0]``; the attention block's result goes to
@@ -185,27 +219,43 @@ def _layer_tail(model: _MiniLM, layer: dict[str, np.ndarray], x: np.ndarray, ctx
     attn += layer["out_b"]
     attn += x
     mid = _layer_norm(attn, layer["ln1_g"], layer["ln1_b"], model.eps, s)
-    out = _feed_forward(mid, layer, s.get(names[0], n, h), s)
+    out = _feed_forward(mid, layer, s.get(names[0], n, h), s, align)
     return _layer_norm(out, layer["ln2_g"], layer["ln2_b"], model.eps, s)
 
 
-def encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None) -> np.ndarray:
+def encode_batch(model: _MiniLM, ids: np.ndarray, mask: np.ndarray, types: np.ndarray | None = None,
+                 align: int | None = None) -> np.ndarray:
     """Last hidden states ``(B, L, H)`` for padded token ids ``(B, L)`` with 0/1 ``mask`` (and
-    token types ``(B, L)`` for a sentence pair; all 0 when None)."""
+    token types ``(B, L)`` for a sentence pair; all 0 when None). Each sequence's rows start on a
+    multiple of ``align`` (default :func:`row_period`; the rows between are dummies, never read)."""
     b, length = ids.shape
     h, emb = model.dim, model.embeddings
+    align = row_period() if align is None else align
+    stride = -(-length // align) * align
+    rows = np.zeros((b, stride), dtype=np.int64)
+    rows[:, :length] = ids
+    pos = np.arange(stride)
+    pos[length:] = 0
     s, names = Scratch(), ("state", "state_mid")
-    x = np.take(emb["word"], ids.reshape(-1), axis=0, mode="clip", out=s.get(names[0], b * length, h))
-    x += np.tile(emb["position"][:length], (b, 1))
-    x += emb["type0"] if types is None else emb["types"][types.reshape(-1)]
+    x = np.take(emb["word"], rows.reshape(-1), axis=0, mode="clip", out=s.get(names[0], b * stride, h))
+    x += np.tile(emb["position"][pos], (b, 1))
+    if types is None:
+        x += emb["type0"]
+    else:
+        kinds = np.zeros((b, stride), dtype=np.int64)
+        kinds[:, :length] = types
+        x += emb["types"][kinds.reshape(-1)]
     x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps, s)
     bias = _key_bias(mask)
-    index = np.arange(b * length).reshape(b, length)
+    index = (np.arange(b)[:, None] * stride + np.arange(length)[None, :])
     for layer in model.layers:
-        qkv = np.matmul(x, layer["qkv_w"], out=s.get("qkv", b * length, 3 * h))
+        qkv = np.matmul(x, layer["qkv_w"], out=s.get("qkv", b * stride, 3 * h))
         qkv += layer["qkv_b"]
-        x = _layer_tail(model, layer, x, _attention(qkv, index, bias, model.heads, s), s, names)
-    return x.reshape(b, length, h)
+        ctx = s.get("ctx", b * stride, h)
+        ctx.fill(0.0)
+        ctx[index.reshape(-1)] = _attention(qkv, index, bias, model.heads, s)
+        x = _layer_tail(model, layer, x, ctx, s, names, align)
+    return x.reshape(b, stride, h)[:, :length]
 
 
 @dataclass(frozen=True, eq=False)
@@ -222,11 +272,13 @@ class WidthGroup:
     rows: np.ndarray
 
 
-def pack_layout(lengths: list[int], width: Callable[[int], int]) -> tuple[np.ndarray, list[WidthGroup]]:
-    """``offsets`` (text ``i`` is packed rows ``offsets[i]:offsets[i+1]``) and one
-    :class:`WidthGroup` per attention width ``width(n)`` present, widest first."""
+def pack_layout(lengths: list[int], width: Callable[[int], int], align: int = 1) -> tuple[np.ndarray, list[WidthGroup]]:
+    """``offsets`` (text ``i`` is packed rows ``offsets[i] : offsets[i] + lengths[i]``, each start
+    a multiple of ``align``; ``offsets[-1]``: the rows in all, a multiple of ``align``; the rows
+    between texts are dummies) and one :class:`WidthGroup` per attention width ``width(n)``
+    present, widest first."""
     offsets = np.zeros(len(lengths) + 1, dtype=np.int64)
-    np.cumsum(lengths, out=offsets[1:])
+    np.cumsum([-(-n // align) * align for n in lengths], out=offsets[1:])
     by_width: dict[int, list[int]] = {}
     for i, n in enumerate(lengths):
         by_width.setdefault(width(n), []).append(i)
@@ -241,19 +293,26 @@ def pack_layout(lengths: list[int], width: Callable[[int], int]) -> tuple[np.nda
 
 
 def encode_packed(
-    model: _MiniLM, id_lists: list[list[int]], width: Callable[[int], int], scratch: Scratch | None = None
+    model: _MiniLM, id_lists: list[list[int]], width: Callable[[int], int], scratch: Scratch | None = None,
+    align: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray, list[WidthGroup]]:
-    """Last hidden states of every real word-piece, packed: ``(N, H)`` with ``N = sum n_i``, plus
-    the layout of :func:`pack_layout` (``width(n)``: the padded attention width of a text of
-    ``n`` word-pieces). With a ``scratch`` (reused pack after pack) the states are a view of it,
-    valid until its next use."""
+    """Last hidden states of the packed word-pieces ``(N, H)``, text ``i`` at rows ``offsets[i] :
+    offsets[i] + len(id_lists[i])``, plus the layout of :func:`pack_layout` (``width(n)``: the
+    padded attention width of a text of ``n`` word-pieces; ``align``: default :func:`row_period`).
+    With a ``scratch`` (reused pack after pack) the states are a view of it, valid until its next use."""
+    align = row_period() if align is None else align
     lengths = [len(x) for x in id_lists]
-    offsets, groups = pack_layout(lengths, width)
+    offsets, groups = pack_layout(lengths, width, align)
     emb, h = model.embeddings, model.dim
     s, names = scratch or Scratch(), ("state", "state_mid")
     n_rows = int(offsets[-1])
-    x = np.take(emb["word"], np.concatenate(id_lists), axis=0, mode="clip", out=s.get(names[0], n_rows, h))
-    x += emb["position"][np.concatenate([np.arange(n) for n in lengths])]
+    ids = np.zeros(n_rows, dtype=np.int64)  # dummy rows between texts: word 0 at position 0
+    pos = np.zeros(n_rows, dtype=np.int64)
+    for start, text in zip(offsets, id_lists):
+        ids[start:start + len(text)] = text
+        pos[start:start + len(text)] = np.arange(len(text))
+    x = np.take(emb["word"], ids, axis=0, mode="clip", out=s.get(names[0], n_rows, h))
+    x += emb["position"][pos]
     x += emb["type0"]
     x = _layer_norm(x, emb["ln_g"], emb["ln_b"], model.eps, s)
     biases = [_key_bias(g.mask) for g in groups]
@@ -263,7 +322,9 @@ def encode_packed(
         qkv[:n_rows] += layer["qkv_b"]
         qkv[n_rows] = 0.0
         ctx = s.get("ctx", n_rows, h)
+        if align > 1:
+            ctx.fill(0.0)  # the dummy rows
         for g, bias in zip(groups, biases):
             ctx[g.rows] = _attention(qkv, g.index, bias, model.heads, s)[g.real]
-        x = _layer_tail(model, layer, x, ctx, s, names)
+        x = _layer_tail(model, layer, x, ctx, s, names, align)
     return x, offsets, groups

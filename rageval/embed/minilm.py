@@ -156,9 +156,10 @@ BUCKET = 16  # every text is padded to the next multiple of this, whatever else 
 def bucket_width(length: int) -> int:
     """The padded width a text of ``length`` tokens is always computed at (a multiple of 16).
 
-    Floating-point sums depend on the padded width; fixing the width by the text's own length
-    makes its vectors identical whatever batch it is computed in (the batch dimension does not
-    change a row's result), so metric values never depend on the other texts of the batch.
+    Floating-point sums depend on the padded width; fixing the width by the text's own length,
+    and starting every text on a multiple of the BLAS row period in the row-wise layers
+    (:func:`rageval.embed.forward.row_period`), makes its vectors identical whatever batch it is
+    computed in, so metric values never depend on the other texts of the batch.
     """
     return max(BUCKET, -(-length // BUCKET) * BUCKET)
 
@@ -234,7 +235,7 @@ class MiniLMEmbedder:
                         results[pack[j]] = means[row]
             else:
                 for j, i in enumerate(pack):
-                    results[i] = np.array(hidden[offsets[j] + 1 : offsets[j + 1] - 1], dtype=np.float32)
+                    results[i] = np.array(hidden[offsets[j] + 1 : offsets[j] + len(id_lists[i]) - 1], dtype=np.float32)
         return results, encodings
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
