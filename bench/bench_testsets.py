@@ -92,6 +92,18 @@ def _figures(project, name: str, result, seconds: float) -> dict:
     }
 
 
+def _multi_hop_links(project, result) -> dict:
+    """How many kept multi-hop questions pair two chunks that share a named entity (the partner rule's
+    first choice, :func:`rageval.testsets.llm.multi_hop_partners`), entities read over the whole corpus."""
+    from rageval.ingest.corpus import corpus_chunking, ensure_chunks
+    from rageval.testsets.llm import chunk_entities
+
+    chunks = ensure_chunks(project, "squality", corpus_chunking(project, "squality"))
+    entities = dict(zip((c["id"] for c in chunks), chunk_entities([c["text"] for c in chunks]) or [frozenset()] * len(chunks)))
+    pairs = [c.source_chunks for c in result.kept if c.kind == "multi_hop" and len(c.source_chunks) == 2]
+    return {"multi_hop_kept": len(pairs), "multi_hop_sharing_entity": sum(bool(entities[a] & entities[b]) for a, b in pairs)}
+
+
 def main() -> None:
     from bench.bench_common import announce, run_facts
 
@@ -133,7 +145,8 @@ def main() -> None:
         seconds = time.perf_counter() - t0
         first_calls = server.count("/v1/chat/completions")
         again = generate_set(project, config)
-        out["llm_scripted"] = {**_figures(project, "llm", result, seconds), "calls_first_run": first_calls,
+        out["llm_scripted"] = {**_figures(project, "llm", result, seconds), **_multi_hop_links(project, result),
+                               "calls_first_run": first_calls,
                                "calls_second_run": server.count("/v1/chat/completions") - first_calls,
                                "second_run_same_questions": [c.question for c in again.kept] == [c.question for c in result.kept],
                                "estimate_calls": estimate.calls}

@@ -51,6 +51,15 @@ class ChunkingConfig:
         """``method-size-overlap``, e.g. ``recursive-1024-128``; part of every chunk id."""
         return f"{self.method}-{self.size}-{self.overlap}"
 
+    @classmethod
+    def from_signature(cls, signature: str) -> "ChunkingConfig":
+        """The config whose :meth:`signature` is ``signature`` (``method-size-overlap``)."""
+        method, _, rest = signature.partition("-")
+        size, _, overlap = rest.partition("-")
+        if not (size.isdigit() and overlap.isdigit()):
+            raise ConfigError(f"chunking {signature!r} is not method-size-overlap (e.g. recursive-1024-128)")
+        return cls(method=method, size=int(size), overlap=int(overlap))
+
 
 
 #: the metrics a run computes when none are named: cheap, offline, and enough to read a run
@@ -275,7 +284,9 @@ class TestsetConfig:
     judge: str | None = None
     language: str | None = None
     seed: int = 0
-    chunking: ChunkingConfig = field(default_factory=ChunkingConfig)
+    #: None: the corpus's own (:func:`rageval.ingest.corpus.corpus_chunking`), so the relevant ids
+    #: are the ids of the chunks its runs retrieve
+    chunking: ChunkingConfig | None = None
     embedder: str = "local"
     concurrency: int = 8
     use_cache: bool = True

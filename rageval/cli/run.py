@@ -14,9 +14,11 @@ from rageval.util import shown
 
 def cmd_run(args: argparse.Namespace) -> int:
     """Run retrieve -> generate -> evaluate over a QA set, or resume a run with --resume ID."""
+    from rageval.runs.label_chunking import chunking_note
     from rageval.runs.pipeline import execute, start_run
 
     proj = project(args)
+    notes: list[str] = []
     if args.resume:
         run_id, context = args.resume, _resume_context(proj, args.resume)
         found = context.run
@@ -31,6 +33,9 @@ def cmd_run(args: argparse.Namespace) -> int:
         if args.dry_run:
             return _dry_run(args, proj, config)
         run_id, context = start_run(proj, config), None
+        notes = [n for n in [chunking_note(proj, config)] if n]
+        for note in notes:
+            print(f"NOTE {note}", file=sys.stderr)
     summary = execute(proj, run_id, progress=progress(args), workers=args.workers, context=context)
     if progress(args) is not None:
         print(file=sys.stderr)
@@ -40,7 +45,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     payload = {"run_id": summary.run_id, "status": summary.status, "items": summary.items,
                "done": summary.done, "failed": summary.failed, "seconds": summary.seconds,
                "scores": [{"metric": s.metric, "mean": s.mean, "scored": s.n_ok,
-                           "unscored": s.n_unscored + s.n_failed} for s in scores]}
+                           "unscored": s.n_unscored + s.n_failed} for s in scores], "notes": notes}
     emit(args, payload, f"{summary.run_id}\n{summary.status}: {summary.done}/{summary.items} items, "
                         f"{summary.failed} failed, {summary.seconds} s\n" + score_lines(scores))
     return EXIT_PARTIAL if summary.failed else EXIT_OK

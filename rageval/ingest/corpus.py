@@ -38,6 +38,8 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestProb
         if progress is not None:
             progress("chunks", n, len(docs))
     store.add_documents(project.db_path, corpus, docs, all_chunks, chunking.signature())
+    if docs:
+        store.record_chunking(project.db_path, corpus, chunking.signature())
     store.record_ingest_errors(project.db_path, corpus, errors)
     return summary, errors
 
@@ -93,6 +95,13 @@ def _document(row: dict[str, Any]) -> Document:
     )
     return Document(id=row["id"], name=row["name"], kind=row["kind"], pages=pages,
                     size_bytes=row["size_bytes"])
+
+
+def corpus_chunking(project: Project, corpus: str) -> ChunkingConfig:
+    """The chunking ``corpus`` was ingested with (:func:`rageval.store.corpus.corpus_chunking`); the
+    default when nothing says which (no documents, or several chunkings stored before it was recorded)."""
+    signature = store.corpus_chunking(project.db_path, corpus)
+    return ChunkingConfig.from_signature(signature) if signature else ChunkingConfig()
 
 
 def ensure_chunks(project: Project, corpus: str, chunking: ChunkingConfig) -> list[dict[str, Any]]:

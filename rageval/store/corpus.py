@@ -49,6 +49,36 @@ def add_documents(db: Path, corpus: str, documents: Sequence[Any], chunks: Seque
     return int(after - before)
 
 
+def record_chunking(db: Path, corpus: str, chunking: str) -> None:
+    """Record ``chunking`` (a signature) as the one ``corpus`` was ingested with."""
+    with connect(db) as con:
+        con.execute("INSERT INTO corpora (name, chunking) VALUES (?, ?)"
+                    " ON CONFLICT (name) DO UPDATE SET chunking = excluded.chunking", [corpus, chunking])
+
+
+def corpus_chunking(db: Path, corpus: str) -> str | None:
+    """The chunking signature ``corpus`` was last ingested with; for a corpus ingested before it was
+    recorded, the one chunking its chunks are stored under (None when there are several or none)."""
+    with connect(db) as con:
+        row = con.execute("SELECT chunking FROM corpora WHERE name = ?", [corpus]).fetchone()
+        if row is not None and row[0]:
+            return str(row[0])
+        stored = con.execute("SELECT DISTINCT c.chunking FROM chunks c JOIN corpus_documents cd"
+                             " ON cd.doc_id = c.doc_id AND cd.corpus = ?", [corpus]).fetchall()
+    return str(stored[0][0]) if len(stored) == 1 else None
+
+
+def chunkings_of(db: Path, ids: Iterable[str]) -> dict[str, int]:
+    """How many of ``ids`` are chunks stored under each chunking signature."""
+    ids = list(ids)
+    if not ids:
+        return {}
+    with connect(db) as con:
+        rows = con.execute("SELECT chunking, count(*) FROM chunks WHERE list_contains(?, id) GROUP BY chunking",
+                           [ids]).fetchall()
+    return {str(r[0]): int(r[1]) for r in rows}
+
+
 def record_ingest_errors(db: Path, corpus: str, errors: Sequence[Any]) -> None:
     """Keep the latest error per (corpus, file name) so the Documents page can list them."""
     if not errors:

@@ -3,8 +3,9 @@
 One entry point, :func:`generate_set`, for the CLI (``rageval qa generate``), the QA sets page
 and the bench. What it does:
 
-1. reads the corpus's chunks under the config's chunking (chunking stored documents anew when
-   needed), so the relevant ids it stores are the ids a run with that chunking retrieves;
+1. reads the corpus's chunks under the chunking it was ingested with (or the config's, when it
+   names one: chunking stored documents anew), so the relevant ids it stores are the ids a run
+   with that chunking retrieves;
 2. makes candidates: templates (offline) from up to ``TEMPLATE_POOL`` x n sentences, or LLM
    slots in rounds: the first round asks n slots, each later round asks twice the number still
    missing, until n are kept or ``MAX_ASKED`` x n slots have been asked;
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from rageval.config import TestsetConfig
@@ -32,7 +33,7 @@ from rageval.llm.cost import cost_usd, load_prices
 from rageval.store import runs as run_store
 from rageval.testsets import critic
 from rageval.testsets.items import Candidate, qa_item
-from rageval.testsets.llm import REPLY_TOKENS, Planner, ask_slot, nearest_neighbours, prompt_tokens, prompts_signature
+from rageval.testsets.llm import REPLY_TOKENS, Planner, ask_slot, multi_hop_partners, prompt_tokens, prompts_signature
 from rageval.testsets.template import template_candidates
 from rageval.types import Spec
 
@@ -56,6 +57,8 @@ class Generated:
     asked: int
     estimate: RunEstimate | None = None
     usage: dict[str, Any] = field(default_factory=dict)
+    #: the chunking signature whose chunk ids the relevant ids are
+    chunking: str = ""
 
     @property
     def drops(self) -> dict[str, int]:
@@ -71,6 +74,13 @@ def signature(config: TestsetConfig) -> str:
     parts += [f"judge:{config.judge_spec()}", f"dup:{critic.DUPLICATE_COSINE:g}", f"seed:{config.seed}",
               f"chunking:{config.chunking.signature()}", VERSION]
     return "|".join(parts)
+
+
+def with_chunking(project: Project, config: TestsetConfig) -> TestsetConfig:
+    """``config`` with its chunking resolved: the corpus's own when it names none."""
+    from rageval.ingest.corpus import corpus_chunking
+
+    return config if config.chunking is not None else replace(config, chunking=corpus_chunking(project, config.corpus))
 
 
 def _chunks(project: Project, config: TestsetConfig) -> list[dict[str, Any]]:
@@ -122,7 +132,7 @@ def _llm_candidates(project: Project, config: TestsetConfig, chunks: list[dict[s
     if "multi_hop" in config.kinds:
         from rageval.embed.sentences import sentence_vectors
 
-        neighbours = nearest_neighbours(sentence_vectors(embedder, [c["text"] for c in chunks]),
+        neighbours = multi_hop_partners(sentence_vectors(embedder, [c["text"] for c in chunks]),
                                         [c["text"] for c in chunks])
     planner = Planner(chunks, config.kinds, seed=config.seed, neighbours=neighbours)
     kept: list[Candidate] = []
@@ -159,10 +169,12 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
     the generator is online, the judge (the critic's) and the embedder."""
     from rageval.llm.session import model_session
 
+    config = with_chunking(project, config)
     chunks = _chunks(project, config)
     sig = signature(config)
     if dry_run:
-        return Generated(config.name, sig, [], [], 0, estimate=estimate(config, chunks))
+        return Generated(config.name, sig, [], [], 0, estimate=estimate(config, chunks),
+                         chunking=config.chunking.signature())
     text = {c["id"]: c["text"] for c in chunks}
     roles = {"judge": config.judge_spec(), "embedder": config.embedder,
              **({"generator": config.generator} if config.online else {})}
@@ -177,7 +189,8 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
             reviewed = critic.review(pool, text, embedder, want=config.n, llm=judge)
             kept, dropped = [c for c in reviewed if not c.dropped], [c for c in reviewed if c.dropped]
         usage = _usage(client.usage()) if client is not None else {}
-    result = Generated(config.name, sig, kept, dropped, len(kept) + len(dropped), usage=usage)
+    result = Generated(config.name, sig, kept, dropped, len(kept) + len(dropped), usage=usage,
+                       chunking=config.chunking.signature())
     if progress is not None:
         progress("questions", len(kept), config.n)
     if store:
@@ -206,6 +219,7 @@ def generation_record(config: TestsetConfig, result: Generated) -> dict[str, Any
 
 def save(project: Project, config: TestsetConfig, result: Generated, items: list[dict[str, Any]] | None = None) -> None:
     """Store ``result`` (or reviewed ``items``, in :func:`rageval.testsets.items.qa_item`'s shape) as set ``config.name``."""
+    config = with_chunking(project, config)
     rows = items if items is not None else [qa_item(c) for c in result.kept]
     run_store.save_qa_set(project.db_path, config.name, f"generated from corpus {config.corpus}", rows,
                           generator=config.generator, generation=generation_record(config, result))

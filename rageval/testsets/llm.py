@@ -3,9 +3,11 @@
 Plan (:func:`plan`). Slot ``i`` has kind ``kinds[i % len(kinds)]`` and the ``i``-th chunk of a
 seeded shuffled order of the corpus's chunks (chunks under ``MIN_CHUNK_WORDS`` words skipped);
 a ``numeric`` slot moves on to the next chunk in that order that states a quantity
-(:func:`rageval.text.numbers.quantities`); a ``multi_hop`` slot pairs its chunk with its
-nearest neighbour: the other chunk whose vector has the highest cosine with it (same embedder as
-retrieval; a chunk with identical text is not a neighbour). A slot depends only on ``i`` and the
+(:func:`rageval.text.numbers.quantities`); a ``multi_hop`` slot pairs its chunk with a partner
+(:func:`multi_hop_partners`): of the other chunks that share a named entity with it (spaCy,
+English chunks only), the one whose vector has the highest cosine with it; when none shares one
+(or spaCy is not installed), its nearest neighbour by cosine (same embedder as retrieval; a chunk
+with identical text is never a partner). A slot depends only on ``i`` and the
 seed, so asking for more slots extends the plan and an unchanged re-run sends the same requests,
 which the LLM cache answers (zero calls).
 
@@ -59,15 +61,55 @@ def prompts_signature(kinds: Sequence[str]) -> str:
     return prompt_hash(*prompt_names(kinds))
 
 
-def nearest_neighbours(vectors: np.ndarray, texts: Sequence[str]) -> list[int]:
-    """For each row, the index of the other row with the highest cosine (rows are unit vectors);
-    rows with the same text are never each other's neighbour; -1 when there is no other row."""
+#: spaCy entity labels that name something (numbers, dates and amounts are not shared subjects)
+NAMED_LABELS = frozenset({"PERSON", "NORP", "FAC", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW"})
+#: an entity named in more than this share of the chunks (of at least 4) links nothing: skipped
+COMMON_ENTITY_SHARE = 0.5
+
+
+def nearest_neighbours(vectors: np.ndarray, texts: Sequence[str],
+                       entities: Sequence[frozenset[str]] | None = None) -> list[int]:
+    """For each row, the index of the other row with the highest cosine (rows are unit vectors),
+    among the rows that share an entity with it when ``entities`` gives one such row; rows with the
+    same text are never each other's neighbour; -1 when there is no other row."""
     rows = np.asarray(vectors, dtype=np.float32)
     sims = rows @ rows.T
+    if entities is not None:
+        # a cosine is at most 1: a bonus of 3 ranks every entity-sharing row above every other
+        sims = sims + 3.0 * np.array([[bool(a & b) for b in entities] for a in entities], dtype=np.float32)
     first = {}
     ids = np.array([first.setdefault(t, len(first)) for t in texts])
     sims[ids[:, None] == ids[None, :]] = -np.inf
     return [int(np.argmax(row)) if np.isfinite(row).any() else -1 for row in sims]
+
+
+def chunk_entities(texts: Sequence[str]) -> list[frozenset[str]] | None:
+    """Each text's named entities (:data:`NAMED_LABELS`, lower-cased, a leading "the" dropped), by the
+    shared spaCy pipeline; empty for a text not guessed English (the pipeline is English only);
+    entities in more than :data:`COMMON_ENTITY_SHARE` of 4 or more texts dropped. None when spaCy
+    or its pipeline is not installed."""
+    from rageval.aligncheck.entities import parse
+    from rageval.errors import ConfigError
+
+    english = [t for t in texts if guess_language(t[:4000]) == "en"]
+    try:
+        docs = parse(english) if english else {}
+    except ConfigError:
+        return None
+    found = [frozenset(" ".join(e.text.lower().removeprefix("the ").split()) for e in docs[t].ents
+                       if e.label_ in NAMED_LABELS) if t in docs else frozenset() for t in texts]
+    counts: dict[str, int] = {}
+    for names in found:
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+    common = {n for n, c in counts.items() if len(texts) >= 4 and c > COMMON_ENTITY_SHARE * len(texts)}
+    return [names - common for names in found]
+
+
+def multi_hop_partners(vectors: np.ndarray, texts: Sequence[str]) -> list[int]:
+    """Each chunk's multi-hop partner (module doc): :func:`nearest_neighbours` with the chunks'
+    shared named entities (:func:`chunk_entities`) preferred."""
+    return nearest_neighbours(vectors, texts, chunk_entities(texts))
 
 
 class Planner:
