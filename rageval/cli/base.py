@@ -66,6 +66,20 @@ def emit(args: argparse.Namespace, payload: dict[str, Any], text: str, file: Any
           file=file or sys.stdout)
 
 
+def write_export(args: argparse.Namespace, text: str) -> int:
+    """An export's CSV or JSONL ``text`` to ``--out`` (written atomically, or streamed into a pipe or
+    device) with a one-line summary of its rows, else to stdout: the ratings and claim-labels exports."""
+    if not args.out:
+        sys.stdout.write(text)
+        return EXIT_OK
+    from rageval.files import write_atomic
+
+    write_atomic(args.out, text)
+    rows = max(0, text.count("\n") - (args.format == "csv"))
+    emit(args, {"out": args.out, "rows": rows}, f"-> {args.out}", file=summary_file(args.out))
+    return EXIT_OK
+
+
 def summary_file(out: Any) -> Any:
     """Where a command's summary goes: stderr when its ``--out`` streams to stdout, a pipe or a device."""
     from rageval.files import is_stream

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem
+from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem,
+                              write_export)
 from rageval.cli.trust import add_agreement_flags
 from rageval.config import CompareConfig, CorrelateConfig
 from rageval.errors import ConfigError
@@ -35,14 +35,7 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
     from rageval.human import export_ratings
 
     text = export_ratings(project(args), _run_list(args.run), args.format)
-    if args.out:
-        from rageval.files import write_atomic
-
-        write_atomic(args.out, text)
-        emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
-    else:
-        sys.stdout.write(text)
-    return EXIT_OK
+    return write_export(args, text)
 
 
 def cmd_correlate(args: argparse.Namespace) -> int:

@@ -3,9 +3,9 @@ here, the flag on ``agreement``) and ``estimate``."""
 from __future__ import annotations
 
 import argparse
-import sys
 
-from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem
+from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem,
+                              write_export)
 
 
 def cmd_labels_import(args: argparse.Namespace) -> int:
@@ -31,14 +31,7 @@ def cmd_labels_export(args: argparse.Namespace) -> int:
     if not runs:
         raise ConfigError("give one or more run ids: --run ID[,ID...]")
     text = export_claim_labels(project(args), runs, args.format)
-    if args.out:
-        from rageval.files import write_atomic
-
-        write_atomic(args.out, text)
-        emit(args, {"out": args.out, "rows": max(0, text.count("\n") - (args.format == "csv"))}, f"-> {args.out}")
-    else:
-        sys.stdout.write(text)
-    return EXIT_OK
+    return write_export(args, text)
 
 
 def cmd_claim_agreement(args: argparse.Namespace) -> int:
