@@ -7,14 +7,13 @@ a newcomer sees answers and scores soon; set ``RAGEVAL_NO_AUTODEMO=1`` to skip t
 """
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
 import streamlit as st
 
 from pages.common import PAGES, demo_building, demo_gate as _demo_gate, md, show_error, url_arrived
-from rageval.views.frame import DEMO_PROJECT, Progress, build_demo, demo_ready, list_projects, open_project
+from rageval.views.frame import DEMO_PROJECT, Progress, autodemo, build_demo, demo_ready, list_projects, open_project
 
 # a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com
 st.set_page_config(page_title="rageval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
@@ -26,7 +25,7 @@ def ensure_demo() -> None:
     The app stays usable meanwhile: a progress bar (every page, every tab) shows the build and
     the page refreshes when it is done. An interrupted build resumes on the next start.
     """
-    if os.environ.get("RAGEVAL_NO_AUTODEMO", "").strip() not in ("", "0"):
+    if not autodemo():
         return
     gate = _demo_gate()
     with gate["lock"]:

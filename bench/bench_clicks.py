@@ -1,4 +1,4 @@
-"""Click latency on a big project: rating, switching question, switching page (issue 26 item 3).
+"""Click latency on a big project: rating, switching question, switching page.
 
 Drives the real app (app.py through Streamlit's AppTest, in this process) on a project of
 10,000 answers x 20 metrics built by bench/bench_pages.py's builder, and times each click from
@@ -72,7 +72,7 @@ def rating_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
 
 
 def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
-    """Human review's claim queue: one click labels the claim and shows the next (issue 34)."""
+    """Human review's claim queue: one click labels the claim and shows the next."""
     at = app(project)
     at.run()
     at.switch_page("pages/human_review.py").run()
@@ -84,6 +84,28 @@ def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
         label = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED", "SKIP")[n % 4]
         out.append(clock(lambda: at.button(key=f"hr_claim_{label}").click().run()))
         check(at)
+    return out
+
+
+def claim_library(project: str, repeat: int) -> dict[str, list[tuple[float, float]]]:
+    """The library part of a claim-queue click, called directly: the queue query, the next claim with its
+    answer, and saving a label (rater ``direct``, so the app's queue is untouched)."""
+    from rageval.project import open_project
+    from rageval.store import claim_labels as cstore
+    from rageval.views import claim_review
+
+    p = open_project(project)
+    run_id = claim_review.rstore.runs(p.db_path)[0]["id"]
+    out: dict[str, list[tuple[float, float]]] = {}
+    for _ in range(repeat):
+        out.setdefault("library: queue query", []).append(
+            clock(lambda: cstore.queue(p.db_path, run_id, "direct", limit=1)))
+        found = []
+        out.setdefault("library: next claim with its answer", []).append(
+            clock(lambda: found.append(claim_review.next_claim(p, run_id, "direct"))))
+        item = found[0]
+        out.setdefault("library: save a label", []).append(clock(lambda: claim_review.save(
+            p, run_id, item.card, "direct", "SUPPORTED", item.options[0] if item.options else None)))
     return out
 
 
@@ -134,7 +156,8 @@ def main() -> None:
     prof = cProfile.Profile() if args.profile else None
     if prof:
         prof.enable()
-    rows = {"Human review, claim queue: label and next": claim_clicks("bench", args.repeat)}
+    rows = {"Human review, claim queue: label and next": claim_clicks("bench", args.repeat),
+            **claim_library("bench", args.repeat)}
     first, warm = {}, {}
     if not args.only:
         rows.update({"Human review: save and next": rating_clicks("bench", args.repeat),

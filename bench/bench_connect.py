@@ -6,7 +6,7 @@ attached file on a per-process instance (rageval.store.db).
 Builds the small test project (tests/test_app.py: three documents, a QA set, a finished run) in a
 temporary RAGEVAL_HOME, then times ``--repeat`` units of work that each read the run list:
 
-1. **instance per unit** (rageval before issue 23's store change): ``duckdb.connect(file)``, the
+1. **instance per unit** (rageval before the store kept one instance per process): ``duckdb.connect(file)``, the
    query, ``close()``;
 2. **attach per unit** (now): ``rageval.store.db.connect(file)``: ``ATTACH`` to the process's
    in-memory instance, ``USE``, the query, ``DETACH``;

@@ -4,7 +4,7 @@ Each repeat uses a fresh RAGEVAL_HOME in a temporary folder and a fresh Python p
 model load is counted every time, as a new user would see it. Reported per step (wall), the
 whole build's wall and CPU-seconds (the worker processes included), the seconds from the
 process start to the first progress report and to the first answer counted (stored), and from
-the run's start (after ingest) to its first answer counted. Targets (issue 27, 2 idle cores):
+the run's start (after ingest) to its first answer counted. Targets (2 idle cores):
 the build <= 5 s, the first progress within 1 s, the first answer counted within 2 s.
 
     python -m bench.bench_demo --repeats 3

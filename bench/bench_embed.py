@@ -3,7 +3,7 @@ sentence-transformers on torch CPU.
 
 Targets: >= 70 sentences/s on 2 cores for sentences of about 20 words (DESIGN.md); >= 1.0x
 sentence-transformers on torch CPU per CPU-second, one thread each, on the same sentences in the
-same run (issues 16 and 27).
+same run.
 
     python -m bench.bench_embed [--n 512] [--words 20] [--repeats 3] [--tokens] [--batch 32]
                                 [--st-python /tmp/st-venv/bin/python] [--st-path DIR] [--chunks]

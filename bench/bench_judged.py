@@ -132,7 +132,7 @@ def judged_benchmark(args, start_server, server_stats) -> None:
         if label not in args.phases.split(","):
             continue
         if label == "cached" and clean_url:
-            # the same address as the clean run: the judge cache is keyed by the server's URL (issue 24)
+            # the same address as the clean run: the judge cache is keyed by the server's URL
             extra = ("--port", clean_url.rsplit(":", 1)[1].split("/")[0])
         proc, url = start_server(lat, "--judge", *extra)
         if label == "clean":

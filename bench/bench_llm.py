@@ -1,6 +1,6 @@
 """Benchmark of the LLM layer against the fake OpenAI-compatible server (devtools/llm_server.py).
 
-Default (judged metrics, issue 16): N answers (question, answer, reference, 3 contexts of about
+Default (judged metrics): N answers (question, answer, reference, 3 contexts of about
 100 words) scored and stored through ``rageval.runs.scoring.score`` with four LLM-judged metrics
 (faithfulness, ragas_answer_correctness, ragas_answer_relevance, context_relevance) at
 ``--latency`` per call and ``--concurrency`` in flight; the server answers with the scripted

@@ -1,4 +1,4 @@
-"""Load figures for issue 17: ingest at scale, a big judged run with faults, kill-and-resume.
+"""Load figures: ingest at scale, a big judged run with faults, kill-and-resume.
 
 Three parts (each prints one JSON line; ``--parts`` picks them):
 

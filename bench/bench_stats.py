@@ -1,6 +1,6 @@
 """Speed of the correlation matrix (rageval.stats.correlation_matrix).
 
-Target (issue 14): the full Spearman matrix of 20 metrics x 100,000 items in under 2 s on 2 cores.
+Target: the full Spearman matrix of 20 metrics x 100,000 items in under 2 s on 2 cores.
 
     python -m bench.bench_stats [--metrics 20] [--items 100000] [--missing 0.0] [--method spearman]
                                 [--n-boot 1000] [--repeats 3]

@@ -11,7 +11,7 @@
    metrics>`` on ``--n`` answers, with and without ``--no-store``, alternating, each in a fresh
    process and ``RAGEVAL_HOME``; the ratio of the best stored run to the best unstored one.
 
-Target (issue 16): storing 10,000 x 20 under 10 s; ``score`` stored within 1.2x of ``--no-store``.
+Target: storing 10,000 x 20 under 10 s; ``score`` stored within 1.2x of ``--no-store``.
 Prints one JSON line per part.
 """
 from __future__ import annotations

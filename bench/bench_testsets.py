@@ -1,5 +1,5 @@
 """Generated QA sets on a corpus nobody on the team wrote: SQuALITY's science-fiction stories
-(../shared/data/squality/stories.jsonl.gz, Project Gutenberg texts; Wang et al. 2022).
+($RAGEVAL_DATA or ../shared/data: squality/stories.jsonl.gz, Project Gutenberg texts; Wang et al. 2022).
 
     python -m bench.bench_testsets [--stories 10] [--n 50] [--out docs/testsets.json]
 
@@ -22,22 +22,21 @@ embedder): recall@5 and MRR over the items with relevant ids, with a 95% percent
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import os
-import sys
 import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-STORIES = ROOT.parent / "shared" / "data" / "squality" / "stories.jsonl.gz"
+from training.data import DATA, read_jsonl
+
+STORIES = DATA / "squality" / "stories.jsonl.gz"
 
 
 def _stories(count: int) -> list[dict]:
-    rows = [json.loads(line) for line in gzip.open(STORIES, "rt", encoding="utf-8")]
+    rows = read_jsonl(STORIES)
     test = sorted((r for r in rows if r["split"] == "test"), key=lambda r: int(r["story_id"]))
     return test[:count]
 
@@ -94,7 +93,6 @@ def _figures(project, name: str, result, seconds: float) -> dict:
 
 
 def main() -> None:
-    sys.path.insert(0, str(ROOT))
     from bench.bench_common import announce, run_facts
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -28,10 +28,9 @@ from pages.data import (  # noqa: F401 - re-exported: pages call them as common.
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
-    "run": "pages/run.py", "answers": "pages/answers.py",
+    "run": "pages/run.py", "answers": "pages/answers.py", "human_review": "pages/human_review.py",
+    "correlations": "pages/correlations.py", "compare": "pages/compare.py",
 }
-PAGES.update({"human_review": "pages/human_review.py", "correlations": "pages/correlations.py",  # issue 14
-              "compare": "pages/compare.py"})
 COLOURS = {  # verdict -> (background, accent)
     "SUPPORTED": ("#dcf5e3", "#1e8a44"),
     "CONTRADICTED": ("#fde0e0", "#c62828"),

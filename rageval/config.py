@@ -138,6 +138,10 @@ class RunConfig:
         """16 hex characters of sha256 over the canonical JSON of the result-changing fields."""
         return stable_hash(self.result_fields())
 
+    def roles(self) -> dict[str, str]:
+        """The run's model roles, ``{role: spec}`` (generator, judge, embedder), for its model session."""
+        return {"generator": self.generator, "judge": self.judge, "embedder": self.embedder}
+
     def metric_options(self) -> dict[str, Any]:
         """The options every metric that has such a field takes from the run (judge, language, embedder,
         aligncheck_*), and the rubrics by name for the rubric:NAME metrics."""
@@ -148,6 +152,54 @@ class RunConfig:
     def index_signature(self) -> str:
         """The run's vector collection: :func:`index_signature` of its corpus, chunking, embedder."""
         return index_signature(self.corpus, self.chunking, self.embedder)
+
+
+@dataclass(frozen=True)
+class ImportConfig:
+    """The settings of an import run: answers scored from a file (``score``, the app's upload, the
+    parts of ``score --engine ray``). ``source`` is the file's display name, ``options`` the metric
+    options the scoring was given (``aligncheck_source``, ...), ``rubrics`` the rubric texts the values
+    were judged with. Stored flat (:meth:`to_dict`), as import runs always were."""
+
+    source: str = "answers"
+    metrics: tuple[str, ...] = ()
+    judge: str = "heuristic"
+    language: str = "en"
+    embedder: str = "local"
+    options: tuple[tuple[str, Any], ...] = ()
+    rubrics: tuple[dict[str, Any], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"source": self.source, "metrics": list(self.metrics), "judge": self.judge,
+                "language": self.language, "embedder": self.embedder, **dict(self.options)}
+        if self.rubrics:
+            data["rubrics"] = [dict(r) for r in self.rubrics]
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> "ImportConfig":
+        named = {"source", "metrics", "judge", "language", "embedder", "rubrics"}
+        return cls(source=str(data.get("source") or cls.source), metrics=tuple(data.get("metrics") or ()),
+                   judge=str(data.get("judge") or cls.judge), language=str(data.get("language") or cls.language),
+                   embedder=str(data.get("embedder") or cls.embedder),
+                   options=tuple(sorted((k, v) for k, v in data.items() if k not in named)),
+                   rubrics=tuple(data.get("rubrics") or ()))
+
+
+def stored_config(run: dict[str, Any]) -> RunConfig | ImportConfig:
+    """The typed config of a stored run (a row of rageval.store.runs, or a row that carries its run's
+    ``kind``, ``config`` and, for a pipeline run, ``corpus`` and ``qa_set``): a RunConfig for a
+    pipeline run, an ImportConfig for imported scores. Every reader of a stored config reads it here.
+
+    >>> stored_config({"kind": "import", "config": {"source": "a.csv", "aligncheck_source": "contexts"}}).options
+    (('aligncheck_source', 'contexts'),)
+    >>> stored_config({"kind": "pipeline", "corpus": "c", "qa_set": "q", "config": {"top_k": 3}}).generator
+    'extractive'
+    """
+    data = run.get("config") or {}
+    if run["kind"] == "pipeline":
+        return RunConfig.from_dict({"corpus": run.get("corpus") or "", "qa_set": run.get("qa_set") or "", **data})
+    return ImportConfig.from_dict(data)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,6 @@ restored at the same path is caught too (:mod:`rageval.store.meta`).
 """
 from __future__ import annotations
 
-import os
 import threading
 import time
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from rageval import settings
 from rageval.errors import ConfigError, RagevalError
 from rageval.project import Project
 from rageval.util import stable_hash
@@ -52,25 +52,23 @@ def chroma_client(project: Project) -> Any:
     import chromadb
     from chromadb.config import Settings
 
-    host = os.environ.get("RAGEVAL_CHROMA_HOST")
-    key = f"http://{host}:{os.environ.get('RAGEVAL_CHROMA_PORT', '8000')}" if host else str(project.chroma_path)
+    host, port = settings.value("RAGEVAL_CHROMA_HOST"), settings.value("RAGEVAL_CHROMA_PORT")
+    key = f"http://{host}:{port}" if host else str(project.chroma_path)
     with _CLIENTS_LOCK:
         if key not in _CLIENTS:
-            settings = Settings(anonymized_telemetry=False)
+            chroma_settings = Settings(anonymized_telemetry=False)
             if host:
-                _CLIENTS[key] = chromadb.HttpClient(
-                    host=host, port=int(os.environ.get("RAGEVAL_CHROMA_PORT", "8000")), settings=settings
-                )
+                _CLIENTS[key] = chromadb.HttpClient(host=host, port=port, settings=chroma_settings)
             else:
                 project.chroma_path.mkdir(parents=True, exist_ok=True)
-                _CLIENTS[key] = chromadb.PersistentClient(path=str(project.chroma_path), settings=settings)
+                _CLIENTS[key] = chromadb.PersistentClient(path=str(project.chroma_path), settings=chroma_settings)
         return _CLIENTS[key]
 
 
 def _server() -> str | None:
     """``HOST:PORT`` of the Chroma server in use, or None for the project's on-disk store."""
-    host = os.environ.get("RAGEVAL_CHROMA_HOST")
-    return f"{host}:{os.environ.get('RAGEVAL_CHROMA_PORT', '8000')}" if host else None
+    host = settings.value("RAGEVAL_CHROMA_HOST")
+    return f"{host}:{settings.value('RAGEVAL_CHROMA_PORT')}" if host else None
 
 
 def _unreachable(exc: BaseException) -> bool:
@@ -83,11 +81,11 @@ def _unreachable(exc: BaseException) -> bool:
 def _unreachable_as_error(call: Callable[[], Any]) -> Any:
     """``call()``, retried while the Chroma server cannot be reached, then an IndexUnreachableError.
 
-    ``RAGEVAL_CHROMA_RETRIES`` attempts (default 3) with 0.5 s, 1 s, 2 s ... between them; the
+    ``RAGEVAL_CHROMA_RETRIES`` attempts (rageval.settings: 3 by default) with 0.5 s, 1 s, 2 s ... between them; the
     error names the server, so a run that stops on it is marked failed with the resume hint.
     """
     server = _server()
-    attempts = max(1, int(os.environ.get("RAGEVAL_CHROMA_RETRIES", "3")))
+    attempts = max(1, settings.value("RAGEVAL_CHROMA_RETRIES"))
     for attempt in range(attempts):
         try:
             return call()

@@ -19,7 +19,7 @@ _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
 def home() -> Path:
     """The data directory: ``RAGEVAL_HOME`` or ``./.rageval``."""
-    return Path(settings.get("RAGEVAL_HOME")).expanduser()
+    return Path(settings.value("RAGEVAL_HOME")).expanduser()
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ def project_lock(project: Project, name: str, on_wait: Callable[[], None] | None
 
 def open_project(name: str | None = None) -> Project:
     """Return the project called ``name`` (or the default one), creating its folder."""
-    slug = (name or settings.get("RAGEVAL_PROJECT")).strip().lower()
+    slug = (name or settings.value("RAGEVAL_PROJECT")).strip().lower()
     if not _SLUG.match(slug):
         raise ConfigError(
             f"project name {name!r} is not usable; use 1-63 lowercase letters, digits, '-' or '_'"

@@ -139,6 +139,47 @@ class Spec:
         return f"openai:{self.model}" if self.model is not None else str(self.offline)
 
 
+@dataclass(frozen=True)
+class Judge:
+    """The judge role resolved once, by the model session (:mod:`rageval.llm.session`): its spec
+    and the client whose judge role runs it (None offline). A judged metric asks it for its client
+    (:meth:`client`) instead of parsing a judge text again.
+
+    >>> str(Judge()), Judge().online
+    ('heuristic', False)
+    """
+
+    spec: Spec = Spec("judge", offline="heuristic")
+    llm: Any = field(default=None, repr=False, compare=False)
+
+    @classmethod
+    def of_client(cls, llm: Any) -> "Judge":
+        """The judge that ``llm`` runs (its judge role's model), or the offline one without such a role
+        (a client with no ``has_role`` is taken to have one)."""
+        if llm is None or not getattr(llm, "has_role", lambda role: True)("judge"):
+            return cls()
+        return cls(Spec("judge", model=llm.model("judge")), llm)
+
+    @property
+    def online(self) -> bool:
+        return self.spec.online
+
+    def client(self, metric: str, configured: str) -> Any:
+        """The client for ``metric``, whose judge option is ``configured`` (canonical text, as
+        :func:`rageval.metrics.base.get_metric` leaves it); a ConfigError when no client runs an
+        online judge or when it runs another model than the metric was configured with."""
+        if self.llm is None or not self.spec.online:
+            raise ConfigError(f"metric {metric} needs an LLM judge; set OPENAI_BASE_URL (and OPENAI_API_KEY) or "
+                              "use --judge heuristic")
+        if configured != str(self.spec):
+            raise ConfigError(f"{metric} is configured with judge={configured!r} but the judge role runs "
+                              f"{self.spec.model!r}")
+        return self.llm
+
+    def __str__(self) -> str:
+        return str(self.spec)
+
+
 class Memo:
     """What the metrics of one ``evaluate`` call share: a value per key, computed once.
 
@@ -193,12 +234,13 @@ class Resources:
     """What metrics may borrow: the embedder, the judge, the LLM client, the language.
 
     ``embedder`` is created on first use by ``embedder_factory`` so lexical-only runs never
-    load a model. ``judge`` is the task-level judge (heuristic offline, or LLM-backed).
+    load a model. ``judge`` is the judge role as the model session resolved it (:class:`Judge`);
+    resources made by hand with only ``llm`` get the judge that client runs (:meth:`judge_role`).
     ``memo`` is what the metrics of one ``evaluate`` call share (:class:`Memo`).
     """
 
     embedder_factory: Callable[[], Any] | None = None
-    judge: Any = None
+    judge: Judge | None = None
     llm: Any = None
     language: str = "en"
     memo: Memo = field(default_factory=Memo, repr=False, compare=False)
@@ -213,3 +255,7 @@ class Resources:
                                   "or pass embedder_factory=")
             self._embedder = self.embedder_factory()
         return self._embedder
+
+    def judge_role(self) -> Judge:
+        """``judge``, else the judge that ``llm`` runs (:meth:`Judge.of_client`)."""
+        return self.judge if self.judge is not None else Judge.of_client(self.llm)

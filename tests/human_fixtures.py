@@ -66,7 +66,7 @@ def _fill(project, *, n, runs, seed, annotators) -> dict:
     ratings = []
     for r, run in enumerate(runs):
         rstore.create_run(project.db_path, run, kind="pipeline", corpus="c", qa_set="qa",
-                          config={"generator": "extractive" if r == 0 else f"model{r}"}, config_hash=run, n_items=n)
+                          config={"generator": "extractive" if r == 0 else f"openai:model{r}"}, config_hash=run, n_items=n)
         entries = []
         for i, it in enumerate(items):
             q = float(np.clip(rng.uniform(0, 1) + 0.08 * r, 0, 1))

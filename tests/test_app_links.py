@@ -1,4 +1,4 @@
-"""AppTest of the state in the URL (issue 26 item 1): a pasted link or a reload opens the same view, a
+"""AppTest of the state in the URL: a pasted link or a reload opens the same view, a
 widget change wins over the address it came from, and every tab announces a run that finished."""
 from __future__ import annotations
 

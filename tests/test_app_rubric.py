@@ -1,4 +1,4 @@
-"""AppTest of issue 26's library parts on the pages: a rubric metric defined on the Run page,
+"""AppTest of rubrics and rater agreement on the pages: a rubric metric defined on the Run page,
 and each metric's agreement with the raters beside its card and in the leaderboard header."""
 from __future__ import annotations
 

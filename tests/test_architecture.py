@@ -274,3 +274,65 @@ def test_pages_stay_short():
             for n in [len(p.read_text(encoding="utf-8").splitlines())]
             if n > (150 if p.stem in PAGE_HELPERS else 100)}
     assert long == {}
+
+
+#: the calls that open a model client (rageval/llm/client.py defines them); only the model session
+#: (rageval/llm/session.py) makes them, so every caller gets the same preflight, concurrency and cache
+CLIENT_OPENERS = {"make_llm_client", "LLMClient"}
+
+
+def _opens_clients(source: str) -> bool:
+    """Whether ``source`` calls one of CLIENT_OPENERS (``make_llm_client(...)``, ``client.LLMClient(...)``)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+            if name in CLIENT_OPENERS:
+                return True
+    return False
+
+
+def test_only_the_model_session_opens_model_clients():
+    openers = [str(p.relative_to(ROOT)) for p in _library_files()
+               if p != ROOT / "rageval" / "llm" / "client.py" and _opens_clients(p.read_text(encoding="utf-8"))]
+    assert openers == ["rageval/llm/session.py"]
+
+
+def test_the_client_rule_catches_what_it_should():
+    assert _opens_clients("from rageval.llm.client import make_llm_client\nc = make_llm_client({'judge': 'x'})")
+    assert _opens_clients("from rageval.llm import client\nc = client.LLMClient({})")
+    assert not _opens_clients("from rageval.llm.session import model_session\nwith model_session({}) as s:\n    s.llm")
+
+
+def _prefix_tests(source: str) -> list[str]:
+    """``text.startswith("openai...")`` calls: a model spec read by its prefix instead of types.Spec."""
+    return [ast.unparse(node) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "startswith"
+            and node.args and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("openai")]
+
+
+def test_no_module_reads_a_model_spec_by_its_prefix():
+    """Specs are parsed by types.Spec.parse; the judge reaches metrics resolved (types.Judge)."""
+    found = {str(p.relative_to(ROOT)): _prefix_tests(p.read_text(encoding="utf-8")) for p in _library_files()}
+    assert {path: calls for path, calls in found.items() if calls} == {}
+    assert _prefix_tests('spec.startswith("openai:")') == ["spec.startswith('openai:')"]
+
+
+#: the longest a library module may be (STYLE.md: a longer one is two modules), and the CLI package's
+MAX_LINES, MAX_CLI_LINES = 400, 300
+#: library files over MAX_LINES that hold data tables only (none today)
+DATA_TABLES: set[str] = set()
+
+
+def _long_files(paths, limit: int) -> dict[str, int]:
+    return {str(p.relative_to(ROOT)): n for p in paths
+            for n in [len(p.read_text(encoding="utf-8").splitlines())] if n > limit}
+
+
+def test_no_library_file_over_400_lines_except_data_tables():
+    long = _long_files(_library_files(), MAX_LINES)
+    assert {path: n for path, n in long.items() if path not in DATA_TABLES} == {}
+
+
+def test_no_cli_module_over_300_lines():
+    assert _long_files(sorted((ROOT / "rageval" / "cli").glob("*.py")), MAX_CLI_LINES) == {}

@@ -394,8 +394,9 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
 
 
 def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_path, monkeypatch):
-    """Human review's claim queue: three one-click labels; Correlations then shows the rater's claims and
-    the verifier's agreement, and Home the prediction-powered estimate it did not show before."""
+    """Human review's claim queue: two one-click labels and one by its key; Correlations then shows the
+    rater's claims and the verifier's agreement, and Home the prediction-powered estimate it did not show
+    before."""
     from playwright.sync_api import expect, sync_playwright
 
     from tests.claim_fixtures import add_claims
@@ -424,9 +425,15 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_
             page.get_by_role("radio", name="Claims").or_(page.get_by_role("button", name="Claims")).first.click()
             expect(page.get_by_text("6 claim(s) left for e2e")).to_be_visible()
             expect(page.get_by_text("no verdict yet (UNVERIFIED)")).to_be_visible()  # UNVERIFIED first
-            for n, name in enumerate(("Supported (1)", "Not mentioned (3)", "Contradicted (2)")):
+            for n, name in enumerate(("Supported (1)", "Not mentioned (3)")):
                 page.get_by_role("button", name=name).click()
                 expect(page.get_by_text(f"{5 - n} claim(s) left for e2e")).to_be_visible()
+            page.keyboard.press("2")  # the third by its key: Contradicted
+            expect(page.get_by_text("3 claim(s) left for e2e")).to_be_visible()
+            from rageval.store import claim_labels as cstore
+
+            stored = cstore.labels(open_project("t").db_path, [pipeline_run])
+            assert sorted(r["label"] for r in stored) == ["CONTRADICTED", "NOT_MENTIONED", "SUPPORTED"]
 
             page.goto(f"{server}/correlations?project=t")
             expect(page.get_by_text(re.compile(r"1 rater\(s\) labelled 3 claim\(s\)"))).to_be_visible()

@@ -108,9 +108,12 @@ def test_queue_puts_unverified_first_then_the_least_certain_and_skips_what_the_r
     assert first[0]["remaining"] == 36
     unverified = [r for r in first if r["unverified"]]
     assert len(unverified) == 24 and first[:24] == unverified
-    rest = [r["confidence"] for r in first[24:]]
-    assert rest == sorted(rest)
-    assert [r["confidence"] for r in unverified] == sorted(r["confidence"] for r in unverified)
+    # of claim 0 (offline SUPPORTED), the judge disagrees where its verdict is not SUPPORTED: i % 3 != 0
+    disagree = [r for r in first[24:] if r["disagree"]]
+    assert len(disagree) == 8 and first[24:32] == disagree
+    assert {r["item_id"] for r in disagree} == {f"q{i:02d}" for i in range(12) if i % 3}
+    for part in (unverified, disagree, first[32:]):
+        assert [r["confidence"] for r in part] == sorted(r["confidence"] for r in part)
     top = first[0]
     cl.label_claim(project, "runA", top["item_id"], top["claim"], "ann", "skip")
     after = cstore.queue(project.db_path, "runA", "ann", limit=1)
@@ -176,6 +179,8 @@ def test_verifier_agreement_counts_unverified_as_no_decision(project):
     assert offline.confusion.loc["SUPPORTED", "SUPPORTED"] == 6
     assert offline.confusion["UNVERIFIED"].sum() == 12
     assert offline.accuracy == 1.0 and offline.per_verdict["SUPPORTED"]["precision"] == 1.0
+    assert offline.per_verdict["SUPPORTED"]["recall"] == 1.0  # every claim people call SUPPORTED it decided
+    assert offline.per_verdict["CONTRADICTED"]["recall"] == 0.0  # the 6 it left UNVERIFIED count as missed
     # the judge's verdict of claim k of answer i is LABELS[(i + k) % 3]; people said LABELS[k]
     right = sum((i + k) % 3 == k for i in range(6) for k in range(3))
     assert judge.n == 18 and judge.accuracy == pytest.approx(right / 18)
@@ -193,6 +198,12 @@ def test_with_no_labels_it_says_how_many_would_give_a_ci_of_the_width(project):
     judge = found[JUDGE]
     assert judge.labelled == 0 and judge.accuracy is None and judge.kappa.value is None
     assert judge.needed == stats.kappa_labels_for_width(0.2, agreement=0.8, chance=1 / 3)
+    # the offline rule decides SUPPORTED only: no kappa, and no number of labels would give it one
+    assert found[OFFLINE].needed is None
+    from rageval.views.trust import verifier_rows, verifier_sentence
+
+    offline_row = next(r for r in verifier_rows(project, ["runA"], n_boot=0) if r["signature"] == OFFLINE)
+    assert "no labelled claim it decided yet." in verifier_sentence(offline_row)
 
 
 def test_share_supported_estimate_is_ppi_on_the_labelled_claims(project):
@@ -207,6 +218,13 @@ def test_share_supported_estimate_is_ppi_on_the_labelled_claims(project):
     yhat = np.array([1.0 if (i + k) % 3 == 0 else 0.0 for i in range(12) for k in range(3)])
     ref = stats.ppi_mean(y, yhat[:18], yhat[18:], tuned=False)
     assert (e.result.estimate, e.result.low, e.result.high) == pytest.approx((ref.estimate, ref.low, ref.high))
+
+
+def test_with_no_labels_an_estimate_says_how_many_labels_a_width_needs(project):
+    e = next(e for e in est.supported_estimates(project, "runA") if e.predictor == JUDGE)
+    yhat = np.array([1.0 if (i + k) % 3 == 0 else 0.0 for i in range(12) for k in range(3)])
+    assert e.result is None and e.labelled == 0
+    assert f"about {stats.labels_for_width(float(np.std(yhat)), 0.1)} labels" in e.reason
 
 
 def test_rating_estimate_uses_the_rated_answers_and_a_metric_on_all(project, monkeypatch):

@@ -35,7 +35,7 @@ def test_the_version_follows_the_weights(tmp_path):
     """Re-recording is required after retraining: the recorded version is the shipped one, and
     any change to the parameter file gives another version."""
     rec = json.loads(RECORDED.read_text())
-    assert rec["version"] == M.shipped().version  # (re-recorded when the calibration was added, issue 22)
+    assert rec["version"] == M.shipped().version  # (re-recorded when the calibration was added)
     data = json.loads(M.MODEL_PATH.read_text())
     data["W2"][0][0] += 1e-3
     other = tmp_path / "m.json"

@@ -1,4 +1,4 @@
-"""CLI of issue 14: ratings import/export, correlate, compare, agreement (exit codes, --json)."""
+"""The human-evaluation CLI: ratings import/export, correlate, compare, agreement (exit codes, --json)."""
 from __future__ import annotations
 
 import json
@@ -58,7 +58,7 @@ def test_correlate_stores_prints_lists_and_reopens(proj, capsys):
     assert main(["correlate", "--runs", "r0,r1", "--group-by", "model", "--n-boot", "100", "--json"]) == 0
     out = _json(capsys)
     groups = {c["group_value"] for c in out["cells"]}
-    assert groups == {"extractive", "model1"}
+    assert groups == {"extractive", "openai:model1"}
     frame = human.build_frame(proj, ["r0"])
     cell = next(c for c in out["cells"] if c["group_value"] == "extractive" and c["metric_a"] == "token_f1"
                 and c["metric_b"] == "human")

@@ -1,4 +1,4 @@
-"""CLI of issue 34: claim-labels import/export, agreement --claims, estimate (exit codes, --json)."""
+"""The trust CLI: claim-labels import/export, agreement --claims, estimate (exit codes, --json)."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""The Compare page's faster paths (issue 37) give what the plain ones gave: the blocked paired
+"""The Compare page's faster paths give what the plain ones gave: the blocked paired
 bootstrap the same CI as one (n_boot, n) array, the shared-metric test the same columns as a
 per-column count of runs, DuckDB's Arrow result the same frame as ``.df()``, and the answer links
 the same address as ``urlencode``."""

@@ -1,4 +1,4 @@
-"""A claim copied from the documents is SUPPORTED, with its whole sentence as evidence (issue 22):
+"""A claim copied from the documents is SUPPORTED, with its whole sentence as evidence:
 files go through the real loader and chunker, answers through ``evaluate`` with faithfulness
 (and the ``score`` command), so hard wraps, PDF line breaks, Markdown and Italian elisions all
 meet the one segmenter and the containment check before the model."""

@@ -1,4 +1,4 @@
-"""``rageval check``, the CI gate (issue 26 item 6): each exit code, thresholds, unscored answers,
+"""``rageval check``, the CI gate: each exit code, thresholds, unscored answers,
 regression from a baseline run or file, JUnit XML and Markdown summaries."""
 import json
 from xml.etree import ElementTree as ET

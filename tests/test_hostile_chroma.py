@@ -1,4 +1,4 @@
-"""Faults around the shared Chroma server (issue 24): a copied home never touches the original's
+"""Faults around the shared Chroma server: a copied home never touches the original's
 collections; a server that dies names itself, is retried, and the run is marked failed with the
 resume hint. Both on a real `chroma run` server (the fixture of tests/test_chroma_server.py)."""
 from __future__ import annotations

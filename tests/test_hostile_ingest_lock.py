@@ -1,4 +1,4 @@
-"""Two `rageval ingest` into one project at once (issue 24): serialised, the second says it waits,
+"""Two `rageval ingest` into one project at once: serialised, the second says it waits,
 never Chroma's "database is locked"."""
 from __future__ import annotations
 

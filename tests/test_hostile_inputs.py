@@ -1,4 +1,4 @@
-"""Hostile inputs through the entry points a user uses (issue 24): huge numbers, infinite ratings,
+"""Hostile inputs through the entry points a user uses: huge numbers, infinite ratings,
 deep nesting, huge fields, odd field types; every bad row named, every good row kept."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The judge cache across servers (issue 24): a verdict cached from one server is never served for
+"""The judge cache across servers: a verdict cached from one server is never served for
 another; the metric signature names a judge's server, so their values are never compared."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What rageval writes (issue 24): CSV cells never run as formulas, output files are never partial."""
+"""What rageval writes: CSV cells never run as formulas, output files are never partial."""
 from __future__ import annotations
 
 import json

@@ -1,4 +1,4 @@
-"""Property tests of issue 24: every importer (documents, QA sets, answers to score, ratings) and every
+"""Property tests of hostile input: every importer (documents, QA sets, answers to score, ratings) and every
 CSV writer take arbitrary hostile rows (huge numbers, deep nesting, long strings, formulas, NaN and
 Infinity, controls, bidi) without an exception escaping; every row is either kept or rejected by its
 number; what a writer writes reads back equal. Example counts are small: the file runs in well under
@@ -20,7 +20,7 @@ from rageval.files import csv_text, read_cell, safe_cell
 from rageval.ingest.chunking import chunk_document
 from rageval.config import ChunkingConfig
 from rageval.ingest.limits import RowLimits
-from rageval.ingest.loaders import Document, IngestError, load_file
+from rageval.ingest.loaders import Document, IngestProblem, load_file
 from rageval.ingest.qa import parse_qa
 from rageval.ingest.rows import read_table
 from rageval.runs.scoring import parse_answers
@@ -144,7 +144,7 @@ def test_ratings_import_keeps_or_names_every_row(rated_project, rows):
 def test_documents_load_chunk_and_normalise_numbers(parts, name):
     data = " ".join(parts).encode("utf-8", "surrogatepass")
     got = load_file(name, data)
-    assert isinstance(got, (Document, IngestError))
+    assert isinstance(got, (Document, IngestProblem))
     if isinstance(got, Document):
         chunk_document(got, ChunkingConfig(size=200, overlap=20))
         for page in got.pages:

@@ -1,4 +1,4 @@
-"""Hostile rows in what the app and the HTML report show (issue 24): bidi controls never reach a
+"""Hostile rows in what the app and the HTML report show: bidi controls never reach a
 rendered view; a ratings file the importer rejects as a whole is one line, the page intact."""
 from __future__ import annotations
 

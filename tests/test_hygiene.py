@@ -8,7 +8,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from rageval.ingest.loaders import Document, IngestError, load_file
+from rageval.ingest.loaders import Document, IngestProblem, load_file
 from rageval.text.hygiene import MAX_NAME, clean_text, clean_value, display_name, escaped
 
 NAMES = [
@@ -51,7 +51,7 @@ def test_loader_keeps_a_clean_display_name_and_the_escaped_original():
     assert isinstance(doc, Document)
     assert doc.name == "evil name.txt" and doc.original_name == "../up/\\u202eevil\\nname.txt"
     err = load_file("x\u202e.exe", b"MZ")
-    assert isinstance(err, IngestError) and err.name == "x.exe"
+    assert isinstance(err, IngestProblem) and err.name == "x.exe"
 
 
 _FORBIDDEN = {"Cc", "Cf", "Zl", "Zp", "Cs", "Cn"}

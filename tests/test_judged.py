@@ -13,8 +13,6 @@ from rageval.claims.diagnose import diagnose, gold_ranks, holds_answer
 from rageval.metrics.triad import mapped_cosine
 from tests.test_claims import FAIL, BowEmbedder, FakeJudge
 
-ALL = ("faithfulness", "contradicted_share", "not_mentioned_share", "ragas_answer_correctness",
-       "ragas_answer_relevance", "context_relevance", "groundedness", "answer_relevance", "hedging")
 CTX = ("Amoxicillin is a penicillin antibiotic used to treat bacterial infections. "
        "The usual adult dose is 500 mg every 8 hours.",
        "Paris is the capital of France.")
@@ -34,36 +32,14 @@ def one(name, sample, resources, **options):
     return evaluate([sample], [get_metric(name, **options)], resources)[name][0]
 
 
-def test_every_metric_is_registered_with_a_formula_and_judge_field():
-    for name in ALL:
-        m = get_metric(name)
-        assert m.name == name and m.judge == "heuristic" and m.needs_llm
-        assert m.signature().startswith(f"{name}|judge:heuristic|") and m.signature().endswith("|v1")
-        assert "=" in (type(m).__doc__ or ""), name
-        judged_sig = get_metric(name, judge="openai:gpt-x").signature()
-        assert re.search(r"\|judge:openai:gpt-x\|prompt:[0-9a-f]{8}\|", judged_sig), judged_sig
-
-
-def test_all_metrics_offline_stay_in_range_and_are_order_invariant():
-    other = Sample(id="b", question="What is the capital of France?", contexts=CTX,
-                   answer="I'm not sure, but it might be Lyon.", references=("Paris",))
-    metrics = [get_metric(n) for n in ALL]
-    fwd = evaluate([AMOX, other], metrics, offline())
-    rev = evaluate([other, AMOX], metrics, offline())
-    for name in ALL:
-        assert [s.value for s in fwd[name]] == [s.value for s in rev[name]][::-1], name
-        for s in fwd[name]:
-            assert s.status in ("ok", "unscored") and (s.value is None or 0.0 <= s.value <= 1.0), (name, s)
-            json.dumps(s.details)
-
-
 # --- RAGAS answer correctness -------------------------------------------------------------
 
-def test_answer_correctness_offline_copied_answer_scores_one():
-    same = dataclasses.replace(AMOX, references=("The usual adult dose is 500 mg every 8 hours.",))
+def test_answer_correctness_offline_identical_answer_scores_one():
+    same = dataclasses.replace(AMOX, references=(AMOX.answer,))
     s = one("ragas_answer_correctness", same, offline())
-    assert s.details["tp"] == ["The usual adult dose is 500 mg every 8 hours."] and s.details["fn"] == []
-    assert s.value == pytest.approx(0.75 * 1.0 + 0.25 * s.details["similarity"]) and s.details["coverage"] == 1.0
+    assert s.details["tp"] == [AMOX.answer] and s.details["fp"] == [] and s.details["fn"] == []
+    assert s.details["f1"] == 1.0 and s.details["coverage"] == 1.0
+    assert s.status == "ok" and s.value == pytest.approx(1.0)
 
 
 def test_answer_correctness_offline_leaves_what_it_cannot_decide_unscored():

@@ -11,7 +11,7 @@ from fpdf import FPDF
 
 from rageval.cli import main
 from rageval.ingest.limits import Limits
-from rageval.ingest.loaders import Document, IngestError, load_file, load_path
+from rageval.ingest.loaders import Document, IngestProblem, load_file, load_path
 from rageval.project import open_project
 from rageval.store import corpus as corpus_store
 
@@ -30,13 +30,13 @@ def _pdf(pages: int) -> bytes:
 def test_each_limit_is_named_in_the_message():
     text = ("word " * 60).encode()
     err = load_file("long.txt", text, limits=Limits(max_chars=100))
-    assert isinstance(err, IngestError)
+    assert isinstance(err, IngestProblem)
     assert err.reason == ("document has 299 characters of text, over the limit of 100 characters per document "
                           "(raise it with RAGEVAL_MAX_CHARS or --max-chars)")
     err = load_file("big.txt", text, limits=Limits(max_file_bytes=50))
-    assert isinstance(err, IngestError) and "over the limit of 0.0 MB per file (raise it with RAGEVAL_MAX_FILE_MB" in err.reason
+    assert isinstance(err, IngestProblem) and "over the limit of 0.0 MB per file (raise it with RAGEVAL_MAX_FILE_MB" in err.reason
     err = load_file("three.pdf", _pdf(3), limits=Limits(max_pages=2))
-    assert isinstance(err, IngestError)
+    assert isinstance(err, IngestProblem)
     assert err.reason.startswith("PDF has 3 pages, over the limit of 2 pages per document (raise it with RAGEVAL_MAX_PAGES")
     assert isinstance(load_file("three.pdf", _pdf(3), limits=Limits(max_pages=3)), Document)
     assert isinstance(load_file("long.txt", text, limits=Limits(max_chars=299)), Document)
@@ -48,7 +48,7 @@ def test_size_is_checked_before_reading(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_MAX_FILE_MB", "3")
     monkeypatch.setattr(Path, "read_bytes", lambda self: (_ for _ in ()).throw(AssertionError("read")))
     err = load_path(path)
-    assert isinstance(err, IngestError) and "file is 3.0 MB, over the limit of 3.0 MB" in err.reason
+    assert isinstance(err, IngestProblem) and "file is 3.0 MB, over the limit of 3.0 MB" in err.reason
 
 
 def test_cli_limits_and_progress(tmp_path, monkeypatch, capsys):

@@ -1,15 +1,7 @@
 """The pure parts of the LLM layer: tolerant JSON parsing, the re-ask protocol, specs, roles, keys."""
 from __future__ import annotations
 
-import doctest
-
 import pytest
-
-import rageval.llm.cost
-import rageval.runs.estimate
-import rageval.llm.pool
-import rageval.llm.replies
-import rageval.llm.roles
 
 from rageval.errors import ConfigError
 from rageval.llm.roles import display_url, role_config, roles_from_env, scrub
@@ -183,10 +175,3 @@ def test_display_url_and_scrub():
     assert display_url("http://a:b@host:1/v1?k=1") == "http://host:1/v1"
     text = "bad key sk-proj-ABCDEF123456 and Bearer tok123 and custom-secret-value"
     assert scrub(text, ["custom-secret-value"]) == "bad key *** and *** and ***"
-
-
-@pytest.mark.parametrize("module", [rageval.llm.roles, rageval.llm.cost, rageval.runs.estimate,
-                                    rageval.llm.replies, rageval.llm.pool])
-def test_docstring_examples_run(module):
-    result = doctest.testmod(module)
-    assert result.failed == 0

@@ -1,6 +1,6 @@
 """A full run through the real openai client against the fake server: faults, parse errors, cache.
 
-Issue 3's "done means": the demo QA set with the LLM generator and judge, 10% of calls failing
+What the LLM layer promises: the demo QA set with the LLM generator and judge, 10% of calls failing
 transiently and 5% of replies broken; every item ends scored or unscored-with-reason, and an
 unchanged re-run makes zero calls.
 """

@@ -17,7 +17,7 @@ from rageval.ingest.loaders import (
     REASON_NO_TEXT,
     REASON_UNPRINTABLE,
     Document,
-    IngestError,
+    IngestProblem,
     load_file,
     load_path,
     load_paths,
@@ -93,8 +93,8 @@ def loaded(result) -> Document:
     return result
 
 
-def failed(result) -> IngestError:
-    assert isinstance(result, IngestError), result
+def failed(result) -> IngestProblem:
+    assert isinstance(result, IngestProblem), result
     return result
 
 
@@ -308,7 +308,7 @@ def test_load_paths_expands_folders(tmp_path):
     assert [r.name for r in results] == ["a_notes.txt", "b_rates.pdf", "broken.pdf", "guide.md",
                                          "memo.docx"]
     docs = [r for r in results if isinstance(r, Document)]
-    errors = [r for r in results if isinstance(r, IngestError)]
+    errors = [r for r in results if isinstance(r, IngestProblem)]
     assert [d.name for d in docs] == ["a_notes.txt", "b_rates.pdf", "guide.md"]
     assert [(e.name, e.reason.split(":")[0]) for e in errors] == [
         ("broken.pdf", "not a readable PDF"),
@@ -335,8 +335,8 @@ def test_loaders_never_raise(data, name, header):
     if header and name.endswith(".pdf"):
         data = b"%PDF-1.4\n" + data
     result = load_file(name, data)
-    assert isinstance(result, (Document, IngestError))
-    if isinstance(result, IngestError):
+    assert isinstance(result, (Document, IngestProblem))
+    if isinstance(result, IngestProblem):
         assert result.reason and result.name == name
 
 

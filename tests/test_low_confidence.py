@@ -1,4 +1,4 @@
-"""Low-confidence verdicts are marked in every view (issue 22): the Answers page (claim list, answer
+"""Low-confidence verdicts are marked in every view: the Answers page (claim list, answer
 table, faithfulness card), the customer HTML report (a low-confidence CONTRADICTED never reads as a
 firm contradiction) and ``score --details``; and the flag is stored with each claim."""
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """One contract test over every registered metric (``@K`` ones with K = 3).
 
-Every metric: has its metadata, a docstring with a formula, values inside its declared range
+Every metric: has its metadata, a docstring with a formula (an equation, not any ``=``), values inside its declared range
 on random samples and on drawn batches of arbitrary unicode (hypothesis), values that do not
 depend on the rest of the batch, ``unscored`` with the right
-reason for each missing input, and a signature that changes whenever an option changes.
+reason for each missing input, and a signature that changes whenever an option changes (a
+judged metric's names its judge and, with a model, the prompt's hash).
 Semantic metrics run on the deterministic fake embedder; judges stay heuristic (no server).
 """
 from __future__ import annotations
@@ -12,6 +13,7 @@ import dataclasses
 import json
 import math
 import random
+import re
 
 import pytest
 from hypothesis import HealthCheck, example, given, settings
@@ -88,11 +90,47 @@ def test_metadata_present(name):
     assert dataclasses.is_dataclass(m) and type(m).__dataclass_params__.frozen
 
 
+#: a quantity, " = " and an expression: an operator, a bracket, a set operation, a condition or a
+#: reduction on the right. A keyword argument (``k=5``) or a plain setting (``k = 5``) is not a formula.
+FORMULA = re.compile(r"[\w@|#)}\]]\s=\s.*([+*/^(|∩]|\s-\s|\bif\b|\b(max|min|sum|mean|log|exp)\b)")
+
+
+def states_a_formula(doc: str) -> bool:
+    """Whether a line of ``doc``, outside its examples (``>>>`` and their outputs), states a formula."""
+    prose, in_example = [], False
+    for line in doc.splitlines():
+        stripped = line.strip()
+        in_example = stripped.startswith((">>>", "...")) or (in_example and stripped != "")
+        if not in_example:
+            prose.append(stripped)
+    return any(FORMULA.search(line) for line in prose)
+
+
+@pytest.mark.parametrize("doc, formula", [
+    ("Formula: F1 = 2PR / (P + R), P = TP / (TP + FP)", True),
+    ("``faithfulness = #SUPPORTED / #claims``; no claims -> unscored.", True),
+    ("Formula: hit_rate@K = 1 if |relevant ∩ top-K| > 0 else 0", True),
+    ("EM = max over references of [normalize(answer) == normalize(reference)]", True),
+    ("Recall of the top-k chunks, k=5 by default.", False),
+    ("Options: k = 5, language = en.", False),
+    ("Formula:", False),
+    (">>> f1_of(tp=2, fp=1, fn=1) == 2 / 3\nTrue", False),
+])
+def test_the_formula_check_wants_an_equation_not_any_equals_sign(doc, formula):
+    assert states_a_formula(doc) is formula
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_docstring_states_a_formula(name):
-    doc = type(metric(name)).__doc__ or ""
-    lines = [ln.strip() for ln in doc.splitlines() if not ln.strip().startswith(">>>")]
-    assert any(ln.startswith("Formula:") or "=" in ln for ln in lines), f"{name}: no formula in the docstring"
+    assert states_a_formula(type(metric(name)).__doc__ or ""), f"{name}: no formula in the docstring"
+
+
+@pytest.mark.parametrize("name", [n for n in NAMES if metric(n).needs_llm])
+def test_a_judged_metric_signs_its_judge_and_prompt(name):
+    # offline the heuristic judge is named; with a model, the model and the prompt's hash
+    assert metric(name).judge == "heuristic" and metric(name).signature().startswith(f"{name}|judge:heuristic|")
+    judged = metric(name, judge="openai:gpt-x").signature()
+    assert re.search(r"\|judge:openai:gpt-x\|prompt:[0-9a-f]{8}\|", judged), judged
 
 
 ANY = st.text(alphabet=st.characters(codec=None), max_size=120)  # lone surrogates, NUL, bidi, all planes

@@ -1,4 +1,4 @@
-"""Offline verdicts are never wrong (issue 33): SUPPORTED only where a sentence asserts the claim as
+"""Offline verdicts are never wrong: SUPPORTED only where a sentence asserts the claim as
 copied, UNVERIFIED otherwise (with its likely evidence and hints), never CONTRADICTED or
 NOT_MENTIONED; short answers are read with their question; instruction sentences are claims; the
 claim metrics count decided claims and carry their coverage; UNVERIFIED round-trips through the

@@ -124,7 +124,7 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     assert (third["run_id"], third["import_run_id"]) == (again["run_id"], again["import_run_id"])  # built once
     assert len(cstore.labels(project.db_path, both)) == written
     assert len(store.runs(project.db_path)) == 2
-    # issue 14: the demo opens with one stored correlation analysis of its ratings, made once
+    # the demo opens with one stored correlation analysis of its ratings, made once
     from rageval import human
 
     assert third["analysis_id"] == again["analysis_id"] and len(human.list_analyses(project)) == 1

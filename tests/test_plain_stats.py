@@ -1,4 +1,4 @@
-"""Statistics in plain words (issue 26 item 4) and regressions per question (item 5)."""
+"""Statistics in plain words and regressions per question."""
 import numpy as np
 import pytest
 

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from rageval.errors import InputError
 from rageval.ingest.chunking import chunk_document
 from rageval.config import ChunkingConfig
-from rageval.ingest.loaders import KINDS, Document, IngestError, Page, load_file
+from rageval.ingest.loaders import KINDS, Document, IngestProblem, Page, load_file
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Sample
 from rageval.ingest.rows import read_table
@@ -73,7 +73,7 @@ def test_chunking_any_text(text, size, overlap, method):
        | ANY.map(lambda t: t.encode("utf-8", "surrogatepass")))
 def test_every_loader_any_bytes_and_name(name, ext, data):
     got = load_file(name + ext, data)
-    assert isinstance(got, (Document, IngestError))
+    assert isinstance(got, (Document, IngestProblem))
     assert got.name and len(got.name) <= 120 and "/" not in got.name
     if isinstance(got, Document):
         for page in got.pages:

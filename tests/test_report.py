@@ -128,6 +128,35 @@ def test_leaderboard_marks_the_best_run_per_column_by_direction(tmp_path, monkey
     assert row["exact_match"] == pytest.approx(0.5) and row["hedging"] == pytest.approx(0.5)
 
 
+def test_a_runs_model_has_one_label_in_the_run_list_the_names_and_the_rating_groups(finished):
+    from rageval.human.frame import group_labels
+    from rageval.report.leaderboard import run_model, run_name
+    from rageval.views.run import run_rows
+
+    project, pipeline_id, _ = finished
+    samples, _ = parse_answers("answers.jsonl", b'{"id": "a1", "question": "q?", "answer": "a", "reference": "a"}\n')
+    imported_id = score(samples, ["token_f1"], project=project, source="answers.jsonl").run_id
+    rows = {r["run"]: r for r in run_rows(project)}
+    for run_id, label in ((pipeline_id, "extractive"), (imported_id, "imported answers.jsonl")):
+        run_record = store.get_run(project.db_path, run_id)
+        assert run_model(run_record) == label
+        assert rows[run_id]["generator"] == label
+        assert set(group_labels(project, [run_id], "model").values()) == {label}
+    assert run_name(store.get_run(project.db_path, imported_id)).startswith("imported answers.jsonl")
+
+
+def test_an_import_runs_config_reads_typed_and_stores_as_before():
+    from rageval.config import ImportConfig, stored_config
+
+    stored = {"source": "a.csv", "metrics": ["bleu", "rubric:tone"], "judge": "openai:m", "language": "it",
+              "embedder": "local", "aligncheck_source": "contexts", "rubrics": [{"name": "tone"}]}
+    cfg = stored_config({"kind": "import", "config": stored})
+    assert cfg == ImportConfig(source="a.csv", metrics=("bleu", "rubric:tone"), judge="openai:m", language="it",
+                               options=(("aligncheck_source", "contexts"),), rubrics=({"name": "tone"},))
+    assert cfg.to_dict() == stored  # the stored form (and so the config hash) is the one import runs always had
+    assert stored_config({"kind": "import", "config": {}}) == ImportConfig()
+
+
 def test_a_scored_file_is_never_the_best_beside_a_pipeline_run(tmp_path, monkeypatch):
     from rageval.project import open_project
     from rageval.report.leaderboard import leaderboard

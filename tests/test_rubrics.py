@@ -1,4 +1,4 @@
-"""Rubric metrics without code (issue 26 item 7): the TOML format, the stored rubrics, the judged
+"""Rubric metrics without code: the TOML format, the stored rubrics, the judged
 metric against the scripted LLM server, offline unscored, the signature, the CLI."""
 import json
 

@@ -243,11 +243,3 @@ def test_post_hoc_tests_when_every_item_ties():
     x = np.ones((6, 3))
     assert stats.friedman(x).reason == "all_tied"
     assert (stats.conover(x).to_numpy() == 1).all()
-
-
-def test_docstring_examples_run():
-    import doctest
-
-    from rageval.stats import correlation
-
-    assert doctest.testmod(correlation).failed == 0

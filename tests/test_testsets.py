@@ -88,7 +88,7 @@ def test_review_drops_with_reasons_in_plan_order():
     mk = lambda i, q, ref: Candidate(id=i, question=q, reference=ref, kind="single_fact", chunk_ids=("a",),
                                      source_chunks=("a",))
     cands = [mk("1", "How much is the fee per night?", "The fee is 20 EUR per night for every guest."),
-             mk("2", "How much is the fee per night?", "The fee is 20 EUR per night."),
+             mk("2", "How much is the fee per night?", "The fee is 20 EUR per night for every guest."),
              mk("3", "According to the text, when is breakfast served?", "Breakfast is served until ten."),
              mk("4", "How much is the nightly fee?", "The fee is 30 EUR per night for every guest."),
              mk("5", "Until when is breakfast served?", "Breakfast is served until ten.")]

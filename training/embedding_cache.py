@@ -1,7 +1,7 @@
 """MiniLM sentence (and token) vectors kept on disk between runs of the training and validation scripts.
 
 The scripts embed the same public texts again and again (every training round, every validation
-run); :class:`CachedEmbedder` computes a text's vectors once and keeps them in ``CACHE``
+run); :class:`DiskCachedMiniLM` computes a text's vectors once and keeps them in ``CACHE``
 (``$RAGEVAL_BENCH_CACHE``, default ``~/.cache/rageval-bench``), one ``.npz`` per model, keyed by
 the SHA-256 of the text. Vectors are stored as computed, so cached and fresh runs give the same figures.
 """
@@ -53,9 +53,13 @@ class NpzStore:
         self.dirty.clear()
 
 
-class CachedEmbedder:
+class DiskCachedMiniLM:
     """MiniLM with disk-cached sentence vectors; token vectors are computed afresh unless
-    ``cache_tokens`` (then they are kept too, in ``tokens-<model>.npz``, float32 as computed)."""
+    ``cache_tokens`` (then they are kept too, in ``tokens-<model>.npz``, float32 as computed).
+
+    Not rageval.embed.cache.CachedEmbedder (which keeps sentence vectors in a project's database):
+    this one keeps them in files between script runs, can keep token vectors too, and counts in
+    ``fresh`` the vectors it had to compute (the validation reports say how many)."""
 
     def __init__(self, store: NpzStore, cache_tokens: bool = False):
         from rageval.embed.minilm import MiniLMEmbedder
@@ -98,5 +102,5 @@ class CachedEmbedder:
 
 def cached_resources(cache_tokens: bool = False) -> tuple[Resources, NpzStore]:
     store = NpzStore(CACHE)
-    embedder = CachedEmbedder(store, cache_tokens=cache_tokens)
+    embedder = DiskCachedMiniLM(store, cache_tokens=cache_tokens)
     return Resources(embedder_factory=lambda: embedder), store

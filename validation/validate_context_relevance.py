@@ -4,8 +4,8 @@ chunk's vector read from its sentence vectors.
     python -m validation.validate_context_relevance [--max-claims 120] [--negatives 3] [--n-boot 1000]
 
 Why: the offline ``context_relevance`` used to embed every retrieved chunk whole although the
-claim verifier embeds the same chunk sentence by sentence; issue 37 has it read the chunk from
-its sentence vectors instead, which changes its values. No set in /work/shared/data labels
+claim verifier embeds the same chunk sentence by sentence; it now reads the chunk from its
+sentence vectors instead, which changes its values. No set in the shared data ($RAGEVAL_DATA) labels
 passages as relevant to a question, so this uses the nearest human label there is: WiCE's
 annotators marked which sentences of a cited article support (or bear on) a Wikipedia claim.
 
@@ -15,7 +15,7 @@ when it holds a sentence of any annotated supporting set. Per claim, every relev
 to ``--negatives`` other chunks (seeded). Each (claim, chunk) gets the metric's offline value
 ``0.5 * clip((cos - 0.1) / 0.5, 0, 1) + 0.5 * term_share`` with ``cos`` from one of:
 
-- ``whole``: the chunk embedded whole (the metric before issue 37);
+- ``whole``: the chunk embedded whole (the metric's earlier version);
 - ``mean``: the normalised mean of the chunk's unit sentence vectors;
 - ``chars``: the same, each sentence weighted by its length in characters;
 - ``max``: the highest cosine of the query with one of the chunk's sentences.
@@ -32,12 +32,12 @@ import json
 import os
 import random
 import time
-from pathlib import Path
 
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from training.data import DATA as SHARED_DATA  # noqa: E402
 from training.stats import auroc  # noqa: E402
 from validation.validate_answer_metrics import group_bootstrap  # noqa: E402
 from rageval.embed.cache import CachedEmbedder  # noqa: E402
@@ -45,7 +45,7 @@ from rageval.embed.minilm import MiniLMEmbedder  # noqa: E402
 from rageval.embed.sentences import sentence_spans, sentence_vectors  # noqa: E402
 from rageval.metrics.triad import mapped_cosine, term_share  # noqa: E402
 
-DATA = Path("/work/shared/data/wice/claims.jsonl.gz")
+DATA = SHARED_DATA / "wice" / "claims.jsonl.gz"
 VARIANTS = ("whole", "mean", "chars", "max")
 CHUNK_WORDS = 100
 

@@ -189,7 +189,7 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
 
 
 def write_section(path: Path, lines: list[str]) -> None:
-    replace_section(path, START, END, ["## Metric-human correlations (SQuALITY, issue 14)", "",
+    replace_section(path, START, END, ["## Metric-human correlations (SQuALITY)", "",
                                        "Command: `RAGEVAL_HOME=$(mktemp -d) python -m validation.validate_correlations "
                                        "--write docs/validation.md`", "", *lines])
 

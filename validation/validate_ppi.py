@@ -1,4 +1,4 @@
-"""Prediction-powered intervals on real human labels: SQuALITY and NQ301 (issue 34, item 5).
+"""Prediction-powered intervals on real human labels: SQuALITY and NQ301.
 
     python -m validation.validate_ppi [--draws 200] [--write docs/validation.md]
 
@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     lines = [
-        "## Prediction-powered intervals on real labels (issue 34)", "",
+        "## Prediction-powered intervals on real labels", "",
         f"Command: `python -m validation.validate_ppi --draws {args.draws} --write docs/validation.md`. In each of "
         f"{args.draws} seeded draws, n items are the human-labelled set and the rest keep only the predictor; the "
         "95% intervals are human only, classic PPI (lambda = 1) and PPI++ (tuned lambda, never wider than human "

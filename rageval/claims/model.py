@@ -8,7 +8,7 @@ vector ``x`` of :mod:`rageval.claims.features`::
     p = softmax((W2 tanh(W1 z + b1) + b2) / T)  over (SUPPORTED, CONTRADICTED, NOT_MENTIONED)
 
 ``T`` (``temperature`` in the parameter file, 1 when absent) was fitted on human-labelled
-development rows by ``validation/validate_nli.py calibrate-mlp`` (issue 22).
+development rows by ``python -m validation.validate_nli calibrate-mlp``.
 
 The verifier's *version* is a hash of what changes its verdicts: the parameter file, the
 decision rule's constants, the feature names, the cue lists of :mod:`rageval.claims.cues` and the

@@ -36,7 +36,7 @@ XENC_HELP = ("xenc: the learned NLI cross-encoder decides claims that are not co
 def chosen() -> str:
     """The offline verifier: ``rules`` (default) or ``xenc`` (``RAGEVAL_CLAIM_VERIFIER``); a
     ConfigError names another value."""
-    name = settings.get(SETTING).lower()
+    name = settings.value(SETTING).lower()
     if name not in CHOICES:
         raise ConfigError(f"{SETTING}={name!r} must be one of {', '.join(CHOICES)} (rules is the default)")
     return name

@@ -62,6 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     import warnings
 
     from rageval.embed.processes import one_blas_thread
+    from rageval.text.hygiene import terminal_safe
 
     one_blas_thread()  # before NumPy loads: the heavy work runs in one process per core instead
     args = build_parser().parse_args(argv)
@@ -71,16 +72,17 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.func(args)
     except ConfigError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal_safe(f"error: {exc}"), file=sys.stderr)
         return EXIT_USAGE
     except (InputError, RagevalError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(terminal_safe(f"error: {exc}"), file=sys.stderr)
         return EXIT_PARTIAL
     except KeyboardInterrupt:
         print("\ninterrupted; resume with: python -m rageval run --resume <ID>", file=sys.stderr)
         return 130
     except Exception as exc:  # never a traceback for a user; RAGEVAL_DEBUG=1 shows it
-        if settings.get("RAGEVAL_DEBUG"):
+        if settings.value("RAGEVAL_DEBUG"):
             raise
-        print(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)", file=sys.stderr)
+        print(terminal_safe(f"error: {type(exc).__name__}: {exc} (set RAGEVAL_DEBUG=1 to see the traceback)"),
+              file=sys.stderr)
         return EXIT_PARTIAL

@@ -55,9 +55,22 @@ class Commands:
         return out
 
 
-def emit(args: argparse.Namespace, payload: dict[str, Any], text: str) -> None:
-    """``payload`` as one JSON object with ``--json``, else ``text``, on stdout."""
-    print(json.dumps(payload, ensure_ascii=False, default=str) if args.json else text)
+def emit(args: argparse.Namespace, payload: dict[str, Any], text: str, file: Any = None) -> None:
+    """``payload`` as one JSON object with ``--json``, else ``text``, on stdout (or ``file``: stderr
+    when stdout is an ``--out`` stream, :func:`summary_file`), made safe for a terminal or CI log:
+    no escape sequence from data (:func:`rageval.text.hygiene.terminal_safe`; in JSON, the C1 and
+    bidi controls escaped)."""
+    from rageval.text.hygiene import json_for_terminal, terminal_safe
+
+    print(json_for_terminal(json.dumps(payload, ensure_ascii=False, default=str)) if args.json else terminal_safe(text),
+          file=file or sys.stdout)
+
+
+def summary_file(out: Any) -> Any:
+    """Where a command's summary goes: stderr when its ``--out`` streams to stdout, a pipe or a device."""
+    from rageval.files import is_stream
+
+    return sys.stderr if out and is_stream(out) else None
 
 
 def progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None:
@@ -65,7 +78,7 @@ def progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None
     RAGEVAL_PROGRESS=1) also when stderr is a file or pipe, as plain lines at most once a second."""
     import time
 
-    forced = getattr(args, "progress", False) or settings.get("RAGEVAL_PROGRESS") == "1"
+    forced = getattr(args, "progress", False) or settings.value("RAGEVAL_PROGRESS")
     tty = sys.stderr.isatty()
     if args.json and not forced or not (tty or forced):
         return None

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, names, project
+from rageval.cli.base import EXIT_OK, EXIT_PARTIAL, Commands, emit, names, project, summary_file
 from rageval.config import GateConfig
 from rageval.errors import ConfigError, InputError
 
@@ -30,7 +30,7 @@ def cmd_check(args: argparse.Namespace) -> int:
     for path, render in ((args.junit_xml, gate.junit_xml), (args.markdown, gate.markdown)):
         if path:
             write_atomic(path, render(result))
-    emit(args, result.as_dict(), gate.text(result))
+    emit(args, result.as_dict(), gate.text(result), summary_file(args.junit_xml) or summary_file(args.markdown))
     return EXIT_OK if result.passed else EXIT_PARTIAL
 
 
@@ -53,5 +53,6 @@ def register(commands: Commands) -> None:
                    help="Wilcoxon significance level of a drop; 1 fails on the size alone (default: %(default)s)")
     p.add_argument("--allow-unscored", action="store_true",
                    help="do not fail on unscored answers (they are listed and left out of the means)")
-    p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML summary (one test case per check)")
-    p.add_argument("--markdown", metavar="PATH", help="write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY)")
+    p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML summary (one test case per check; - for stdout)")
+    p.add_argument("--markdown", metavar="PATH",
+                   help="write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY; - for stdout)")

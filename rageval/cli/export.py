@@ -2,11 +2,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from rageval.cli.base import EXIT_OK, Commands, emit, project
+from rageval.cli.base import EXIT_OK, Commands, emit, project, summary_file
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -17,7 +16,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     if text is not None:
         sys.stdout.write(text)
     elif args.json:
-        print(json.dumps({"run_id": args.run, "out": args.out, "format": args.format}))
+        emit(args, {"run_id": args.run, "out": args.out, "format": args.format}, "", summary_file(args.out))
     return EXIT_OK
 
 
@@ -37,7 +36,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     page = run_report_html(proj, args.run, regressions=per_question, sections=[report_section(proj, args.run)])
     write_atomic(args.out, page)
     emit(args, {"run_id": args.run, "out": args.out, "bytes": len(page.encode()), "baseline": args.baseline},
-         f"report of run {args.run} -> {args.out}")
+         f"report of run {args.run} -> {args.out}", summary_file(args.out))
     return EXIT_OK
 
 
@@ -46,9 +45,9 @@ def register(commands: Commands) -> None:
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet", "ragas"), default="jsonl",
                    help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` reads back (default: %(default)s)")
-    p.add_argument("--out", metavar="FILE", help="file to write (default: stdout; parquet needs a file)")
+    p.add_argument("--out", metavar="FILE", help="file to write; - or a pipe streams (default: stdout; parquet needs --out)")
     p = commands.add("report", cmd_report)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
-    p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html")
+    p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html (- for stdout)")
     p.add_argument("--baseline", metavar="ID", help="also list the questions that got worse / better since this run")
     p.add_argument("--metric", help="the metric of that list (default: the report's main metric)")

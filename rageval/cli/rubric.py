@@ -11,16 +11,14 @@ def rubric_files(args: argparse.Namespace, proj: Any, metrics: list[str]) -> tup
     """``--rubric FILE`` (repeatable): each rubric parsed, stored in ``proj`` (when given) and its
     metric rubric:NAME added to ``metrics``; then every rubric:NAME in ``metrics`` resolved (the files
     first, then the project's stored rubrics). Returns ``(metrics, rubrics)``."""
-    from rageval.metrics.rubric import add_rubric, resolve
-    from rageval.prompts.rubric import parse_rubric
+    from rageval.metrics.rubric import add_rubric_text, resolve
+    from rageval.prompts.rubric import parse_rubric, read_rubric_text
 
     given = {}
     for name in getattr(args, "rubric", None) or ():
         path = input_file(name, "--rubric ")
-        text = path.read_text(encoding="utf-8")
-        rubric = parse_rubric(text, path.name)
-        if proj is not None:
-            add_rubric(proj, rubric, text)
+        text = read_rubric_text(path)  # its size checked first, then its encoding
+        rubric = parse_rubric(text, path.name) if proj is None else add_rubric_text(proj, text, path.name)
         given[rubric.name] = rubric
         if rubric.metric not in metrics:
             metrics.append(rubric.metric)
@@ -29,13 +27,11 @@ def rubric_files(args: argparse.Namespace, proj: Any, metrics: list[str]) -> tup
 
 def cmd_rubric_add(args: argparse.Namespace) -> int:
     """Store a rubric metric (a TOML file: name, description, criteria, anchors 1-5) in the project."""
-    from rageval.metrics.rubric import add_rubric
-    from rageval.prompts.rubric import parse_rubric
+    from rageval.metrics.rubric import add_rubric_text
+    from rageval.prompts.rubric import read_rubric_text
 
     path = input_file(args.file)
-    text = path.read_text(encoding="utf-8")
-    rubric = parse_rubric(text, path.name)
-    add_rubric(project(args), rubric, text)
+    rubric = add_rubric_text(project(args), read_rubric_text(path), path.name)
     emit(args, {"metric": rubric.metric, "digest": rubric.digest(), **rubric.to_dict()},
          f"rubric {rubric.name} stored: use the metric {rubric.metric} with an LLM judge "
          f"(--metrics {rubric.metric} --judge openai:MODEL); offline it is unscored")

@@ -7,7 +7,7 @@ import sys
 from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, chunk_args, emit, language_arg, names, progress,
                               project)
 from rageval.cli.rubric import rubric_arg, rubric_files
-from rageval.config import RunConfig
+from rageval.config import RunConfig, stored_config
 from rageval.errors import ConfigError
 from rageval.util import shown
 
@@ -100,19 +100,16 @@ def score_lines(scores: list) -> str:
 
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs: id, status, created, items done / failed."""
-    from rageval.store import owners
-    from rageval.store import runs as store
+    from rageval.runs.listing import listed_runs, resume_command
 
-    db = project(args).db_path
-    owners.reap(db)  # a run whose process is gone is shown interrupted, not running
-    runs = store.runs(db)
-    hint = {r["id"]: owners.resume_hint(r) for r in runs if r["status"] in ("interrupted", "failed", "pending")}
+    runs = listed_runs(project(args))
+    hint = {r["id"]: resume_command(r) for r in runs if resume_command(r)}
     payload = {"runs": [{**{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
                                               "n_items", "done", "failed", "error")},
                          **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}
     header = f"{'id':<23} {'status':<11} {'created':<16}  {'items':<22} source"
     text = "\n".join([header] + [f"{r['id']:<23} {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
-                     f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or r['config'].get('source', '')}"
+                     f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or getattr(stored_config(r), 'source', '')}"
                      + (f"\n    resume with: {hint[r['id']]}" if r["id"] in hint else "")
                      for r in runs]) if runs else "no runs yet"
     emit(args, payload, text)

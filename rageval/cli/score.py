@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, env_default, input_file, language_arg, names,
-                              progress, project, row_problem, workers)
+                              progress, project, row_problem, summary_file, workers)
 from rageval.cli.rubric import rubric_arg, rubric_files
 from rageval.config import RayOptions, RunConfig
 from rageval.errors import ConfigError
@@ -44,14 +44,17 @@ def cmd_score(args: argparse.Namespace) -> int:
                    records=result.records)
     else:
         sys.stdout.write("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in result.rows))
+    from rageval.text.hygiene import terminal_safe
+
     for e in result.errors:
-        print(f"{'ERROR' if e.level == 'error' else 'NOTE'} {e}", file=sys.stderr)
+        print(terminal_safe(f"{'ERROR' if e.level == 'error' else 'NOTE'} {e}"), file=sys.stderr)
     rejected = [e for e in result.errors if e.level == "error"]
     if args.out:
         summary = {"rows": len(result.rows), "errors": [row_problem(e) for e in rejected],
                    "notes": [row_problem(e) for e in result.errors if e.level != "error"],
                    "run_id": result.run_id, "out": args.out}
-        emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}")
+        emit(args, summary, f"{len(result.rows)} row(s) scored, {len(rejected)} rejected -> {args.out}",
+             summary_file(args.out))
     return EXIT_PARTIAL if rejected else EXIT_OK
 
 
@@ -102,10 +105,12 @@ def cmd_import_scores(args: argparse.Namespace) -> int:
         raise ConfigError(f"{out}: no such folder")
     result = import_scores(project(args), out, name=args.name)
     payload = {"run_id": result.run_id, "rows": result.rows, "rejected": result.rejected,
-               "duplicates": result.duplicates}
-    emit(args, payload, f"run {result.run_id}: {result.rows} answer(s) imported, {result.rejected} row(s) "
-                        f"without scores skipped, {result.duplicates} duplicate id(s) skipped")
-    return EXIT_OK
+               "duplicates": result.duplicates, "problems": [p.as_dict() for p in result.problems]}
+    lines = [f"REJECTED {p}" for p in result.problems]
+    lines.append(f"run {result.run_id}: {result.rows} answer(s) imported, {result.rejected} row(s) without scores "
+                 f"skipped, {result.duplicates} duplicate id(s) skipped, {len(result.problems)} rejection(s)")
+    emit(args, payload, "\n".join(lines))
+    return EXIT_PARTIAL if result.problems else EXIT_OK
 
 
 def register(commands: Commands) -> None:

@@ -107,12 +107,12 @@ def _import_llm_answers(project, run_id: str) -> str:
     answers: wrong numbers, a swapped name, an unsupported addition, a negation, hedging, a
     right abstention. Stored as an import run, like any user's own answers.
     """
-    from rageval.config import DEFAULT_METRICS
+    from rageval.config import DEFAULT_METRICS, stored_config
     from rageval.types import Sample
     from rageval.runs.scoring import score
 
     for r in store.runs(project.db_path):
-        if r["kind"] == "import" and r["config"].get("source") == LLM_ANSWERS_SOURCE:
+        if r["kind"] == "import" and stored_config(r).source == LLM_ANSWERS_SOURCE:
             return r["id"]
     by_id = {a["item_id"]: a for a in store.answers(project.db_path, run_id)}
     rows = [json.loads(line) for line in (demo_dir() / "llm_answers.jsonl").read_text(encoding="utf-8").splitlines()
@@ -137,12 +137,10 @@ def _import_claim_labels(project, runs: dict[str, str]) -> None:
         return
     with (demo_dir() / "claim_labels.csv").open(encoding="utf-8", newline="") as fh:
         rows = list(csv.DictReader(fh))
+    import pandas as pd
+
+    from rageval.files import csv_text
+
     for row in rows:
         row["run"] = runs[row["run"]]
-    import io
-
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(rows[0]))
-    writer.writeheader()
-    writer.writerows(rows)
-    import_claim_labels(project, "claim_labels.csv", out.getvalue().encode())
+    import_claim_labels(project, "claim_labels.csv", csv_text(pd.DataFrame(rows)).encode())

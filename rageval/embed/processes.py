@@ -22,6 +22,7 @@ import os
 import threading
 from typing import Any, Callable, Sequence
 
+from rageval import settings
 from rageval.errors import ConfigError
 
 BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
@@ -38,9 +39,9 @@ def one_blas_thread() -> None:
 
 def default_workers() -> int:
     """``RAGEVAL_WORKERS`` when set, else the cores this process may run on."""
-    raw = os.environ.get("RAGEVAL_WORKERS", "").strip()
-    if raw:
-        return check_workers(raw)
+    workers = settings.value("RAGEVAL_WORKERS")
+    if workers is not None:
+        return check_workers(workers)
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # not on Linux

@@ -1,5 +1,6 @@
 """The CI gate behind ``rageval check``: scores of a run or a scored file against thresholds and a
-baseline, with JUnit XML and Markdown summaries (see :mod:`rageval.gate.check`)."""
+baseline, with JUnit XML and Markdown summaries (see :mod:`rageval.gate.check`). Only sound
+numbers are read (:mod:`rageval.metrics.ranges`); files are streamed by :mod:`rageval.gate.read`."""
 from rageval.gate.check import Check, GateResult, parse_thresholds, run_gate
 from rageval.gate.scores import ScoreSet, from_file, from_run, load
 from rageval.gate.summary import junit_xml, markdown, text

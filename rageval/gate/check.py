@@ -5,6 +5,11 @@ Checks, each passed or failed with a sentence that says why:
 - ``fail_under[m] = t``: fails when ``mean_m < t``; ``fail_over[m] = t``: fails when
   ``mean_m > t`` (for metrics where lower is better). ``mean_m`` is over the answers ``m``
   scored; unscored answers are never averaged in as 0.
+- thresholds are finite numbers inside the metric's declared range, one per metric and flag;
+  ``min_effect`` is finite, at least 0 and no larger than the metric's range; ``alpha`` in (0, 1].
+- every value read is finite and inside its metric's range (:mod:`rageval.metrics.ranges`), or its
+  answer is rejected by id with the reason and counted as unscored; rejected baseline values (on
+  the compared metrics) fail the check ``baseline: every value sound`` unless ``allow_unscored``.
 - unscored answers: every gated metric (thresholds, and the regression metrics) fails when any
   answer is unscored on it, unless ``allow_unscored``; then they are listed and left out of the
   mean.
@@ -31,6 +36,7 @@ from rageval import stats
 from rageval.config import GateConfig
 from rageval.errors import ConfigError
 from rageval.gate.scores import ScoreSet
+from rageval.metrics.ranges import MAX_LISTED, Rejection, bounds, range_text
 from rageval.human.plain import min_pairs_for, paired_sentence
 from rageval.report.meaning import info
 
@@ -49,6 +55,7 @@ class GateResult:
     target: str
     baseline: str | None
     checks: list[Check]
+    rejected: list[Rejection] = field(default_factory=list)  # values the gate refused, both sides
 
     @property
     def passed(self) -> bool:
@@ -61,11 +68,15 @@ class GateResult:
     def as_dict(self) -> dict[str, Any]:
         return {"target": self.target, "baseline": self.baseline, "passed": self.passed,
                 "checks": [{"name": c.name, "metric": c.metric, "passed": c.passed, "message": c.message,
-                            "details": dict(c.details)} for c in self.checks]}
+                            "details": dict(c.details)} for c in self.checks],
+                "rejected": [r.as_dict() for r in self.rejected[:MAX_LISTED]], "rejected_count": len(self.rejected)}
 
 
 def parse_thresholds(items: Sequence[str] | None, flag: str = "--fail-under") -> dict[str, float]:
     """``["faithfulness=0.8", "ndcg@10=0.5"]`` -> ``{"faithfulness": 0.8, "ndcg@10": 0.5}``.
+
+    Each is a finite number inside the metric's declared range, and a metric has one threshold
+    per flag (a second is an error: which one was meant?).
 
     >>> parse_thresholds(["faithfulness=0.8", "rubric:tone = 0.6"])
     {'faithfulness': 0.8, 'rubric:tone': 0.6}
@@ -79,7 +90,15 @@ def parse_thresholds(items: Sequence[str] | None, flag: str = "--fail-under") ->
         except ValueError:
             number = math.nan
         if not sep or not metric or not math.isfinite(number):
-            raise ConfigError(f"{flag} {item!r} must be METRIC=NUMBER, e.g. {flag} faithfulness=0.8")
+            raise ConfigError(f"{flag} {item!r} must be METRIC=NUMBER with a finite number, e.g. {flag} "
+                              "faithfulness=0.8")
+        if metric in out:
+            raise ConfigError(f"{flag} gives {metric} twice ({out[metric]:g} and {number:g}); give one threshold "
+                              "per metric")
+        lo, hi = bounds(metric)
+        if not lo <= number <= hi:
+            raise ConfigError(f"{flag} {metric}={number:g} is outside {metric}'s range {range_text(metric)}, so "
+                              "the check could never pass or never fail")
         out[metric] = number
     return out
 
@@ -91,10 +110,10 @@ def run_gate(current: ScoreSet, *, fail_under: Mapping[str, float] | None = None
     """Every check of the module docstring over ``current``; ``metrics``: those the regression
     check covers (default: the thresholded ones, or every metric both sides scored)."""
     fail_under, fail_over = dict(fail_under or {}), dict(fail_over or {})
-    if not 0 < alpha <= 1:
-        raise ConfigError(f"--alpha {alpha} must be in (0, 1]")
-    if min_effect < 0:
-        raise ConfigError(f"--min-effect {min_effect} must be >= 0 (a drop smaller than it never fails)")
+    if not (math.isfinite(alpha) and 0 < alpha <= 1):
+        raise ConfigError(f"--alpha {alpha} must be a number in (0, 1]")
+    if not (math.isfinite(min_effect) and min_effect >= 0):
+        raise ConfigError(f"--min-effect {min_effect} must be >= 0 and finite (a drop smaller than it never fails)")
     named = list(dict.fromkeys([*fail_under, *fail_over, *(metrics or [])]))
     missing = [m for m in named if m not in current.metrics]
     if missing:
@@ -109,9 +128,16 @@ def run_gate(current: ScoreSet, *, fail_under: Mapping[str, float] | None = None
         if absent:
             raise ConfigError(f"baseline {baseline.label} has no metric {', '.join(map(repr, absent))}; "
                               f"it has: {', '.join(baseline.metrics)}")
+        for m in regress:
+            lo, hi = bounds(m)
+            if min_effect > hi - lo:
+                raise ConfigError(f"--min-effect {min_effect:g} is larger than {m}'s whole range {range_text(m)}, "
+                                  "so no drop could ever fail")
     else:
         regress = []
     checks: list[Check] = []
+    if baseline is not None and baseline.rejected:
+        checks.append(_baseline_check(baseline, regress, allow_unscored))
     if current.expected is not None:
         checks.append(_complete_check(current, allow_unscored))
     for m in dict.fromkeys([*named, *regress]):
@@ -122,7 +148,22 @@ def run_gate(current: ScoreSet, *, fail_under: Mapping[str, float] | None = None
         checks.append(_threshold(current, m, t, below=False))
     for m in regress:
         checks.append(_regression(current, baseline, m, min_effect, alpha))
-    return GateResult(current.label, None if baseline is None else baseline.label, checks)
+    rejected = current.rejected + (baseline.rejected if baseline is not None else [])
+    return GateResult(current.label, None if baseline is None else baseline.label, checks, rejected)
+
+
+def _baseline_check(base: ScoreSet, regress: Sequence[str], allowed: bool) -> Check:
+    """Values of the baseline the gate refused (on the compared metrics, or whole rows): they are
+    left out of the pairs, which fails unless ``--allow-unscored``, as on the current side."""
+    bad = [r for r in base.rejected if r.metric is None or r.metric in regress]
+    name = f"baseline {base.label}: every value sound"
+    text = f"{len(bad)} value(s) of the baseline {base.label} rejected (not finite or out of range, or an unreadable row)"
+    if not bad:
+        return Check(name, "baseline", True, f"every compared value of {base.label} is sound", {"rejected": 0})
+    if allowed:
+        return Check(name, "baseline", True, text + "; allowed by --allow-unscored, left out of the pairs",
+                     {"rejected": len(bad)})
+    return Check(name, "baseline", False, text + "; fix the baseline or pass --allow-unscored", {"rejected": len(bad)})
 
 
 def _reasons(s: ScoreSet, metric: str) -> str:

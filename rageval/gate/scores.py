@@ -1,11 +1,13 @@
 """Per-answer scores of one side of a CI check: a stored run, or a file ``rageval score`` wrote.
 
 A :class:`ScoreSet` holds, per metric, the value of every answer (``NaN`` where the metric did
-not score it) and why each unscored answer was not scored. A file is JSONL, JSON, CSV or
-Parquet with an ``id`` column, one column per metric and optional ``<metric>_status`` columns
-(``"unscored: no_contexts"``), as ``rageval score --out`` writes it; a stored run is read from
-the project's database with the metric signatures, so two runs whose settings differ are never
-compared.
+not score it), why each unscored answer was not scored, and every value the gate refused. A file
+is read by :mod:`rageval.gate.read` (JSONL, JSON, CSV or Parquet with an ``id`` column, one
+column per metric and optional ``<metric>_status`` columns, as ``rageval score --out`` writes
+it); a stored run is read from the project's database with the metric signatures, so two runs
+whose settings differ are never compared. Both sides go through the same rule
+(:mod:`rageval.metrics.ranges`): a value that is not a finite number inside its metric's range is
+rejected by id with its reason and counted as unscored.
 """
 from __future__ import annotations
 
@@ -14,15 +16,16 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from rageval.errors import ConfigError
+from rageval.gate.read import NOT_METRICS, metrics_of, read_rows, reasons_and_rejections
+from rageval.metrics.ranges import Rejection, problem, sound
 from rageval.project import Project
 from rageval.store import runs as run_store
 
-#: columns of a scored file that are not metrics
-NOT_METRICS = {"id", "source", "claims", "aligncheck", "question", "answer", "contexts", "reference",
-               "references", "retrieved_ids", "context_ids", "relevant_ids", "domain"}
+__all__ = ["NOT_METRICS", "ScoreSet", "from_file", "from_run", "load"]
 
 
 @dataclass(frozen=True)
@@ -34,6 +37,7 @@ class ScoreSet:
     expected: int | None = None  # answers the run should have (stored runs only): its QA items
     status: str | None = None    # the run's status (stored runs only)
     coverage: dict[str, float] = field(default_factory=dict)  # claim metric -> decided / all claims
+    rejected: list[Rejection] = field(default_factory=list)  # values (or rows) refused, in row order
 
     @property
     def metrics(self) -> list[str]:
@@ -44,7 +48,8 @@ class ScoreSet:
 
 
 def from_run(project: Project, run_id: str) -> ScoreSet:
-    """The stored scores of ``run_id`` (a ConfigError when there is no such run)."""
+    """The stored scores of ``run_id`` (a ConfigError when there is no such run); a stored ``ok``
+    value that is not sound (an imported or tampered database) is rejected like a file's."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: rageval runs")
@@ -54,56 +59,48 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
     values: dict[str, dict[str, float]] = {}
     reasons: dict[str, Counter] = {}
     signatures: dict[str, str] = {}
+    rejected: list[Rejection] = []
     decided: dict[str, list[int]] = {}
     for r in rows:
+        metric, item = r["metric"], str(r["item_id"])
         d = r["details"] or {}
         if isinstance(d.get("n_all"), int):
-            pair = decided.setdefault(r["metric"], [0, 0])
+            pair = decided.setdefault(metric, [0, 0])
             pair[0], pair[1] = pair[0] + int(d.get("n_decided") or 0), pair[1] + d["n_all"]
         ok = r["status"] == "ok" and r["value"] is not None
-        values.setdefault(r["metric"], {})[str(r["item_id"])] = float(r["value"]) if ok else math.nan
-        signatures[r["metric"]] = r["signature"]
-        if not ok:
-            reasons.setdefault(r["metric"], Counter())[f"{r['status']}: {r['reason']}" if r["status"] != "unscored"
-                                                       else str(r["reason"])] += 1
+        found = problem(metric, r["value"]) if ok else None
+        values.setdefault(metric, {})[item] = sound(metric, r["value"]) if ok and found is None else math.nan
+        signatures[metric] = r["signature"]
+        if found is not None:
+            rejected.append(Rejection(f"run {run_id}: stored score", item, metric, found[1]))
+            why = f"rejected: {found[0]}"
+        elif not ok:
+            why = f"{r['status']}: {r['reason']}" if r["status"] != "unscored" else str(r["reason"])
+        else:
+            continue
+        reasons.setdefault(metric, Counter())[why] += 1
     return ScoreSet(f"run {run_id}", pd.DataFrame(values).sort_index(), reasons, signatures,
                     expected=int(run["n_items"]), status=str(run["status"]),
-                    coverage={m: a / b for m, (a, b) in decided.items() if b})
+                    coverage={m: a / b for m, (a, b) in decided.items() if b}, rejected=rejected)
 
 
 def from_file(path: Path) -> ScoreSet:
-    """The scores in a file ``rageval score --out`` wrote (JSONL, JSON, CSV or Parquet)."""
-    if not path.is_file():
-        raise ConfigError(f"{path}: no such file")
-    if path.suffix.lower() == ".parquet":
-        records = pd.read_parquet(path).to_dict("records")
-    else:
-        from rageval.ingest.rows import read_table
-
-        records = [rec for _, rec in read_table(path.name, path.read_bytes()).records]
-    if not records or not all("id" in r for r in records):
+    """The scores in a file ``rageval score --out`` wrote (JSONL, JSON, CSV or Parquet), read by
+    :func:`rageval.gate.read.read_rows`; a ConfigError for a file the gate cannot use as a whole."""
+    collected = read_rows(path)
+    if not collected.ids:
         raise ConfigError(f"{path}: a scored file needs rows with an 'id' column and one column per metric "
                           "(what `rageval score --out FILE` writes)")
-    keys = dict.fromkeys(k for r in records for k in r if k not in NOT_METRICS
-                         and not k.endswith(("_status", "_coverage")))
-    metrics = sorted(k for k in keys if all(_number(r.get(k)) is not None or _empty(r.get(k)) for r in records)
-                     and any(_number(r.get(k)) is not None or r.get(f"{k}_status") for r in records))
+    metrics = metrics_of(collected)
     if not metrics:
         raise ConfigError(f"{path}: no metric columns (numbers) found; score it first with `rageval score`")
-    values: dict[str, dict[str, float]] = {m: {} for m in metrics}
-    reasons: dict[str, Counter] = {}
-    covered = {m: [c for r in records if (c := _number(r.get(f"{m}_coverage"))) is not None] for m in metrics}
-    for r in records:
-        rid = str(r["id"])
-        for m in metrics:
-            v = _number(r.get(m))
-            values[m][rid] = math.nan if v is None else v
-            if v is None:
-                status = r.get(f"{m}_status") or "no value"
-                reasons.setdefault(m, Counter())[str(status).removeprefix("unscored: ")] += 1
+    reasons, rejected = reasons_and_rejections(collected, metrics)
+    n = len(collected.ids)
+    values = pd.DataFrame({m: np.frombuffer(collected.values[m], dtype=float, count=n) for m in metrics},
+                          index=pd.Index(collected.ids, dtype=object))
     # a file keeps each answer's coverage only: the file's is their mean
-    return ScoreSet(path.name, pd.DataFrame(values).sort_index(), reasons,
-                    coverage={m: sum(c) / len(c) for m, c in covered.items() if c})
+    coverage = {m: total / count for m, (total, count) in collected.coverage.items() if m in metrics and count}
+    return ScoreSet(path.name, values.sort_index(), reasons, coverage=coverage, rejected=rejected)
 
 
 def load(project_opener, spec: str) -> ScoreSet:
@@ -112,21 +109,3 @@ def load(project_opener, spec: str) -> ScoreSet:
     if path.suffix and (path.is_file() or path.suffix.lower() in (".jsonl", ".json", ".csv", ".parquet")):
         return from_file(path)
     return from_run(project_opener(), spec)
-
-
-def _number(value) -> float | None:
-    if isinstance(value, bool) or value is None:
-        return None
-    if isinstance(value, (int, float)):
-        return None if math.isnan(float(value)) else float(value)
-    if isinstance(value, str) and value.strip():
-        try:
-            v = float(value)
-        except ValueError:
-            return None
-        return None if math.isnan(v) else v
-    return None
-
-
-def _empty(value) -> bool:
-    return value is None or value == "" or (isinstance(value, float) and math.isnan(value))

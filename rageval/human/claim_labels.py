@@ -32,7 +32,7 @@ from rageval import stats
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.human.ratings import _Lookup
-from rageval.ingest.rows import RowError, read_table
+from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
 from rageval.store import runs as rstore
@@ -67,7 +67,7 @@ class ClaimLabelsImport:
     """What an import stored (label rows) and what it rejected."""
 
     rows: list[dict[str, Any]]
-    errors: list[RowError] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
 
     @property
     def imported(self) -> int:

@@ -12,7 +12,9 @@
 
 Each estimate carries PPI++ (or classic PPI), the human-only estimate with its interval, the
 predictor's naive mean, the widths and the effective number of labels. With fewer than 2 labelled
-or no unlabelled items there is no PPI estimate, and ``reason`` says why.
+or no unlabelled items there is no PPI estimate, and ``reason`` says why; with fewer than 2 labels
+it also says how many labels a human-only interval 0.1 wide (0.5 for a 1-5 rating) would need,
+taking the predictor's standard deviation for the labels' (:func:`rageval.stats.labels_for_width`).
 """
 from __future__ import annotations
 
@@ -24,10 +26,10 @@ import pandas as pd
 
 from rageval import stats
 from rageval.errors import ConfigError
+from rageval.human.claim_agreement import verdict_frame
 from rageval.human.claim_labels import gold_labels, labels_frame
 from rageval.human.frame import build_frame, metric_columns
 from rageval.project import Project
-from rageval.store import claim_labels as cstore
 
 PREFERRED = ("answer_correctness_offline", "faithfulness", "answer_similarity", "token_f1")
 
@@ -50,7 +52,11 @@ def _ppi(quantity: str, predictor: str, y: np.ndarray, yhat: np.ndarray, labelle
          alpha: float) -> Estimate:
     n, total = int(labelled.sum()), int(labelled.size)
     if n < 2:
-        return Estimate(quantity, predictor, n, total, None, f"{n} labelled item(s): PPI needs at least 2")
+        width = 0.5 if "1-5" in quantity else 0.1
+        guess = float(np.std(yhat)) if yhat.size > 1 else 0.0
+        needed = (f"; about {stats.labels_for_width(guess, width, alpha=alpha)} labels would give a human-only 95% "
+                  f"CI {width:g} wide, if the labels spread like the predictor" if guess > 0 else "")
+        return Estimate(quantity, predictor, n, total, None, f"{n} labelled item(s): PPI needs at least 2{needed}")
     if n == total:
         return Estimate(quantity, predictor, n, total, None, "every item is labelled: the human mean is exact")
     r = stats.ppi_mean(y[labelled], yhat[labelled], yhat[~labelled], alpha=alpha, tuned=tuned)
@@ -85,8 +91,7 @@ def rating_estimate(project: Project, run_id: str, metric: str | None = None, *,
 
 def supported_estimates(project: Project, run_id: str, *, tuned: bool = True, alpha: float = 0.05) -> list[Estimate]:
     """PPI estimate of the share of claims a person would call SUPPORTED, one per verifier of the run."""
-    rows = pd.DataFrame(cstore.verdicts(project.db_path, [run_id]),
-                        columns=["run_id", "item_id", "signature", "judge", "ordinal", "claim", "verdict", "confidence"])
+    rows = verdict_frame(project, [run_id])
     gold = gold_labels(labels_frame(project, [run_id]))
     out = []
     for sig, part in rows.groupby("signature", sort=True):

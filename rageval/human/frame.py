@@ -10,39 +10,48 @@ becomes two columns, ``name#<6 hex of the signature's hash>``.
 from __future__ import annotations
 
 import hashlib
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from rageval.human.consensus import agreement_of, consensus, ratings_frame
+from rageval.config import stored_config
 from rageval.project import Project
+from rageval.report.leaderboard import run_model
 from rageval.store import human as hstore
 
 GROUPINGS = ("none", "dataset", "domain", "model", "run")
 META = ("run_id", "item_id", "question", "dataset", "domain", "model")
 
 
-def _labels(it: dict) -> dict:
-    cfg = it["config"] or {}
-    source = cfg.get("source") or "import"
-    return {"dataset": it["qa_set"] or source,
-            "domain": it["domain"] or "(none)",
-            "model": cfg.get("generator") if it["kind"] == "pipeline" else f"import: {source}",
-            "run": it["run_id"]}
+def _labeller() -> Callable[[dict], dict]:
+    """The grouping labels of an item row (it carries its run's kind, config and QA set); what comes
+    from the run's config is read once per run."""
+    per_run: dict[str, tuple[str, str]] = {}
+
+    def labels(it: dict) -> dict:
+        if it["run_id"] not in per_run:
+            cfg = stored_config(it)
+            per_run[it["run_id"]] = (getattr(cfg, "source", "import"), run_model(it))
+        source, model = per_run[it["run_id"]]
+        return {"dataset": it["qa_set"] or source, "domain": it["domain"] or "(none)", "model": model,
+                "run": it["run_id"]}
+    return labels
 
 
 def group_labels(project: Project, run_ids: Sequence[str], by: str) -> dict[tuple[str, str], str]:
     """``(run_id, item_id) -> value`` of the grouping ``by`` (dataset, domain, model, run)."""
-    return {(it["run_id"], it["item_id"]): str(_labels(it).get(by, "all")) for it in hstore.items(project.db_path, run_ids)}
+    labels = _labeller()
+    return {(it["run_id"], it["item_id"]): str(labels(it).get(by, "all")) for it in hstore.items(project.db_path, run_ids)}
 
 
 def build_frame(project: Project, run_ids: Sequence[str], *, consensus_method: str = "median",
                 metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """The per-answer table of the runs (see the module docstring); ``metrics`` keeps only those."""
-    items = hstore.item_labels(project.db_path, run_ids)
+    items, labels = hstore.item_labels(project.db_path, run_ids), _labeller()
     base = pd.DataFrame([{"run_id": it["run_id"], "item_id": it["item_id"], "question": it["question"],
-                          **{k: v for k, v in _labels(it).items() if k != "run"}} for it in items],
+                          **{k: v for k, v in labels(it).items() if k != "run"}} for it in items],
                         columns=list(META))
     values = hstore.metric_values_table(project.db_path, run_ids)
     values["value"] = values["value"].astype(float)

@@ -23,7 +23,7 @@ import pandas as pd
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.project import Project
-from rageval.ingest.rows import RowError, read_table
+from rageval.ingest.rows import RowProblem, read_table
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 
@@ -38,7 +38,7 @@ class RatingsImport:
     """What an import stored (``rows``: run, item, annotator, rating) and what it rejected."""
 
     rows: list[tuple[str, str, str, int]]
-    errors: list[RowError] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
 
     @property
     def imported(self) -> int:

@@ -44,14 +44,18 @@ def verifier_rows(project: Project, run_ids: Sequence[str] | None = None, *, n_b
 
 def verifier_sentence(row: dict[str, Any]) -> str:
     """One line beside a verifier's verdicts: its agreement with people, or how many labels it needs."""
+    needed = row["labels_for_ci"]
     if not row["n"]:
-        return (f"{row['verifier']}: no labelled claim it decided yet; about {row['labels_for_ci']} labelled claims "
+        if needed is None:
+            return f"{row['verifier']}: no labelled claim it decided yet."
+        return (f"{row['verifier']}: no labelled claim it decided yet; about {needed} labelled claims "
                 f"would give its kappa a 95% CI {fmt_num(row['width'])} wide.")
     cov = f", decided {row['coverage']:.0%} of {row['labelled']} labelled" if row["coverage"] is not None else ""
-    return (f"{row['verifier']}: agrees with people on {row['accuracy']:.0%} of {row['n']} labelled claims{cov}; "
-            f"kappa {fmt_num(row['kappa'])}{fmt_ci(row['kappa_low'], row['kappa_high'])}"
-            + (f"; about {row['labels_for_ci']} would narrow its CI to {fmt_num(row['width'])}." if row["n"] < row["labels_for_ci"]
-               else "."))
+    head = f"{row['verifier']}: agrees with people on {row['accuracy']:.0%} of {row['n']} labelled claims{cov}; "
+    if needed is None:
+        return head + "it gives one verdict only, so it has no kappa: read its precision and coverage."
+    return (head + f"kappa {fmt_num(row['kappa'])}{fmt_ci(row['kappa_low'], row['kappa_high'])}"
+            + (f"; about {needed} would narrow its CI to {fmt_num(row['width'])}." if row["n"] < needed else "."))
 
 
 def estimate_sentence(row: dict[str, Any]) -> str:

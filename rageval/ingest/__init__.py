@@ -1,9 +1,9 @@
-"""Ingestion: files -> :class:`Document` (or :class:`IngestError`) -> :class:`Chunk` list."""
+"""Ingestion: files -> :class:`Document` (or :class:`IngestProblem`) -> :class:`Chunk` list."""
 from rageval.config import ChunkingConfig
 from rageval.ingest.chunking import Chunk, chunk_document, chunk_documents
 from rageval.ingest.loaders import (
     Document,
-    IngestError,
+    IngestProblem,
     Page,
     load_file,
     load_path,
@@ -14,7 +14,7 @@ __all__ = [
     "Chunk",
     "ChunkingConfig",
     "Document",
-    "IngestError",
+    "IngestProblem",
     "Page",
     "chunk_document",
     "chunk_documents",

@@ -7,12 +7,11 @@ from typing import Any, Callable, Iterable, Sequence
 
 from rageval.ingest.chunking import chunk_document
 from rageval.config import ChunkingConfig
-from rageval.ingest.loaders import Document, IngestError, Page, load_file, load_paths
+from rageval.ingest.loaders import Document, IngestProblem, Page, load_file, load_paths
 from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
 from rageval.store import corpus as store
 from rageval.util import stable_hash
-from rageval.types import Spec
 
 Progress = Callable[[str, int, int], None]
 
@@ -21,14 +20,14 @@ Progress = Callable[[str, int, int], None]
 class IngestReport:
     corpus: str
     documents: list[dict[str, Any]] = field(default_factory=list)  # name, id, pages, chunks, new
-    errors: list[IngestError] = field(default_factory=list)
+    errors: list[IngestProblem] = field(default_factory=list)
     chunks_indexed: int = 0
 
 
-def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestError],
-           chunking: ChunkingConfig, progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[IngestError]]:
+def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestProblem],
+           chunking: ChunkingConfig, progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[IngestProblem]]:
     docs = [d for d in loaded if isinstance(d, Document)]
-    errors = [e for e in loaded if isinstance(e, IngestError)]
+    errors = [e for e in loaded if isinstance(e, IngestProblem)]
     known = {d["id"] for d in store.documents(project.db_path, corpus)}
     summary, all_chunks = [], []
     for n, doc in enumerate(docs, start=1):
@@ -73,7 +72,7 @@ def _ingest(project: Project, corpus: str, *, paths: Iterable[str | Path], files
         from rageval.embed.processes import warm_up
 
         warm_up(workers=workers)  # the workers load the model while the files are read
-    loaded: list[Document | IngestError] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
+    loaded: list[Document | IngestProblem] = list(load_paths(paths, limits=limits, progress=progress)) if paths else []
     total = len(loaded) + len(files)
     for name, data in files:
         loaded.append(load_file(name, data, limits=limits))
@@ -141,21 +140,14 @@ def build_index(project: Project, corpus: str, chunking: ChunkingConfig, embedde
                 progress: Progress | None = None, workers: int | None = None) -> int:
     """Embed and add to Chroma every chunk not yet indexed; returns the number added.
 
-    An ``openai:`` embedder gets an LLM client for the embedder role (base URL and key from the
-    environment) for this call only; it is closed before returning.
+    The embedder comes from a model session (:mod:`rageval.llm.session`) open for this call only:
+    an ``openai:`` embedder gets a client for the embedder role (base URL and key from the
+    environment), closed before returning.
     """
-    from rageval.embed.cache import get_embedder
+    from rageval.llm.session import model_session
 
     if progress is not None:
         progress("model", 0, 0)  # loading the embedder can take a while on a busy machine
-    client = None
-    if Spec.parse("embedder", embedder).online:
-        from rageval.llm.client import make_llm_client
-
-        client = make_llm_client({"embedder": embedder}, store_path=project.db_path)
-    try:
-        model = get_embedder(project, embedder, client=client)
-        return sync_index(project, corpus, chunking, embedder, model, progress=progress, workers=workers)[2]
-    finally:
-        if client is not None:
-            client.close()
+    with model_session({"embedder": embedder}, project=project) as session:
+        return sync_index(project, corpus, chunking, embedder, session.embedder, progress=progress,
+                          workers=workers)[2]

@@ -2,7 +2,7 @@
 
 Without limits one 5 MiB single-line text file took minutes to chunk and embed with no word
 of why. Each limit is checked as early as it can be (file size before reading, page count
-before extracting text, characters after) and a file over it becomes an ``IngestError`` whose
+before extracting text, characters after) and a file over it becomes an ``IngestProblem`` whose
 reason names the limit, the value and the setting that raises it:
 
 ==================  ===================  =========================================
@@ -30,29 +30,39 @@ nesting depth       32 levels            ``RAGEVAL_MAX_DEPTH`` / ``--max-depth``
 minutes. A list field such as ``contexts`` counts all its passages together. JSON nested deeper
 than about 900 levels cannot be read by Python at all, so a higher depth setting stops there.)
 Numbers too large for a float (309 digits or more) are not limited: they are read as text.
+
+Files of scores that ``check`` reads (a scored file, a baseline file) have their own limits
+(:class:`ScoreFileLimits`), checked before and while the file is read; a file over one is an
+error naming the file, the limit and the setting (``check`` exits 2):
+
+==================  ===================  =========================================
+limit               default              set with
+==================  ===================  =========================================
+file size           500 MB               ``RAGEVAL_MAX_SCORE_FILE_MB``
+rows                1,000,000            ``RAGEVAL_MAX_SCORE_ROWS``
+==================  ===================  =========================================
+
+JSONL, CSV and Parquet are read row by row and keep only the id and the numbers, so memory grows
+with the rows (about 250 bytes per row with three metrics: ``bench/bench_gate.py``), not with the
+text in them; a ``.json`` file is one
+array that is parsed whole, so it may be at most a tenth of the file size limit (write JSONL
+beyond that).
 """
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
+from rageval import settings
 from rageval.errors import ConfigError
 
-DEFAULT_FILE_MB = 100.0
-DEFAULT_PAGES = 2000
-DEFAULT_CHARS = 5_000_000
-DEFAULT_FIELD_CHARS = 100_000
-DEFAULT_DEPTH = 32
-
-
-def _env(name: str, default: float) -> float:
-    raw = os.environ.get(name)
-    if raw is None or not raw.strip():
-        return default
-    try:
-        return float(raw)
-    except ValueError:
-        raise ConfigError(f"{name}={raw!r} is not a number") from None
+# the defaults are the settings table's (rageval.settings), so a limit has one default
+DEFAULT_FILE_MB = settings.default("RAGEVAL_MAX_FILE_MB")
+DEFAULT_PAGES = settings.default("RAGEVAL_MAX_PAGES")
+DEFAULT_CHARS = settings.default("RAGEVAL_MAX_CHARS")
+DEFAULT_FIELD_CHARS = settings.default("RAGEVAL_MAX_FIELD_CHARS")
+DEFAULT_DEPTH = settings.default("RAGEVAL_MAX_DEPTH")
+DEFAULT_SCORE_FILE_MB = settings.default("RAGEVAL_MAX_SCORE_FILE_MB")
+DEFAULT_SCORE_ROWS = settings.default("RAGEVAL_MAX_SCORE_ROWS")
 
 
 def _at_least_one(limits: object, names: tuple[str, ...]) -> None:
@@ -74,11 +84,10 @@ class Limits:
     def from_env(cls, *, file_mb: float | None = None, pages: int | None = None,
                  chars: int | None = None) -> "Limits":
         """Explicit values first, then ``RAGEVAL_MAX_FILE_MB`` / ``_PAGES`` / ``_CHARS``, then defaults."""
-        env = _env
-        mb = file_mb if file_mb is not None else env("RAGEVAL_MAX_FILE_MB", DEFAULT_FILE_MB)
+        mb = file_mb if file_mb is not None else settings.value("RAGEVAL_MAX_FILE_MB")
         return cls(max_file_bytes=int(mb * 1_000_000),
-                   max_pages=int(pages if pages is not None else env("RAGEVAL_MAX_PAGES", DEFAULT_PAGES)),
-                   max_chars=int(chars if chars is not None else env("RAGEVAL_MAX_CHARS", DEFAULT_CHARS)))
+                   max_pages=int(pages if pages is not None else settings.value("RAGEVAL_MAX_PAGES")),
+                   max_chars=int(chars if chars is not None else settings.value("RAGEVAL_MAX_CHARS")))
 
     def size_error(self, size: int) -> str | None:
         if size > self.max_file_bytes:
@@ -114,8 +123,8 @@ class RowLimits:
     def from_env(cls, *, field_chars: int | None = None, depth: int | None = None) -> "RowLimits":
         """Explicit values first, then ``RAGEVAL_MAX_FIELD_CHARS`` / ``RAGEVAL_MAX_DEPTH``, then defaults."""
         return cls(max_field_chars=int(field_chars if field_chars is not None
-                                       else _env("RAGEVAL_MAX_FIELD_CHARS", DEFAULT_FIELD_CHARS)),
-                   max_depth=int(depth if depth is not None else _env("RAGEVAL_MAX_DEPTH", DEFAULT_DEPTH)))
+                                       else settings.value("RAGEVAL_MAX_FIELD_CHARS")),
+                   max_depth=int(depth if depth is not None else settings.value("RAGEVAL_MAX_DEPTH")))
 
     def field_error(self, chars: int) -> str | None:
         if chars > self.max_field_chars:
@@ -130,4 +139,37 @@ class RowLimits:
             levels = "more than 900" if depth is None else f"more than {self.max_depth:,}"
             return (f"row is nested {levels} levels deep, over the limit of {self.max_depth:,} levels "
                     "(raise it with RAGEVAL_MAX_DEPTH or --max-depth)")
+        return None
+
+
+@dataclass(frozen=True)
+class ScoreFileLimits:
+    """The largest file (bytes) and the most rows of a file of scores ``check`` reads (module docstring)."""
+
+    max_bytes: int = int(DEFAULT_SCORE_FILE_MB * 1_000_000)
+    max_rows: int = DEFAULT_SCORE_ROWS
+
+    def __post_init__(self) -> None:
+        _at_least_one(self, ("max_bytes", "max_rows"))
+
+    @classmethod
+    def from_env(cls) -> "ScoreFileLimits":
+        """``RAGEVAL_MAX_SCORE_FILE_MB`` / ``RAGEVAL_MAX_SCORE_ROWS``, else the defaults."""
+        return cls(max_bytes=int(settings.value("RAGEVAL_MAX_SCORE_FILE_MB") * 1_000_000),
+                   max_rows=int(settings.value("RAGEVAL_MAX_SCORE_ROWS")))
+
+    def size_error(self, size: int, *, whole: bool = False) -> str | None:
+        """``whole``: a file parsed at once (one JSON array), allowed a tenth of the limit."""
+        limit = self.max_bytes // 10 if whole else self.max_bytes
+        if size > limit:
+            why = (" for a .json file, which is parsed whole; write one row per line in a .jsonl file"
+                   if whole else "")
+            return (f"file is {size / 1e6:,.1f} MB, over the limit of {limit / 1e6:,.1f} MB{why} "
+                    "(raise it with RAGEVAL_MAX_SCORE_FILE_MB)")
+        return None
+
+    def rows_error(self, rows: int) -> str | None:
+        if rows > self.max_rows:
+            return (f"file has more than {self.max_rows:,} rows, over the limit (raise it with "
+                    "RAGEVAL_MAX_SCORE_ROWS)")
         return None

@@ -1,6 +1,6 @@
 """Load PDF, plain-text and Markdown files into :class:`Document` objects.
 
-Every loader returns either a ``Document`` or an ``IngestError`` naming the file and a reason a
+Every loader returns either a ``Document`` or an ``IngestProblem`` naming the file and a reason a
 person can act on; nothing here raises for a bad file. A document's id is the SHA-256 of its
 bytes, so the same bytes always give the same id whatever the file is called.
 
@@ -92,7 +92,7 @@ class Document:
 
 
 @dataclass(frozen=True)
-class IngestError:
+class IngestProblem:
     """A file that could not be loaded. ``doc_id`` is the bytes' hash when they could be read."""
 
     name: str
@@ -103,7 +103,7 @@ class IngestError:
         return f"{self.name}: {self.reason}"
 
 
-LoadResult = Union[Document, IngestError]
+LoadResult = Union[Document, IngestProblem]
 
 
 def load_file(name: str, data: bytes, *, limits: Limits | None = None) -> LoadResult:
@@ -112,7 +112,7 @@ def load_file(name: str, data: bytes, *, limits: Limits | None = None) -> LoadRe
     The name becomes a display name (:func:`rageval.text.hygiene.display_name`: no folders,
     controls or bidi characters, at most 120 characters); the original is kept escaped in
     ``Document.original_name``. A file over one of ``limits`` (default: :meth:`Limits.from_env`)
-    is an ``IngestError`` naming the limit.
+    is an ``IngestProblem`` naming the limit.
     """
     limits = limits or Limits.from_env()
     shown = display_name(name)
@@ -120,12 +120,12 @@ def load_file(name: str, data: bytes, *, limits: Limits | None = None) -> LoadRe
     doc_id = hashlib.sha256(data).hexdigest()
     kind = KINDS.get(_extension(name))
     if kind is None:
-        return IngestError(name, _unsupported_reason(name), doc_id)
+        return IngestProblem(name, _unsupported_reason(name), doc_id)
     if not data:
-        return IngestError(name, REASON_EMPTY, doc_id)
+        return IngestProblem(name, REASON_EMPTY, doc_id)
     too_big = limits.size_error(len(data))
     if too_big:
-        return IngestError(name, too_big, doc_id)
+        return IngestProblem(name, too_big, doc_id)
     try:
         if kind == "pdf":
             pages = _pdf_pages(data, limits)
@@ -135,9 +135,9 @@ def load_file(name: str, data: bytes, *, limits: Limits | None = None) -> LoadRe
         if too_long:
             raise _Rejected(too_long)
     except _Rejected as rejected:
-        return IngestError(name, str(rejected), doc_id)
+        return IngestProblem(name, str(rejected), doc_id)
     except Exception as exc:  # a loader must never take the caller down with it
-        return IngestError(name, f"could not read file: {type(exc).__name__}: {exc}", doc_id)
+        return IngestProblem(name, f"could not read file: {type(exc).__name__}: {exc}", doc_id)
     return Document(id=doc_id, name=name, kind=kind, pages=pages, size_bytes=len(data),
                     original_name=shown.original)
 
@@ -148,18 +148,18 @@ def load_path(path: str | os.PathLike, *, limits: Limits | None = None) -> LoadR
     limits = limits or Limits.from_env()
     path = Path(path)
     if not path.exists():
-        return IngestError(display_name(path.name or str(path)).name, f"file not found: {path}")
+        return IngestProblem(display_name(path.name or str(path)).name, f"file not found: {path}")
     if path.is_dir():
-        return IngestError(display_name(path.name).name, "is a folder, not a file; use load_paths for folders")
+        return IngestProblem(display_name(path.name).name, "is a folder, not a file; use load_paths for folders")
     if _extension(path.name) not in KINDS:
-        return IngestError(display_name(path.name).name, _unsupported_reason(path.name))
+        return IngestProblem(display_name(path.name).name, _unsupported_reason(path.name))
     try:
         too_big = limits.size_error(path.stat().st_size)
         if too_big:
-            return IngestError(display_name(path.name).name, too_big)
+            return IngestProblem(display_name(path.name).name, too_big)
         data = path.read_bytes()
     except OSError as exc:
-        return IngestError(display_name(path.name).name, f"cannot read file: {exc.strerror or exc}")
+        return IngestProblem(display_name(path.name).name, f"cannot read file: {exc.strerror or exc}")
     return load_file(path.name, data, limits=limits)
 
 
@@ -169,7 +169,7 @@ def load_paths(paths: Iterable[str | os.PathLike], *, limits: Limits | None = No
 
     A folder is walked recursively in sorted order and only its .pdf, .txt, .md and .markdown
     files are loaded (others, and hidden files and folders, are skipped silently). A file named
-    explicitly with another extension gives an ``IngestError``. A file reached twice is loaded once.
+    explicitly with another extension gives an ``IngestProblem``. A file reached twice is loaded once.
     """
     limits = limits or Limits.from_env()
     todo: list[Path] = []

@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from rageval.project import Project
-from rageval.ingest.rows import RowError, as_label, as_relevance, as_text_list, read_table
+from rageval.ingest.fields import as_label, as_relevance, as_text_list
+from rageval.ingest.rows import RowProblem, read_table
 from rageval.store import runs as store
 from rageval.text.hygiene import display_name
 
@@ -25,11 +26,11 @@ class QAImport:
 
     name: str
     items: list[dict[str, Any]]
-    errors: list[RowError] = field(default_factory=list)
-    notes: list[RowError] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
+    notes: list[RowProblem] = field(default_factory=list)
 
 
-def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowError]]:
+def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowProblem]]:
     """Rows -> QA items ``{id, question, references, relevant, domain}`` plus row problems.
 
     Needs a ``question`` column (InputError, once, naming the columns found, when no row has
@@ -49,11 +50,11 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowEr
         line = table.lines.get(n)
         question = rec.get("question")
         if question is not None and not isinstance(question, str):
-            errors.append(RowError(source, n, f"question must be text, not {type(question).__name__}",
+            errors.append(RowProblem(source, n, f"question must be text, not {type(question).__name__}",
                                    column="question", line=line))
             continue
         if not question or not question.strip():
-            errors.append(RowError(source, n, "empty question", column="question", line=line))
+            errors.append(RowProblem(source, n, "empty question", column="question", line=line))
             continue
         try:
             item_id = as_label(rec.get("id"), field="id") or f"row{n}"
@@ -62,7 +63,7 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowEr
             errors.append(table.error(n, str(exc), column=str(exc).split(" ", 1)[0]))
             continue
         if item_id in seen:
-            errors.append(RowError(source, n, f"duplicate id {item_id!r} (first at row {seen[item_id]}); "
+            errors.append(RowProblem(source, n, f"duplicate id {item_id!r} (first at row {seen[item_id]}); "
                                    "this row was skipped", column="id", line=line))
             continue
         try:
@@ -70,7 +71,7 @@ def parse_qa(source: str, data: bytes) -> tuple[list[dict[str, Any]], list[RowEr
             relevant = as_relevance(rec.get("relevant_ids"))
             generated = _generated(rec)
         except ValueError as exc:
-            errors.append(RowError(source, n, str(exc), line=line,
+            errors.append(RowProblem(source, n, str(exc), line=line,
                                    column=str(exc).split(" ", 1)[0]))
             continue
         seen[item_id] = n

@@ -1,6 +1,6 @@
 """Reading user tables (QA sets, answer files) from CSV, JSON or JSONL, row by row.
 
-A bad row never stops the others: it becomes a :class:`RowError` naming the file, the row
+A bad row never stops the others: it becomes a :class:`RowProblem` naming the file, the row
 number (1-based: the first data row is row 1, the header of a CSV is row 0), the line of the file
 (the number a spreadsheet or an editor shows: ``row 1 (line 2)`` in a CSV, ``row 1 (line 1)`` in a
 JSONL file) and the column where known, and the reason; the good rows are kept. One convention
@@ -20,7 +20,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import sys
 from dataclasses import dataclass, field
 from typing import Any, Iterable
@@ -28,6 +27,7 @@ from typing import Any, Iterable
 from rageval.errors import InputError
 from rageval.files import read_cell
 from rageval.ingest.json_array import array_elements, array_lines
+from rageval.ingest.fields import loads_json
 from rageval.ingest.limits import RowLimits
 from rageval.text.hygiene import clean_value
 
@@ -47,7 +47,7 @@ ALIASES = {
 
 
 @dataclass(frozen=True)
-class RowError:
+class RowProblem:
     """A problem with one row (``row`` 0: the header of a CSV file, shown as "header (line 1)").
 
     ``level`` is ``"error"`` when the row was rejected and ``"note"`` when it was kept after a
@@ -76,14 +76,14 @@ class Table:
 
     source: str
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
-    problems: list[RowError] = field(default_factory=list)
+    problems: list[RowProblem] = field(default_factory=list)
     columns: list[str] = field(default_factory=list)      # as written in the file, first-seen order
     lines: dict[int, int] = field(default_factory=dict)   # row number -> first line of the file
     first_rows: dict[str, int] = field(default_factory=dict)  # column -> the first row with a value in it
 
-    def error(self, row: int, reason: str, column: str | None = None, level: str = "error") -> RowError:
-        """A :class:`RowError` of this table's row ``row``, with its line."""
-        return RowError(self.source, row, reason, column=column, line=self.lines.get(row), level=level)
+    def error(self, row: int, reason: str, column: str | None = None, level: str = "error") -> RowProblem:
+        """A :class:`RowProblem` of this table's row ``row``, with its line."""
+        return RowProblem(self.source, row, reason, column=column, line=self.lines.get(row), level=level)
 
     def names(self) -> set[str]:
         """The columns found, mapped through :data:`ALIASES` as the records' keys are."""
@@ -105,7 +105,7 @@ class Table:
         for c in extra:
             by_row.setdefault(self.first_rows.get(c, 0), []).append(c)
         for row, columns in sorted(by_row.items()):
-            self.problems.append(RowError(
+            self.problems.append(RowProblem(
                 self.source, row, f"column(s) {', '.join(repr(c) for c in columns)} not used "
                 f"(known: {', '.join(sorted(known))})", line=self.lines.get(row, 1 if row == 0 else None),
                 level="note"))
@@ -185,7 +185,7 @@ def _csv_rows(table: Table, lines: list[str], dialect: str) -> list[tuple[int, A
                 n += 1
                 table.lines[n] = line
                 if len(cells) > len(header):
-                    table.problems.append(RowError(source, n, f"{len(cells)} cells but the header has "
+                    table.problems.append(RowProblem(source, n, f"{len(cells)} cells but the header has "
                                                    f"{len(header)} columns", line=line))
                     continue
                 cells = [read_cell(c) for c in cells]
@@ -203,17 +203,10 @@ def _csv_rows(table: Table, lines: list[str], dialect: str) -> list[tuple[int, A
             else:
                 reason = f"badly quoted cell ({exc}); a quote inside a cell must be doubled (\"\")"
                 pos = pos + reader.line_num
-            table.problems.append(RowError(source, n, reason, column=column, line=start + 1))
+            table.problems.append(RowProblem(source, n, reason, column=column, line=start + 1))
     return out
 
 
-def _int(digits: str) -> int | float:
-    """A JSON integer; past Python's 4,300-digit limit a float (infinite), never a ValueError."""
-    return int(digits) if len(digits) <= 4300 else float(digits)
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_int=_int)
 
 
 def _depth(value: Any, limit: int) -> int:
@@ -279,7 +272,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
             n += 1
             table.lines[n] = line_no
             try:
-                records.append((n, _loads(line)))
+                records.append((n, loads_json(line)))
             except json.JSONDecodeError as exc:
                 table.problems.append(table.error(n, f"not valid JSON ({exc.msg} at column {exc.colno}); "
                                                      "the other lines were read"))
@@ -287,7 +280,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
                 table.problems.append(table.error(n, limits.depth_error(None) or ""))
     elif lower.endswith(".json"):
         try:
-            value = _loads(text)
+            value = loads_json(text)
         except json.JSONDecodeError as exc:
             raise InputError(f"not valid JSON ({exc.msg} at line {exc.lineno}, column {exc.colno})",
                              source=source) from exc
@@ -300,7 +293,7 @@ def read_table(source: str, data: bytes, *, limits: RowLimits | None = None) -> 
             for n, (line_no, element) in enumerate(elements, start=1):
                 table.lines[n] = line_no
                 try:
-                    records.append((n, _loads(element)))
+                    records.append((n, loads_json(element)))
                 except RecursionError:
                     table.problems.append(table.error(n, limits.depth_error(None) or ""))
         if isinstance(value, dict):
@@ -357,80 +350,3 @@ def add_records(table: Table, records: Iterable[tuple[int, Any]], *, limits: Row
         table.records.append((n, clean))
     table.columns = [c for c in seen_columns if c]
     return table
-
-
-def _finite(value: Any, field: str) -> Any:
-    """``value``, or ValueError when it is NaN or infinite (JSON ``NaN``, ``Infinity``, ``1e999``)."""
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{field} holds {value!r}, a number that is not finite, where text was expected")
-    return value
-
-
-def as_text_list(value: Any, *, field: str, numbers: bool = True) -> tuple[str, ...]:
-    """A string, a list of strings, or a JSON-encoded list (as CSV cells hold) -> tuple of strings.
-
-    Finite numbers are read as their text ("1964" as a reference); NaN and infinities are rejected,
-    and so is a bare number when ``numbers`` is false (``contexts: 5`` is not a list of passages).
-    """
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.startswith("["):
-            try:
-                value = _loads(stripped)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise ValueError(f"{field} looks like a JSON list but is not valid JSON") from exc
-        else:
-            return (stripped,) if stripped else ()
-    if isinstance(value, (list, tuple)):
-        if not all(isinstance(v, (str, int, float)) and not isinstance(v, bool) for v in value):
-            raise ValueError(f"{field} must be a string or a list of strings")
-        return tuple(str(_finite(v, field)).strip() for v in value if str(v).strip())
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not numbers:
-            raise ValueError(f"{field} must be a list of passages (text), not the number {value!r}")
-        return (str(_finite(value, field)),)
-    raise ValueError(f"{field} must be a string or a list of strings")
-
-
-def as_label(value: Any, *, field: str) -> str | None:
-    """An id or a domain: text or a finite number, stripped; None when empty. ValueError otherwise
-    (``id: ["list-id"]``, ``domain: NaN``)."""
-    if value is None or value == "":
-        return None
-    if isinstance(value, bool) or not isinstance(value, (str, int, float)):
-        raise ValueError(f"{field} must be text or a number, not {_kind(value)}")
-    return str(_finite(value, field)).strip() or None
-
-
-def _kind(value: Any) -> str:
-    return {list: "a list", dict: "an object", bool: "true/false"}.get(type(value), type(value).__name__)
-
-
-def as_relevance(value: Any) -> dict[str, float]:
-    """Relevant ids as a list (grade 1 each) or an object id -> grade; JSON text accepted."""
-    if value is None or value == "":
-        return {}
-    if isinstance(value, str):
-        stripped = value.strip()
-        if stripped.startswith("[") or stripped.startswith("{"):
-            try:
-                value = _loads(stripped)
-            except (json.JSONDecodeError, RecursionError) as exc:
-                raise ValueError("relevant_ids looks like JSON but is not valid JSON") from exc
-        else:
-            value = [v for v in (p.strip() for p in stripped.replace(";", ",").split(",")) if v]
-    if isinstance(value, dict):
-        try:
-            grades = {str(k): float(v) for k, v in value.items()}
-        except OverflowError as exc:  # an integer grade past float range (309+ digits)
-            raise ValueError("relevant_ids grades must be finite numbers") from exc
-        except (TypeError, ValueError) as exc:
-            raise ValueError("relevant_ids grades must be numbers") from exc
-        if not all(math.isfinite(g) for g in grades.values()):
-            raise ValueError("relevant_ids grades must be finite numbers")
-        return grades
-    if isinstance(value, (list, tuple)):
-        return {as_label(v, field="relevant_ids") or "": 1.0 for v in value if v not in (None, "")}
-    raise ValueError("relevant_ids must be a list of ids or an object id -> grade")

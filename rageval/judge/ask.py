@@ -54,19 +54,9 @@ def server_part(judge: str) -> str:
 
 
 def judge_client(metric: str, judge: str, resources: Resources) -> Any:
-    """The LLM client whose judge role runs the model named in ``judge``, or a ConfigError."""
-    model = check_judge(judge, metric)
-    llm = resources.llm
-    if llm is None or not llm.has_role("judge"):
-        raise ConfigError(
-            f"metric {metric} needs an LLM judge; set OPENAI_BASE_URL (and OPENAI_API_KEY) or "
-            "use --judge heuristic"
-        )
-    if llm.model("judge") != model:
-        raise ConfigError(
-            f"{metric} is configured with judge={judge!r} but the judge role runs {llm.model('judge')!r}"
-        )
-    return llm
+    """The LLM client that runs ``metric``'s judge ``judge`` (its canonical text): the resolved
+    judge role's (:meth:`rageval.types.Judge.client`), or a ConfigError saying what to set."""
+    return resources.judge_role().client(metric, judge)
 
 
 def ask(llm: Any, name: str, check: Callable[[Any], Any] | None = None, **values: Any) -> Any:

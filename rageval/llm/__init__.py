@@ -6,8 +6,10 @@
 - :mod:`rageval.llm.replies`: cache keys, tolerant JSON parsing, reply validation and re-asks;
 - :mod:`rageval.llm.cost`: prices and the usage summary after a run;
 - :mod:`rageval.runs.estimate`: the upper-bound estimate before a run;
+- :mod:`rageval.llm.chat`: the chat roles' calls (one completion; a JSON reply in the server's mode);
 - :mod:`rageval.llm.embeddings`: the embedder role's calls;
 - :mod:`rageval.llm.wire`: the raw chat request and reading its reply;
 - :mod:`rageval.llm.formats`: the structured-output mode of each (server, model);
-- :mod:`rageval.llm.preflight`: the reachability check of a role's server.
+- :mod:`rageval.llm.preflight`: the reachability check of a role's server;
+- :mod:`rageval.llm.session`: the model session, the one place the library opens clients (and binds the embedder).
 """

@@ -5,26 +5,12 @@ Roles
     ``"openai:MODEL"`` or its offline backend (``extractive``, ``heuristic``, ``local``), which
     needs no client: :func:`make_llm_client` returns None when every role is offline.
 
-Environment variables (or ``st.secrets`` passed as ``secrets=``; a secret wins over an
-environment variable of the same name, a per-role name wins over the shared one)
-    base URL: ``RAGEVAL_<ROLE>_BASE_URL``, else ``OPENAI_BASE_URL``, else OpenAI's API;
-    API key:  ``RAGEVAL_<ROLE>_API_KEY``,  else ``OPENAI_API_KEY``. A server without keys (vLLM,
-    Ollama, llama.cpp) needs only the base URL. A key is read when the client is made and goes
-    only into the Authorization header: never into RoleConfig, DuckDB, logs or error messages
-    (messages are scrubbed of the key, of ``Bearer ...`` and of anything shaped like ``sk-...``).
-
-Cache key
-    sha256 of canonical JSON of (kind, model, messages, temperature, seed, response_format,
-    max_tokens, server); for embeddings of (kind, model, text, server). ``server`` is the base
-    URL without user info or query (:func:`rageval.llm.roles.display_url`): a local
-    "gpt-4o-mini" and OpenAI's are different judges, and a server that answered 401 must not be
-    served another server's cached verdicts. (For the same reason an online judge's metric
-    signature names its server when it is not OpenAI's API: :func:`rageval.judge.ask.signature`.)
-    Timeouts, retries and the API key are left out. Failed calls are never
-    cached, nor are JSON replies that fail to parse or validate (a re-run asks again); so
-    re-running an unchanged run makes zero network calls, and with ``preflight=True`` the
-    reachability check (:mod:`rageval.llm.preflight`) runs only before a role's first network
-    call, so it makes none either. ``use_cache=False`` turns off reads and writes.
+Where a role's server and key come from: :mod:`rageval.llm.roles`; the cache key of a request and
+how a JSON reply is read: :mod:`rageval.llm.replies`. Failed calls are never cached, nor are JSON
+replies that fail to parse or validate (a re-run asks again); so re-running an unchanged run makes
+zero network calls, and with ``preflight=True`` the reachability check (:mod:`rageval.llm.preflight`)
+runs only before a role's first network call, so it makes none either. ``use_cache=False`` turns
+off reads and writes.
 
 Retries
     The openai client runs with ``max_retries=0`` and an explicit timeout; this module retries
@@ -39,13 +25,10 @@ Retries
     ``reason="llm_error: <short>"``: it marks its own item, and the run goes on.
 
 JSON replies
-    :meth:`LLMClient.chat_json` sends the reply model's JSON schema as ``response_format``
-    (``json_schema``); a server that rejects it with a 400 naming the format is asked in JSON
-    mode (``json_object``), then with the prompt alone; the mode is remembered per (server,
-    model) in the project's cache and is part of the judge signature (``out:MODE``). Replies are
-    parsed tolerantly (:mod:`rageval.llm.replies`), validated by the pydantic reply model
-    (:mod:`rageval.prompts.schemas`) and the caller's check, and re-asked once with the error;
-    still failing: ``status="unscored"``, ``reason="judge_parse_error"``, raw text kept.
+    :meth:`LLMClient.chat_json`: the reply model's JSON schema as ``response_format``, falling back
+    to JSON mode, then the prompt alone (:mod:`rageval.llm.formats`: the mode is remembered per
+    (server, model) and named in the judge signature, ``out:MODE``); a reply that does not do is
+    re-asked once, then ``status="unscored"``, ``reason="judge_parse_error"``, raw text kept.
 """
 from __future__ import annotations
 
@@ -55,7 +38,6 @@ import random
 import threading
 import time
 import weakref
-from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
@@ -64,13 +46,11 @@ import openai
 from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.cost import UsageSummary, load_prices, summarize_calls
 from rageval.llm.embeddings import Embeddings
-from rageval.llm.formats import OutputModes
-from rageval.llm.wire import FormatRejected, post, send_chat
-from rageval.llm.preflight import check_role
+from rageval.llm.chat import Chats
+from rageval.llm.wire import post
+from rageval.llm.preflight import LazyPreflight, check_role
 from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, RateCap, backoff_delay, parse_retry_after
-from rageval.llm.replies import (
-    ChatReply, JSONReply, ask_json, parse_and_validate, request_key, response_format, validator,
-)
+from rageval.llm.replies import ChatReply, JSONReply
 from rageval.llm.roles import (
     DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, roles_from_env, scrub,
     server_message, status_error,
@@ -120,17 +100,15 @@ class LLMClient:
         # concurrency 1 stays strictly one call after another, in order
         self._pool = BoundedPool(concurrency if concurrency <= 1 else POOL_WORKERS_PER_SLOT * concurrency)
         self._store = LLMStore(store_path, [c.model for c in self._roles.values()], read=use_cache, write=use_cache)
-        self._modes = OutputModes(self._store)
         self._clients: dict[str, openai.OpenAI] = {}
         self._lock = threading.Lock()
         self._fatal: dict[tuple[str, str], LLMError] = {}
         # preflight=True: each role's server is checked before that role's FIRST network call,
         # so work answered from the cache makes no call at all, the reachability check included
-        self._preflight_pending = set(self._roles) if preflight else set()
-        self._preflight_lock = threading.Lock()
-        self._preflight_error: LLMError | None = None
-        self._preflight_passed: set[tuple[str | None, str]] = set()  # (base URL, model) checked
-        self._embeddings = Embeddings(call=self._call, post=self._post, log=self._log, store=self._store,
+        self._preflight = LazyPreflight(self._roles, self._slotted_preflight, on=preflight)
+        self._chats = Chats(call=self._call, log=self._log, store=self._store, role=self._role, caps=self._caps,
+                            scrub=self.scrub, server_message=self._server_message)
+        self._embeddings = Embeddings(call=self._call, post=post, log=self._log, store=self._store,
                                       map_fn=self.map, scrub=self.scrub, batch=embed_batch)
         self._finalizer = weakref.finalize(self, _shutdown, self._pool, self._store, self._clients)
 
@@ -193,8 +171,7 @@ class LLMClient:
         tokens-per-minute cap. A 429 delays only this call: it waits its Retry-After (capped at
         60 s, plus up to 10% jitter) while the other calls go on.
         """
-        if self._preflight_pending:
-            self._lazy_preflight(role, model)
+        self._preflight.before_call(role, model, self._roles[role].base_url, self._fatal)
         fatal = self._fatal.get((role, model))
         if fatal is not None:
             raise _attempted(LLMError(str(fatal), reason=fatal.reason), 0)
@@ -243,118 +220,24 @@ class LLMClient:
             reason=f"llm_error: {short}"), attempt + 1)
 
     # ------------------------------------------------------------ chat
-    _post = staticmethod(post)
-
-    def _send_chat(self, client: openai.OpenAI, role: str,
-                   request: dict[str, Any]) -> tuple[str | None, int, int, str | None]:
-        return send_chat(client, request, self._server_message)
-
-    def _chat(self, role: str, messages: list[dict], *, temperature: float, seed: int | None,
-              max_tokens: int | None, response_format: dict | None, kind: str,
-              usable: Callable[[str], bool] | None = None) -> ChatReply:
-        model = self._role(role).model
-        request = {"kind": kind, "model": model, "messages": messages, "temperature": temperature,
-                   "seed": seed, "response_format": response_format, "max_tokens": max_tokens}
-        key = request_key({**request, "server": self._server(role)})  # chat_json rebuilds it for a re-ask
-        start = time.perf_counter()
-        hit = self._store.get(key)
-        if hit is not None:
-            ms = (time.perf_counter() - start) * 1000
-            self._log(role, model, key, kind, tokens_in=hit["tokens_in"], tokens_out=hit["tokens_out"],
-                      latency_ms=ms, cached=True, status="ok")
-            return ChatReply(hit["text"], "ok", None, True, hit["tokens_in"], hit["tokens_out"], ms,
-                             finish_reason=hit.get("finish_reason"))
-        estimated = sum(len(str(m.get("content", ""))) for m in messages) // 4 + (max_tokens or 256)
-        try:
-            (text, t_in, t_out, finish), attempts = self._call(
-                role, model, lambda client: self._send_chat(client, role, request), tokens=estimated)
-        except LLMError as exc:
-            ms = (time.perf_counter() - start) * 1000
-            message = self.scrub(str(exc))
-            self._log(role, model, key, kind, latency_ms=ms, cached=False, status="failed", error=message,
-                      attempts=getattr(exc, "attempts", 0))
-            return ChatReply(None, "failed", exc.reason, False, 0, 0, ms, error=message,
-                             attempts=getattr(exc, "attempts", 0))
-        ms = (time.perf_counter() - start) * 1000
-        if role in self._caps:
-            self._caps[role].settle(estimated, t_in + t_out)
-        if kind == "chat" and not (text or "").strip():
-            message = f"the {role} model {model} returned an empty reply"
-            self._log(role, model, key, kind, tokens_in=t_in, tokens_out=t_out, latency_ms=ms, cached=False,
-                      status="failed", error=message, attempts=attempts)
-            return ChatReply(text or "", "failed", "llm_error: empty reply", False, t_in, t_out, ms,
-                             error=message, finish_reason=finish, attempts=attempts)
-        if usable is None or usable(text or ""):  # a reply the caller cannot use is not cached
-            self._store.put(key, model, {"text": text or "", "tokens_in": t_in, "tokens_out": t_out,
-                                         "finish_reason": finish})
-        self._log(role, model, key, kind, tokens_in=t_in, tokens_out=t_out, latency_ms=ms, cached=False,
-                  status="ok", attempts=attempts)
-        return ChatReply(text or "", "ok", None, False, t_in, t_out, ms, finish_reason=finish, attempts=attempts)
-
     def chat(self, role: str, messages: list[dict], *, temperature: float = 0.0, seed: int | None = 0,
              max_tokens: int | None = None) -> ChatReply:
         """One chat completion; never raises for a failed call (``status="failed"`` with the reason)."""
-        return self._chat(role, messages, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                          response_format=None, kind="chat")
-
-    def _server(self, role: str) -> str:
-        """The identity of ``role``'s server in cache keys: its base URL without user info or query."""
-        return display_url(self._role(role).base_url)
-
-    # ------------------------------------------------------------ structured outputs
-    def _where(self, role: str) -> tuple[str, str]:
-        cfg = self._role(role)
-        return display_url(cfg.base_url), cfg.model
+        return self._chats.ask(role, messages, temperature=temperature, seed=seed, max_tokens=max_tokens,
+                               response_format=None, kind="chat")
 
     def output_mode(self, role: str) -> str:
-        """The structured-output mode for ``role``'s (server, model) (:class:`OutputModes`)."""
-        return self._modes.get(self._where(role))
+        """The structured-output mode for ``role``'s (server, model) (:class:`rageval.llm.formats.OutputModes`)."""
+        return self._chats.output_mode(role)
 
     def chat_json(self, role: str, messages: list[dict], *, validate: Callable[[Any], Any] | None = None,
                   schema: Any | None = None, temperature: float = 0.0, seed: int | None = 0,
                   max_tokens: int | None = None) -> JSONReply:
         """A JSON reply validated by the reply model ``schema`` (a pydantic model class) and/or
-        ``validate`` (returns the clean value or raises ValueError), in that order.
-
-        The request carries the schema as ``response_format`` JSON schema, or JSON mode, or
-        nothing, following :meth:`output_mode`; a 400 that names the format moves the server
-        down one mode and asks again. Asks once more with the parse/validation error appended
-        when the first reply does not do; then gives up with ``status="unscored"``,
-        ``reason="judge_parse_error"``. Only replies that parse and validate are cached: a
-        broken reply is treated like a failed call, so a re-run asks again instead of replaying
-        it (and two identical requests that raced in one run cannot leave a broken reply in the
-        cache for the next).
-        """
-        check = validator(schema, validate)
-        usable = (lambda text: parse_and_validate(text, check)[1] is None)
-        used: dict[str, Any] = {}
-
-        def send(msgs: list[dict]) -> ChatReply:
-            while True:
-                mode = self.output_mode(role)
-                fmt = response_format(mode, schema)
-                effective = "prompt" if fmt is None else ("json_schema" if fmt["type"] == "json_schema" else "json_object")
-                try:
-                    reply = self._chat(role, msgs, temperature=temperature, seed=seed, max_tokens=max_tokens,
-                                       response_format=fmt, kind="json", usable=usable)
-                except FormatRejected as exc:
-                    self._modes.downgrade(self._where(role), effective, str(exc))
-                    continue
-                used.setdefault("format", fmt)
-                used["mode"] = effective
-                return reply
-
-        reply = ask_json(send, messages, check)
-        if reply.status == "ok" and reply.reasked and not reply.cached:
-            # the usable answer to the original request is the re-ask's: cache it under the
-            # original key too, so an unchanged re-run makes no call at all for this item
-            model = self._role(role).model
-            key = request_key({"kind": "json", "model": model, "messages": messages, "temperature": temperature,
-                               "seed": seed, "response_format": used.get("format"), "max_tokens": max_tokens,
-                               "server": self._server(role)})
-            self._store.put(key, model, {"text": reply.raw or "", "tokens_in": 0, "tokens_out": 0,
-                                         "finish_reason": "stop"})
-        return replace(reply, mode=used.get("mode"))
+        ``validate`` (returns the clean value or raises ValueError), in that order; never raises for
+        a failed call (:meth:`rageval.llm.chat.Chats.ask_for_json`)."""
+        return self._chats.ask_for_json(role, messages, validate=validate, schema=schema,
+                                        temperature=temperature, seed=seed, max_tokens=max_tokens)
 
     def embed(self, texts: list[str], *, model: str | None = None) -> list[list[float]]:
         """Vectors of ``texts`` from the embedder role (``encoding_format="float"``), cached per text.
@@ -362,7 +245,8 @@ class LLMClient:
         Misses go out in batches of ``embed_batch`` texts, concurrently; raises LLMError when a
         batch still fails after its retries.
         """
-        return self._embeddings.embed(texts, model or self._role("embedder").model, self._server("embedder"))
+        return self._embeddings.embed(texts, model or self._role("embedder").model,
+                                      display_url(self._role("embedder").base_url))
 
     # ------------------------------------------------------------ pool, preflight, accounting
     def map(self, fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
@@ -383,39 +267,19 @@ class LLMClient:
         finally:
             client.close()
 
-    def _lazy_preflight(self, role: str, model: str) -> None:
-        """Run :meth:`preflight` for ``role`` once, before its first network call (one thread
-        checks while the others wait); a failure becomes the role's fatal error and
-        :attr:`preflight_error`, so every call of the role fails fast with it."""
-        with self._preflight_lock:
-            if role not in self._preflight_pending:
-                return
-            where = (self._roles[role].base_url, model)
-            try:
-                if where not in self._preflight_passed:  # two roles on one server: one check
-                    # the check is a request like any other: it takes a limiter slot, so a role
-                    # checked while another role's calls fill every slot never makes it N + 1
-                    token = self._limiter.acquire()
-                    try:
-                        self.preflight(role)
-                    finally:
-                        self._limiter.release(token, "check")
-                    self._preflight_passed.add(where)
-            except LLMError as exc:
-                self._fatal[(role, model)] = exc
-                if self._preflight_error is None:
-                    self._preflight_error = exc
-            finally:
-                self._preflight_pending.discard(role)
+    def _slotted_preflight(self, role: str) -> None:
+        """:meth:`preflight` as a request like any other: it takes a limiter slot, so a role checked
+        while another role's calls fill every slot never makes it N + 1."""
+        token = self._limiter.acquire()
+        try:
+            self.preflight(role)
+        finally:
+            self._limiter.release(token, "check")
 
     @property
     def preflight_error(self) -> LLMError | None:
-        """The first failed reachability check of this client (``preflight=True``), else None.
-
-        A run raises it before storing anything: a server that cannot be reached fails the run,
-        not each item.
-        """
-        return self._preflight_error
+        """The first failed reachability check of this client (``preflight=True``), else None."""
+        return self._preflight.error
 
     def usage(self) -> UsageSummary:
         """The calls this client made (all runs), from memory."""

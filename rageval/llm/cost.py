@@ -19,6 +19,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from rageval import settings
 from rageval.errors import ConfigError
 
 #: model -> {"input": USD per 1M tokens, "output": USD per 1M tokens}
@@ -47,7 +48,7 @@ def load_prices(path: str | Path | None = None, *, env: Mapping[str, str] = os.e
     """The price table: the shipped one, then the file ``path`` (or ``RAGEVAL_PRICES``) on top."""
     shipped = json.loads(resources.files("rageval").joinpath("prices.json").read_text(encoding="utf-8"))
     prices = _models_of(shipped, "rageval/prices.json")
-    override = path or env.get("RAGEVAL_PRICES")
+    override = path or settings.value("RAGEVAL_PRICES", env)
     if override:
         try:
             data = json.loads(Path(override).read_text(encoding="utf-8"))

@@ -3,12 +3,13 @@
 Lists ``/models`` (3 attempts, the caller's client has a 3 s connect timeout); when the model is
 not listed or the list is not served, sends one tiny request (a 1-token chat, or one
 embedding). The LLM client runs it before a role's FIRST network call (never when every call is
-answered from the cache).
+answered from the cache): :class:`LazyPreflight`.
 """
 from __future__ import annotations
 
+import threading
 import time
-from typing import Callable
+from typing import Callable, Iterable
 
 import openai
 
@@ -48,3 +49,35 @@ def check_role(cfg: RoleConfig, client: openai.OpenAI,
         # 400/422 (e.g. max_tokens refused), 429, 5xx: the server is there and knows the model
         if exc.status_code in (401, 403, 404):
             raise status_error(exc) from None
+
+
+class LazyPreflight:
+    """Each role's server checked once, before that role's first network call (one thread checks
+    while the others wait); a role on a server and model already checked is not checked again. A
+    failure becomes the role's fatal error and :attr:`error`, so every call of the role fails fast
+    with it (a run raises it: a server that cannot be reached fails the run, not each item)."""
+
+    def __init__(self, roles: Iterable[str], check: Callable[[str], None], *, on: bool) -> None:
+        self._pending = set(roles) if on else set()
+        self._check = check  # check(role) raises LLMError
+        self._lock = threading.Lock()
+        self._passed: set[tuple[str | None, str]] = set()  # (base URL, model) checked
+        self.error: LLMError | None = None
+
+    def before_call(self, role: str, model: str, base_url: str | None, fatal: dict[tuple[str, str], LLMError]) -> None:
+        """Check ``role`` if it was not checked yet; a failure goes into ``fatal[(role, model)]``."""
+        if not self._pending:
+            return
+        with self._lock:
+            if role not in self._pending:
+                return
+            try:
+                if (base_url, model) not in self._passed:  # two roles on one server: one check
+                    self._check(role)
+                    self._passed.add((base_url, model))
+            except LLMError as exc:
+                fatal[(role, model)] = exc
+                if self.error is None:
+                    self.error = exc
+            finally:
+                self._pending.discard(role)

@@ -2,6 +2,15 @@
 
 Nothing here does I/O or imports ``openai``; :mod:`rageval.llm.client` uses these functions.
 
+Cache key
+    sha256 of canonical JSON of (kind, model, messages, temperature, seed, response_format,
+    max_tokens, server); for embeddings of (kind, model, text, server). ``server`` is the base
+    URL without user info or query (:func:`rageval.llm.roles.display_url`): a local
+    "gpt-4o-mini" and OpenAI's are different judges, and a server that answered 401 must not be
+    served another server's cached verdicts. (For the same reason an online judge's metric
+    signature names its server when it is not OpenAI's API: :func:`rageval.judge.ask.signature`.)
+    Timeouts, retries and the API key are left out (:func:`request_key`).
+
 Tolerant parsing (:func:`parse_json_reply`) accepts what judge models really send back:
 
 1. the reply as is, if it is JSON;

@@ -3,6 +3,14 @@
 Pure (no I/O, no ``openai``); :mod:`rageval.llm.client` builds on it. A key is looked up by the
 client only, by the NAME recorded in :class:`RoleConfig` (``api_key_env``), so the config
 objects that travel through runs, logs and the config hash never hold it.
+
+Environment variables (or ``st.secrets`` passed as ``secrets=``; a secret wins over an
+environment variable of the same name, a per-role name wins over the shared one)
+    base URL: ``RAGEVAL_<ROLE>_BASE_URL``, else ``OPENAI_BASE_URL``, else OpenAI's API;
+    API key:  ``RAGEVAL_<ROLE>_API_KEY``,  else ``OPENAI_API_KEY``. A server without keys (vLLM,
+    Ollama, llama.cpp) needs only the base URL. A key is read when the client is made and goes
+    only into the Authorization header: never into RoleConfig, DuckDB, logs or error messages
+    (messages are scrubbed of the key, of ``Bearer ...`` and of anything shaped like ``sk-...``).
 """
 from __future__ import annotations
 
@@ -12,11 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from rageval import settings
 from rageval.errors import ConfigError, LLMError
 from rageval.types import Spec
 
 ROLES = ("generator", "judge", "embedder")
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+DEFAULT_BASE_URL = settings.default("OPENAI_BASE_URL")
 _SECRETISH = re.compile(r"(sk-[A-Za-z0-9_\-*.]{6,}|(?i:bearer)\s+\S+)")
 
 

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval.errors import ConfigError, RagevalError
 from rageval.metrics import METRICS
-from rageval.types import NEED_REASONS, STATUSES, Memo, Resources, Sample, Score, Spec  # noqa: F401 (the metric contract's types)
+from rageval.types import NEED_REASONS, OFFLINE, STATUSES, Memo, Resources, Sample, Score, Spec  # noqa: F401 (the metric contract's types)
 
 
 @runtime_checkable
@@ -113,8 +113,10 @@ def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]
     return [get_metric(n, **options) for n in names]
 
 
-def _online_judge(metric: Metric) -> bool:
-    return bool(getattr(metric, "needs_llm", False)) and str(getattr(metric, "judge", "")).startswith("openai:")
+def online_judged(metric: Metric) -> bool:
+    """Whether an online LLM judges ``metric``: it asks a judge (``needs_llm``) and its judge option
+    (canonical since :func:`get_metric`) is not the offline one."""
+    return bool(getattr(metric, "needs_llm", False)) and getattr(metric, "judge", "heuristic") not in OFFLINE["judge"]
 
 
 class _SerialEmbedder:
@@ -194,7 +196,7 @@ def evaluate(
     Every value passes :func:`in_range` (clipped at the boundary, or failed with a reason).
     """
     resources = dataclasses.replace(with_default_embedder(resources or Resources()), memo=Memo())
-    judged = [m for m in metrics if _online_judge(m)]
+    judged = [m for m in metrics if online_judged(m)]
     out: dict[str, list[Score]] = {}
     done = [0]
     lock = threading.Lock()
@@ -215,7 +217,7 @@ def evaluate(
         with ThreadPoolExecutor(max_workers=len(judged), thread_name_prefix="rageval-metric") as pool:
             futures = [pool.submit(run, m) for m in judged]
             for metric in metrics:
-                if not _online_judge(metric):
+                if not online_judged(metric):
                     finish(metric, _score_metric(samples, metric, shared))
             for future in futures:
                 future.result()  # re-raises what a metric raised beyond RagevalError

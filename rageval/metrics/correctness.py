@@ -29,7 +29,7 @@ from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
-from rageval.judge.ask import check_judge, server_part
+from rageval.judge.ask import check_judge, judge_client, server_part
 from rageval.prompts import prompt_hash, render
 from rageval.prompts.schemas import Equivalence
 from rageval.text import version as text_version
@@ -193,15 +193,7 @@ class AnswerEquivalence:
         return self._judged(samples, resources)
 
     def _judged(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        llm = resources.llm
-        if llm is None:
-            raise ConfigError(
-                f"metric {self.name} needs an LLM judge; set OPENAI_BASE_URL (and OPENAI_API_KEY) "
-                "or use --judge heuristic"
-            )
-        model = check_judge(self.judge, self.name)
-        if llm.model("judge") != model:
-            raise ConfigError(f"{self.name} is configured with judge={self.judge!r} but the judge role runs {llm.model('judge')!r}")
+        llm = judge_client(self.name, self.judge, resources)
         note = BEM_NOTE.format(by=f"the LLM judge {self.judge}")
 
         def one(sample: Sample) -> Score:

@@ -21,7 +21,7 @@ from rageval.errors import ConfigError
 from rageval.judge.ask import ask, failed_score, judge_client, numbered, signature
 from rageval.prompts import prompt_text
 from rageval.project import Project
-from rageval.prompts.rubric import PREFIX, Rubric
+from rageval.prompts.rubric import PREFIX, Rubric, parse_rubric
 from rageval.store import rubrics as rubric_store
 from rageval.types import Resources, Sample, Score
 from rageval.util import canonical_json
@@ -39,7 +39,7 @@ def rubric_text(rubric: Rubric) -> str:
 
 
 def _rating(reply: Any) -> dict[str, Any]:
-    return {"rating": reply.rating, "reason": reply.reason}
+    return {"rating": reply.rating, "reason": reply.reason.strip()}
 
 
 @dataclass(frozen=True)
@@ -111,10 +111,25 @@ def add_rubric(project: Project, rubric: Rubric, source_text: str | None = None)
                              source_text)
 
 
+def add_rubric_text(project: Project, text: str, source: str = "the rubric") -> Rubric:
+    """Parse the rubric ``text`` (TOML, from ``source``: a file name) and store it with its text in the
+    project: ``rageval rubric add`` and the Run page's rubric form. A ConfigError says what to fix."""
+    rubric = parse_rubric(text, source)
+    add_rubric(project, rubric, text)
+    return rubric
+
+
 def project_rubrics(project: Project) -> dict[str, Rubric]:
-    """The project's stored rubrics by name."""
-    return {r["name"]: Rubric.from_dict(json.loads(r["body"]), f"stored rubric {r['name']}")
-            for r in rubric_store.rubrics(project.db_path)}
+    """The project's stored rubrics by name; one stored before a limit it breaks (more than 20
+    criteria, say) is left out, so ``resolve`` asks for it to be added again, where the message
+    names the limit, instead of a page or command failing on every other rubric."""
+    out = {}
+    for r in rubric_store.rubrics(project.db_path):
+        try:
+            out[r["name"]] = Rubric.from_dict(json.loads(r["body"]), f"stored rubric {r['name']}")
+        except ConfigError:
+            continue
+    return out
 
 
 def resolve(metrics: list[str], rubrics: Mapping[str, Rubric], project: Project | None) -> tuple[Rubric, ...]:

@@ -77,8 +77,8 @@ class ContextRelevance(_Triad):
     Offline: ``r_i = 0.5 * clip((cos(e_q, e_chunk) - 0.1) / 0.5, 0, 1) + 0.5 * share of the
     question's content words found in the chunk``, where ``e_chunk`` is the normalised mean of
     the chunk's sentence vectors (:func:`rageval.embed.sentences.context_vectors`: the vectors
-    the claim verifier reads, so a chunk is embedded once; before issue 37 it was the chunk
-    embedded whole, a different value under another signature).
+    the claim verifier reads, so a chunk is embedded once; an earlier version embedded the chunk
+    whole, a different value under another signature).
 
     >>> round(mapped_cosine(0.35), 3)
     0.5

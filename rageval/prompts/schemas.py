@@ -3,7 +3,8 @@
 Each ``rageval/prompts/<name>.txt`` that asks for JSON has a model here (``REPLIES[name]``). The
 LLM layer sends ``model_json_schema()`` as the ``response_format`` JSON schema when the server
 supports it, and validates every reply with the model, whatever mode produced it. Coercion is
-the same everywhere (pydantic's lax mode): ``"3"`` and ``3.0`` are the integer 3, ``3.5`` is not;
+the same everywhere (pydantic's lax mode) except for a rubric's rating, read strictly
+(:class:`RubricRating`): ``"3"`` and ``3.0`` are the integer 3, ``3.5`` is not;
 booleans are ``true``/``false`` or the words true/false/yes/no, never numbers (but RAGAS's
 ``noncommittal``, which is 0 or 1, and takes the words too); labels ignore
 case, spaces and hyphens (``"not mentioned"`` is ``NOT_MENTIONED``); strings are stripped and
@@ -94,11 +95,17 @@ class RatingReply(Reply):
     reason: Text = ""
 
 
-class RubricRating(Reply):
-    """A 1-5 score on a user's rubric (rageval.prompts.rubric)."""
+#: the longest reason a rubric judge may give (characters); a longer reply is re-asked, then unscored
+REASON_CHARS = 2000
 
-    rating: Annotated[int, Field(ge=1, le=5)]
-    reason: Text = ""
+
+class RubricRating(Reply):
+    """A 1-5 score on a user's rubric (rageval.prompts.rubric), read strictly: the rating is a JSON
+    integer 1-5 (``"5"``, ``5.0`` and ``true`` are refused with the reason, not coerced) and the
+    reason, when given, a JSON string of at most :data:`REASON_CHARS` characters."""
+
+    rating: Annotated[int, Field(ge=1, le=5, strict=True)]
+    reason: Annotated[str, Field(max_length=REASON_CHARS, strict=True)] = ""
 
 
 class SentenceRating(Reply):

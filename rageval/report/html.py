@@ -14,6 +14,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
+from rageval.config import RunConfig, stored_config
 from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
@@ -144,16 +145,16 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
         base_run = run_store.get_run(project.db_path, regressions.run_a)
     summaries = run_summaries(project, run_id)
     values = item_values(project, [run_id])
-    cfg = run["config"]
+    cfg = stored_config(run)
     parts = [f"<h1>{esc(run_name(run))}</h1>",
              f'<p class="muted">Run {esc(run_id)} · project {esc(project.slug)} · {esc(run["status"])} '
              f'{run["done"]}/{run["n_items"]} items, {run["failed"]} failed · {esc(judge_label(run))} · report made '
              f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC</p>']
-    settings = {k: cfg.get(k) for k in ("corpus", "qa_set", "generator", "judge", "embedder", "top_k",
-                                         "chunking", "language", "source") if cfg.get(k) not in (None, "")}
-    if isinstance(settings.get("chunking"), dict):
-        ch = settings["chunking"]
-        settings["chunking"] = f"{ch.get('method')}, size {ch.get('size')}, overlap {ch.get('overlap')}"
+    settings = {k: getattr(cfg, k, None) for k in ("corpus", "qa_set", "generator", "judge", "embedder", "top_k",
+                                                   "chunking", "language", "source")}
+    settings = {k: v for k, v in settings.items() if v not in (None, "")}
+    if isinstance(cfg, RunConfig):
+        settings["chunking"] = f"{cfg.chunking.method}, size {cfg.chunking.size}, overlap {cfg.chunking.overlap}"
     parts.append("<h2>Settings</h2><table>" + "".join(
         f"<tr><th>{esc(k)}</th><td>{esc(v)}</td></tr>" for k, v in settings.items()) + "</table>")
     parts.append("<h2>Summary</h2><p class='muted'>Means are over the items each metric scored; unscored "

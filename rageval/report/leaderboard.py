@@ -14,6 +14,7 @@ from typing import Any, Sequence
 
 import pandas as pd
 
+from rageval.config import ImportConfig, stored_config
 from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.exports import table_csv  # noqa: F401  (pages download every table through it)
@@ -40,8 +41,21 @@ def _model(role: str, spec: Any) -> str | None:
 
 def judge_label(run: dict[str, Any]) -> str:
     """``heuristic judge (offline)`` or ``LLM judge gpt-4o``."""
-    model = _model("judge", run["config"].get("judge") or "heuristic")
+    model = _model("judge", stored_config(run).judge)
     return f"LLM judge {model}" if model else "heuristic judge (offline)"
+
+
+def run_model(run: dict[str, Any]) -> str:
+    """What produced a run's answers: the generator of a pipeline run (``extractive``,
+    ``openai:gpt-4o``; RunConfig's default when the stored config has none), ``imported <source>``
+    for answers scored from a file (``imported answers`` when the import named no source). The one
+    label of a run's model: the run list, the leaderboard and the human-rating groups all use it.
+
+    >>> run_model({"kind": "pipeline", "config": {}}), run_model({"kind": "import", "config": {"source": "a.csv"}})
+    ('extractive', 'imported a.csv')
+    """
+    cfg = stored_config(run)
+    return f"imported {cfg.source}" if isinstance(cfg, ImportConfig) else cfg.generator
 
 
 def kind_label(run: dict[str, Any]) -> str:
@@ -57,14 +71,12 @@ def run_name(run: dict[str, Any]) -> str:
     """
     when = run.get("created")
     stamp = f" · {when:%b %d %H:%M}" if hasattr(when, "strftime") else ""
-    cfg = run["config"]
-    if run["kind"] != "pipeline":
-        source = str(cfg.get("source") or "answers")
-        return f"imported {source}{stamp}" if not source.startswith("demo:") else source[5:].strip() + stamp
-    gen = str(cfg.get("generator") or "extractive")
-    model = _model("generator", gen)
-    gen_text = f"LLM {model}" if model else f"{gen} generator"
-    return f"{gen_text} · top-{cfg.get('top_k', '?')} · {run['corpus']} / {run['qa_set']}{stamp}"
+    cfg = stored_config(run)
+    if isinstance(cfg, ImportConfig):
+        return cfg.source[5:].strip() + stamp if cfg.source.startswith("demo:") else run_model(run) + stamp
+    model = _model("generator", cfg.generator)
+    gen_text = f"LLM {model}" if model else f"{cfg.generator} generator"
+    return f"{gen_text} · top-{cfg.top_k} · {run['corpus']} / {run['qa_set']}{stamp}"
 
 
 @dataclass(frozen=True)

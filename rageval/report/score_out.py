@@ -1,7 +1,8 @@
 """Writing ``score`` output: JSONL (one object per row), CSV, or a Parquet part for sharded scoring.
 
 Every file is written atomically (:func:`rageval.files.atomic_write`): a process killed while
-writing ``part-007.parquet`` leaves no file of that name, never a partial one. CSV cells that a
+writing ``part-007.parquet`` leaves no file of that name, never a partial one; ``-``, a FIFO or a
+device (``/dev/stdout``) is streamed into and a symbolic link is followed. CSV cells that a
 spreadsheet would run as formulas are neutralised (:func:`rageval.files.csv_text`); JSONL and
 Parquet keep the exact text.
 
@@ -57,8 +58,12 @@ def write_parquet(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[
 
     table = to_arrow(rows, records if records is not None else [None] * len(rows), metrics, source=source,
                      details=details)
+    import pyarrow as pa
+
+    buffer = pa.BufferOutputStream()  # whole, then written: a pipe or terminal cannot seek
+    pq.write_table(table, buffer)
     with atomic_write(path, "wb") as fh:
-        pq.write_table(table, fh)
+        fh.write(buffer.getvalue().to_pybytes())
 
 
 def write_rows(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str], *, source: str,

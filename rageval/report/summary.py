@@ -67,7 +67,7 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
     return sorted(found, key=lambda s: (order.get(s.metric, len(order)), s.metric))
 
 
-# --- low-confidence claim verdicts (issue 22) -------------------------------------------------------
+# --- low-confidence claim verdicts ------------------------------------------------------------------
 
 LOW_CONFIDENCE = "low confidence"
 #: metrics whose card counts the run's low-confidence claims (the claims are stored once per answer)
@@ -97,7 +97,7 @@ def low_confidence_text(low: int, total: int) -> str:
     return f"{low} of {total} claims {LOW_CONFIDENCE}" if total else ""
 
 
-# --- offline verdicts: what they are, an UNVERIFIED claim's evidence and hints (issue 33) -----------
+# --- offline verdicts: what they are, an UNVERIFIED claim's evidence and hints -----------------------
 
 #: what offline verdicts are (docs/validation.md); shown beside them when no judge was used
 OFFLINE_VERDICT_NOTE = (

@@ -11,7 +11,7 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from rageval.config import RunConfig
+from rageval.config import RunConfig, stored_config
 from rageval.errors import ConfigError
 from rageval.metrics.base import Metric, parse_metric_list
 from rageval.project import Project
@@ -53,8 +53,8 @@ def load_context(project: Project, run_id: str) -> RunContext:
     if run["kind"] != "pipeline":  # its config is a `score`'s, not a RunConfig
         from rageval.store.owners import resume_hint
 
-        what = f"run {run_id} is a stored `score` (answers scored from {run['config'].get('source')}), not a pipeline run"
+        what = f"run {run_id} is a stored `score` (answers scored from {stored_config(run).source}), not a pipeline run"
         if run["status"] == "finished":
             raise ConfigError(f"{what}; it is finished, nothing to resume")
         raise ConfigError(f"{what}; resume it with: {resume_hint(run)}")
-    return RunContext(run_id, run, RunConfig.from_dict(run["config"]), tuple(items), frozenset(done))
+    return RunContext(run_id, run, stored_config(run), tuple(items), frozenset(done))

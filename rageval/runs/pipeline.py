@@ -18,8 +18,8 @@ from typing import Any, Callable, Sequence
 
 from rageval.config import RunConfig
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError, StoreFullError
-from rageval.metrics.base import Metric, parse_metric_list
-from rageval.types import Resources, Sample
+from rageval.metrics.base import Metric, online_judged, parse_metric_list
+from rageval.types import Resources, Sample, Spec
 from rageval.project import Project
 from rageval.runs.context import RunContext, load_context
 from rageval.scale.parallel import evaluate_parallel, warm_up
@@ -77,19 +77,15 @@ def start_run(project: Project, config: RunConfig) -> str:
     return run_id
 
 
-def make_llm(project: Project, config: RunConfig, run_id: str) -> Any:
-    """The LLM client for the run's openai:* roles (None when everything is offline).
+def open_models(project: Project, config: RunConfig, run_id: str | None) -> Any:
+    """The run's model session (:mod:`rageval.llm.session`): a client for its ``openai:`` roles
+    (generator, judge, embedder) at the run's concurrency and cache setting, calls logged under
+    ``run_id``. Each role's server is checked (reachable, model known) before that role's first
+    network call, not before the run: an unchanged re-run answered from the cache makes zero calls."""
+    from rageval.llm.session import ModelSession
 
-    Each role's server is checked (reachable, model known) before that role's first network
-    call, not before the run: an unchanged re-run answered from the cache makes zero calls.
-    """
-    specs = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
-    if not any(s.startswith("openai:") for s in specs.values()):
-        return None
-    from rageval.llm.client import make_llm_client
-
-    return make_llm_client(specs, store_path=project.db_path, run_id=run_id,
-                           concurrency=config.concurrency, use_cache=config.use_cache, preflight=True)
+    return ModelSession.open(config.roles(), project=project, run_id=run_id, concurrency=config.concurrency,
+                             use_cache=config.use_cache)
 
 
 def _relevance(item: dict[str, Any], retrieved: Sequence[dict[str, Any]],
@@ -130,7 +126,6 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     """
     from rageval.ingest.corpus import sync_index
     from rageval.generate.generators import ExtractiveGenerator, LLMGenerator
-    from rageval.embed.cache import get_embedder
 
     started = time.monotonic()
     ctx = context or load_context(project, run_id)
@@ -145,18 +140,18 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     store.set_run_status(project.db_path, run_id, "running")
     owners.claim(project.db_path, run_id)
     heartbeat = owners.Heartbeat(project.db_path, run_id).start()
-    client = None
+    session = None
     try:
-        client = make_llm(project, config, run_id)
-        embedder = get_embedder(project, config.embedder, client=client)
+        session = open_models(project, config, run_id)
+        client, embedder = session.llm, session.embedder
         index, chunks, _ = sync_index(project, config.corpus, config.chunking, config.embedder, embedder,
                                       progress=progress, workers=workers)
         docs = {c["doc_id"]: c["doc_name"] for c in chunks}
         generator = (ExtractiveGenerator(embedder) if config.generator == "extractive"
                      else LLMGenerator(client, temperature=config.temperature))
         metrics = list(ctx.metrics)
-        resources = Resources(embedder_factory=lambda: embedder, llm=client, language=config.language)
-        judged = any(str(getattr(m, "judge", "")).startswith("openai:") for m in metrics)
+        resources = session.resources(config.language)
+        judged = any(online_judged(m) for m in metrics)
         ramp = batch_size is None and not judged  # a judged run's pool wants full batches
         batch_size = batch_size or config.concurrency * (JUDGED_BATCHES if judged else 1)
         total, finished = len(ctx.items), len(ctx.done_ids)
@@ -186,8 +181,8 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
         raise
     finally:
         heartbeat.stop()
-        if client is not None:
-            client.close()  # flushes the call log and cache
+        if session is not None:
+            session.close()  # flushes the call log and cache
     store.set_run_status(project.db_path, run_id, "finished")
     return _summary(project, run_id, started)
 
@@ -277,8 +272,8 @@ def estimate(project: Project, config: RunConfig) -> Any:
 
     None when every role is offline (no model calls, no cost).
     """
-    roles = {"generator": config.generator, "judge": config.judge, "embedder": config.embedder}
-    if not any(spec.startswith("openai:") for spec in roles.values()):
+    roles = config.roles()
+    if not any(Spec.parse(role, spec).online for role, spec in roles.items()):
         return None
     from rageval.runs.estimate import estimate_run
 
@@ -308,6 +303,4 @@ def check_models(project: Project, config: RunConfig) -> None:
     Raises ConfigError (what to set) or LLMError (server unreachable, model unknown); does
     nothing when every role is offline.
     """
-    client = make_llm(project, config, None)
-    if client is not None:
-        client.close()
+    open_models(project, config, None).close()

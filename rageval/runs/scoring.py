@@ -13,10 +13,11 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
-from rageval.config import RunConfig
+from rageval.config import ImportConfig, RunConfig
 from rageval.ingest.limits import RowLimits
-from rageval.ingest.rows import RowError, read_table
+from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
+from rageval.metrics.base import online_judged
 from rageval.runs.pipeline import JUDGED_BATCHES
 from rageval.scale.imports import StoredImport
 from rageval.scale.parallel import warm_up
@@ -31,12 +32,12 @@ from rageval.types import Resources, Sample
 class ScoreResult:
     run_id: str | None
     rows: list[dict[str, Any]]
-    errors: list[RowError] = field(default_factory=list)
+    errors: list[RowProblem] = field(default_factory=list)
     records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scale.unit)
     metrics: list[str] = field(default_factory=list)  # the scored metrics' names, in order
 
 
-def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowError]]:
+def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowProblem]]:
     """Rows -> Samples; a row with unusable fields is an error, the others are kept.
 
     Problems of level ``note`` belong to kept rows (a lone surrogate replaced) or to the file
@@ -84,12 +85,11 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
         scored = score_samples(samples, metrics, resources, judge=judge, details=details, progress=progress,
                                workers=workers)
         return ScoreResult(run_id=None, rows=scored.rows, records=scored.records, metrics=names)
-    config = {"source": display_name(source).name, "metrics": names, "judge": judge,
-              "language": language, "embedder": embedder,
-              **{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}, **(stored_as or {})}
-    rubrics = [m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None]
-    if rubrics:  # the rubric text the values were judged with, kept with the run
-        config["rubrics"] = rubrics
+    options = {**{k: v for k, v in (metric_options or {}).items() if k != "rubrics"}, **(stored_as or {})}
+    config = ImportConfig(  # with the rubric texts the values were judged with
+        source=display_name(source).name, metrics=tuple(names), judge=judge, language=language, embedder=embedder,
+        options=tuple(sorted(options.items())),
+        rubrics=tuple(m.rubric.to_dict() for m in metrics if getattr(m, "rubric", None) is not None)).to_dict()
     run = (StoredImport.resume(project, resume, config) if resume
            else StoredImport.begin(project, config, len(samples)))
     todo = [(n, s) for n, s in enumerate(samples) if clean_sample(s).id not in run.done_ids]
@@ -113,8 +113,7 @@ def store_batch(metrics: Sequence[Any], resources: Resources) -> int:
     """Rows a stored ``score`` scores and stores at a time: ``OFFLINE_BATCH`` for offline metrics
     (the worker processes stay busy), ``JUDGED_BATCHES`` x the client's concurrency when a metric
     asks an online judge (as a run's batches: a kill loses at most one batch of calls, all cached)."""
-    judged = any(str(getattr(m, "judge", "")).startswith("openai:") for m in metrics)
-    if not judged or resources.llm is None:
+    if not any(online_judged(m) for m in metrics) or resources.llm is None:
         return OFFLINE_BATCH
     return JUDGED_BATCHES * max(1, int(getattr(resources.llm, "concurrency", 4) or 4))
 
@@ -141,8 +140,7 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
     need are opened for this call and closed after it (the cache is flushed, so a second call finds
     every reply).
     """
-    from rageval.embed.cache import get_embedder
-    from rageval.llm.client import make_llm_client
+    from rageval.llm.session import model_session
     from rageval.metrics.rubric import resolve
 
     samples, errors = parse_answers(source, data, limits=limits)
@@ -150,17 +148,11 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
         progress("reading rows", len(samples), len(samples))
     found = resolve(list(metric_names), {r.name: r for r in rubrics}, project)
     options = {**(metric_options or {}), **({"rubrics": {r.name: r for r in found}} if found else {})}
-    client = make_llm_client({"judge": judge, "embedder": embedder}, store_path=project.db_path, run_id=None,
-                             concurrency=concurrency, use_cache=use_cache) if samples else None
-    try:
-        resources = Resources(embedder_factory=lambda: get_embedder(project, embedder, client=client), llm=client,
-                              language=language)
+    roles = {"judge": judge, "embedder": embedder} if samples else {}  # nothing to score: no model
+    with model_session(roles, project=project, concurrency=concurrency, use_cache=use_cache) as session:
         result = score(samples, metric_names, judge=judge, language=language, embedder=embedder,
-                       resources=resources, project=project if store else None, source=source, details=details,
-                       metric_options=options, progress=progress, workers=workers, resume=resume,
+                       resources=session.resources(language), project=project if store else None, source=source,
+                       details=details, metric_options=options, progress=progress, workers=workers, resume=resume,
                        stored_as={"input_sha256": hashlib.sha256(data).hexdigest(),
                                   **({"input": input_path} if input_path else {})})
-    finally:
-        if client is not None:
-            client.close()
     return replace(result, errors=errors)

@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
+from rageval.config import ImportConfig, stored_config
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError, StoreFullError
+from rageval.metrics.ranges import Rejection, problem, sound
 from rageval.project import Project
 from rageval.store import owners
 from rageval.store import runs as store
@@ -72,12 +74,13 @@ class StoredImport:
         if info is not None:
             raise ConfigError(f"run {run_id} is being scored by process {info['pid']} on {info['host']}; wait for "
                               "it to finish, or stop that process and resume")
+        stored = stored_config(run).to_dict()
         for key in ("input_sha256", "metrics", "judge", "language", "embedder"):
-            if key in run["config"] and run["config"].get(key) != config.get(key):
-                raise ConfigError(f"run {run_id} was scored with {key} = {run['config'].get(key)!r}, not "
+            if key in stored and stored[key] != config.get(key):
+                raise ConfigError(f"run {run_id} was scored with {key} = {stored[key]!r}, not "
                                   f"{config.get(key)!r}; resume it with the same input and settings, or score "
                                   "it as a new run (leave out --resume)")
-        return cls(project, run_id, set(done), run["config"])
+        return cls(project, run_id, set(done), stored)
 
     @contextmanager
     def owned(self) -> Iterator["StoredImport"]:
@@ -123,8 +126,9 @@ def _close_stopped(run: StoredImport, exc: BaseException) -> None:
 
 def import_config(source: str, plan: dict[str, Any]) -> dict[str, Any]:
     """The stored config of an import run: what ``score`` stores, from a plan's settings."""
-    return {"source": display_name(source).name, "metrics": list(plan["metric_names"]), "judge": plan["judge"],
-            "language": plan["language"], "embedder": plan["embedder"], **(plan.get("options") or {})}
+    return ImportConfig(source=display_name(source).name, metrics=tuple(plan["metric_names"]), judge=plan["judge"],
+                        language=plan["language"], embedder=plan["embedder"],
+                        options=tuple(sorted((plan.get("options") or {}).items()))).to_dict()
 
 
 @dataclass(frozen=True)
@@ -133,6 +137,7 @@ class Imported:
     rows: int          # answers stored
     rejected: int      # rows with no record (unreadable input rows, rows of a batch that failed)
     duplicates: int    # later rows whose id was already imported (the first is kept)
+    problems: tuple[Rejection, ...] = ()  # rows, values and parts refused, with the reason of each
 
 
 def import_scores(project: Project, out_dir: Path, *, name: str | None = None) -> Imported:
@@ -140,7 +145,12 @@ def import_scores(project: Project, out_dir: Path, *, name: str | None = None) -
 
     Parts are read in name order and rows in part order, so ordinals follow the input. Rows
     without a record are counted as rejected; an id seen in an earlier part is counted as a
-    duplicate and skipped (the first is kept, as ``score`` keeps the first of a file).
+    duplicate and skipped (the first is kept, as ``score`` keeps the first of a file). Every part
+    is validated as ``check`` validates a scored file (:mod:`rageval.metrics.ranges`): a part that
+    cannot be read, or a record that is not the JSON ``score`` writes, is rejected with its reason
+    (the other parts and rows are kept); an ``ok`` value that is not a finite number inside its
+    metric's range is stored ``failed`` with the reason ``rejected: ...``, so ``check --run``
+    counts that answer as unscored on that metric.
     """
     from rageval.scale.parts import read_manifest, part_files
 
@@ -149,28 +159,78 @@ def import_scores(project: Project, out_dir: Path, *, name: str | None = None) -
     if not files:
         raise ConfigError(f"{out_dir}: no part-*.parquet files; score into it first with "
                           "`rageval score INPUT --engine ray --out DIR`")
-    records, rejected, duplicates, seen = [], 0, 0, set()
-    for rec in _records(files):
+    records, rejected, duplicates, seen, problems = [], 0, 0, set(), []
+    for where, rec, why in _records(files):
         if rec is None:
             rejected += 1
+            if why:
+                problems.append(Rejection(where, None, None, why))
             continue
         item_id = rec["item"]["item_id"]
         if item_id in seen:
             duplicates += 1
             continue
         seen.add(item_id)
+        problems += _validate_scores(rec, where)
         records.append(rec)
     config = import_config(name or out_dir.name, manifest["plan"])
-    return Imported(save_import_run(project, records, config), len(records), rejected, duplicates)
+    return Imported(save_import_run(project, records, config), len(records), rejected, duplicates, tuple(problems))
 
 
-def _records(files: Iterable[Path]) -> Iterable[dict[str, Any] | None]:
+def _validate_scores(rec: dict[str, Any], where: str) -> list[Rejection]:
+    """Each ``ok`` score of ``rec`` that is not sound becomes ``failed: rejected: ...`` (in place)."""
+    out = []
+    for row in rec["scores"]:
+        if row.get("status") != "ok":
+            continue
+        found = problem(row["metric"], row.get("value"))
+        if found is None:
+            row["value"] = sound(row["metric"], row["value"])
+            continue
+        out.append(Rejection(where, rec["item"]["item_id"], row["metric"], found[1]))
+        row.update(value=None, status="failed", reason=f"rejected: {found[1]}")
+    return out
+
+
+def _record_problem(rec: Any) -> str | None:
+    """Why ``rec`` is not a record ``score`` writes (an item with an id, a list of score rows), or None."""
+    if not isinstance(rec, dict) or not isinstance(rec.get("item"), dict):
+        return "the record is not an object with an 'item'"
+    item_id = rec["item"].get("item_id")
+    if not isinstance(item_id, str) or not item_id.strip():
+        return "the record's item has no item_id"
+    scores = rec.get("scores")
+    if not isinstance(scores, list) or not all(isinstance(s, dict) and isinstance(s.get("metric"), str)
+                                               and isinstance(s.get("status"), str) for s in scores):
+        return "the record's scores are not a list of rows with a metric and a status"
+    if not isinstance(rec.get("claims", []), list):
+        return "the record's claims are not a list"
+    rec.setdefault("claims", [])
+    return None
+
+
+def _records(files: Iterable[Path]) -> Iterable[tuple[str, dict[str, Any] | None, str | None]]:
+    """``(where, record, why not)`` per row of each part; a part that cannot be read is one rejection."""
     import pyarrow.parquet as pq
 
     for path in files:
-        column = pq.read_table(path, columns=["record"]).column("record").to_pylist()
-        for text in column:
-            yield None if text is None else json.loads(text)
+        try:
+            column = pq.read_table(path, columns=["record"]).column("record").to_pylist()
+        except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: pyarrow raises several types
+            yield path.name, None, f"the part cannot be read ({type(exc).__name__}: {str(exc)[:200]}); its rows are skipped"
+            continue
+        for n, text in enumerate(column, start=1):
+            where = f"{path.name} row {n}"
+            if text is None:
+                yield where, None, None  # scored without a record: an input row the part already rejected
+                continue
+            try:
+                rec = json.loads(text)
+            except (ValueError, RecursionError) as exc:
+                yield where, None, f"the record is not valid JSON ({str(exc)[:120]})"
+                continue
+            why = _record_problem(rec)
+            yield where, (rec if why is None else None), why
 
 
 def resumed_settings(project: Project, run_id: str, metrics: str | None) -> dict[str, Any]:
@@ -183,12 +243,10 @@ def resumed_settings(project: Project, run_id: str, metrics: str | None) -> dict
     if run["kind"] != "import":
         raise ConfigError(f"run {run_id} is a pipeline run, not a stored `score`; resume it with: "
                           f"python -m rageval run --resume {run_id}")
-    config = run["config"]
-    stored = ",".join(config.get("metrics") or [])
-    if metrics and [m.strip() for m in metrics.split(",") if m.strip()] != list(config.get("metrics") or []):
+    config = stored_config(run)
+    stored = ",".join(config.metrics)
+    if metrics and [m.strip() for m in metrics.split(",") if m.strip()] != list(config.metrics):
         raise ConfigError(f"run {run_id} was scored with --metrics {stored}; leave --metrics out to resume it")
-    out = {"metrics": stored}
-    for key in ("judge", "language", "embedder", "aligncheck_source", "aligncheck_types"):
-        if key in config:
-            out[key] = config[key]
-    return out
+    options = dict(config.options)
+    return {"metrics": stored, "judge": config.judge, "language": config.language, "embedder": config.embedder,
+            **{key: options[key] for key in ("aligncheck_source", "aligncheck_types") if key in options}}

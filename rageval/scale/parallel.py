@@ -82,7 +82,7 @@ def evaluate_parallel(samples: Sequence[Sample], metrics: Sequence[Metric], reso
     """
     resources = with_default_embedder(resources or Resources())
     workers = processes.default_workers() if workers is None else processes.check_workers(workers)
-    if (workers < 2 or len(samples) < 2 or resources.llm is not None or resources.judge is not None
+    if (workers < 2 or len(samples) < 2 or resources.llm is not None or resources.judge_role().online
             or not offline_metrics(metrics) or not processes.local_model(resources.embedder)):
         return evaluate(samples, metrics, resources, progress=None if progress is None else
                         lambda _name, done, total: progress("metrics", done, total))

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import glob
 import json
-import os
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 from rageval.errors import ConfigError
+from rageval.files import atomic_write, write_atomic
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import Table, add_records, read_table
 
@@ -139,13 +139,12 @@ def part_files(out_dir: Path) -> list[Path]:
 
 
 def write_part(out_dir: Path, name: str, table: Any) -> None:
-    """Write ``table`` as part ``name``: a temporary file, then a rename, so a part is whole or absent."""
+    """Write ``table`` as part ``name`` through :func:`rageval.files.atomic_write`, so a part is whole or
+    absent (and a part's temporary file left by a killed worker is removed by a later write)."""
     import pyarrow.parquet as pq
 
-    final = part_path(out_dir, name)
-    tmp = out_dir / f".{name}.{os.getpid()}.tmp"
-    pq.write_table(table, tmp)
-    os.replace(tmp, final)
+    with atomic_write(part_path(out_dir, name), "wb") as fh:
+        pq.write_table(table, fh)
 
 
 def start_plan(out_dir: Path, plan: dict[str, Any], parts: Sequence[Part]) -> None:
@@ -180,9 +179,7 @@ def finish(out_dir: Path, plan: dict[str, Any], parts: Sequence[Part], seconds: 
                 counts[m]["ok" if status is None else status.split(":", 1)[0]] += 1
     manifest = {"rows": rows, "rejected": rejected, "parts": len(parts), "inputs": sorted({p.path for p in parts}),
                 "metrics": counts, "plan": plan, "seconds": round(seconds, 1)}
-    tmp = out_dir / f".{MANIFEST_FILE}.tmp"
-    tmp.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
-    os.replace(tmp, out_dir / MANIFEST_FILE)
+    write_atomic(out_dir / MANIFEST_FILE, json.dumps(manifest, indent=1))
     return manifest
 
 

@@ -40,13 +40,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from rageval.config import RayOptions  # noqa: F401  (re-exported: the engine's options)
+from rageval.config import RayOptions, RunConfig  # noqa: F401  (RayOptions re-exported: the engine's options)
 from rageval.errors import ConfigError
 from rageval.ingest.limits import RowLimits
 from rageval.scale.parts import (
     Part, finish, list_inputs, part_path, plan_parts, read_manifest, read_part, start_plan, write_part,
 )
 from rageval.scale.unit import Plan, failed_table, score_rows_table, to_arrow
+from rageval.types import Spec
 
 INSTALL_HINT = 'pip install "rageval[ray]"  (Ray Data 2.60.0)'
 #: the environment an actor needs to reach the models (per role, then shared), and nothing else
@@ -67,7 +68,7 @@ def llm_settings(plan: Plan, options: RayOptions, env: Mapping[str, str] = os.en
     """What each actor needs to build its LLM client (None when every role is offline): the
     models, its share of ``concurrency`` and of the roles' RPM/TPM caps, and the environment."""
     models = {role: spec for role, spec in (("judge", plan.judge), ("embedder", plan.embedder))
-              if spec.startswith("openai:")}
+              if Spec.parse(role, spec).online}
     if not models:
         return None
     workers = min(options.workers, options.concurrency)
@@ -88,8 +89,7 @@ class ScoreActor:
 
     def __init__(self, plan: dict[str, Any], out_dir: str, batch_size: int, retries: int,
                  llm: dict[str, Any] | None = None, limits: RowLimits | None = None):
-        from rageval.embed.cache import make_embedder
-        from rageval.types import Resources
+        from rageval.llm.session import ModelSession
 
         if llm is not None:  # the driver's server settings (and this actor's caps) before any metric
             os.environ.update(llm["env"])  # reads them: a judged signature names its server
@@ -97,15 +97,12 @@ class ScoreActor:
         self.metrics = self.plan.build()
         self.out_dir = Path(out_dir)
         self.batch_size, self.retries, self.limits = batch_size, retries, limits
-        self.client = None
-        if llm is not None:
-            from rageval.llm.client import make_llm_client
-
-            self.client = make_llm_client(llm["models"], store_path=llm["store_path"], run_id=None,
-                                          concurrency=llm["concurrency"], use_cache=llm["use_cache"])
-        spec, client = self.plan.embedder, self.client
-        self.resources = Resources(embedder_factory=lambda: make_embedder(spec, client=client), llm=client,
-                                   language=self.plan.language)
+        shared = llm or {}  # this actor's share of the calls in flight, the shared cache file
+        self.session = ModelSession.open({"judge": self.plan.judge, "embedder": self.plan.embedder},
+                                         store_path=shared.get("store_path"),
+                                         concurrency=shared.get("concurrency", RunConfig.concurrency),
+                                         use_cache=shared.get("use_cache", True))
+        self.resources = self.session.resources(self.plan.language)
 
     def __call__(self, batch: Any) -> Any:
         import pyarrow as pa
@@ -116,8 +113,7 @@ class ScoreActor:
             started = time.monotonic()
             if not part_path(self.out_dir, part.name).exists():  # an earlier attempt may have finished it
                 write_part(self.out_dir, part.name, self.score_part(part))
-                if self.client is not None:  # the part's replies reach the shared cache before the next part
-                    self.client.flush()
+                self.session.flush()  # the part's replies reach the shared cache before the next part
             out.append({"name": part.name, "rows": part.rows, "seconds": time.monotonic() - started,
                         "pid": os.getpid()})
         return pa.Table.from_pylist(out)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from rageval.metrics.base import Metric
+from rageval.metrics.base import Metric, online_judged
 from rageval.types import Sample, Score
 from rageval.util import canonical_json
 
@@ -17,7 +17,7 @@ def stored_signature(metric: Metric, llm: Any = None) -> str:
     mode (json_schema, json_object, prompt) its judge's server and model were asked in."""
     sig = metric.signature()
     mode_of = getattr(llm, "output_mode", None)
-    if mode_of is not None and str(getattr(metric, "judge", "")).startswith("openai:") and llm.has_role("judge"):
+    if mode_of is not None and online_judged(metric) and llm.has_role("judge"):
         sig += f"|out:{mode_of('judge')}"
     return sig
 

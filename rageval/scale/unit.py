@@ -29,7 +29,8 @@ from rageval.metrics.base import Metric, parse_metric_list
 from rageval.metrics.coverage import COVERAGE_METRICS, coverage_of
 from rageval.scale.parallel import evaluate_parallel
 from rageval.scale.records import score_rows
-from rageval.ingest.rows import RowError, Table, add_records, as_label, as_relevance, as_text_list
+from rageval.ingest.fields import as_label, as_relevance, as_text_list
+from rageval.ingest.rows import RowProblem, Table, add_records
 from rageval.text.hygiene import clean_value
 from rageval.types import Resources, Sample, Score
 
@@ -110,7 +111,7 @@ def sample_from_record(rec: Mapping[str, Any], sample_id: str) -> Sample:
     )
 
 
-def samples_from_table(table: Table) -> tuple[list[tuple[int, Sample]], list[RowError]]:
+def samples_from_table(table: Table) -> tuple[list[tuple[int, Sample]], list[RowProblem]]:
     """``(row number, Sample)`` for the usable rows of ``table``, and its problems plus one error
     per rejected row (a bad id or field, an id seen earlier), sorted by row."""
     errors = list(table.problems)

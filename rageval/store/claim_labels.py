@@ -77,20 +77,23 @@ def claim_texts(db: Path, run_id: str) -> list[dict[str, Any]]:
 
 def queue(db: Path, run_id: str, rater: str, *, limit: int = 1, offset: int = 0) -> list[dict[str, Any]]:
     """The run's claims ``rater`` has not labelled yet, most urgent first: a claim some verifier left
-    UNVERIFIED, then the lowest confidence any verifier gave (a verdict without a confidence counts as
-    certain), then answer order and claim index. One row per (answer, claim text), with the answer's
-    question and its total of claims still to label."""
+    UNVERIFIED, then claims the verifiers disagree on, then the lowest confidence any verifier gave (a
+    verdict without a confidence, as an LLM judge's, counts as certain), then answer order and claim
+    index. One row per (answer, claim text), with the answer's question and its total of claims still
+    to label."""
     sql = (
         f"WITH c AS (SELECT item_id, text AS claim, min(ordinal) AS ordinal,"
         " max(CASE WHEN verdict = 'UNVERIFIED' THEN 1 ELSE 0 END) AS unverified,"
         " min(coalesce(TRY_CAST(json_extract_string(details, '$.confidence') AS DOUBLE), 1.0)) AS confidence,"
-        " string_agg(DISTINCT verdict, ' / ' ORDER BY verdict) AS verdicts"
+        " count(DISTINCT verdict) > 1 AS disagree, string_agg(DISTINCT verdict, ' / ' ORDER BY verdict) AS verdicts"
         " FROM claims WHERE run_id = ? GROUP BY item_id, claim),"
         " todo AS (SELECT c.* FROM c ANTI JOIN claim_labels l ON l.run_id = ? AND l.rater = ?"
         " AND l.item_id = c.item_id AND l.claim = c.claim)"
-        " SELECT todo.item_id, todo.claim, todo.ordinal, todo.unverified, todo.confidence, todo.verdicts,"
-        " a.question, count(*) OVER () AS remaining FROM todo"
+        " SELECT todo.item_id, todo.claim, todo.ordinal, todo.unverified, todo.disagree, todo.confidence,"
+        " todo.verdicts, a.question, count(*) OVER () AS remaining FROM todo"
         " LEFT JOIN answers a ON a.run_id = ? AND a.item_id = todo.item_id"
-        " ORDER BY todo.unverified DESC, todo.confidence, a.ordinal, todo.item_id, todo.ordinal LIMIT ? OFFSET ?")
+        " ORDER BY todo.unverified DESC, todo.disagree DESC, todo.confidence, a.ordinal, todo.item_id, todo.ordinal"
+        " LIMIT ? OFFSET ?")
     return records(db, sql, [run_id, run_id, rater, run_id, int(limit), int(offset)],
-                   ("item_id", "claim", "ordinal", "unverified", "confidence", "verdicts", "question", "remaining"))
+                   ("item_id", "claim", "ordinal", "unverified", "disagree", "confidence", "verdicts", "question",
+                    "remaining"))

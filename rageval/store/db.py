@@ -38,7 +38,7 @@ from typing import Any, Iterator, Sequence
 
 import duckdb
 
-from rageval.settings import get as setting
+from rageval.settings import value as setting
 from rageval.errors import ProjectBusyError, StoreFullError
 
 _MIGRATED: set[str] = set()
@@ -92,7 +92,7 @@ def _attach(key: str) -> None:
         _ATTACHED[key] += 1
         return
     quoted = key.replace("'", "''")
-    wait = float(setting("RAGEVAL_DB_WAIT"))
+    wait = setting("RAGEVAL_DB_WAIT")
     deadline = time.monotonic() + wait
     delay = 0.02
     while True:

@@ -26,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from rageval.settings import get as setting
+from rageval.settings import value as setting
 from rageval.store.db import connect
 
 
@@ -71,11 +71,11 @@ def process_alive(owner: dict[str, Any]) -> bool | None:
 
 
 def stale_after() -> float:
-    return float(setting("RAGEVAL_RUN_STALE"))
+    return setting("RAGEVAL_RUN_STALE")
 
 
 def heartbeat_interval() -> float:
-    return float(setting("RAGEVAL_HEARTBEAT"))
+    return setting("RAGEVAL_HEARTBEAT")
 
 
 def claim(db: Path, run_id: str) -> None:

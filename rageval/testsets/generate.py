@@ -116,14 +116,8 @@ def estimate(config: TestsetConfig, chunks: list[dict[str, Any]], planner: Plann
                             "retries and re-asks; tokens ~ characters/4; cache hits not subtracted")
 
 
-def _embedder(project: Project, config: TestsetConfig, client: Any) -> Any:
-    from rageval.embed.cache import get_embedder
-
-    return get_embedder(project, config.embedder, client=client if Spec.parse("embedder", config.embedder).online else None)
-
-
 def _llm_candidates(project: Project, config: TestsetConfig, chunks: list[dict[str, Any]], llm: Any,
-                    embedder: Any, text: dict[str, str], progress: Progress | None) -> tuple[list, list]:
+                    embedder: Any, judge: Any, text: dict[str, str], progress: Progress | None) -> tuple[list, list]:
     neighbours = None
     if "multi_hop" in config.kinds:
         from rageval.embed.sentences import sentence_vectors
@@ -131,7 +125,6 @@ def _llm_candidates(project: Project, config: TestsetConfig, chunks: list[dict[s
         neighbours = nearest_neighbours(sentence_vectors(embedder, [c["text"] for c in chunks]),
                                         [c["text"] for c in chunks])
     planner = Planner(chunks, config.kinds, seed=config.seed, neighbours=neighbours)
-    judge = llm if Spec.parse("judge", config.judge_spec()).online else None
     kept: list[Candidate] = []
     seen: list[Candidate] = []
     limit = MAX_ASKED * config.n
@@ -160,33 +153,30 @@ def _llm_candidates(project: Project, config: TestsetConfig, chunks: list[dict[s
 
 def generate_set(project: Project, config: TestsetConfig, *, progress: Progress | None = None,
                  dry_run: bool = False, store: bool = True) -> Generated:
-    """Generate, check and (unless ``dry_run`` or not ``store``) store QA set ``config.name``."""
+    """Generate, check and (unless ``dry_run`` or not ``store``) store QA set ``config.name``.
+
+    The models come from one model session (:mod:`rageval.llm.session`): the generator role when
+    the generator is online, the judge (the critic's) and the embedder."""
+    from rageval.llm.session import model_session
+
     chunks = _chunks(project, config)
     sig = signature(config)
     if dry_run:
         return Generated(config.name, sig, [], [], 0, estimate=estimate(config, chunks))
     text = {c["id"]: c["text"] for c in chunks}
-    client = None
-    if config.online or Spec.parse("judge", config.judge_spec()).online:
-        from rageval.llm.client import make_llm_client
-
-        client = make_llm_client({"generator": config.generator, "judge": config.judge_spec()} if config.online
-                                 else {"judge": config.judge_spec()}, store_path=project.db_path,
-                                 concurrency=config.concurrency, use_cache=config.use_cache, preflight=True)
-    try:
-        embedder = _embedder(project, config, client)
+    roles = {"judge": config.judge_spec(), "embedder": config.embedder,
+             **({"generator": config.generator} if config.online else {})}
+    with model_session(roles, project=project, concurrency=config.concurrency, use_cache=config.use_cache) as session:
+        client, embedder, judge = session.llm, session.embedder, session.judge.llm
         if progress is not None:
             progress("questions", 0, config.n)
         if config.online:
-            kept, dropped = _llm_candidates(project, config, chunks, client, embedder, text, progress)
+            kept, dropped = _llm_candidates(project, config, chunks, client, embedder, judge, text, progress)
         else:
             pool = template_candidates(chunks, want=TEMPLATE_POOL * config.n, seed=config.seed, language=config.language)
-            reviewed = critic.review(pool, text, embedder, want=config.n, llm=client)
+            reviewed = critic.review(pool, text, embedder, want=config.n, llm=judge)
             kept, dropped = [c for c in reviewed if not c.dropped], [c for c in reviewed if c.dropped]
         usage = _usage(client.usage()) if client is not None else {}
-    finally:
-        if client is not None:
-            client.close()
     result = Generated(config.name, sig, kept, dropped, len(kept) + len(dropped), usage=usage)
     if progress is not None:
         progress("questions", len(kept), config.n)

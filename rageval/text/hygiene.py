@@ -19,6 +19,14 @@ U+2066-U+2069, U+200E, U+200F, U+061C) are removed, so a U+202E inside an answer
 the rest of its table row or paragraph. Stored text keeps them (the user's text, as written);
 right-to-left scripts still read right to left, by the Unicode bidi algorithm, without them.
 
+**Output for a reader** (made safe where it is written, never stored): :func:`terminal_safe` for a
+terminal or a CI log (ANSI / OSC / DCS escape sequences, in their 7-bit and C1 forms, removed whole
+with their payload, so data cannot recolour, retitle or rewrite the screen; the other control
+characters but tab and newline, and lone surrogates, removed; bidi controls removed); :func:`xml_text` for XML (also
+without the characters XML 1.0 forbids, so a JUnit report always parses); :func:`markdown_cell`
+for one cell of a Markdown table (also one line, with HTML, link, image and emphasis syntax
+escaped, so ``![x](http://...)`` or ``<img src=...>`` reach the reader as text and nothing is fetched).
+
 Callers report what was repaired (a surrogate replaced is a note on that row, not a
 rejection): :meth:`Cleaned.note` words it.
 """
@@ -48,6 +56,60 @@ def without_bidi(text: Any) -> Any:
     'invoicetxt.exe, isolated'
     """
     return BIDI_CONTROLS.sub("", text) if isinstance(text, str) else text
+
+
+_ESCAPE_SEQUENCES = re.compile(
+    "\x1b\\[[0-?]*[ -/]*[@-~]?"                           # CSI: colours, cursor moves, erase
+    "|\x9b[0-?]*[ -/]*[@-~]?"                              # CSI, C1 form
+    "|[\x1b][\\]P^_X][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\\\|\x9c)?"  # OSC (title, hyperlink), DCS, APC, PM, SOS
+    "|[\x90\x98\x9d\x9e\x9f][^\x07\x1b\x9c\n]*(?:\x07|\x1b\\\\|\x9c)?"  # the same, C1 form
+    "|\x1b[ -/]*[0-~]?"                                   # any other escape (charset, keypad, reset)
+)
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff]")  # all but tab and newline; lone surrogates
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_MARKDOWN = re.compile(r"([\\`*_\[\]()!|~])")  # code, emphasis, links and images, tables, strikethrough
+
+
+def terminal_safe(text: Any) -> str:
+    r"""``text`` as a terminal or CI log may show it (module docstring): no escape sequences, no
+    control characters but tab and newline, no bidi controls.
+
+    >>> terminal_safe("ok\x1b[31mred\x1b[0m \x1b]0;pwned\x07title\r\x9b2J‮!")
+    'okred title!'
+    """
+    text = _ESCAPE_SEQUENCES.sub("", str(text))
+    return without_bidi(_CONTROLS.sub("", text))
+
+
+_JSON_INVISIBLE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029\ud800-\udfff]")
+
+
+def json_for_terminal(text: str) -> str:
+    r"""JSON text (``json.dumps(..., ensure_ascii=False)``, which escapes only C0 controls) with the C1
+    controls, bidi controls, line separators and lone surrogates escaped too: the same JSON value,
+    safe to print (and to encode as UTF-8).
+
+    >>> json_for_terminal('{"a": "x2J‮"}')
+    '{"a": "x\\u009b2J\\u202e"}'
+    """
+    return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def xml_text(text: Any) -> str:
+    """:func:`terminal_safe` text without the characters XML 1.0 forbids (lone surrogates, U+FFFE)."""
+    return _NOT_XML.sub("", terminal_safe(text))
+
+
+def markdown_cell(text: Any) -> str:
+    r"""``text`` as one cell of a Markdown table: :func:`terminal_safe`, one line, ``&``, ``<`` and ``>``
+    as entities and Markdown's own punctuation backslash-escaped.
+
+    >>> markdown_cell("![x](http://e/p.png) <img src=x> a|b\n[go](javascript:alert(1))")
+    '\\!\\[x\\]\\(http://e/p.png\\) &lt;img src=x&gt; a\\|b \\[go\\]\\(javascript:alert\\(1\\)\\)'
+    """
+    flat = " ".join(terminal_safe(text).split())
+    flat = flat.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _MARKDOWN.sub(r"\\\1", flat)
 
 
 @dataclass(frozen=True)

@@ -48,84 +48,15 @@ import unicodedata
 from dataclasses import dataclass
 
 from rageval.text.lang import DECIMAL_COMMA, guess_language
+# the tables (data only), under their own names: text.version() hashes them as this module's
+from rageval.text.number_tables import (  # noqa: F401 (some are read only by the hash)
+    _CURRENCY_CODES, _DATE_PATTERNS, _DAY, _DIGITS, _DIGITS_RE, _EN_SMALL, _EN_TENS, _IT_ENGLISH_HOMOGRAPHS,
+    _IT_SMALL, _IT_TENS, _MONTH_RE, _ONE, _RATE_PERIOD, _WORD, CURRENCY_SIGNS, CURRENCY_WORDS, MONTHS, PERCENT,
+    RATE, SCALES, UNITS,
+)
 
 __all__ = ["Quantity", "quantities", "normalize_numbers", "same_quantity", "parse_number", "format_value",
            "is_number_word"]
-
-# ------------------------------------------------------------------------------- tables
-MONTHS = {
-    **{m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())},
-    **{m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())},
-    "sept": 9,
-    **{m: i + 1 for i, m in enumerate("gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre".split())},
-}
-_EN_SMALL = {w: i for i, w in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
-    "sixteen seventeen eighteen nineteen".split())}
-_EN_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty sixty seventy eighty ninety".split())}
-_IT_SMALL = {w: i for i, w in enumerate(
-    "zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici quattordici quindici "
-    "sedici diciassette diciotto diciannove".split())}
-_IT_TENS = {w: 10 * (i + 2) for i, w in enumerate("venti trenta quaranta cinquanta sessanta settanta ottanta novanta".split())}
-_ONE = {"a", "an", "un", "una", "uno", "one", "single"}
-
-SCALES = {
-    "thousand": 1e3, "thousands": 1e3, "k": 1e3, "mila": 1e3, "mille": 1e3,
-    "million": 1e6, "millions": 1e6, "mn": 1e6, "mln": 1e6, "milione": 1e6, "milioni": 1e6, "m": 1e6,
-    "billion": 1e9, "billions": 1e9, "bn": 1e9, "miliardo": 1e9, "miliardi": 1e9, "mld": 1e9, "mrd": 1e9,
-    "trillion": 1e12, "trillions": 1e12, "bilione": 1e12, "bilioni": 1e12,
-}
-CURRENCY_SIGNS = {"$": "usd", "€": "eur", "£": "gbp", "¥": "jpy"}
-CURRENCY_WORDS = {
-    "usd": "usd", "us$": "usd", "dollar": "usd", "dollars": "usd", "dollari": "usd", "dollaro": "usd",
-    "eur": "eur", "euro": "eur", "euros": "eur",
-    "gbp": "gbp", "pound": "gbp", "pounds": "gbp", "sterline": "gbp", "sterlina": "gbp",
-    "jpy": "jpy", "yen": "jpy", "chf": "chf", "franc": "chf", "francs": "chf", "franchi": "chf",
-}
-_CURRENCY_CODES = ("usd", "eur", "gbp", "jpy", "chf", "us$")
-_DAY = 1.0
-#: unit word -> (dimension, factor to the base unit of the dimension)
-UNITS = {
-    **dict.fromkeys(("second", "seconds", "sec", "secs", "secondo", "secondi"), ("day", 1 / 86400)),
-    **dict.fromkeys(("minute", "minutes", "min", "mins", "minuto", "minuti"), ("day", 1 / 1440)),
-    **dict.fromkeys(("hour", "hours", "h", "hr", "hrs", "ora", "ore"), ("day", 1 / 24)),
-    **dict.fromkeys(("day", "days", "giorno", "giorni", "gg", "giornata", "giornate"), ("day", _DAY)),
-    **dict.fromkeys(("week", "weeks", "settimana", "settimane"), ("day", 7.0)),
-    **dict.fromkeys(("fortnight", "fortnights"), ("day", 14.0)),
-    **dict.fromkeys(("month", "months", "mese", "mesi"), ("day", 365 / 12)),
-    **dict.fromkeys(("year", "years", "yr", "yrs", "anno", "anni"), ("day", 365.0)),
-    **dict.fromkeys(("decade", "decades", "decennio", "decenni"), ("day", 3650.0)),
-    **dict.fromkeys(("mm", "millimetre", "millimetres", "millimeter", "millimeters", "millimetro", "millimetri"), ("m", 1e-3)),
-    **dict.fromkeys(("cm", "centimetre", "centimetres", "centimeter", "centimeters", "centimetro", "centimetri"), ("m", 1e-2)),
-    **dict.fromkeys(("m", "metre", "metres", "meter", "meters", "metro", "metri"), ("m", 1.0)),
-    **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers", "chilometro", "chilometri"), ("m", 1e3)),
-    **dict.fromkeys(("mile", "miles", "miglio", "miglia"), ("m", 1609.344)),
-    **dict.fromkeys(("ft", "foot", "feet", "piede", "piedi"), ("m", 0.3048)),
-    **dict.fromkeys(("inch", "inches", "pollice", "pollici"), ("m", 0.0254)),
-    **dict.fromkeys(("mg", "milligram", "milligrams", "milligrammo", "milligrammi"), ("g", 1e-3)),
-    **dict.fromkeys(("g", "gram", "grams", "grammo", "grammi"), ("g", 1.0)),
-    **dict.fromkeys(("kg", "kilogram", "kilograms", "kilo", "kilos", "chilo", "chili", "chilogrammo", "chilogrammi"), ("g", 1e3)),
-    **dict.fromkeys(("tonne", "tonnes", "ton", "tons", "tonnellata", "tonnellate"), ("g", 1e6)),
-    **dict.fromkeys(("lb", "lbs"), ("g", 453.59237)),
-    **dict.fromkeys(("ml", "millilitre", "millilitres", "milliliter", "milliliters", "millilitro", "millilitri"), ("l", 1e-3)),
-    **dict.fromkeys(("l", "litre", "litres", "liter", "liters", "litro", "litri"), ("l", 1.0)),
-    **dict.fromkeys(("kb", "kilobyte", "kilobytes"), ("byte", 1e3)),
-    **dict.fromkeys(("mb", "megabyte", "megabytes"), ("byte", 1e6)),
-    **dict.fromkeys(("gb", "gigabyte", "gigabytes"), ("byte", 1e9)),
-    **dict.fromkeys(("tb", "terabyte", "terabytes"), ("byte", 1e12)),
-    **dict.fromkeys(("°c", "celsius", "degrees", "degree", "gradi", "grado"), ("deg", 1.0)),
-}
-PERCENT = re.compile(r"\s?(?:%|per\s?cent\b|percent\b|per\s?cento\b|percento\b)")
-RATE = re.compile(
-    r"\s*(?:(?:a|an|per|each|every|ogni|al|all['\u2019]|l['\u2019])\s*(year|annum|anno|month|mese|week|settimana|day|giorno)\b"
-    r"|(annually|yearly|annuo|annua|annui|annue|monthly|mensile|mensili|weekly|settimanale|daily|giornaliero))"
-)
-_RATE_PERIOD = {
-    "year": "year", "annum": "year", "anno": "year", "annually": "year", "yearly": "year", "annuo": "year",
-    "annua": "year", "annui": "year", "annue": "year", "month": "month", "mese": "month", "monthly": "month",
-    "mensile": "month", "mensili": "month", "week": "week", "settimana": "week", "weekly": "week",
-    "settimanale": "week", "day": "day", "giorno": "day", "daily": "day", "giornaliero": "day",
-}
 
 
 @dataclass(frozen=True)
@@ -231,8 +162,6 @@ def _en_word(w: str) -> float | None:
 
 
 #: Italian number words that are also common English words ("payment due")
-_IT_ENGLISH_HOMOGRAPHS = frozenset({"due"})
-
 
 def is_number_word(word: str) -> bool:
     """Whether a folded word is an English or Italian number word (``seven``, ``ventuno``,
@@ -242,19 +171,6 @@ def is_number_word(word: str) -> bool:
     if word in ("hundred", "dozen", "half", "twice", "thrice", "once", "double", "triple"):
         return True
     return word not in _IT_ENGLISH_HOMOGRAPHS and _it_word(word) is not None
-
-
-_DIGITS = r"\d{1,3}(?:(?:,\d{3})+|(?:\.\d{3})+|(?:[\u00a0\u202f]\d{3})+)(?:[.,]\d+)?|\d+(?:[.,]\d+)?"
-_DIGITS_RE = re.compile(_DIGITS)
-_WORD = re.compile(r"[^\W\d_]+(?:-[^\W\d_]+)?|\d", re.UNICODE)
-_MONTH_RE = "|".join(sorted(MONTHS, key=len, reverse=True))
-_DATE_PATTERNS = (
-    re.compile(r"(?<!\d)(\d{4})-(\d{1,2})-(\d{1,2})(?!\d)"),  # ISO
-    re.compile(rf"(?<!\d)(\d{{1,2}})(?:st|nd|rd|th|°|º)?\s+(?:of\s+|di\s+)?({_MONTH_RE})\.?,?\s+(\d{{4}})(?!\d)", re.I),
-    re.compile(rf"\b({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)", re.I),
-    re.compile(r"(?<![\d/.])(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?![\d/.])"),
-    re.compile(rf"\b({_MONTH_RE})\s+(?:of\s+|del\s+|di\s+)?(\d{{4}})(?!\d)", re.I),
-)
 
 
 def _dates(text: str, language: str) -> list[Quantity]:

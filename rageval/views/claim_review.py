@@ -15,6 +15,7 @@ from rageval.human import claim_labels
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
 from rageval.store import runs as rstore
+from rageval.store.db import session
 from rageval.text.sentences import split_sentences
 from rageval.views.highlight import evidence_location
 from rageval.views.queries import AnswerView, answer_view_of
@@ -68,13 +69,14 @@ def cards(project: Project, run_id: str, item_id: str, rater: str) -> tuple[Answ
                                                                           list[Evidence]]:
     """One answer, its claims (one card per claim text, every verifier's verdict on it) with the
     rater's labels, and the evidence options."""
-    answer = answer_view_of(project, run_id, item_id)
-    if answer is None:
-        return None, [], []
+    with session(project.db_path):  # the answer, its claims and the labels through one connection
+        answer = answer_view_of(project, run_id, item_id)
+        if answer is None:
+            return None, [], []
+        rows = rstore.claims(project.db_path, run_id, item_id)
+        mine = {r["claim"]: r["label"] for r in cstore.labels(project.db_path, [run_id], item_id=item_id)
+                if r["rater"] == rater}
     options = evidence_options(answer)
-    rows = rstore.claims(project.db_path, run_id, item_id)
-    mine = {r["claim"]: r["label"] for r in cstore.labels(project.db_path, [run_id], item_id=item_id)
-            if r["rater"] == rater}
     by_text: dict[str, list[dict[str, Any]]] = {}
     for c in sorted(rows, key=lambda c: (c["ordinal"], c["signature"])):
         by_text.setdefault(c["text"], []).append(c)
@@ -103,14 +105,17 @@ class QueueItem:
 
 
 def next_claim(project: Project, run_id: str, rater: str) -> QueueItem | None:
-    """The rater's next claim (UNVERIFIED first, then the least certain verdict, then the rest), or
-    None when every claim of the run has the rater's label."""
-    top = cstore.queue(project.db_path, run_id, rater, limit=1)
-    if not top:
-        return None
-    row = top[0]
-    answer, found, options = cards(project, run_id, row["item_id"], rater)
+    """The rater's next claim (UNVERIFIED first, then the verifiers' disagreements, then the least certain
+    verdict, then the rest: :func:`rageval.store.claim_labels.queue`), or None when every claim of the run
+    has the rater's label."""
+    with session(project.db_path):
+        top = cstore.queue(project.db_path, run_id, rater, limit=1)
+        if not top:
+            return None
+        row = top[0]
+        answer, found, options = cards(project, run_id, row["item_id"], rater)
     card = next(c for c in found if c.claim == row["claim"])
     why = ("no verdict yet (UNVERIFIED)" if row["unverified"] else
+           f"the verifiers disagree ({row['verdicts']})" if row["disagree"] else
            f"least certain first (confidence {row['confidence']:.2f})" if row["confidence"] < 1 else "in answer order")
     return QueueItem(card, row["question"] or "", answer, options, int(row["remaining"]), why)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from rageval import settings
 from rageval.project import Project, list_projects, open_project
 from rageval.report import meaning
 from rageval.report.exports import table_csv
@@ -24,12 +25,17 @@ from rageval.views import queries
 from rageval.views.highlight import VERDICTS, Segment
 
 __all__ = ["Project", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "Segment",
-           "VERDICTS", "without_bidi", "shown", "table_csv", "run_name", "DEMO_PROJECT", "demo_ready",
+           "VERDICTS", "without_bidi", "shown", "table_csv", "run_name", "DEMO_PROJECT", "autodemo", "demo_ready",
            "build_demo", "data_stamp", "ended_runs", "finished_runs", "metric_label", "metric_help",
            "higher_is_better", "arrow", "encode", "decode", "view_params"]
 
 #: the bundled demo project's slug (rageval.demo.DEMO_PROJECT, without importing the demo at start-up)
 DEMO_PROJECT = "demo"
+
+
+def autodemo() -> bool:
+    """Whether the app builds the demo on its first start (``RAGEVAL_NO_AUTODEMO`` off)."""
+    return not settings.value("RAGEVAL_NO_AUTODEMO")
 
 
 def demo_ready() -> bool:

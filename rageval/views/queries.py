@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.config import DEFAULT_METRICS
-from rageval.config import ChunkingConfig
+from rageval.config import ChunkingConfig, stored_config
 from rageval.metrics.base import metric_names, parse_metric_list
 from rageval.project import Project
 # run summaries live in rageval.report.summary (the CLI and the HTML report show them too)
@@ -23,7 +23,7 @@ from rageval.report.summary import MetricSummary, is_heuristic, run_summaries  #
 from rageval.report.summary import OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix  # noqa: F401
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, is_low_confidence, low_confidence_claims,
                                     low_confidence_text)
-from rageval.ingest.rows import RowError
+from rageval.ingest.rows import RowProblem
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 
@@ -104,13 +104,11 @@ def rubric_metrics(project: Project) -> list[str]:
 
 
 def add_rubric_text(project: Project, text: str) -> Any:
-    """Parse a rubric written as TOML and store it in the project; ConfigError says what to fix."""
-    from rageval.metrics.rubric import add_rubric
-    from rageval.prompts.rubric import parse_rubric
+    """Parse a rubric written as TOML and store it in the project (the call ``rageval rubric add``
+    makes: :func:`rageval.metrics.rubric.add_rubric_text`); ConfigError says what to fix."""
+    from rageval.metrics.rubric import add_rubric_text
 
-    rubric = parse_rubric(text, "the rubric")
-    add_rubric(project, rubric, text)
-    return rubric
+    return add_rubric_text(project, text)
 
 
 def run_rubrics(project: Project, metrics: Sequence[str]) -> tuple:
@@ -128,7 +126,7 @@ def default_metrics(options: Sequence[str]) -> list[str]:
 # --- scoring uploaded answers -----------------------------------------------------------------
 
 def score_upload(project: Project, source: str, data: bytes, *, metrics: Sequence[str], judge: str,
-                 language: str = "en") -> tuple[Any, list[RowError]]:
+                 language: str = "en") -> tuple[Any, list[RowProblem]]:
     """Parse and score an uploaded answers file, storing it as an import run (the call ``rageval score``
     makes: :func:`rageval.runs.scoring.score_file`).
 
@@ -147,8 +145,8 @@ def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[
     """Chunking signatures that have chunks in ``corpus``: the default, those of its runs, ``extra``."""
     candidates = [*extra, ChunkingConfig().signature()]
     for r in run_store.runs(project.db_path):
-        if r["corpus"] == corpus and isinstance(r["config"].get("chunking"), dict):
-            candidates.append(ChunkingConfig(**r["config"]["chunking"]).signature())
+        if r["kind"] == "pipeline" and r["corpus"] == corpus:
+            candidates.append(stored_config(r).chunking.signature())
     seen: list[str] = []
     for sig in candidates:
         if sig not in seen and corpus_store.chunks(project.db_path, corpus, sig):
@@ -250,7 +248,7 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
     return "; ".join(parts)
 
 
-# --- claim confidence and evidence role (issue 13) -----------------------------------------------
+# --- claim confidence and evidence role ----------------------------------------------------------
 
 def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
     """Whether any of ``claims`` was judged by the offline verifier (not an LLM judge)."""

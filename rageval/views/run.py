@@ -19,11 +19,10 @@ from rageval.llm.roles import missing_settings
 from rageval.project import Project
 from rageval.report import meaning
 from rageval.report.exports import table_csv
-from rageval.report.leaderboard import judge_label, run_name
-from rageval.runs import pipeline
+from rageval.report.leaderboard import judge_label, run_model, run_name
+from rageval.runs import listing, pipeline
 from rageval.runs import presets as preset_store
 from rageval.store import corpus as corpus_store
-from rageval.store import owners
 from rageval.store import runs as run_store
 from rageval.types import Spec
 from rageval.views import queries
@@ -59,7 +58,7 @@ def llm_warnings(config: RunConfig | None) -> list[str]:
     nor a server (:func:`rageval.llm.roles.missing_settings`); none without a config."""
     if config is None:
         return []
-    return missing_settings({"generator": config.generator, "judge": config.judge, "embedder": config.embedder})
+    return missing_settings(config.roles())
 
 
 def presets(project: Project) -> dict[str, dict[str, Any]]:
@@ -137,21 +136,22 @@ def estimate_text(project: Project, config: RunConfig) -> str | None:
 
 
 def runs(project: Project) -> list[dict[str, Any]]:
-    """Every run, newest first, after dead runs are marked ``interrupted``."""
-    owners.reap(project.db_path)
-    return run_store.runs(project.db_path)
+    """Every run, newest first, after dead runs are marked ``interrupted`` (as ``rageval runs`` lists them)."""
+    return listing.listed_runs(project)
 
 
 def get_run(project: Project, run_id: str) -> dict[str, Any] | None:
     return run_store.get_run(project.db_path, run_id)
 
 
+def _when(moment: Any) -> str:
+    """``2026-12-03 12:49:42`` for a time, "" for none."""
+    return f"{moment:%Y-%m-%d %H:%M:%S}" if hasattr(moment, "strftime") else ""
+
+
 def resume_command(run: dict[str, Any]) -> str:
-    """The command that resumes a stopped run (``run --resume ID``, or ``score INPUT --resume ID``
-    for a stored score: :func:`rageval.store.owners.resume_hint`), else ""."""
-    if run["status"] in ("interrupted", "failed"):
-        return owners.resume_hint(run)
-    return ""
+    """``python -m rageval run --resume ID`` for a stopped pipeline run, else "" (:mod:`rageval.runs.listing`)."""
+    return listing.resume_command(run)
 
 
 def resumable(run: dict[str, Any], *, active: bool) -> bool:
@@ -171,11 +171,12 @@ def run_rows(project: Project, listed: list[dict[str, Any]] | None = None, *,
     rows = []
     live = live or {}
     for r in runs(project) if listed is None else listed:
-        cfg = r["config"]
         rows.append({
             "name": run_name(r), "status": live[r["id"]].short() if r["id"] in live else r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-            "judge": judge_label(r), "generator": str(cfg.get("generator") or ("imported" if r["kind"] != "pipeline" else "")),
-            "started": r["started"] or r["created"], "finished": r["finished"] or "",
+            "judge": judge_label(r), "generator": run_model(r),
+            # times as text, one type per column: a running run's empty "finished" beside datetimes made
+            # Streamlit log an Arrow conversion traceback on every redraw of the table
+            "started": _when(r["started"] or r["created"]), "finished": _when(r["finished"]),
             "error": r["error"] or "", "resume": resume_command(r), "run": r["id"],
         })
     return rows

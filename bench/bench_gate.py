@@ -1,0 +1,80 @@
+"""What the gate's guards cost: reading a scored file row by row for ``check``, and defusing
+look-alike data tags in a prompt value.
+
+    python -m bench.bench_gate [--rows 200000] [--chars 100000]
+
+1. **check's reader** (rageval.gate.read via ``gate.from_file``): a JSONL file of ``--rows`` rows,
+   each an id, a 200-character answer and three metric values (one value in 1,000 out of range);
+   CPU seconds and wall seconds of one read, and the peak of Python allocations (tracemalloc, in a
+   second read) against the file's size.
+2. **the fence** (rageval.prompts.fence.fence_safe) on ``--chars`` characters: ASCII text (the
+   regular-expression path) and German text with curly quotes and ``<`` (the skeleton path);
+   CPU milliseconds per call, median of 5.
+
+Prints one JSON line with the figures and ``/proc/loadavg`` at the start (the machine is shared).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+import tracemalloc
+from pathlib import Path
+
+
+def _scored_file(folder: Path, rows: int) -> Path:
+    path = folder / "scores.jsonl"
+    answer = "word " * 40
+    with path.open("w", encoding="utf-8") as fh:
+        for i in range(rows):
+            bad = i % 1000 == 7
+            fh.write(json.dumps({"id": f"q{i}", "answer": answer, "token_f1": 25.0 if bad else (i % 100) / 100,
+                                 "bleu": 0.5, "rougeL": 0.25}) + "\n")
+    return path
+
+
+def _read(path: Path) -> dict:
+    from rageval import gate
+
+    cpu, wall = time.process_time(), time.perf_counter()
+    scored = gate.from_file(path)
+    cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+    tracemalloc.start()
+    gate.from_file(path)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return {"rows": len(scored.values), "rejected": len(scored.rejected), "file_mb": round(path.stat().st_size / 1e6, 1),
+            "cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "peak_alloc_mb": round(peak / 1e6, 1)}
+
+
+def _fence(chars: int) -> dict:
+    from rageval.prompts.fence import fence_safe
+
+    texts = {"ascii_ms": ("a < b and plain quotes " * chars)[:chars],
+             "non_ascii_ms": ("Schöne Grüße — a < b und „Zitate“ " * chars)[:chars]}
+    out = {}
+    for key, text in texts.items():
+        times = []
+        for _ in range(5):
+            start = time.process_time()
+            fence_safe(text)
+            times.append((time.process_time() - start) * 1000)
+        out[key] = round(statistics.median(times), 1)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=200_000)
+    parser.add_argument("--chars", type=int, default=100_000)
+    args = parser.parse_args()
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    with tempfile.TemporaryDirectory() as tmp:
+        reader = _read(_scored_file(Path(tmp), args.rows))
+    print(json.dumps({"loadavg": load, "reader": reader, "fence": {"chars": args.chars, **_fence(args.chars)}}))
+
+
+if __name__ == "__main__":
+    main()
