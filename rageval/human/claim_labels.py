@@ -31,11 +31,10 @@ import pandas as pd
 from rageval import stats
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
-from rageval.human.ratings import _Lookup
+from rageval.human.ratings import _Lookup, require_run
 from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
-from rageval.store import runs as rstore
 
 LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
 SKIP = "SKIP"
@@ -181,8 +180,7 @@ def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str |
 
 def import_claim_labels(project: Project, source: str, data: bytes, *, run: str | None = None) -> ClaimLabelsImport:
     """Parse, validate and store a claim-labels file; the good rows are stored even when others fail."""
-    if run is not None and rstore.get_run(project.db_path, run) is None:
-        raise ConfigError(f"no run {run!r} in project {project.slug}; list them with: python -m rageval runs")
+    require_run(project, run)
     result = parse_claim_labels(project, Path(source).name, data, run=run)
     if result.rows:
         cstore.save_labels(project.db_path, result.rows)

@@ -144,10 +144,15 @@ def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None
     return RatingsImport(rows, errors)
 
 
-def import_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
-    """Parse, validate and store a ratings file; the good rows are stored even when others fail."""
+def require_run(project: Project, run: str | None) -> None:
+    """ConfigError when ``run`` is given and ``project`` has no such run (the run an import names)."""
     if run is not None and rstore.get_run(project.db_path, run) is None:
         raise ConfigError(f"no run {run!r} in project {project.slug}; list them with: python -m rageval runs")
+
+
+def import_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
+    """Parse, validate and store a ratings file; the good rows are stored even when others fail."""
+    require_run(project, run)
     result = parse_ratings(project, Path(source).name, data, run=run)
     if result.rows:
         hstore.save_ratings(project.db_path, result.rows)
