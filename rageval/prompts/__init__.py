@@ -16,7 +16,7 @@ from typing import Any
 from rageval.prompts.fence import fence_safe
 from rageval.util import sha256_hex
 
-__all__ = ["PROMPT_DIR", "fence_safe", "prompt_hash", "prompt_text", "render"]
+__all__ = ["PROMPT_DIR", "fence_safe", "prompt_hash", "prompt_text", "render", "reply_model"]
 
 PROMPT_DIR = Path(__file__).resolve().parent
 
@@ -33,6 +33,15 @@ def prompt_hash(*names: str) -> str:
     from rageval.prompts.schemas import schema_hash  # pydantic loads here, not on `rageval --help`
 
     return sha256_hex("\0".join(prompt_text(n) for n in names) + "\0" + schema_hash(*names))[:8]
+
+
+def reply_model(name: str) -> Any:
+    """The pydantic model a reply to prompt ``name`` must validate as
+    (:data:`rageval.prompts.schemas.REPLIES`); pydantic loads on the first judged call, so an
+    offline command never imports it."""
+    from rageval.prompts.schemas import REPLIES
+
+    return REPLIES[name]
 
 
 def render(name: str, **values: Any) -> str:
