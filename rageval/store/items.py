@@ -1,9 +1,8 @@
 """Bulk storage of finished items: answers, retrievals, metric scores and claims.
 
 A batch of finished items goes in through ONE connection and ONE transaction per batch: the
-rows of every table are built as column lists and inserted by one ``INSERT ... SELECT
-unnest($1), unnest($2), ...`` per table (DuckDB binds each list as one LIST parameter, so there is
-no per-row round trip), instead of one connection and one ``executemany`` per item (about 0.1 s an
+rows of every table are built as column lists, bound as LIST parameters and unnested into a
+temporary table, then copied by one ``INSERT ... SELECT`` per table (no per-row round trip), instead of one connection and one ``executemany`` per item (about 0.1 s an
 item here). Lists, not Arrow tables: building an Arrow array from Python objects imports pandas
 (about 0.6 CPU-s), which a short ``score`` would pay for three rows. Each batch is atomic, so an item
 is stored whole or not at all, and a batch that fails leaves nothing of itself behind.
@@ -38,10 +37,12 @@ _COLUMNS = {
                ("details", "VARCHAR")),
 }
 
-#: ``INSERT`` of one table's rows from its column lists, each list a parameter unnested in step
-_INSERTS = {
-    table: f"INSERT INTO {table} ({', '.join(name for name, _ in cols)}) SELECT "
-           + ", ".join(f"unnest(${i}::{kind}[])" for i, (_, kind) in enumerate(cols, 1))
+#: one table's rows as a temporary table ``_batch``, its column lists unnested in step (bound as LIST
+#: parameters, then copied by a plain ``INSERT ... SELECT``: about ten times faster here than
+#: ``INSERT ... SELECT unnest(?)`` directly, and five times faster than registering an Arrow table)
+_BATCHES = {
+    table: "CREATE OR REPLACE TEMP TABLE _batch AS SELECT "
+           + ", ".join(f"unnest(${i}::{kind}[]) AS {name}" for i, (name, kind) in enumerate(cols, 1))
     for table, cols in _COLUMNS.items()
 }
 
@@ -96,7 +97,10 @@ def _write_batch(con: Any, run_id: str, entries: Sequence[Entry]) -> None:
         for table in _TABLES:
             data = cols[table]
             if data["item_id"]:
-                con.execute(_INSERTS[table], [data[name] for name, _ in _COLUMNS[table]])
+                columns = ", ".join(name for name, _ in _COLUMNS[table])
+                con.execute(_BATCHES[table], [data[name] for name, _ in _COLUMNS[table]])
+                con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM _batch")
+        con.execute("DROP TABLE IF EXISTS _batch")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
