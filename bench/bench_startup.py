@@ -22,13 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from bench.bench_offline import _timed_child
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -56,15 +56,7 @@ def timed(root: Path, args: list[str]) -> dict:
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "RAGEVAL_HOME": home, "PYTHONPATH": str(root)}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        cmd = [sys.executable, "-m", "rageval", *[a.format(home=home) for a in args]]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args[:2])} failed ({done.returncode}): {done.stderr[-1500:]}")
-    return {"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)}
+        return _timed_child([sys.executable, "-m", "rageval", *[a.format(home=home) for a in args]], env, root)
 
 
 def summary(runs: list[dict]) -> dict:
