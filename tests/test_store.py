@@ -36,7 +36,7 @@ def test_save_item_twice_replaces_rows(tmp_path):
     assert runs.answers(path, "r1")[0]["retrieved"] == [("c1", 0.9), ("c2", 0.5)]
     assert len(runs.scores(path, "r1")) == 1
     assert len(runs.claims(path, "r1")) == 1
-    assert runs.get_run(path, "r1")["done"] == 1
+    assert runs.get_run(path, "r1").done == 1
 
 
 def test_locked_database_raises_busy_error_after_wait_and_opens_once_released(tmp_path, monkeypatch):

@@ -5,6 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
+from rageval.config import ImportConfig, RunConfig, stored_config
 from rageval.store.db import arrow_frame, connect, records
 
 
@@ -68,29 +69,37 @@ def agreed(db: Path, run_ids: Sequence[str]) -> dict[tuple[str, str], float]:
 
 def items(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """One row per answer of the runs: run, item, question, answer, references, contexts, status,
-    the QA set (dataset), the item's domain and the run's config."""
+    the QA set (dataset), the item's domain, the run's kind and typed config (:func:`_configs`)."""
     with connect(db) as con:
         rows = con.execute(
             "SELECT a.run_id, a.item_id, a.ordinal, a.question, a.answer, a.refs, a.contexts, a.status,"
-            " r.qa_set, q.domain, r.config, r.kind FROM answers a JOIN runs r ON r.id = a.run_id"
+            " r.qa_set, q.domain, r.kind FROM answers a JOIN runs r ON r.id = a.run_id"
             " LEFT JOIN qa_items q ON q.qa_set = r.qa_set AND q.id = a.item_id"
             f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
             list(run_ids),
         ).fetchall()
+        configs = _configs(con, run_ids)
     keys = ("run_id", "item_id", "ordinal", "question", "answer", "references", "contexts", "status", "qa_set",
-            "domain", "config", "kind")
+            "domain", "kind")
     out = []
     for r in rows:
         d = dict(zip(keys, r))
-        d["references"], d["contexts"], d["config"] = (json.loads(d["references"]), json.loads(d["contexts"]),
-                                                       json.loads(d["config"]))
-        out.append(d)
+        d["references"], d["contexts"] = json.loads(d["references"]), json.loads(d["contexts"])
+        out.append({**d, "config": configs[d["run_id"]]})
     return out
+
+
+def _configs(con: Any, run_ids: Sequence[str]) -> dict[str, RunConfig | ImportConfig]:
+    """Run id -> its typed config (rageval.config.stored_config), read once per run."""
+    rows = con.execute(f"SELECT id, kind, config, corpus, qa_set FROM runs WHERE id IN ({_in(run_ids)})",
+                       list(run_ids)).fetchall()
+    return {run_id: stored_config(kind, json.loads(text or "{}"), corpus=corpus, qa_set=qa_set)
+            for run_id, kind, text, corpus, qa_set in rows}
 
 
 def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """What :func:`items` gives without the texts an analysis never reads (answer, references,
-    contexts, status): run, item, ordinal, question, QA set, domain, the run's config (parsed once
+    contexts, status): run, item, ordinal, question, QA set, domain, the run's typed config (read once
     per run) and kind, in the same order."""
     with connect(db) as con:
         rows = con.execute(
@@ -100,11 +109,9 @@ def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
             f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
             list(run_ids),
         ).fetchall()
-        configs = dict(con.execute(f"SELECT id, config FROM runs WHERE id IN ({_in(run_ids)})",
-                                   list(run_ids)).fetchall())
-    parsed = {run_id: json.loads(text) for run_id, text in configs.items()}
+        configs = _configs(con, run_ids)
     keys = ("run_id", "item_id", "ordinal", "question", "qa_set", "domain", "kind")
-    return [{**dict(zip(keys, r)), "config": parsed[r[0]]} for r in rows]
+    return [{**dict(zip(keys, r)), "config": configs[r[0]]} for r in rows]
 
 
 def _ok_values_sql(run_ids: Sequence[str]) -> str:
