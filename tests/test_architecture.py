@@ -340,6 +340,44 @@ def test_no_module_reads_a_model_spec_by_its_prefix():
     assert _prefix_tests('spec.startswith("openai:")') == ["spec.startswith('openai:')"]
 
 
+def _run_dict_reads(source: str) -> list[str]:
+    """Reads of a stored run as a dict: a string subscript or ``.get("...")`` of a name that says it
+    holds a run (``run``, ``*_run``: ``run["status"]``, ``ctx.run["kind"]``, ``base_run.get("id")``) and
+    any ``["config"]`` / ``.get("config")`` (a stored config read with its own defaults). A run is a
+    typed record (rageval.store.record.Run) read by attribute, its config a RunConfig or ImportConfig."""
+
+    def names_a_run(node: ast.AST) -> bool:
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        return name == "run" or name.endswith("_run")
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript):
+            target, key = node.value, node.slice
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+              and node.args):
+            target, key = node.func.value, node.args[0]
+        else:
+            continue
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and (names_a_run(target) or key.value == "config"):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_no_stored_run_is_read_as_a_dict():
+    found = {str(p.relative_to(ROOT)): reads for p in [*_library_files(), *_page_files()]
+             for reads in [_run_dict_reads(p.read_text(encoding="utf-8"))] if reads}
+    assert found == {}
+
+
+def test_the_run_dict_rule_catches_what_it_should():
+    caught = _run_dict_reads('run["status"]\nctx.run["kind"]\nbase_run.get("id")\nr["config"].get("judge")\n'
+                             'r.get("config", {})\nrow["config"]')
+    assert sorted(caught) == sorted(["run['status']", "ctx.run['kind']", "base_run.get('id')", "r['config']",
+                                     "r.get('config', {})", "row['config']"])
+    assert _run_dict_reads('run.status\nrun.config.judge\nitem["id"]\nrows["run"]\nrunner["x"]\nrun[0]') == []
+
+
 #: the longest a library module may be (STYLE.md: a longer one is two modules), and the CLI package's
 MAX_LINES, MAX_CLI_LINES = 400, 300
 #: library files over MAX_LINES that hold data tables only (none today)

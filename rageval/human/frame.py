@@ -19,30 +19,36 @@ from rageval.human.consensus import agreement_of, consensus, ratings_frame
 from rageval.config import ImportConfig, run_model
 from rageval.project import Project
 from rageval.store import human as hstore
+from rageval.store import runs as run_store
+from rageval.store.record import Run
 
 GROUPINGS = ("none", "dataset", "domain", "model", "run")
 META = ("run_id", "item_id", "question", "dataset", "domain", "model")
 
 
-def _labels(it: dict) -> dict:
-    """The grouping labels of an item row (it carries its run's typed config and QA set)."""
-    cfg = it["config"]
-    source = cfg.source if isinstance(cfg, ImportConfig) else "import"
-    return {"dataset": it["qa_set"] or source, "domain": it["domain"] or "(none)", "model": run_model(cfg),
+def _labels(it: dict, run: Run) -> dict:
+    """The grouping labels of an item row of ``run``."""
+    source = run.config.source if isinstance(run.config, ImportConfig) else "import"
+    return {"dataset": it["qa_set"] or source, "domain": it["domain"] or "(none)", "model": run_model(run.config),
             "run": it["run_id"]}
+
+
+def _labelled(project: Project, run_ids: Sequence[str]) -> list[tuple[dict, dict]]:
+    """``(item row, its grouping labels)`` per answer of the runs (:func:`rageval.store.human.item_labels`)."""
+    runs = run_store.get_runs(project.db_path, run_ids)
+    return [(it, _labels(it, runs[it["run_id"]])) for it in hstore.item_labels(project.db_path, run_ids)]
 
 
 def group_labels(project: Project, run_ids: Sequence[str], by: str) -> dict[tuple[str, str], str]:
     """``(run_id, item_id) -> value`` of the grouping ``by`` (dataset, domain, model, run)."""
-    return {(it["run_id"], it["item_id"]): str(_labels(it).get(by, "all")) for it in hstore.items(project.db_path, run_ids)}
+    return {(it["run_id"], it["item_id"]): str(labels.get(by, "all")) for it, labels in _labelled(project, run_ids)}
 
 
 def build_frame(project: Project, run_ids: Sequence[str], *, consensus_method: str = "median",
                 metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """The per-answer table of the runs (see the module docstring); ``metrics`` keeps only those."""
-    items = hstore.item_labels(project.db_path, run_ids)
     base = pd.DataFrame([{"run_id": it["run_id"], "item_id": it["item_id"], "question": it["question"],
-                          **{k: v for k, v in _labels(it).items() if k != "run"}} for it in items],
+                          **{k: v for k, v in labels.items() if k != "run"}} for it, labels in _labelled(project, run_ids)],
                         columns=list(META))
     values = hstore.metric_values_table(project.db_path, run_ids)
     values["value"] = values["value"].astype(float)

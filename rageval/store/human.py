@@ -5,7 +5,6 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.config import ImportConfig, RunConfig, stored_config
 from rageval.store.db import arrow_frame, connect, records
 
 
@@ -69,7 +68,7 @@ def agreed(db: Path, run_ids: Sequence[str]) -> dict[tuple[str, str], float]:
 
 def items(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """One row per answer of the runs: run, item, question, answer, references, contexts, status,
-    the QA set (dataset), the item's domain, the run's kind and typed config (:func:`_configs`)."""
+    the QA set (dataset), the item's domain and the run's kind."""
     with connect(db) as con:
         rows = con.execute(
             "SELECT a.run_id, a.item_id, a.ordinal, a.question, a.answer, a.refs, a.contexts, a.status,"
@@ -78,29 +77,19 @@ def items(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
             f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
             list(run_ids),
         ).fetchall()
-        configs = _configs(con, run_ids)
     keys = ("run_id", "item_id", "ordinal", "question", "answer", "references", "contexts", "status", "qa_set",
             "domain", "kind")
     out = []
     for r in rows:
         d = dict(zip(keys, r))
         d["references"], d["contexts"] = json.loads(d["references"]), json.loads(d["contexts"])
-        out.append({**d, "config": configs[d["run_id"]]})
+        out.append(d)
     return out
-
-
-def _configs(con: Any, run_ids: Sequence[str]) -> dict[str, RunConfig | ImportConfig]:
-    """Run id -> its typed config (rageval.config.stored_config), read once per run."""
-    rows = con.execute(f"SELECT id, kind, config, corpus, qa_set FROM runs WHERE id IN ({_in(run_ids)})",
-                       list(run_ids)).fetchall()
-    return {run_id: stored_config(kind, json.loads(text or "{}"), corpus=corpus, qa_set=qa_set)
-            for run_id, kind, text, corpus, qa_set in rows}
 
 
 def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """What :func:`items` gives without the texts an analysis never reads (answer, references,
-    contexts, status): run, item, ordinal, question, QA set, domain, the run's typed config (read once
-    per run) and kind, in the same order."""
+    contexts, status): run, item, ordinal, question, QA set, domain and the run's kind, in the same order."""
     with connect(db) as con:
         rows = con.execute(
             "SELECT a.run_id, a.item_id, a.ordinal, a.question, r.qa_set, q.domain, r.kind"
@@ -109,9 +98,8 @@ def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
             f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
             list(run_ids),
         ).fetchall()
-        configs = _configs(con, run_ids)
     keys = ("run_id", "item_id", "ordinal", "question", "qa_set", "domain", "kind")
-    return [{**dict(zip(keys, r)), "config": configs[r[0]]} for r in rows]
+    return [dict(zip(keys, r)) for r in rows]
 
 
 def _ok_values_sql(run_ids: Sequence[str]) -> str:

@@ -124,6 +124,16 @@ def get_run(db: Path, run_id: str) -> Run | None:
     return Run.from_row(row) if row else None
 
 
+def get_runs(db: Path, run_ids: Sequence[str]) -> dict[str, Run]:
+    """Run id -> the run, for those of ``run_ids`` that exist (one query)."""
+    if not run_ids:
+        return {}
+    marks = ", ".join("?" for _ in run_ids)
+    with connect(db) as con:
+        rows = con.execute(f"SELECT {COLUMNS} FROM runs r WHERE r.id IN ({marks})", list(run_ids)).fetchall()
+    return {run.id: run for run in map(Run.from_row, rows)}
+
+
 def run_state(db: Path, run_id: str) -> tuple[Run, list[dict[str, Any]], set[str]] | None:
     """``(run, its QA items in order, the ids of its stored items)`` through one connection, or
     None when there is no such run (what a run's executor reads before the first item)."""
