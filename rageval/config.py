@@ -152,9 +152,9 @@ class RunConfig:
         return {"generator": self.generator, "judge": self.judge, "embedder": self.embedder}
 
     def metric_options(self) -> dict[str, Any]:
-        """The options every metric that has such a field takes from the run (judge, language, embedder,
-        aligncheck_*), and the rubrics by name for the rubric:NAME metrics."""
-        return {"judge": self.judge, "language": self.language, "embedder": self.embedder,
+        """The options every metric that has such a field takes from the run (its judge as a Spec,
+        language, embedder, aligncheck_*), and the rubrics by name for the rubric:NAME metrics."""
+        return {"judge": Spec.parse("judge", self.judge), "language": self.language, "embedder": self.embedder,
                 "aligncheck_source": self.aligncheck_source, "aligncheck_types": self.aligncheck_types,
                 "rubrics": {r.name: r for r in self.rubrics}}
 

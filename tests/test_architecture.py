@@ -340,6 +340,27 @@ def test_no_module_reads_a_model_spec_by_its_prefix():
     assert _prefix_tests('spec.startswith("openai:")') == ["spec.startswith('openai:')"]
 
 
+def _spec_parses(source: str) -> list[str]:
+    """``Spec.parse(...)`` calls: a model spec read from its text."""
+    return [ast.unparse(node) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "Spec"]
+
+
+#: where metrics and what they call meet the judge: they hold its Spec, resolved where the text entered
+JUDGE_USERS = ("metrics", "judge", "claims", "aligncheck")
+
+
+def test_metrics_receive_the_judge_resolved():
+    """A judge text is parsed once, where it enters (metrics.base.get_metric, the configs, the model
+    session); the metrics, their signatures and the judge plumbing only read the Spec."""
+    found = {str(p.relative_to(ROOT)): calls for package in JUDGE_USERS
+             for p in sorted((ROOT / "rageval" / package).rglob("*.py"))
+             for calls in [_spec_parses(p.read_text(encoding="utf-8"))] if calls}
+    assert list(found) == ["rageval/metrics/base.py"]  # get_metric's judge_spec and parse_metric_list
+    assert _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model') == ["Spec.parse('judge', text)"]
+
+
 def _run_dict_reads(source: str) -> list[str]:
     """Reads of a stored run as a dict: a string subscript or ``.get("...")`` of a name that says it
     holds a run (``run``, ``*_run``: ``run["status"]``, ``ctx.run["kind"]``, ``base_run.get("id")``) and
