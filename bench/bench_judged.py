@@ -165,13 +165,13 @@ def whole_process_benchmark(args, start_server, server_stats) -> None:
     process from spawn to exit (imports, model load, scoring, storing, output), then the same command
     again in the same home against a server on the same address (every reply cached: 0 calls).
     Whole-process wall against ``ideal = chat calls x latency / concurrency``; peak in flight from the
-    server."""
+    server. ``--root DIR``: the checkout whose ``rageval`` runs (another commit, same script and server)."""
     import json
     import resource
     import subprocess
     import sys
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(args.root).resolve() if args.root else Path(__file__).resolve().parents[1]
     home = tempfile.mkdtemp(prefix="bench-llm-whole-")
     path = Path(home) / "answers.jsonl"
     path.write_text("".join(json.dumps({"id": s.id, "question": s.question, "answer": s.answer,

@@ -127,6 +127,7 @@ def main() -> None:
     parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
     parser.add_argument("--whole-process", action="store_true",
                         help="the judged metrics through `rageval score` in a fresh process, then its cached re-run")
+    parser.add_argument("--root", default=None, help="--whole-process: the checkout whose rageval runs (default this one)")
     args = parser.parse_args()
     if args.whole_process:
         from bench.bench_judged import whole_process_benchmark
