@@ -69,7 +69,7 @@ def test_a_finished_run_says_so_and_opens_its_answers(use_data):
     at.button(key="run_start").click().run()
     run_id = at.session_state["run_watch"][-1]
     deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and run_store.get_run(open_project("r").db_path, run_id)["status"] != "finished":
+    while time.monotonic() < deadline and run_store.get_run(open_project("r").db_path, run_id).status != "finished":
         time.sleep(0.2)
     at.run()
     no_failure(at)

@@ -98,6 +98,6 @@ def test_score_details_give_confidence_and_the_flag(tmp_path, monkeypatch, capsy
     assert modelled["low_confidence"] is True and 0 < modelled["confidence"] < 1.01
     assert copied["low_confidence"] is False and copied["confidence"] == 1.0  # containment is certain
     # and the flag is stored with the claim (details JSON of the claims table)
-    stored = run_store.claims(open_project("default").db_path, run_store.runs(open_project("default").db_path)[0]["id"])
+    stored = run_store.claims(open_project("default").db_path, run_store.runs(open_project("default").db_path)[0].id)
     assert {c["text"]: c["details"]["low_confidence"] for c in stored} == {
         "Green tea originated in Japan.": True, "Brew it at 70 to 80 degrees Celsius.": False}

@@ -173,26 +173,26 @@ def test_unverified_round_trips_through_store_score_files_and_exports(tmp_path, 
         assert scored.metrics == ["faithfulness"] and scored.coverage == {"faithfulness": 0.25}
     project = open_project("default")
     (run,) = run_store.runs(project.db_path)
-    stored = run_store.claims(project.db_path, run["id"])
+    stored = run_store.claims(project.db_path, run.id)
     assert [c["verdict"] for c in stored] == ["SUPPORTED", "UNVERIFIED", "UNVERIFIED", "UNVERIFIED"]
     assert stored[1]["details"]["hints"] and stored[1]["details"]["evidence_role"] == "likely evidence"
-    assert from_run(project, run["id"]).coverage == {"faithfulness": 0.25}
-    table = run_table(project, run["id"])
+    assert from_run(project, run.id).coverage == {"faithfulness": 0.25}
+    table = run_table(project, run.id)
     assert table["faithfulness_coverage"].tolist() == [0.25]
-    exported = [json.loads(line) for line in export_run(project, run["id"], "jsonl").splitlines()]
+    exported = [json.loads(line) for line in export_run(project, run.id, "jsonl").splitlines()]
     assert exported[0]["faithfulness_coverage"] == 0.25
-    assert main(["check", "--run", run["id"], "--fail-under", "faithfulness=0.5"]) == 0
+    assert main(["check", "--run", run.id, "--fail-under", "faithfulness=0.5"]) == 0
     assert "coverage 25%" in capsys.readouterr().out
     from rageval.report.summary import run_summaries
     from rageval.views import answers as answers_view
     from rageval.views import compare, home
-    board = home.leaderboard(project, [run["id"]])  # the leaderboard, the cards and Compare show the coverage
+    board = home.leaderboard(project, [run.id])  # the leaderboard, the cards and Compare show the coverage
     assert home.leaderboard_text(board)["faithfulness"].tolist() == ["1.000 · cov 25%"]
     assert "faithfulness_coverage" in home.leaderboard_csv(board)
-    (summary,) = run_summaries(project, run["id"])
+    (summary,) = run_summaries(project, run.id)
     assert answers_view.card_note(summary).startswith("coverage 25% · 1 scored")
-    assert compare.run_coverage(project, [run["id"]], "faithfulness") == {run["id"]: 0.25}
-    html = run_report_html(project, run["id"])  # the customer report: coverage beside the value, a grey badge
+    assert compare.run_coverage(project, [run.id], "faithfulness") == {run.id: 0.25}
+    html = run_report_html(project, run.id)  # the customer report: coverage beside the value, a grey badge
     assert "<th class='num'>coverage</th>" in html and "<td class='num'>25%</td>" in html
     assert "No judge was used" in html and "--judge" in html
     assert 'background:#eef0f3;color:#4a5261;border-color:#4a5261">UNVERIFIED</span>' in html

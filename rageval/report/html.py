@@ -14,7 +14,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from rageval.config import RunConfig, stored_config
+from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
@@ -22,6 +22,7 @@ from rageval.report.meaning import info
 from rageval.report.summary import (LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix,
                                     is_low_confidence, low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.store import runs as run_store
+from rageval.store.record import Run
 from rageval.text.hygiene import without_bidi
 from rageval.util import shown
 
@@ -145,10 +146,10 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
         base_run = run_store.get_run(project.db_path, regressions.run_a)
     summaries = run_summaries(project, run_id)
     values = item_values(project, [run_id])
-    cfg = stored_config(run)
+    cfg = run.config
     parts = [f"<h1>{esc(run_name(run))}</h1>",
-             f'<p class="muted">Run {esc(run_id)} · project {esc(project.slug)} · {esc(run["status"])} '
-             f'{run["done"]}/{run["n_items"]} items, {run["failed"]} failed · {esc(judge_label(run))} · report made '
+             f'<p class="muted">Run {esc(run_id)} · project {esc(project.slug)} · {esc(run.status)} '
+             f'{run.done}/{run.n_items} items, {run.failed} failed · {esc(judge_label(run))} · report made '
              f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC</p>']
     settings = {k: getattr(cfg, k, None) for k in ("corpus", "qa_set", "generator", "judge", "embedder", "top_k",
                                                    "chunking", "language", "source")}
@@ -204,7 +205,7 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
     parts += list(sections)
     if regressions is not None:
-        parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
+        parts.append(_regression_section(run_name(base_run) if base_run else regressions.run_a, regressions, limit))
     if main:
         parts.append(_worst_section(project, run, ok, main, worst))
     body = "\n".join(parts)
@@ -214,8 +215,8 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
             f"docs/metrics.md.</p></body></html>")
 
 
-def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
-    name = run_name(base) if "config" in base else base["id"]
+def _regression_section(name: str, r: Any, limit: int) -> str:
+    """The questions that got worse and better against the baseline called ``name``."""
     out = [f"<h2>Per question against {esc(name)}</h2><p class='muted'>change = this run − baseline "
            f"on {esc(r.metric)} ({'higher' if r.higher_is_better else 'lower'} is better): {len(r.worse)} worse, "
            f"{len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers scored by both"
@@ -234,12 +235,12 @@ def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
     return "".join(out)
 
 
-def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: int) -> str:
+def _worst_section(project: Project, run: Run, ok, metric: str, n: int) -> str:
     higher = info(metric).higher_is_better
     chosen = ok[ok["metric"] == metric].sort_values("value", ascending=higher).head(n)
-    answers = {a["item_id"]: a for a in run_store.answers(project.db_path, run["id"])}
+    answers = {a["item_id"]: a for a in run_store.answers(project.db_path, run.id)}
     claims: dict[str, list[dict[str, Any]]] = {}
-    for c in run_store.claims(project.db_path, run["id"]):
+    for c in run_store.claims(project.db_path, run.id):
         claims.setdefault(c["item_id"], []).append(c)
     out = [f"<h2>Worst answers by {esc(metric)}</h2>"]
     for item_id, value in zip(chosen["item_id"], chosen["value"]):

@@ -45,7 +45,7 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
     from rageval.store import reports as report_store
 
     run = run_store.get_run(project.db_path, run_id)
-    order = {m: i for i, m in enumerate((run or {}).get("config", {}).get("metrics", []))}
+    order = {m: i for i, m in enumerate(run.config.metrics if run else ())}
     groups: dict[str, dict[str, Any]] = {}
     for s in report_store.metric_stats(project.db_path, [run_id]):
         g = groups.setdefault(s["metric"], {"sum": 0.0, "n_ok": 0, "n_unscored": 0, "n_failed": 0,
