@@ -247,3 +247,27 @@ def test_the_answers_page_shows_likely_evidence_and_hints_not_a_verdict():
     assert row["reason"] == "hints: the claim says 48 hours; the sentence says 24 hours"
     assert answers.evidence_spans(view) == {}  # likely evidence is never highlighted as support
     assert answers.offline_verdicts(view.claims) and "judge or a person" in answers.OFFLINE_VERDICT_NOTE
+
+
+def test_a_run_the_offline_rules_decided_shows_no_low_confidence_note(tmp_path, monkeypatch):
+    from rageval.cli import main
+    from rageval.project import open_project
+    from rageval.report.html import run_report_html
+    from rageval.report.summary import low_confidence_claims
+    from rageval.store import runs as run_store
+    from rageval.views import answers as answers_view
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    rows = tmp_path / "answers.jsonl"
+    rows.write_text(json.dumps({"id": "q1", "question": MIXED.question, "answer": MIXED.answer,
+                                "contexts": list(MIXED.contexts)}) + "\n", encoding="utf-8")
+    assert main(["score", str(rows), "--metrics", "faithfulness"]) == 0
+    project = open_project("default")
+    (run,) = run_store.runs(project.db_path)
+    assert len(run_store.claims(project.db_path, run["id"])) == 4  # claims there are, none with a probability
+    assert low_confidence_claims(project, run["id"]) == (0, 0)
+    assert answers_view.card_notes(project, run["id"]) == {}  # the card shows its coverage only
+    (summary,) = answers_view.summaries(project, run["id"])
+    assert answers_view.card_note(summary).startswith("coverage 25%")
+    html = run_report_html(project, run["id"])
+    assert "claims low confidence" not in html and "No judge was used" in html
