@@ -167,7 +167,7 @@ class _Tags(html.parser.HTMLParser):
 
 
 def test_html_report_of_the_claims_run_escapes_everything(use_data):
-    from rageval.report import run_report_html
+    from rageval.report.html import run_report_html
 
     page = run_report_html(open_project("t"), use_data["claims_run"])
     parsed = _Tags()

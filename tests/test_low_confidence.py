@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from rageval.claims import verifier
 from rageval.project import open_project
-from rageval.report import run_report_html
+from rageval.report.html import run_report_html
 from rageval.views.answer_table import answer_table
 from rageval.store import runs as run_store
 from tests.test_app import APP, no_failure

@@ -9,7 +9,7 @@ import pytest
 
 from rageval.config import DEFAULT_METRICS, RunConfig
 from rageval.runs.pipeline import run
-from rageval.report import export_run, run_table, table_csv
+from rageval.report.exports import export_run, run_table, table_csv
 from rageval.report.exports import to_parquet_bytes
 from rageval.runs.scoring import parse_answers, score
 from rageval.store import runs as store

@@ -13,8 +13,7 @@ from typing import Any, Callable, Sequence
 from rageval.errors import ConfigError
 from rageval.llm.roles import display_url, role_config
 from rageval.types import Resources, Score, Spec
-from rageval.prompts import prompt_hash, render
-from rageval.prompts.schemas import REPLIES
+from rageval.prompts import prompt_hash, render, reply_model
 
 VERSION = "v1"
 
@@ -61,10 +60,10 @@ def judge_client(metric: str, judge: str, resources: Resources) -> Any:
 
 def ask(llm: Any, name: str, check: Callable[[Any], Any] | None = None, **values: Any) -> Any:
     """One judge call of prompt ``name`` filled with ``values``; a JSONReply (value, status,
-    reason, raw). The reply is validated by the prompt's reply model (``REPLIES[name]``, also
+    reason, raw). The reply is validated by the prompt's reply model (:func:`rageval.prompts.reply_model`, also
     sent as the ``response_format`` schema), then by ``check`` on the validated model."""
     return llm.chat_json("judge", [{"role": "user", "content": render(name, **values)}],
-                         schema=REPLIES[name], validate=check)
+                         schema=reply_model(name), validate=check)
 
 
 def failed_score(reply: Any, details: dict | None = None) -> Score:

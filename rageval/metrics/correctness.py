@@ -30,8 +30,7 @@ from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
 from rageval.judge.ask import check_judge, judge_client, server_part
-from rageval.prompts import prompt_hash, render
-from rageval.prompts.schemas import Equivalence
+from rageval.prompts import prompt_hash, render, reply_model
 from rageval.text import version as text_version
 
 NAME = "answer_correctness"
@@ -135,7 +134,7 @@ class AnswerCorrectnessOffline:
 
 
 # ------------------------------------------------------------------------- answer equivalence
-def equivalence_of(reply: Equivalence) -> dict[str, Any]:
+def equivalence_of(reply: Any) -> dict[str, Any]:
     return {"equivalent": reply.equivalent, "reason": reply.reason}
 
 
@@ -199,7 +198,7 @@ class AnswerEquivalence:
         def one(sample: Sample) -> Score:
             prompt = render("answer_equivalence", question=sample.question,
                             references=" | ".join(references_of(sample)), candidate=sample.answer or "")
-            reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], schema=Equivalence,
+            reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], schema=reply_model("answer_equivalence"),
                                   validate=equivalence_of)
             if reply.status != "ok":
                 details = {"raw": reply.raw, "note": note}

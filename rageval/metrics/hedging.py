@@ -4,14 +4,16 @@ review, and say whether an abstention was right.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rageval.claims.diagnose import gold_ranks
 from rageval.text import version as text_version
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import ask, failed_score, judge_client, signature
-from rageval.prompts.schemas import Hedges
 from rageval.text.hedges import abstention_cues, hedge_cues
+
+if TYPE_CHECKING:  # the reply models load pydantic; they are needed only when a judge answers
+    from rageval.prompts.schemas import Hedges
 
 
 def hedges_of(reply: Hedges) -> dict[str, Any]:

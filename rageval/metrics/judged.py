@@ -4,7 +4,7 @@ relevance; LLM-judged with ``judge="openai:MODEL"``, transparent heuristics offl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -16,9 +16,11 @@ from rageval.errors import ConfigError
 from rageval.types import Resources, Sample, Score
 from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.metrics.coverage import coverage_score
-from rageval.prompts.schemas import Questions, StatementSort
 from rageval.text import version as text_version
 from rageval.text.hedges import abstention_cues
+
+if TYPE_CHECKING:  # the reply models load pydantic; they are needed only when a judge answers
+    from rageval.prompts.schemas import Questions, StatementSort
 
 
 def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -28,10 +28,13 @@ from rageval.judge.ask import (
 )
 from rageval.metrics.coverage import coverage_score
 from rageval.metrics.judged import cosines, embedder_name, offline_parts
-from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
+from rageval.prompts.entries import numbered_entries, passage_index
 from rageval.text.hedges import abstention_cues
 from rageval.text import version as text_version
 from rageval.text.words import content_stems
+
+if TYPE_CHECKING:  # the reply models load pydantic; they are needed only when a judge answers
+    from rageval.prompts.schemas import Ratings
 
 TOP = 3
 SENTENCES_PER_CALL = 8
