@@ -175,7 +175,9 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
         parts.append("<p class='muted'>Coverage: the share of claims decided. The claim metrics count decided "
                      "claims only; an UNVERIFIED claim is not an error, it is one nobody has decided yet.</p>")
     if any(s.coverage is not None and s.heuristic for s in summaries):
-        parts.append(f"<p><b>Claims:</b> {esc(OFFLINE_VERDICT_NOTE)}</p>")
+        counts = _verdict_counts(run_store.claims(project.db_path, run_id))
+        parts.append(f"<p><b>Claims:</b> {esc(OFFLINE_VERDICT_NOTE)}"
+                     + (f" In this run: {esc(counts)}." if counts else "") + "</p>")
     low, total = low_confidence_claims(project, run_id)
     if low:
         parts.append(f"<p><b>Claims:</b> {esc(low_confidence_text(low, total))}. The verifier was not sure of these "
@@ -233,6 +235,18 @@ def _regression_section(name: str, r: Any, limit: int) -> str:
                 for x in df.head(limit).to_dict("records")]
         out.append("</table>")
     return "".join(out)
+
+
+def _verdict_counts(claims: Sequence[dict[str, Any]]) -> str:
+    """``"1 claim SUPPORTED, 16 UNVERIFIED"`` over one claim family (the faithfulness claims when the
+    run has them: each claim metric stores its own), verdicts in the order SUPPORTED, CONTRADICTED,
+    NOT_MENTIONED, UNVERIFIED; ``""`` for no claim."""
+    faith = [c for c in claims if c["signature"].startswith("faithfulness|")]
+    family = faith or [c for c in claims if c["signature"] == claims[0]["signature"]] if claims else []
+    order = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED", "UNVERIFIED")
+    found = [(v, sum(c["verdict"] == v for c in family)) for v in order]
+    text = ", ".join(f"{n} {v}" for v, n in found if n)
+    return f"{len(family)} claim{'s' if len(family) != 1 else ''}: {text}" if family else ""
 
 
 def _worst_section(project: Project, run: Run, ok, metric: str, n: int) -> str:

@@ -60,7 +60,9 @@ def summaries(project: Project, run_id: str) -> list[MetricSummary]:
 
 
 def card_notes(project: Project, run_id: str) -> dict[str, str]:
-    """Notes under the claim metrics' cards: how many of the run's claims are low confidence."""
+    """Notes under the claim metrics' cards: how many of the run's claims are low confidence, among
+    those whose verdict carries a probability (an LLM judge's, the opt-in cross-encoder's); none
+    for a run the offline rules decided, where the card's coverage is what counts."""
     text = low_confidence_text(*low_confidence_claims(project, run_id))
     return {m: text for m in CLAIM_METRICS} if text else {}
 
