@@ -264,10 +264,10 @@ def test_a_run_the_offline_rules_decided_shows_no_low_confidence_note(tmp_path, 
     assert main(["score", str(rows), "--metrics", "faithfulness"]) == 0
     project = open_project("default")
     (run,) = run_store.runs(project.db_path)
-    assert len(run_store.claims(project.db_path, run["id"])) == 4  # claims there are, none with a probability
-    assert low_confidence_claims(project, run["id"]) == (0, 0)
-    assert answers_view.card_notes(project, run["id"]) == {}  # the card shows its coverage only
-    (summary,) = answers_view.summaries(project, run["id"])
+    assert len(run_store.claims(project.db_path, run.id)) == 4  # claims there are, none with a probability
+    assert low_confidence_claims(project, run.id) == (0, 0)
+    assert answers_view.card_notes(project, run.id) == {}  # the card shows its coverage only
+    (summary,) = answers_view.summaries(project, run.id)
     assert answers_view.card_note(summary).startswith("coverage 25%")
-    html = run_report_html(project, run["id"])
+    html = run_report_html(project, run.id)
     assert "claims low confidence" not in html and "No judge was used" in html
