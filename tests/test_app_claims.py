@@ -1,6 +1,7 @@
 """AppTest of people's claim labels: the Human review claim queue and the Answers page's buttons."""
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -64,6 +65,92 @@ def test_the_answers_page_labels_a_claim_with_one_click(project):
     (row,) = cstore.labels(project.db_path, ["runA"])
     assert (row["item_id"], row["rater"], row["label"], row["ordinal"]) == (item, "eve", "CONTRADICTED", 1)
     assert row["evidence"] and row["span_start"] is not None  # the proposed evidence sentence is kept
+
+
+#: the contexts every answer of runA gets in the evidence tests: five sentences in two contexts
+CONTEXTS = ["The first sentence of the first context. The second sentence says more. A third one ends it.",
+            "The second context opens here. It closes here."]
+
+
+def _with_contexts(project) -> None:
+    from rageval.store.db import connect
+
+    with connect(project.db_path) as con:
+        con.execute("UPDATE answers SET contexts = ? WHERE run_id = 'runA'", [json.dumps(CONTEXTS)])
+
+
+def _shown(picker) -> list[str]:
+    """The evidence picker's options as read (its Markdown escapes removed)."""
+    return [o.replace("\\", "") for o in picker.options]
+
+
+def _keys_on(at: AppTest, item: str) -> dict[str, int]:
+    """Shortcut key -> the claim number whose button carries it (on the Answers page)."""
+    out = {}
+    for b in at.button:
+        if b.proto.shortcut and b.key.startswith(f"ans_lab_{item}_"):
+            out[b.proto.shortcut] = int(b.key.split("_")[3])
+    return out
+
+
+def test_the_answers_page_keys_act_on_the_claim_in_the_box_and_move_on(project):
+    _with_contexts(project)
+    at = page("pages/answers.py")
+    at.selectbox(key="ans_run").set_value("runA").run()
+    at.text_input(key="ans_rater").set_value("eve").run()
+    no_failure(at)
+    item = at.selectbox(key="ans_item").value
+    assert _keys_on(at, item) == {"1": 0, "2": 0, "3": 0, "4": 0}  # the first claim not labelled yet
+    at.button(key=f"ans_lab_{item}_0_SUPPORTED").click().run()  # what key 1 presses
+    no_failure(at)
+    assert _keys_on(at, item) == {"1": 1, "2": 1, "3": 1, "4": 1}  # labelled: the box moved to the next
+    at.button(key=f"ans_focus_{item}_2").click().run()  # a click on claim 3's text moves the box there
+    no_failure(at)
+    assert set(_keys_on(at, item).values()) == {2}
+    picker = at.radio(key=f"ans_ev_{item}_2")
+    assert _shown(picker)[picker.value].endswith("(proposed)")
+    picker.set_value(3).run()  # one click on another sentence: "[2] The second context opens here."
+    at.button(key=f"ans_lab_{item}_2_NOT_MENTIONED").click().run()
+    no_failure(at)
+    assert set(_keys_on(at, item).values()) == {1}  # the one claim left without a label
+    rows = {r["ordinal"]: r for r in cstore.labels(project.db_path, ["runA"])}
+    assert (rows[0]["label"], rows[2]["label"]) == ("SUPPORTED", "NOT_MENTIONED")
+    assert rows[2]["evidence"] == "The second context opens here." and rows[2]["span_start"] == 0
+
+
+def test_a_click_on_another_sentence_changes_a_stored_labels_evidence(project):
+    _with_contexts(project)
+    at = page("pages/answers.py")
+    at.selectbox(key="ans_run").set_value("runA").run()
+    at.text_input(key="ans_rater").set_value("eve").run()
+    item = at.selectbox(key="ans_item").value
+    at.button(key=f"ans_lab_{item}_0_CONTRADICTED").click().run()
+    (before,) = cstore.labels(project.db_path, ["runA"])
+    at.button(key=f"ans_focus_{item}_0").click().run()  # back to the labelled claim: its stored sentence shown
+    picker = at.radio(key=f"ans_ev_{item}_0")
+    assert CONTEXTS[0].startswith(_shown(picker)[picker.value].split("] ", 1)[1].removesuffix(" (proposed)"))
+    picker.set_value(1).run()
+    no_failure(at)
+    (after,) = cstore.labels(project.db_path, ["runA"])
+    assert after["label"] == before["label"] == "CONTRADICTED"
+    assert after["evidence"] == "The second sentence says more." != before["evidence"]
+    assert at.radio(key=f"ans_ev_{item}_0").value == 1
+
+
+def test_the_claim_queue_takes_the_clicked_sentence_as_evidence(project):
+    _with_contexts(project)
+    at = page("pages/human_review.py")
+    at.selectbox(key="hr_run").set_value("runA").run()
+    at.text_input(key="hr_annotator").set_value("dana").run()
+    at.segmented_control(key="hr_mode").set_value("Claims").run()
+    picker = next(r for r in at.radio if r.key.startswith("hr_ev_"))
+    assert len(picker.options) == 5 and sum(o.endswith("(proposed)") for o in _shown(picker)) == 1
+    picker.set_value(4).run()
+    at.button(key="hr_claim_SUPPORTED").click().run()
+    no_failure(at)
+    (row,) = cstore.labels(project.db_path, ["runA"])
+    assert (row["label"], row["evidence"]) == ("SUPPORTED", "It closes here.")
+    assert "35 claim(s) left for dana" in _captions(at)
 
 
 def _label_some(project):

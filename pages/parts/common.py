@@ -79,6 +79,17 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
     st.html(f'<div style="{_BOX}">{body}</div>')
 
 
+def sentence_picker(texts: Sequence[str], index: int | None, *, key: str) -> int | None:
+    """The claim labels' evidence: every sentence of the contexts listed (scrolling past about ten), one
+    click on a sentence choosing it; returns the chosen index (None when there is no sentence)."""
+    if not texts:
+        st.caption("No retrieved context, so no evidence sentence to pick.")
+        return None
+    with st.container(height=260 if len(texts) > 8 else "content"):
+        return st.radio("Evidence: click a sentence of the contexts ([n]: context n) to make it the evidence",
+                        range(len(texts)), index=index, format_func=lambda i: md(texts[i]), key=key)
+
+
 def highlight_html(segments: Sequence[frame.Segment]) -> str:
     """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only; a
     low-confidence verdict (``"CONTRADICTED?"``) is underlined dashed on a pale background."""
