@@ -79,9 +79,12 @@ def _with_contexts(project) -> None:
         con.execute("UPDATE answers SET contexts = ? WHERE run_id = 'runA'", [json.dumps(CONTEXTS)])
 
 
-def _shown(picker) -> list[str]:
-    """The evidence picker's options as read (its Markdown escapes removed)."""
-    return [o.replace("\\", "") for o in picker.options]
+def _sentences(at: AppTest, key: str) -> tuple[list[str], int]:
+    """The evidence picker's sentences (its Markdown escapes removed) and the index of the filled one."""
+    buttons = sorted((b for b in at.button if b.key.startswith(f"{key}_") and b.key[len(key) + 1:].isdigit()),
+                     key=lambda b: int(b.key.rsplit("_", 1)[1]))
+    (filled,) = [k for k, b in enumerate(buttons) if b.proto.type == "primary"]
+    return [b.label.replace("\\", "") for b in buttons], filled
 
 
 def _keys_on(at: AppTest, item: str) -> dict[str, int]:
@@ -107,9 +110,10 @@ def test_the_answers_page_keys_act_on_the_claim_in_the_box_and_move_on(project):
     at.button(key=f"ans_focus_{item}_2").click().run()  # a click on claim 3's text moves the box there
     no_failure(at)
     assert set(_keys_on(at, item).values()) == {2}
-    picker = at.radio(key=f"ans_ev_{item}_2")
-    assert _shown(picker)[picker.value].endswith("(proposed)")
-    picker.set_value(3).run()  # one click on another sentence: "[2] The second context opens here."
+    shown, filled = _sentences(at, f"ans_ev_{item}_2")
+    assert shown[filled].endswith("(proposed)")
+    at.button(key=f"ans_ev_{item}_2_3").click().run()  # one click on another sentence: "[2] The second context ..."
+    assert _sentences(at, f"ans_ev_{item}_2")[1] == 3
     at.button(key=f"ans_lab_{item}_2_NOT_MENTIONED").click().run()
     no_failure(at)
     assert set(_keys_on(at, item).values()) == {1}  # the one claim left without a label
@@ -127,14 +131,14 @@ def test_a_click_on_another_sentence_changes_a_stored_labels_evidence(project):
     at.button(key=f"ans_lab_{item}_0_CONTRADICTED").click().run()
     (before,) = cstore.labels(project.db_path, ["runA"])
     at.button(key=f"ans_focus_{item}_0").click().run()  # back to the labelled claim: its stored sentence shown
-    picker = at.radio(key=f"ans_ev_{item}_0")
-    assert CONTEXTS[0].startswith(_shown(picker)[picker.value].split("] ", 1)[1].removesuffix(" (proposed)"))
-    picker.set_value(1).run()
+    shown, filled = _sentences(at, f"ans_ev_{item}_0")
+    assert shown[filled].split("] ", 1)[1].removesuffix(" (proposed)") == before["evidence"]
+    at.button(key=f"ans_ev_{item}_0_1").click().run()
     no_failure(at)
     (after,) = cstore.labels(project.db_path, ["runA"])
     assert after["label"] == before["label"] == "CONTRADICTED"
     assert after["evidence"] == "The second sentence says more." != before["evidence"]
-    assert at.radio(key=f"ans_ev_{item}_0").value == 1
+    assert _sentences(at, f"ans_ev_{item}_0")[1] == 1
 
 
 def test_the_claim_queue_takes_the_clicked_sentence_as_evidence(project):
@@ -143,9 +147,11 @@ def test_the_claim_queue_takes_the_clicked_sentence_as_evidence(project):
     at.selectbox(key="hr_run").set_value("runA").run()
     at.text_input(key="hr_annotator").set_value("dana").run()
     at.segmented_control(key="hr_mode").set_value("Claims").run()
-    picker = next(r for r in at.radio if r.key.startswith("hr_ev_"))
-    assert len(picker.options) == 5 and sum(o.endswith("(proposed)") for o in _shown(picker)) == 1
-    picker.set_value(4).run()
+    key = next(b.key for b in at.button if b.key.startswith("hr_ev_")).rsplit("_", 1)[0]
+    shown, filled = _sentences(at, key)
+    assert len(shown) == 5 and [k for k, t in enumerate(shown) if t.endswith("(proposed)")] == [filled]
+    at.button(key=f"{key}_4").click().run()
+    assert _sentences(at, key)[1] == 4
     at.button(key="hr_claim_SUPPORTED").click().run()
     no_failure(at)
     (row,) = cstore.labels(project.db_path, ["runA"])

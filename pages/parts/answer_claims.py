@@ -33,16 +33,12 @@ def label_claims(p, run_id: str, item_id: str) -> None:
         for n, card in enumerate(cards):
             verdicts = ", ".join(f"{judge}: {verdict}" for judge, verdict in card.verdicts)
             about = f"verifiers: {common.md(verdicts)} · yours: **{common.md(card.mine or '—')}**"
-            chosen = card.evidence
+            ev_key = f"ans_ev_{item_id}_{n}"  # the sentence last clicked for this claim
+            chosen = card.stored if card.stored is not None else st.session_state.get(ev_key, card.evidence)
             with st.container(border=n == current, key="ans_claim_current" if n == current else None):
                 if n == current:
                     st.markdown(f"**▶ {n + 1}. {common.md(card.claim)}** (the keys act on this claim)  \n{about}")
-                    chosen = common.sentence_picker(view.evidence_texts(options, card), card.evidence,
-                                                    key=f"ans_ev_{item_id}_{n}")
-                    if chosen is not None and chosen != card.evidence and \
-                            view.choose_evidence(p, run_id, card, rater, options[chosen]):
-                        common.bump()
-                        common.rerun_fragment()
+                    evidence_picker(p, run_id, card, rater, options, chosen, key=ev_key)
                 else:
                     if st.button(f"{n + 1}. {common.md(card.claim)}", key=f"ans_focus_{item_id}_{n}", type="tertiary",
                                  help="make this the claim the keys act on, with its evidence sentences"):
@@ -58,3 +54,15 @@ def label_claims(p, run_id: str, item_id: str) -> None:
                         st.session_state[focus_key] = view.claim_after(cards, n)
                         common.bump()
                         common.rerun_fragment()
+
+
+def evidence_picker(p, run_id: str, card, rater: str, options, chosen: int | None, *, key: str) -> None:
+    """The claim's evidence sentences, ``chosen`` filled (the stored one, else the one last clicked, else the
+    proposed one); a click on another sentence chooses it, and re-stores the rater's label with it when
+    there is one."""
+    clicked = common.sentence_picker(view.evidence_texts(options, card), chosen, key=key)
+    if clicked is not None:
+        st.session_state[key] = clicked
+        if view.choose_evidence(p, run_id, card, rater, options[clicked]):
+            common.bump()
+        common.rerun_fragment()

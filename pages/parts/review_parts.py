@@ -56,8 +56,12 @@ def claim_queue(p, run_id: str, name: str) -> None:
     st.markdown(f"**Claim {card.ordinal + 1}**")
     common.text_box(card.claim)
     st.caption("Verifiers: " + common.md(", ".join(f"{j}: {v}" for j, v in card.verdicts)))
-    chosen = common.sentence_picker(view.evidence_texts(item.options, card), card.evidence,
-                                    key=f"hr_ev_{card.item_id}_{card.ordinal}")
+    ev_key = f"hr_ev_{card.item_id}_{card.ordinal}"
+    chosen = st.session_state.get(ev_key, card.evidence)
+    clicked = common.sentence_picker(view.evidence_texts(item.options, card), chosen, key=ev_key)
+    if clicked is not None:  # shown filled at once; the label takes it
+        st.session_state[ev_key] = clicked
+        common.rerun_fragment()
     for col, (label, text, key) in zip(st.columns(len(view.LABEL_BUTTONS)), view.LABEL_BUTTONS):
         if col.button(f"{text} ({key.upper()})", key=f"hr_claim_{label}", shortcut=key, width="stretch",
                       type="primary" if label != "SKIP" else "secondary"):
