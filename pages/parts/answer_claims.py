@@ -20,9 +20,9 @@ def judge_agreement(p, run_id: str) -> None:
 def label_claims(p, run_id: str, item_id: str) -> None:
     """One click per claim: the rater's verdict. The claim in the box is the one the keys 1-4 act on, with
     its evidence sentence proposed and changed by a click on another; a label moves the box to the next
-    claim, a click on a claim's text moves it there. A fragment inside the answer's: a click reruns only
-    this (the verifiers' agreement above, 0.5 s to recompute on 10,000 answers, follows when the answer's
-    view reruns)."""
+    claim, a click on a claim's text moves it there. The clicks act in callbacks, before one rerun of
+    this fragment (inside the answer's: the verifiers' agreement above, 0.5 s to recompute on 10,000
+    answers, follows when the answer's view reruns)."""
     with st.expander("Label these claims: your verdict, one click or key each"):
         rater = st.text_input("Your name", key="ans_rater", placeholder="e.g. maria").strip()
         if not rater:
@@ -41,31 +41,31 @@ def label_claims(p, run_id: str, item_id: str) -> None:
             with st.container(border=n == current, key="ans_claim_current" if n == current else None):
                 if n == current:
                     st.markdown(f"**▶ {n + 1}. {common.md(card.claim)}** (the keys act on this claim)  \n{about}")
-                    evidence_picker(p, run_id, card, rater, options, chosen, key=ev_key)
+                    common.sentence_picker(view.evidence_texts(options, card), chosen, key=ev_key,
+                                           on_pick=lambda k, card=card, key=ev_key: _pick(p, run_id, card, rater,
+                                                                                          options, key, k))
                 else:
-                    if st.button(f"{n + 1}. {common.md(card.claim)}", key=f"ans_focus_{item_id}_{n}", type="tertiary",
-                                 help="make this the claim the keys act on, with its evidence sentences"):
-                        st.session_state[focus_key] = n
-                        common.rerun_fragment()
+                    st.button(f"{n + 1}. {common.md(card.claim)}", key=f"ans_focus_{item_id}_{n}", type="tertiary",
+                              help="make this the claim the keys act on, with its evidence sentences",
+                              on_click=st.session_state.__setitem__, args=(focus_key, n))
                     st.caption(about)
+                evidence = options[chosen] if chosen is not None else None
                 for col, (label, text, key) in zip(st.columns(len(view.LABEL_BUTTONS)), view.LABEL_BUTTONS):
-                    if col.button(f"{text} ({key})" if n == current else text, key=f"ans_lab_{item_id}_{n}_{label}",
-                                  shortcut=key if n == current else None,
-                                  type="primary" if card.mine == label else "secondary"):
-                        view.save_claim_label(p, run_id, card, rater, label,
-                                              options[chosen] if chosen is not None else None)
-                        st.session_state[focus_key] = view.claim_after(cards, n)
-                        common.bump()
-                        common.rerun_fragment()
+                    col.button(f"{text} ({key})" if n == current else text, key=f"ans_lab_{item_id}_{n}_{label}",
+                               shortcut=key if n == current else None,
+                               type="primary" if card.mine == label else "secondary", on_click=_label,
+                               args=(p, run_id, card, rater, label, evidence, focus_key, view.claim_after(cards, n)))
 
 
-def evidence_picker(p, run_id: str, card, rater: str, options, chosen: int | None, *, key: str) -> None:
-    """The claim's evidence sentences, ``chosen`` filled (the stored one, else the one last clicked, else the
-    proposed one); a click on another sentence chooses it, and re-stores the rater's label with it when
-    there is one."""
-    clicked = common.sentence_picker(view.evidence_texts(options, card), chosen, key=key)
-    if clicked is not None:
-        st.session_state[key] = clicked
-        if view.choose_evidence(p, run_id, card, rater, options[clicked]):
-            common.bump()
-        common.rerun_fragment()
+def _pick(p, run_id: str, card, rater: str, options, key: str, k: int) -> None:
+    """A click on sentence ``k``: it becomes the claim's evidence, and the rater's label (if any) is stored
+    again with it."""
+    st.session_state[key] = k
+    if view.choose_evidence(p, run_id, card, rater, options[k]):
+        common.bump()
+
+
+def _label(p, run_id: str, card, rater: str, label: str, evidence, focus_key: str, next_claim: int) -> None:
+    view.save_claim_label(p, run_id, card, rater, label, evidence)
+    st.session_state[focus_key] = next_claim
+    common.bump()

@@ -79,22 +79,20 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
     st.html(f'<div style="{_BOX}">{body}</div>')
 
 
-def sentence_picker(texts: Sequence[str], chosen: int | None, *, key: str) -> int | None:
+def sentence_picker(texts: Sequence[str], chosen: int | None, *, key: str, on_pick: Callable[[int], None]) -> None:
     """The claim labels' evidence: one button per sentence of the contexts (the ``chosen`` one filled,
-    the list scrolling past about ten); returns the sentence clicked in this run, else None. Buttons,
-    not a radio: a focused radio input would swallow the label keys 1-4 (Streamlit's shortcuts ignore
-    key presses in an input)."""
+    the list scrolling past about ten); a click calls ``on_pick(index)`` before the rerun. Buttons, not
+    a radio: a focused radio input would swallow the label keys 1-4 (Streamlit's shortcuts ignore key
+    presses in an input)."""
     if not texts:
         st.caption("No retrieved context, so no evidence sentence to pick.")
-        return None
+        return
     st.markdown("**Evidence**: the filled sentence; click another sentence of the contexts to make it the "
                 "evidence ([n]: context n)")
-    clicked = None
     with st.container(height=300 if len(texts) > 8 else "content", gap="xxsmall", key=f"{key}_list"):
         for k, text in enumerate(texts):
-            if st.button(md(text), key=f"{key}_{k}", type="primary" if k == chosen else "tertiary"):
-                clicked = k
-    return clicked
+            st.button(md(text), key=f"{key}_{k}", type="primary" if k == chosen else "tertiary", on_click=on_pick,
+                      args=(k,))
 
 
 def highlight_html(segments: Sequence[frame.Segment]) -> str:
