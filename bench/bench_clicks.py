@@ -140,7 +140,7 @@ def claim_library(project: str, repeat: int) -> dict[str, list[tuple[float, floa
     from rageval.views import claim_review, trust
 
     p = open_project(project)
-    run_id = claim_review.rstore.runs(p.db_path)[0]["id"]
+    run_id = claim_review.rstore.runs(p.db_path)[0].id
     out: dict[str, list[tuple[float, float]]] = {}
     for _ in range(repeat):
         out.setdefault("library: queue query", []).append(

@@ -158,3 +158,53 @@ def judged_benchmark(args, start_server, server_stats) -> None:
     out = Path(os.environ.get("BENCH_OUT", "")) if os.environ.get("BENCH_OUT") else None
     if out:
         out.write_text("\n".join(report) + "\n", encoding="utf-8")
+
+
+def whole_process_benchmark(args, start_server, server_stats) -> None:
+    """``rageval score`` of the same answers with the four judged metrics as a user runs it: a fresh
+    process from spawn to exit (imports, model load, scoring, storing, output), then the same command
+    again in the same home against a server on the same address (every reply cached: 0 calls).
+    Whole-process wall against ``ideal = chat calls x latency / concurrency``; peak in flight from the
+    server. ``--root DIR``: the checkout whose ``rageval`` runs (another commit, same script and server)."""
+    import json
+    import resource
+    import subprocess
+    import sys
+
+    root = Path(args.root).resolve() if args.root else Path(__file__).resolve().parents[1]
+    home = tempfile.mkdtemp(prefix="bench-llm-whole-")
+    path = Path(home) / "answers.jsonl"
+    path.write_text("".join(json.dumps({"id": s.id, "question": s.question, "answer": s.answer,
+                                        "contexts": list(s.contexts), "reference": s.references[0]}) + "\n"
+                            for s in samples(args.items)), encoding="utf-8")
+    lat, conc = args.latency, args.concurrency
+    print(f"items={args.items} metrics={','.join(METRICS)} latency={lat * 1000:.0f}ms concurrency={conc} "
+          f"cpus={os.cpu_count()} load={os.getloadavg()[0]:.1f} (whole process)", flush=True)
+    port = None
+    for label in ("clean", "cached"):
+        proc, url = start_server(lat, "--judge", *(("--port", port) if port else ()))
+        port = port or url.rsplit(":", 1)[1].split("/")[0]
+        env = {**os.environ, "RAGEVAL_HOME": home, "OPENAI_BASE_URL": url, "OPENAI_API_KEY": "bench",
+               "PYTHONPATH": str(root)}
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
+        cmd = [sys.executable, "-m", "rageval", "score", str(path), "--metrics", ",".join(METRICS),
+               "--judge", "openai:bench-judge", "--concurrency", str(conc), "--out", str(Path(home) / f"{label}.jsonl")]
+        try:
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            start = time.perf_counter()
+            done = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
+            wall = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            info = server_stats(url)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+        if done.returncode != 0:
+            raise SystemExit(f"score failed ({done.returncode}): {done.stderr[-1500:]}")
+        chat = info["counts"].get("/v1/chat/completions", 0)
+        ideal = chat * lat / conc
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        print(json.dumps({"bench": "judged_whole_process", "phase": label, "items": args.items, "wall_s": round(wall, 2),
+                          "ideal_s": round(ideal, 2), "ratio": round(wall / ideal, 3) if ideal else None,
+                          "chat_calls": chat, "peak_in_flight": info["peak_in_flight"], "cpu_s": round(cpu, 2),
+                          "load_avg": [round(x, 2) for x in os.getloadavg()]}), flush=True)

@@ -12,6 +12,7 @@ concurrency``, calls per answer, peak in flight, CPU-seconds per answer, items l
 
     python -m bench.bench_llm                     # N=200, 100 ms, concurrency 16, 10% faults
     python -m bench.bench_llm --items 50 --latency 0.05
+    python -m bench.bench_llm --whole-process    # the same through `rageval score`, spawn to exit
 
 ``--raw`` runs the older client-only benchmark instead: each item makes ``--calls`` sequential ``chat_json`` calls shaped like a claim-level judge
 (claim extraction, claim verification against the contexts, answer relevance), with messages of
@@ -124,7 +125,14 @@ def main() -> None:
     parser.add_argument("--retry-after", default="1", help="Retry-After seconds sent with the 429s")
     parser.add_argument("--phases", default="clean,faults,cached", help="which of clean,faults,cached to run")
     parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
+    parser.add_argument("--whole-process", action="store_true",
+                        help="the judged metrics through `rageval score` in a fresh process, then its cached re-run")
+    parser.add_argument("--root", default=None, help="--whole-process: the checkout whose rageval runs (default this one)")
     args = parser.parse_args()
+    if args.whole_process:
+        from bench.bench_judged import whole_process_benchmark
+
+        return whole_process_benchmark(args, start_server, server_stats)
     if not args.raw:
         from bench.bench_judged import judged_benchmark
 

@@ -175,7 +175,7 @@ def bench_kill(args, server: FakeLLMServer) -> dict:
     cached = set(llm_cache.load_index(project.db_path, ["test-model"], 10**9)[1])
     fetched_before = Counter(c["key"] for c in llm_cache.call_rows(project.db_path, run_id) if not c["cached"])
     owners.reap(project.db_path)
-    listed = store.get_run(project.db_path, run_id)["status"]
+    listed = store.get_run(project.db_path, run_id).status
     t1 = time.monotonic()
     child = _child(home, "run", "--resume", run_id, "--json")
     out, err = child.communicate()

@@ -13,7 +13,8 @@ facts), every context text distinct, so no vector can be reused across answers. 
    and a fresh in-memory embedder cache per metric (each metric pays for the vectors it needs,
    as if it ran alone); wall and CPU-seconds per metric.
 
-``--case corpus`` measures the run case instead: ``--passages`` passages are ingested as one
+``--case pool`` draws each answer's 3 contexts from a pool of ``--pool`` distinct contexts (40 by
+default), so contexts repeat as in an evaluation over a small corpus. ``--case corpus`` measures the run case instead: ``--passages`` passages are ingested as one
 corpus (``rageval ingest``), then ``--n`` answers whose 3 contexts are chunks of that corpus are
 scored in the same project, so vectors computed at ingest can be reused. ``--limit`` computes the
 physical limit for never-seen contexts: the word-pieces the metrics embed per answer (each
@@ -250,6 +251,19 @@ def corpus_rows(n: int, passages: int, seed: int = 27) -> tuple[list[str], list[
     return texts, rows
 
 
+def pool_rows(n: int, pool: int, seed: int = 31) -> list[dict]:
+    """``n`` answers as :func:`make_rows`, each with 3 contexts drawn from a pool of ``pool``
+    distinct ~100-word contexts (the contexts of the first rows of another seeded set), so every
+    context repeats about ``3 n / pool`` times, as when many questions retrieve from a small corpus.
+    The answers' own facts are not in the pool: speed, not verdicts, is what this case measures."""
+    contexts = [c for r in make_rows(pool // 3 + 1, seed=seed) for c in r["contexts"]][:pool]
+    rng = random.Random(seed)
+    rows = make_rows(n)
+    for r in rows:
+        r["contexts"] = rng.sample(contexts, 3)
+    return rows
+
+
 def corpus_case(n: int, passages: int, metrics: list[str], root: Path) -> dict:
     """Ingest the passages, then ``rageval score`` answers over their chunks, in one fresh home, with
     the rageval of ``root``: wall and CPU-seconds of each step."""
@@ -297,9 +311,11 @@ def main() -> None:
     parser.add_argument("--baseline", default=None,
                         help="another checkout (e.g. of main) timed alternately with this one, same answers")
     parser.add_argument("--no-store-too", action="store_true", help="also time score --no-store")
-    parser.add_argument("--case", choices=("new", "corpus", "both"), default="new",
-                        help="new: every context never seen before (default); corpus: contexts are chunks of "
-                             "one ingested corpus (ingest, then score in the same project); both")
+    parser.add_argument("--case", choices=("new", "pool", "corpus", "both"), default="new",
+                        help="new: every context never seen before (default); pool: contexts drawn from a pool "
+                             "of --pool texts; corpus: contexts are chunks of one ingested corpus (ingest, then "
+                             "score in the same project); both: corpus, then new")
+    parser.add_argument("--pool", type=int, default=40, help="--case pool: distinct contexts in the pool")
     parser.add_argument("--passages", type=int, default=150, help="--case corpus: passages in the corpus")
     parser.add_argument("--limit", action="store_true",
                         help="also compute the physical limit (word-pieces per answer x FLOPs / GEMM speed)")
@@ -315,7 +331,7 @@ def main() -> None:
                                   "cpus": os.cpu_count()}), flush=True)
         if args.case == "corpus":
             return
-    rows = make_rows(args.n)
+    rows = pool_rows(args.n, args.pool) if args.case == "pool" else make_rows(args.n)
     if args.limit:
         print(json.dumps({"bench": "physical_limit", **physical_limit(rows[:100], metrics, os.cpu_count() or 1)}),
               flush=True)
@@ -328,7 +344,7 @@ def main() -> None:
             if args.baseline:
                 base.append(end_to_end(path, metrics, store=True, root=Path(args.baseline)))
         best = min(runs, key=lambda r: r["wall_s"])
-        summary = {"bench": "offline_score", "answers": args.n, "metrics": len(metrics), "stored": True,
+        summary = {"bench": "offline_score", "case": args.case, "answers": args.n, "metrics": len(metrics), "stored": True,
                    "runs": runs, "answers_per_s": round(args.n / best["wall_s"], 2),
                    "cpu_s_per_answer": round(best["cpu_s"] / args.n, 4),
                    "answers_per_cpu_s": round(args.n / best["cpu_s"], 2),

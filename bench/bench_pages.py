@@ -178,7 +178,7 @@ def main() -> None:
     from rageval import human
     from rageval.store import runs as run_store
 
-    run_ids = [r["id"] for r in run_store.runs(project.db_path)]
+    run_ids = [r.id for r in run_store.runs(project.db_path)]
     wall, cpu_s = timed(lambda: human.correlate_runs(project, run_ids))
     print(f"stored one correlation analysis of both runs ({args.answers} answers, metric x metric and "
           f"against the human score) in {wall:.2f} s wall, {cpu_s:.2f} CPU s\n")

@@ -19,7 +19,7 @@ def exports(p, run) -> None:
             return
         keys = ("dl_report", "dl_run_jsonl", "dl_run_parquet", "dl_run_ragas", "dl_run_csv")
         for col, key, (what, (name, mime)) in zip(st.columns(5), keys, view.EXPORTS.items()):
-            col.download_button(what, view.export(p, run["id"], what), name.format(rid=run["id"]), mime, key=key)
+            col.download_button(what, view.export(p, run.id, what), name.format(rid=run.id), mime, key=key)
 
 
 @st.fragment
@@ -41,7 +41,7 @@ def question(p, run, other, rows) -> None:
         answer_compare.side_by_side(answer, common.answer_view(p, other, item_id),
                                     (common.run_title(run), common.run_title(other)))
         st.divider()
-    answer_view.show(answer, p, run["id"])
+    answer_view.show(answer, p, run.id)
 
 
 def main() -> None:
@@ -49,7 +49,7 @@ def main() -> None:
     st.title("Answers")
     runs = common.finished_runs(p)
     common.need(runs, "No finished run in this project yet.", "run", "Start a run")
-    by_id = {r["id"]: r for r in runs}
+    by_id = {r.id: r for r in runs}
     common.url_state({"run": ("ans_run", ""), "run_b": ("ans_compare", ""), "question": ("ans_item", ""),
                       "tab": ("ans_tab", "Answers")})
     if st.session_state.get("ans_run") not in by_id:
@@ -68,10 +68,10 @@ def main() -> None:
     exports(p, run)
     full = common.answer_table(p, run)
     common.need(len(full), "This run has no stored answers yet.", "run", "See the run's progress")
-    others = [r for r in runs if r["id"] != run["id"]]
-    if st.session_state.get("ans_compare") not in [""] + [r["id"] for r in others]:
+    others = [r for r in runs if r.id != run.id]
+    if st.session_state.get("ans_compare") not in [""] + [r.id for r in others]:
         st.session_state.pop("ans_compare", None)
-    other_id = st.selectbox("Compare with run", [""] + [r["id"] for r in others], key="ans_compare",
+    other_id = st.selectbox("Compare with run", [""] + [r.id for r in others], key="ans_compare",
                             format_func=lambda i: common.run_title(by_id[i]) if i else "(none)",
                             help="the same questions answered by another run, side by side")
     other = by_id.get(other_id) if other_id else None

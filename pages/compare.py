@@ -34,7 +34,7 @@ def main() -> None:
     runs = common.finished_runs(p)
     common.need(len(runs) >= 2, "Comparing needs two or more finished runs over the same QA items.", "run",
                 "Start a run")
-    by_id = {r["id"]: r for r in runs}
+    by_id = {r.id: r for r in runs}
     common.url_state({"runs": ("cmp_runs", []), "metric": ("cmp_metric", "")})
     st.session_state["cmp_runs"] = [i for i in st.session_state.get("cmp_runs", []) if i in by_id] or list(by_id)[:2]
     chosen = st.multiselect("Runs", list(by_id), key="cmp_runs", format_func=lambda i: common.run_title(by_id[i]))
@@ -49,7 +49,7 @@ def main() -> None:
     c = common.comparison(p, picked, metric)
     (st.success if c.reliable else st.info)(common.md(c.verdict))
     if len(picked) == 2:  # the human rating's difference with a prediction-powered interval
-        d = common.ppi_difference(p, picked[0]["id"], picked[1]["id"], None if metric == "human" else metric)
+        d = common.ppi_difference(p, picked[0].id, picked[1].id, None if metric == "human" else metric)
         st.caption("PPI: " + common.md(view.estimate_sentence(d)))
     table = view.summary_table(c, view.run_coverage(p, chosen, metric))
     common.dataframe(table.round(3), width="stretch")

@@ -8,8 +8,8 @@ from pages.parts import common
 from rageval.views import correlations as view
 
 
-def compute_box(p, runs: list[dict]) -> None:
-    by_id = {r["id"]: r for r in runs}
+def compute_box(p, runs: list) -> None:
+    by_id = {r.id: r for r in runs}
     rated = view.rated_runs(p, list(by_id))
     with st.expander("New analysis", expanded=not view.analyses(p)):
         if not rated:
@@ -85,7 +85,7 @@ def main() -> None:
                        key="co_dl_cells")
     group = st.selectbox("Group", a.groups, key="co_groupsel") if len(a.groups) > 1 else a.groups[0]
     st.plotly_chart(view.heatmap(a, group), key="co_heatmap")
-    by_id = {r["id"]: r for r in runs}
+    by_id = {r.id: r for r in runs}
     frame = common.human_frame(p, [by_id[i] for i in a.runs if i in by_id], a.settings.get("consensus", "median"))
     metrics = view.scatter_metrics(frame)
     if metrics:

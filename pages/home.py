@@ -75,7 +75,7 @@ def main() -> None:
     runs = common.finished_runs(p)
     if runs:
         st.subheader("Leaderboard")
-        if any(r["kind"] != "pipeline" for r in runs):  # ad hoc scored files apart unless asked for
+        if any(r.kind != "pipeline" for r in runs):  # ad hoc scored files apart unless asked for
             shown = st.radio("Show", view.BOARD_VIEWS, index=view.BOARD_VIEWS.index(view.board_view(runs)),
                              horizontal=True, key="home_board", label_visibility="collapsed")
             runs = view.board_runs(runs, shown) or runs
@@ -84,7 +84,7 @@ def main() -> None:
         lines = common.ppi_lines(p, runs, common.run_title)
         if lines:  # where people labelled: the prediction-powered estimate beside the human-only one
             st.caption("Prediction-powered estimates (PPI++, 95%):  \n" + "  \n".join(common.md(x) for x in lines))
-        by_id = {r["id"]: r for r in runs}
+        by_id = {r.id: r for r in runs}
         common.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):
             st.session_state["home_runs"] = [i for i in st.session_state.get("home_runs", []) if i in by_id] \

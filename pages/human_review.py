@@ -12,7 +12,7 @@ def rating_form(p, run: dict, name: str, show_ctx: bool, blind: bool) -> None:
     """One answer and its rating form; saving reruns this fragment only (the rest of the page stays)."""
     items = common.review_queue(p, run, name)
     common.need(items, "This run has no answers.")
-    run_id, total = run["id"], len(items)
+    run_id, total = run.id, len(items)
     pos_key = f"hr_pos_{run_id}_{name}"
     wanted = st.session_state.pop("hr_question", None)  # from the URL: open that question
     st.session_state[pos_key] = view.position(items, st.session_state.get(pos_key), wanted)
@@ -62,7 +62,7 @@ def main() -> None:
     st.title("Human review")
     runs = common.finished_runs(p)
     common.need(runs, "No finished run to review yet.", "run", "Start a run")
-    by_id = {r["id"]: r for r in runs}
+    by_id = {r.id: r for r in runs}
     common.url_state({"run": ("hr_run", ""), "rater": ("hr_annotator", ""), "question": ("hr_question", ""),
                       "blind": ("hr_blind", True), "context": ("hr_ctx", False)})
     common.url_state({"question": ("hr_item", "")})  # what the fragment shows is written back as question=

@@ -81,12 +81,12 @@ def main() -> None:
     if not runs:
         st.info("No runs yet: choose the settings above and start one.")
         return
-    stopped = [r for r in runs if view.resumable(r, active=r["id"] in workers.active(p))]
+    stopped = [r for r in runs if view.resumable(r, active=r.id in workers.active(p))]
     if stopped:
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-        by_id = {r["id"]: r for r in stopped}
+        by_id = {r.id: r for r in stopped}
         run_id = c1.selectbox("Stopped runs", list(by_id), key="resume_pick", format_func=lambda i: (
-            f"{common.run_title(by_id[i])} · {by_id[i]['status']} {by_id[i]['done']}/{by_id[i]['n_items']} · {i}"))
+            f"{common.run_title(by_id[i])} · {by_id[i].status} {by_id[i].done}/{by_id[i].n_items} · {i}"))
         if c2.button("Resume", key="run_resume", help="continues where it stopped; finished items are kept"):
             workers.start(p, run_id)
             st.session_state.setdefault("run_watch", []).append(run_id)

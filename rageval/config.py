@@ -152,9 +152,9 @@ class RunConfig:
         return {"generator": self.generator, "judge": self.judge, "embedder": self.embedder}
 
     def metric_options(self) -> dict[str, Any]:
-        """The options every metric that has such a field takes from the run (judge, language, embedder,
-        aligncheck_*), and the rubrics by name for the rubric:NAME metrics."""
-        return {"judge": self.judge, "language": self.language, "embedder": self.embedder,
+        """The options every metric that has such a field takes from the run (its judge as a Spec,
+        language, embedder, aligncheck_*), and the rubrics by name for the rubric:NAME metrics."""
+        return {"judge": Spec.parse("judge", self.judge), "language": self.language, "embedder": self.embedder,
                 "aligncheck_source": self.aligncheck_source, "aligncheck_types": self.aligncheck_types,
                 "rubrics": {r.name: r for r in self.rubrics}}
 
@@ -185,6 +185,12 @@ class ImportConfig:
             data["rubrics"] = [dict(r) for r in self.rubrics]
         return data
 
+    @property
+    def input(self) -> str | None:
+        """The path of the file ``score`` read (stored among the options), None for an upload (no path)."""
+        value = dict(self.options).get("input")
+        return None if value is None else str(value)
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> "ImportConfig":
         named = {"source", "metrics", "judge", "language", "embedder", "rubrics"}
@@ -195,20 +201,33 @@ class ImportConfig:
                    rubrics=tuple(data.get("rubrics") or ()))
 
 
-def stored_config(run: dict[str, Any]) -> RunConfig | ImportConfig:
-    """The typed config of a stored run (a row of rageval.store.runs, or a row that carries its run's
-    ``kind``, ``config`` and, for a pipeline run, ``corpus`` and ``qa_set``): a RunConfig for a
-    pipeline run, an ImportConfig for imported scores. Every reader of a stored config reads it here.
+def stored_config(kind: str, data: dict[str, Any] | None, *, corpus: str | None = None,
+                  qa_set: str | None = None) -> RunConfig | ImportConfig:
+    """The typed config of a stored run from its ``kind`` and stored JSON ``data``: a RunConfig for a
+    pipeline run (``corpus`` and ``qa_set`` are its columns), an ImportConfig for imported scores.
+    The store reads every stored config here (:class:`rageval.store.record.Run`).
 
-    >>> stored_config({"kind": "import", "config": {"source": "a.csv", "aligncheck_source": "contexts"}}).options
+    >>> stored_config("import", {"source": "a.csv", "aligncheck_source": "contexts"}).options
     (('aligncheck_source', 'contexts'),)
-    >>> stored_config({"kind": "pipeline", "corpus": "c", "qa_set": "q", "config": {"top_k": 3}}).generator
+    >>> stored_config("pipeline", {"top_k": 3}, corpus="c", qa_set="q").generator
     'extractive'
     """
-    data = run.get("config") or {}
-    if run["kind"] == "pipeline":
-        return RunConfig.from_dict({"corpus": run.get("corpus") or "", "qa_set": run.get("qa_set") or "", **data})
+    data = data or {}
+    if kind == "pipeline":
+        return RunConfig.from_dict({"corpus": corpus or "", "qa_set": qa_set or "", **data})
     return ImportConfig.from_dict(data)
+
+
+def run_model(config: RunConfig | ImportConfig) -> str:
+    """What produced a run's answers, from its typed config: the generator of a pipeline run
+    (``extractive``, ``openai:gpt-4o``), ``imported <source>`` for answers scored from a file
+    (``imported answers`` when the import named no source). The one label of a run's model: the
+    run list, the leaderboard and the human-rating groups all use it.
+
+    >>> run_model(RunConfig("c", "q")), run_model(ImportConfig(source="a.csv"))
+    ('extractive', 'imported a.csv')
+    """
+    return f"imported {config.source}" if isinstance(config, ImportConfig) else config.generator
 
 
 @dataclass(frozen=True)

@@ -139,6 +139,10 @@ class Spec:
         return f"openai:{self.model}" if self.model is not None else str(self.offline)
 
 
+#: the offline judge (rules and the local models): every judged metric's default
+OFFLINE_JUDGE = Spec("judge", offline="heuristic")
+
+
 @dataclass(frozen=True)
 class Judge:
     """The judge role resolved once, by the model session (:mod:`rageval.llm.session`): its spec
@@ -149,7 +153,7 @@ class Judge:
     ('heuristic', False)
     """
 
-    spec: Spec = Spec("judge", offline="heuristic")
+    spec: Spec = OFFLINE_JUDGE
     llm: Any = field(default=None, repr=False, compare=False)
 
     @classmethod
@@ -164,15 +168,15 @@ class Judge:
     def online(self) -> bool:
         return self.spec.online
 
-    def client(self, metric: str, configured: str) -> Any:
-        """The client for ``metric``, whose judge option is ``configured`` (canonical text, as
-        :func:`rageval.metrics.base.get_metric` leaves it); a ConfigError when no client runs an
+    def client(self, metric: str, configured: Spec) -> Any:
+        """The client for ``metric``, whose judge is ``configured`` (the Spec
+        :func:`rageval.metrics.base.get_metric` gave it); a ConfigError when no client runs an
         online judge or when it runs another model than the metric was configured with."""
         if self.llm is None or not self.spec.online:
             raise ConfigError(f"metric {metric} needs an LLM judge; set OPENAI_BASE_URL (and OPENAI_API_KEY) or "
                               "use --judge heuristic")
-        if configured != str(self.spec):
-            raise ConfigError(f"{metric} is configured with judge={configured!r} but the judge role runs "
+        if configured != self.spec:
+            raise ConfigError(f"{metric} is configured with judge={str(configured)!r} but the judge role runs "
                               f"{self.spec.model!r}")
         return self.llm
 

@@ -273,7 +273,7 @@ def test_score_own_answers_stores_an_import_run(home):
     assert list(table["exact_match"]) == [1.0, 0.0]
     assert {b.label for b in at.get("download_button")} >= {"Download JSONL", "Download CSV"}
     runs = run_store.runs(open_project("own").db_path)
-    assert [(r["kind"], r["status"], r["done"]) for r in runs] == [("import", "finished", 2)]
+    assert [(r.kind, r.status, r.done) for r in runs] == [("import", "finished", 2)]
 
 
 def test_run_page_starts_a_background_run_and_lists_it(use_data):
@@ -283,20 +283,20 @@ def test_run_page_starts_a_background_run_and_lists_it(use_data):
     at.number_input(key="run_overlap").set_value(30)
     at.number_input(key="run_top_k").set_value(3)
     at.multiselect(key="run_metrics").set_value(["exact_match", "token_f1"])
-    before = {r["id"] for r in run_store.runs(open_project("r").db_path)}
+    before = {r.id for r in run_store.runs(open_project("r").db_path)}
     at.button(key="run_start").click().run()
     no_failure(at)
     deadline = time.monotonic() + 60
     new = []
     while time.monotonic() < deadline:
-        new = [r for r in run_store.runs(open_project("r").db_path) if r["id"] not in before]
-        if new and new[0]["status"] in ("finished", "failed"):
+        new = [r for r in run_store.runs(open_project("r").db_path) if r.id not in before]
+        if new and new[0].status in ("finished", "failed"):
             break
         time.sleep(0.2)
-    assert new and new[0]["status"] == "finished" and new[0]["done"] == 3, new
+    assert new and new[0].status == "finished" and new[0].done == 3, new
     at.run()
     no_failure(at)
-    assert new[0]["id"] in set(at.dataframe[0].value["run"])
+    assert new[0].id in set(at.dataframe[0].value["run"])
 
 
 def test_run_page_estimates_model_calls_for_an_online_generator(use_data):
@@ -321,10 +321,10 @@ def test_run_page_resumes_an_interrupted_run(use_data):
     at.selectbox(key="resume_pick").set_value(run_id)
     at.button(key="run_resume").click().run()
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and run_store.get_run(project.db_path, run_id)["status"] != "finished":
+    while time.monotonic() < deadline and run_store.get_run(project.db_path, run_id).status != "finished":
         time.sleep(0.2)
     got = run_store.get_run(project.db_path, run_id)
-    assert (got["status"], got["done"]) == ("finished", 3)
+    assert (got.status, got.done) == ("finished", 3)
 
 
 def test_run_page_shows_a_killed_run_as_interrupted_with_its_resume_command(use_data):

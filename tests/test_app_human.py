@@ -126,7 +126,7 @@ def _unrate(project, *run_ids: str) -> None:
 def test_correlations_opens_on_a_run_with_ratings(rated):
     from rageval.store import runs as store
 
-    newest = [r["id"] for r in store.runs(rated.db_path)]
+    newest = [r.id for r in store.runs(rated.db_path)]
     _unrate(rated, newest[0])  # the newest run has no ratings: it must not be the default
     at = page("h", "pages/correlations.py")
     no_failure(at)
@@ -140,7 +140,7 @@ def test_correlations_opens_on_a_run_with_ratings(rated):
 def test_correlations_says_when_no_run_has_ratings(rated):
     from rageval.store import runs as store
 
-    _unrate(rated, *[r["id"] for r in store.runs(rated.db_path)])
+    _unrate(rated, *[r.id for r in store.runs(rated.db_path)])
     at = page("h", "pages/correlations.py")
     no_failure(at)
     assert at.multiselect(key="co_runs").value == []

@@ -69,7 +69,7 @@ def test_a_finished_run_says_so_and_opens_its_answers(use_data):
     at.button(key="run_start").click().run()
     run_id = at.session_state["run_watch"][-1]
     deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and run_store.get_run(open_project("r").db_path, run_id)["status"] != "finished":
+    while time.monotonic() < deadline and run_store.get_run(open_project("r").db_path, run_id).status != "finished":
         time.sleep(0.2)
     at.run()
     no_failure(at)
@@ -167,7 +167,7 @@ class _Tags(html.parser.HTMLParser):
 
 
 def test_html_report_of_the_claims_run_escapes_everything(use_data):
-    from rageval.report import run_report_html
+    from rageval.report.html import run_report_html
 
     page = run_report_html(open_project("t"), use_data["claims_run"])
     parsed = _Tags()

@@ -102,9 +102,9 @@ def test_a_rubric_defined_in_the_app_scores_a_judged_run_against_the_test_server
     run_id = at.session_state["run_watch"][-1]
     db = open_project("j").db_path
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and run_store.get_run(db, run_id)["status"] not in ("finished", "failed"):
+    while time.monotonic() < deadline and run_store.get_run(db, run_id).status not in ("finished", "failed"):
         time.sleep(0.2)
-    assert run_store.get_run(db, run_id)["status"] == "finished"
+    assert run_store.get_run(db, run_id).status == "finished"
     rubric = [s for s in run_store.scores(db, run_id) if s["metric"] == "rubric:politeness"]
     assert rubric and all(s["status"] == "ok" and 0.0 <= s["value"] <= 1.0 for s in rubric)
     assert llm_env.count("/v1/chat/completions") >= len(rubric)  # judged by the server, one call per answer

@@ -34,7 +34,8 @@ def test_only_llm_module_imports_openai():
 
 
 def test_store_imports_nothing_above_it():
-    allowed = {"rageval.store", "rageval.errors", "rageval.util", "rageval.settings"}
+    # rageval.config: the store reads a stored run's config typed (rageval.store.record.Run)
+    allowed = {"rageval.store", "rageval.errors", "rageval.util", "rageval.settings", "rageval.config"}
     for path in (ROOT / "rageval" / "store").glob("*.py"):
         for name in _imports(path):
             if name.startswith("rageval"):
@@ -337,6 +338,65 @@ def test_no_module_reads_a_model_spec_by_its_prefix():
     found = {str(p.relative_to(ROOT)): _prefix_tests(p.read_text(encoding="utf-8")) for p in _library_files()}
     assert {path: calls for path, calls in found.items() if calls} == {}
     assert _prefix_tests('spec.startswith("openai:")') == ["spec.startswith('openai:')"]
+
+
+def _spec_parses(source: str) -> list[str]:
+    """``Spec.parse(...)`` calls: a model spec read from its text."""
+    return [ast.unparse(node) for node in ast.walk(ast.parse(source))
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "Spec"]
+
+
+#: where metrics and what they call meet the judge: they hold its Spec, resolved where the text entered
+JUDGE_USERS = ("metrics", "judge", "claims", "aligncheck")
+
+
+def test_metrics_receive_the_judge_resolved():
+    """A judge text is parsed once, where it enters (metrics.base.get_metric, the configs, the model
+    session); the metrics, their signatures and the judge plumbing only read the Spec."""
+    found = {str(p.relative_to(ROOT)): calls for package in JUDGE_USERS
+             for p in sorted((ROOT / "rageval" / package).rglob("*.py"))
+             for calls in [_spec_parses(p.read_text(encoding="utf-8"))] if calls}
+    assert list(found) == ["rageval/metrics/base.py"]  # get_metric's judge_spec and parse_metric_list
+    assert _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model') == ["Spec.parse('judge', text)"]
+
+
+def _run_dict_reads(source: str) -> list[str]:
+    """Reads of a stored run as a dict: a string subscript or ``.get("...")`` of a name that says it
+    holds a run (``run``, ``*_run``: ``run["status"]``, ``ctx.run["kind"]``, ``base_run.get("id")``) and
+    any ``["config"]`` / ``.get("config")`` (a stored config read with its own defaults). A run is a
+    typed record (rageval.store.record.Run) read by attribute, its config a RunConfig or ImportConfig."""
+
+    def names_a_run(node: ast.AST) -> bool:
+        name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+        return name == "run" or name.endswith("_run")
+
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Subscript):
+            target, key = node.value, node.slice
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+              and node.args):
+            target, key = node.func.value, node.args[0]
+        else:
+            continue
+        if isinstance(key, ast.Constant) and isinstance(key.value, str) and (names_a_run(target) or key.value == "config"):
+            found.append(ast.unparse(node))
+    return found
+
+
+def test_no_stored_run_is_read_as_a_dict():
+    found = {str(p.relative_to(ROOT)): reads for p in [*_library_files(), *_page_files()]
+             for reads in [_run_dict_reads(p.read_text(encoding="utf-8"))] if reads}
+    assert found == {}
+
+
+def test_the_run_dict_rule_catches_what_it_should():
+    caught = _run_dict_reads('run["status"]\nctx.run["kind"]\nbase_run.get("id")\nr["config"].get("judge")\n'
+                             'r.get("config", {})\nrow["config"]')
+    assert sorted(caught) == sorted(["run['status']", "ctx.run['kind']", "base_run.get('id')", "r['config']",
+                                     "r.get('config', {})", "row['config']"])
+    assert _run_dict_reads('run.status\nrun.config.judge\nitem["id"]\nrows["run"]\nrunner["x"]\nrun[0]') == []
 
 
 #: the longest a library module may be (STYLE.md: a longer one is two modules), and the CLI package's

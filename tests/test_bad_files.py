@@ -123,8 +123,8 @@ def test_lone_surrogates_in_score_do_not_crash_and_the_run_finishes(project, tmp
     assert "NOTE lone_surrogate_answers.jsonl, row 1 (line 1), column 'answer'" in err
     rows = [json.loads(line) for line in out_file.read_text(encoding="utf-8").splitlines()]
     assert [r["id"] for r in rows] == ["a1", "a2"] and rows[1]["exact_match"] == 1.0
-    imports = [r for r in store.runs(project.db_path) if r["kind"] == "import"]
-    assert len(imports) == 1 and imports[0]["status"] == "finished" and imports[0]["done"] == 2
+    imports = [r for r in store.runs(project.db_path) if r.kind == "import"]
+    assert len(imports) == 1 and imports[0].status == "finished" and imports[0].done == 2
 
 
 def test_an_import_run_that_fails_is_never_left_running(project, tmp_path, monkeypatch, capsys):
@@ -136,5 +136,5 @@ def test_an_import_run_that_fails_is_never_left_running(project, tmp_path, monke
                  "--out", str(tmp_path / "o.jsonl")])
     err = capsys.readouterr().err
     assert code == 1 and "error: OSError: disk full" in err and "Traceback" not in err
-    runs = [r for r in store.runs(project.db_path) if r["kind"] == "import"]
-    assert len(runs) == 1 and runs[0]["status"] == "failed" and "disk full" in runs[0]["error"]
+    runs = [r for r in store.runs(project.db_path) if r.kind == "import"]
+    assert len(runs) == 1 and runs[0].status == "failed" and "disk full" in runs[0].error

@@ -319,7 +319,7 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
     assert outside == [], f"the page requested outside hosts: {sorted(set(outside))[:10]}"
 
 
-def _project_runs(tmp_path: Path, monkeypatch) -> list[dict]:
+def _project_runs(tmp_path: Path, monkeypatch) -> list:
     """The server's project ``t`` runs, read through the library (the server holds no connection idle)."""
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     from rageval.store import runs as run_store
@@ -333,7 +333,7 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=WAIT_MS)
-    pipeline_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch) if r["kind"] == "pipeline")
+    pipeline_run = next(r.id for r in _project_runs(tmp_path, monkeypatch) if r.kind == "pipeline")
     with sync_playwright() as p:
         ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
                                                    headless=True, args=FLAGS,
@@ -373,8 +373,8 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
 
             # Compare the two pipeline runs: the verdict is a sentence, and the per-question lists
             a.bring_to_front()
-            new_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch)
-                           if r["kind"] == "pipeline" and r["id"] != pipeline_run)
+            new_run = next(r.id for r in _project_runs(tmp_path, monkeypatch)
+                           if r.kind == "pipeline" and r.id != pipeline_run)
             a.goto(f"{server}/compare?project=t&runs={pipeline_run},{new_run}&metric=token_f1")
             expect(a.get_by_role("heading", name="Compare runs")).to_be_visible()
             expect(a.get_by_text(re.compile(r"difference|scores (higher|lower)|reliable")).first).to_be_visible()
@@ -417,7 +417,7 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_
     from tests.claim_fixtures import add_claims
 
     expect.set_options(timeout=WAIT_MS)
-    pipeline_run = next(r["id"] for r in _project_runs(tmp_path, monkeypatch) if r["kind"] == "pipeline")
+    pipeline_run = next(r.id for r in _project_runs(tmp_path, monkeypatch) if r.kind == "pipeline")
     verdicts = ("SUPPORTED", "UNVERIFIED", "CONTRADICTED")
     add_claims(open_project("t"), pipeline_run, [
         {"item_id": f"q{i}", "signature": "faithfulness|judge:heuristic|v1", "ordinal": k, "judge": "heuristic",

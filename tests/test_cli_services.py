@@ -4,12 +4,15 @@ their resume commands (runs.listing)."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
 from rageval.cli import main
+from rageval.config import ImportConfig, RunConfig
 from rageval.project import open_project
 from rageval.runs.listing import resume_command
+from rageval.store.record import Run
 from rageval.views import qa_sets
 from rageval.views import run as run_view
 
@@ -34,9 +37,9 @@ def test_score_and_the_upload_store_the_same_import_run(project, tmp_path, capsy
     result, errors = qa_sets.score_answers(project, "a.jsonl", data, metrics=["exact_match", "token_f1"],
                                            judge="heuristic")
     assert errors == [] and result.rows == cli_rows
-    imports = [r for r in run_view.runs(project) if r["kind"] == "import"]
+    imports = [r for r in run_view.runs(project) if r.kind == "import"]
     # the CLI also records the file's path (score --resume reads it again); an upload has none
-    first, second = ({k: v for k, v in r["config"].items() if k != "input"} for r in imports)
+    first, second = ({k: v for k, v in r.config.to_dict().items() if k != "input"} for r in imports)
     assert len(imports) == 2 and first == second
 
 
@@ -61,7 +64,8 @@ def test_rubric_add_and_the_run_page_store_the_same_rubric(project, tmp_path, ca
 @pytest.mark.parametrize("status, command", [("interrupted", True), ("failed", True), ("pending", True),
                                              ("running", False), ("finished", False)])
 def test_a_run_that_stopped_before_finishing_has_a_resume_command(status, command):
-    run = {"id": "r1", "kind": "pipeline", "status": status}
+    run = Run(id="r1", kind="pipeline", corpus="c", qa_set="q", config=RunConfig("c", "q"), config_hash="h",
+              status=status, n_items=3)
     assert resume_command(run) == ("python -m rageval run --resume r1" if command else "")
-    stored_score = {**run, "kind": "import", "config": {"input": "/data/answers.jsonl"}}
+    stored_score = replace(run, kind="import", config=ImportConfig.from_dict({"input": "/data/answers.jsonl"}))
     assert resume_command(stored_score) == ("python -m rageval score /data/answers.jsonl --resume r1" if command else "")

@@ -55,11 +55,11 @@ def test_a_full_disk_during_a_stored_score_is_named_and_the_score_resumes(tmp_pa
     assert f"resume with: python -m rageval score {answers} --resume {run_id}" in err
 
     subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)  # space again
-    kept = store.get_run(db, run_id)["done"]
+    kept = store.get_run(db, run_id).done
     assert 0 < kept < ROWS  # what went in before the disk filled is still there
     assert main(["score", str(answers), "--resume", run_id, "--project", "full", "--out", str(tmp_path / "o2.jsonl")]) == 0
     run = store.get_run(db, run_id)
-    assert run["status"] == "finished" and run["done"] == ROWS
+    assert run.status == "finished" and run.done == ROWS
     values = {s["item_id"]: s["value"] for s in store.scores(db, run_id)}
     assert sorted(values) == sorted(r["id"] for r in rows) and len(store.scores(db, run_id)) == ROWS
 
@@ -91,8 +91,8 @@ def test_a_full_disk_during_a_run_is_named_and_the_run_resumes(tmp_path, monkeyp
     assert "cannot rollback" not in err and f"the disk holding the project database {project.db_path} is full" in err
     assert f"then resume with: python -m rageval run --resume {run_id}" in err
     run = store.get_run(project.db_path, run_id)
-    assert run["status"] == "interrupted" and run["done"] == 2 and "is full" in run["error"]
+    assert run.status == "interrupted" and run.done == 2 and "is full" in run.error
     monkeypatch.setattr(items, "_write_batch", real)
     assert main(["run", "--resume", run_id, "--project", "full"]) == 0
-    assert store.get_run(project.db_path, run_id)["status"] == "finished"
+    assert store.get_run(project.db_path, run_id).status == "finished"
     assert len(store.answers(project.db_path, run_id)) == 5

@@ -8,7 +8,7 @@ import re
 import pytest
 
 from rageval.metrics.base import evaluate, get_metric
-from rageval.types import Resources, Sample
+from rageval.types import Resources, Sample, Spec
 from rageval.claims.diagnose import diagnose, gold_ranks, holds_answer
 from rageval.metrics.triad import mapped_cosine
 from tests.test_claims import FAIL, BowEmbedder, FakeJudge
@@ -62,7 +62,7 @@ def test_answer_correctness_judge_counts_and_weights():
     assert s.value == pytest.approx(0.75 * (1 / 1.5) + 0.25 * s.details["similarity"])
     from rageval.metrics.judged import RagasAnswerCorrectness
 
-    m = RagasAnswerCorrectness(judge="openai:m", factuality_weight=1.0, similarity_weight=0.0)
+    m = RagasAnswerCorrectness(judge=Spec.parse("judge", "openai:m"), factuality_weight=1.0, similarity_weight=0.0)
     (s2,) = m.score_batch([AMOX], judged(reply))
     assert s2.value == pytest.approx(1 / 1.5) and "w:1/0" in m.signature()
     assert one("ragas_answer_correctness", AMOX, judged(lambda p: FAIL), judge="openai:m").status == "failed"

@@ -81,13 +81,13 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch, 
     assert 0 < len(done_before) < len(expected[0])
     cached_at_kill = set(llm_cache.load_index(project.db_path, ["test-model"], 10**9)[1])
     fetched_at_kill = _fetched(project, run_id)
-    assert store.get_run(project.db_path, run_id)["status"] == "running"  # as the dead process left it
+    assert store.get_run(project.db_path, run_id).status == "running"  # as the dead process left it
 
     # `runs` tells it from a live run and says how to resume
     assert main(["runs", "--project", "kill"]) == 0
     out = capsys.readouterr().out
     assert f"{run_id}  interrupted" in out and f"resume with: python -m rageval run --resume {run_id}" in out
-    assert "is gone" in store.get_run(project.db_path, run_id)["error"]
+    assert "is gone" in store.get_run(project.db_path, run_id).error
 
     posts_before = llm_env.count("/v1/chat/completions")
     child = _cli(home, "run", "--resume", run_id, "--json")
@@ -122,7 +122,7 @@ def test_a_live_owner_is_not_reaped_and_a_dead_one_is(tmp_path, monkeypatch):
         con.execute("UPDATE runs SET owner_pid = ? WHERE id = 'dead'", [int(gone.stdout)])
         con.execute("UPDATE runs SET heartbeat = heartbeat - INTERVAL 1 HOUR WHERE id = 'stale'")
     assert sorted(owners.reap(project.db_path)) == ["dead", "stale"]
-    status = {r["id"]: r["status"] for r in store.runs(project.db_path)}
+    status = {r.id: r.status for r in store.runs(project.db_path)}
     assert status == {"live": "running", "dead": "interrupted", "stale": "interrupted"}
 
 
@@ -164,10 +164,10 @@ def test_a_lock_timeout_mid_run_marks_the_run_interrupted(tmp_path, monkeypatch,
     assert main(["run", "--resume", run_id, "--project", "t"]) == 1
     assert "in use by another process" in capsys.readouterr().err
     run = store.get_run(project.db_path, run_id)
-    assert run["status"] == "interrupted" and f"run --resume {run_id}" in run["error"] and run["done"] == 2
+    assert run.status == "interrupted" and f"run --resume {run_id}" in run.error and run.done == 2
     monkeypatch.setattr(pipeline, "_run_batch", real)
     assert main(["run", "--resume", run_id, "--project", "t"]) == 0
-    assert store.get_run(project.db_path, run_id)["status"] == "finished"
+    assert store.get_run(project.db_path, run_id).status == "finished"
     assert len(store.answers(project.db_path, run_id)) == 5
 
 
@@ -192,7 +192,7 @@ def test_a_run_owned_by_another_live_process_is_refused(tmp_path, monkeypatch):
             assert f"is being executed by process {other.pid}" in str(exc)
         else:
             raise AssertionError("a run owned by a live process was executed again")
-        assert store.get_run(project.db_path, "busy")["status"] == "running"
+        assert store.get_run(project.db_path, "busy").status == "running"
     finally:
         other.kill()
         other.wait()

@@ -10,6 +10,7 @@ from rageval.errors import ConfigError
 from rageval.llm.client import make_llm_client
 from rageval.llm.cost import cost_usd, load_prices, price_for, summarize_calls
 from rageval.runs.estimate import estimate_run, estimate_tokens
+from rageval.types import OFFLINE_JUDGE, Spec
 
 PRICES = {"gpt-4o": {"input": 2.5, "output": 10.0}, "emb": {"input": 0.02, "output": 0.0}}
 
@@ -54,15 +55,16 @@ def test_estimate_tokens_is_a_quarter_of_the_characters():
 class FakeMetric:
     name: str
     needs_llm: bool = False
-    judge: str = "heuristic"
+    judge: Spec = OFFLINE_JUDGE  # as metrics hold it: resolved
     kind: str = "lexical"
     llm_calls_per_item: float = 1.0
 
 
 def test_estimate_run_counts_calls_per_role_and_prices_them():
-    metrics = [FakeMetric("token_f1"), FakeMetric("faithfulness", True, "openai:gpt-4o", "claims", 2.0),
-               FakeMetric("answer_relevance", True, "openai:gpt-4o", "judged"),
-               FakeMetric("offline_judged", True, "heuristic", "judged"), FakeMetric("sem", kind="semantic")]
+    gpt4o = Spec("judge", model="gpt-4o")
+    metrics = [FakeMetric("token_f1"), FakeMetric("faithfulness", True, gpt4o, "claims", 2.0),
+               FakeMetric("answer_relevance", True, gpt4o, "judged"),
+               FakeMetric("offline_judged", True, OFFLINE_JUDGE, "judged"), FakeMetric("sem", kind="semantic")]
     samples = [{"question": "q" * 40, "answer": "a" * 400, "contexts": ["c" * 1000] * 3, "references": ["r" * 80]}] * 3
     roles = {"generator": "openai:local-llama", "judge": "openai:gpt-4o", "embedder": "openai:emb"}
     est = estimate_run(100, metrics, roles, samples=samples, prices=PRICES)

@@ -134,7 +134,7 @@ def test_one_spec_text_everywhere():
     config = RunConfig(corpus="c", qa_set="q", judge=" OpenAI:gpt-4o", generator="EXTRACTIVE", embedder="minilm")
     assert (config.judge, config.generator, config.embedder) == ("openai:gpt-4o", "extractive", "local")
     assert config.config_hash() == RunConfig(corpus="c", qa_set="q", judge="openai:gpt-4o").config_hash()
-    assert get_metric("faithfulness", judge="OpenAI: gpt-4o").judge == "openai:gpt-4o"
+    assert get_metric("faithfulness", judge="OpenAI: gpt-4o").judge == Spec("judge", model="gpt-4o")
     for bad, message in (("openai: ", "names no model"), ("", "not a known backend")):
         with pytest.raises(ConfigError, match=message):
             RunConfig(corpus="c", qa_set="q", judge=bad)

@@ -85,7 +85,7 @@ def test_unreachable_server_fails_before_any_item(llm_project, monkeypatch):
     with pytest.raises(LLMError, match="unreachable"):
         execute(llm_project, run_id)
     assert store.answers(llm_project.db_path, run_id) == []
-    assert store.get_run(llm_project.db_path, run_id)["status"] == "failed"
+    assert store.get_run(llm_project.db_path, run_id).status == "failed"
 
 
 def _judge_json(tmp_path, run_id):

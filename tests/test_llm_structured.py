@@ -4,7 +4,7 @@ the choice is remembered per (server, model) across clients and is part of the s
 import pytest
 
 from rageval.llm.client import make_llm_client
-from rageval.types import Resources, Sample
+from rageval.types import Resources, Sample, Spec
 from rageval.metrics.triad import ContextRelevance
 from rageval.runs.pipeline import score_rows
 from rageval.prompts.schemas import REPLIES, RatingReply, Verdicts
@@ -21,10 +21,10 @@ def _client(server, store, concurrency=1):
 
 
 def _score(server, store, concurrency=1):
-    metric = ContextRelevance(judge="openai:test-model")
+    metric = ContextRelevance(judge=Spec.parse("judge", "openai:test-model"))
     with _client(server, store, concurrency) as llm:
         scores = metric.score_batch(SAMPLES, Resources(llm=llm))
-        rows = score_rows(SAMPLES, {metric.name: scores}, [metric], metric.judge, llm)
+        rows = score_rows(SAMPLES, {metric.name: scores}, [metric], str(metric.judge), llm)
     return scores, rows[0][0][0]["signature"]
 
 

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from rageval.claims import verifier
 from rageval.project import open_project
-from rageval.report import run_report_html
+from rageval.report.html import run_report_html
 from rageval.views.answer_table import answer_table
 from rageval.store import runs as run_store
 from tests.test_app import APP, no_failure
@@ -98,6 +98,6 @@ def test_score_details_give_confidence_and_the_flag(tmp_path, monkeypatch, capsy
     assert modelled["low_confidence"] is True and 0 < modelled["confidence"] < 1.01
     assert copied["low_confidence"] is False and copied["confidence"] == 1.0  # containment is certain
     # and the flag is stored with the claim (details JSON of the claims table)
-    stored = run_store.claims(open_project("default").db_path, run_store.runs(open_project("default").db_path)[0]["id"])
+    stored = run_store.claims(open_project("default").db_path, run_store.runs(open_project("default").db_path)[0].id)
     assert {c["text"]: c["details"]["low_confidence"] for c in stored} == {
         "Green tea originated in Japan.": True, "Brew it at 70 to 80 degrees Celsius.": False}

@@ -22,14 +22,15 @@ from hypothesis import strategies as st
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric, metric_names
 from rageval.runs.scoring import clean_sample
-from rageval.types import NEED_REASONS, Sample, Score
+from rageval.types import NEED_REASONS, OFFLINE_JUDGE, Sample, Score, Spec
 from tests.fakes import FakeEmbedder, fake_resources
 
 KINDS = {"retrieval", "lexical", "semantic", "judged", "claims"}
 NAMES = [n.replace("@K", "@3") for n in metric_names()]
 OPTIONS = {"embedder": FakeEmbedder.name}
 #: a second value for option fields, to check that the signature follows it
-ALTERNATIVES = {"k": 5, "language": "it", "judge": "openai:some-model", "relevance": "evidence", "tokenize": "intl"}
+ALTERNATIVES = {"k": 5, "language": "it", "judge": Spec("judge", model="some-model"), "relevance": "evidence",
+                "tokenize": "intl"}
 WORDS = ("paris france capital city the river seine tower eiffel museum art history king queen 1789 "
          "revolution napoleon war peace bread wine cheese rome italy milan la città è bella").split()
 
@@ -131,7 +132,7 @@ def test_docstring_states_a_formula(name):
 @pytest.mark.parametrize("name", [n for n in NAMES if metric(n).needs_llm])
 def test_a_judged_metric_signs_its_judge_and_prompt(name):
     # offline the heuristic judge is named; with a model, the model and the prompt's hash
-    assert metric(name).judge == "heuristic" and metric(name).signature().startswith(f"{name}|judge:heuristic|")
+    assert metric(name).judge == OFFLINE_JUDGE and metric(name).signature().startswith(f"{name}|judge:heuristic|")
     judged = metric(name, judge="openai:gpt-x").signature()
     assert re.search(r"\|judge:openai:gpt-x\|prompt:[0-9a-f]{8}\|", judged), judged
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from rageval.claims.containment import contained
-from rageval.claims.extract import answer_claims, extract_claims, is_short_answer, question_claim
+from rageval.claims.extract import answer_claims, extract_claims, has_own_verb, is_short_answer, question_claim
 from rageval.claims.offline import RulesVerifier
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
@@ -38,6 +38,41 @@ OFFICE = ("The office opens at 9 am in winter. The annual fee is 20 EUR, which i
 def test_a_prefix_whose_remainder_restricts_it_is_unverified(claim, label):
     found = contained(claim, [OFFICE])
     assert (found.label if found else "UNVERIFIED") == label
+
+
+OUTLOOK = ("We expect margins to rise in 2024 despite weaker demand, higher energy prices, and the lasting "
+           "uncertainty around the new tariffs. Sales fell in May, and the company closed two stores. "
+           "The annual fee of the club, which the board sets, was raised to 40 EUR. "
+           "Il bilancio è stato chiuso in attivo, e la società ha assunto 40 persone.")
+
+
+def test_a_list_item_after_and_is_neither_split_off_nor_supported():
+    sentence = ("Margins should rise in 2024 despite weaker demand, higher energy prices, and the lasting "
+                "uncertainty around the new tariffs.")
+    assert extract_claims(sentence) == [sentence]  # one list, one claim: the last item has no verb of its own
+    assert extract_claims("Sales fell in May, and the company closed two stores.") == [
+        "Sales fell in May.", "The company closed two stores."]  # a clause with its own verb is split off
+    # containment: a noun phrase cut from its sentence states nothing, with or without the extractor
+    for fragment in ("The lasting uncertainty around the new tariffs.", "The annual fee of the club."):
+        assert contained(fragment, [OUTLOOK]) is None, fragment
+    for clause in ("The company closed two stores.", "La società ha assunto 40 persone."):
+        assert contained(clause, [OUTLOOK]).label == "SUPPORTED", clause  # a clause after "and" / "e" is one
+    sample = Sample(id="f", question="Outlook?", answer="The lasting uncertainty around the new tariffs.",
+                    contexts=(OUTLOOK,))
+    (score,) = evaluate([sample], [get_metric("faithfulness")], Resources(embedder_factory=BowEmbedder))["faithfulness"]
+    assert [c["verdict"] for c in score.details["claims"]] == ["UNVERIFIED"]
+
+
+@pytest.mark.parametrize("text, verb", [
+    ("the continuing uncertainty associated with COVID", False), ("the goods made in China", False),
+    ("the Rams and the Saints", False), ("the increased cost of energy", False),
+    ("the tent weighs 2 kg", True), ("it packs small", True), ("the company reported record profits", True),
+    ("the board approved", True), ("prices rose", True), ("la società ha assunto 40 persone", True),
+    ("i soci votarono il bilancio", True), ("Paterson died on 10 November", True),
+    ("instead, they focus on small appliances", True),
+])
+def test_a_verb_of_its_own_is_read_by_word_rules(text, verb):
+    assert has_own_verb(text) is verb
 
 
 def test_hard_wrapped_copy_is_supported_and_a_wrapped_restriction_is_not():
@@ -173,26 +208,26 @@ def test_unverified_round_trips_through_store_score_files_and_exports(tmp_path, 
         assert scored.metrics == ["faithfulness"] and scored.coverage == {"faithfulness": 0.25}
     project = open_project("default")
     (run,) = run_store.runs(project.db_path)
-    stored = run_store.claims(project.db_path, run["id"])
+    stored = run_store.claims(project.db_path, run.id)
     assert [c["verdict"] for c in stored] == ["SUPPORTED", "UNVERIFIED", "UNVERIFIED", "UNVERIFIED"]
     assert stored[1]["details"]["hints"] and stored[1]["details"]["evidence_role"] == "likely evidence"
-    assert from_run(project, run["id"]).coverage == {"faithfulness": 0.25}
-    table = run_table(project, run["id"])
+    assert from_run(project, run.id).coverage == {"faithfulness": 0.25}
+    table = run_table(project, run.id)
     assert table["faithfulness_coverage"].tolist() == [0.25]
-    exported = [json.loads(line) for line in export_run(project, run["id"], "jsonl").splitlines()]
+    exported = [json.loads(line) for line in export_run(project, run.id, "jsonl").splitlines()]
     assert exported[0]["faithfulness_coverage"] == 0.25
-    assert main(["check", "--run", run["id"], "--fail-under", "faithfulness=0.5"]) == 0
+    assert main(["check", "--run", run.id, "--fail-under", "faithfulness=0.5"]) == 0
     assert "coverage 25%" in capsys.readouterr().out
     from rageval.report.summary import run_summaries
     from rageval.views import answers as answers_view
     from rageval.views import compare, home
-    board = home.leaderboard(project, [run["id"]])  # the leaderboard, the cards and Compare show the coverage
+    board = home.leaderboard(project, [run.id])  # the leaderboard, the cards and Compare show the coverage
     assert home.leaderboard_text(board)["faithfulness"].tolist() == ["1.000 · cov 25%"]
     assert "faithfulness_coverage" in home.leaderboard_csv(board)
-    (summary,) = run_summaries(project, run["id"])
+    (summary,) = run_summaries(project, run.id)
     assert answers_view.card_note(summary).startswith("coverage 25% · 1 scored")
-    assert compare.run_coverage(project, [run["id"]], "faithfulness") == {run["id"]: 0.25}
-    html = run_report_html(project, run["id"])  # the customer report: coverage beside the value, a grey badge
+    assert compare.run_coverage(project, [run.id], "faithfulness") == {run.id: 0.25}
+    html = run_report_html(project, run.id)  # the customer report: coverage beside the value, a grey badge
     assert "<th class='num'>coverage</th>" in html and "<td class='num'>25%</td>" in html
     assert "No judge was used" in html and "--judge" in html
     assert 'background:#eef0f3;color:#4a5261;border-color:#4a5261">UNVERIFIED</span>' in html
@@ -212,3 +247,27 @@ def test_the_answers_page_shows_likely_evidence_and_hints_not_a_verdict():
     assert row["reason"] == "hints: the claim says 48 hours; the sentence says 24 hours"
     assert answers.evidence_spans(view) == {}  # likely evidence is never highlighted as support
     assert answers.offline_verdicts(view.claims) and "judge or a person" in answers.OFFLINE_VERDICT_NOTE
+
+
+def test_a_run_the_offline_rules_decided_shows_no_low_confidence_note(tmp_path, monkeypatch):
+    from rageval.cli import main
+    from rageval.project import open_project
+    from rageval.report.html import run_report_html
+    from rageval.report.summary import low_confidence_claims
+    from rageval.store import runs as run_store
+    from rageval.views import answers as answers_view
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    rows = tmp_path / "answers.jsonl"
+    rows.write_text(json.dumps({"id": "q1", "question": MIXED.question, "answer": MIXED.answer,
+                                "contexts": list(MIXED.contexts)}) + "\n", encoding="utf-8")
+    assert main(["score", str(rows), "--metrics", "faithfulness"]) == 0
+    project = open_project("default")
+    (run,) = run_store.runs(project.db_path)
+    assert len(run_store.claims(project.db_path, run["id"])) == 4  # claims there are, none with a probability
+    assert low_confidence_claims(project, run["id"]) == (0, 0)
+    assert answers_view.card_notes(project, run["id"]) == {}  # the card shows its coverage only
+    (summary,) = answers_view.summaries(project, run["id"])
+    assert answers_view.card_note(summary).startswith("coverage 25%")
+    html = run_report_html(project, run["id"])
+    assert "claims low confidence" not in html and "No judge was used" in html

@@ -105,7 +105,7 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     again = demo.load_demo()
     assert again["run_id"] == first["run_id"] and again["status"] == "finished" and again["items"] == 43
     project = demo.open_project(demo.DEMO_PROJECT)
-    assert [r["kind"] for r in store.runs(project.db_path)] == ["import", "pipeline"]
+    assert [r.kind for r in store.runs(project.db_path)] == ["import", "pipeline"]
     ratings = store.ratings(project.db_path, again["run_id"])
     assert {r["annotator"] for r in ratings} == {"ann_a", "ann_b", "ann_c"} and len(ratings) == 3 * 43
     verdicts = {c["verdict"] for c in store.claims(project.db_path, again["import_run_id"])}
@@ -180,7 +180,7 @@ def test_a_run_interrupted_while_storing_a_batch_resumes_to_the_same_results(pro
     part = start_run(project, config)
     with pytest.raises(KeyboardInterrupt):
         execute(project, part, batch_size=2)
-    assert store.get_run(project.db_path, part)["status"] == "interrupted"
+    assert store.get_run(project.db_path, part).status == "interrupted"
     assert {a["item_id"] for a in store.answers(project.db_path, part)} == {"q1", "q2"}
     assert len(store.scores(project.db_path, part)) == 2 * len(METRICS)
     monkeypatch.setattr(batch_store, "connect", real_connect)

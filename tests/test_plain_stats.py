@@ -115,7 +115,7 @@ def test_regressions_lower_is_better_and_lost(tmp_path, monkeypatch):
 def test_html_report_can_list_regressions(tmp_path, monkeypatch):
     from rageval.cli import main
     from rageval.errors import ConfigError
-    from rageval.report import run_report_html
+    from rageval.report.html import run_report_html
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path))
     project, _ = make_runs("rep", n=12, runs=("r0", "r2"))

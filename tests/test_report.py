@@ -9,7 +9,7 @@ import pytest
 
 from rageval.config import DEFAULT_METRICS, RunConfig
 from rageval.runs.pipeline import run
-from rageval.report import export_run, run_table, table_csv
+from rageval.report.exports import export_run, run_table, table_csv
 from rageval.report.exports import to_parquet_bytes
 from rageval.runs.scoring import parse_answers, score
 from rageval.store import runs as store
@@ -129,8 +129,9 @@ def test_leaderboard_marks_the_best_run_per_column_by_direction(tmp_path, monkey
 
 
 def test_a_runs_model_has_one_label_in_the_run_list_the_names_and_the_rating_groups(finished):
+    from rageval.config import run_model
     from rageval.human.frame import group_labels
-    from rageval.report.leaderboard import run_model, run_name
+    from rageval.report.leaderboard import run_name
     from rageval.views.run import run_rows
 
     project, pipeline_id, _ = finished
@@ -139,7 +140,7 @@ def test_a_runs_model_has_one_label_in_the_run_list_the_names_and_the_rating_gro
     rows = {r["run"]: r for r in run_rows(project)}
     for run_id, label in ((pipeline_id, "extractive"), (imported_id, "imported answers.jsonl")):
         run_record = store.get_run(project.db_path, run_id)
-        assert run_model(run_record) == label
+        assert run_model(run_record.config) == label
         assert rows[run_id]["generator"] == label
         assert set(group_labels(project, [run_id], "model").values()) == {label}
     assert run_name(store.get_run(project.db_path, imported_id)).startswith("imported answers.jsonl")
@@ -150,11 +151,11 @@ def test_an_import_runs_config_reads_typed_and_stores_as_before():
 
     stored = {"source": "a.csv", "metrics": ["bleu", "rubric:tone"], "judge": "openai:m", "language": "it",
               "embedder": "local", "aligncheck_source": "contexts", "rubrics": [{"name": "tone"}]}
-    cfg = stored_config({"kind": "import", "config": stored})
+    cfg = stored_config("import", stored)
     assert cfg == ImportConfig(source="a.csv", metrics=("bleu", "rubric:tone"), judge="openai:m", language="it",
                                options=(("aligncheck_source", "contexts"),), rubrics=({"name": "tone"},))
     assert cfg.to_dict() == stored  # the stored form (and so the config hash) is the one import runs always had
-    assert stored_config({"kind": "import", "config": {}}) == ImportConfig()
+    assert stored_config("import", {}) == ImportConfig()
 
 
 def test_a_scored_file_is_never_the_best_beside_a_pipeline_run(tmp_path, monkeypatch):
@@ -181,7 +182,7 @@ def test_a_scored_file_is_never_the_best_beside_a_pipeline_run(tmp_path, monkeyp
     assert "never take the best mark" in home.leaderboard_notes(board, {})
     runs = board.runs
     assert home.board_view(runs) == "Pipeline runs"
-    assert [r["id"] for r in home.board_runs(runs, "Scored files")] == [adhoc]
-    assert {r["id"] for r in home.board_runs(runs, "Pipeline runs")} == set(pipeline)
-    assert home.board_view([r for r in runs if r["id"] == adhoc]) == "Scored files"
-    assert leaderboard(project, [r for r in runs if r["kind"] == "import"]).best == {}  # one run: nothing to beat
+    assert [r.id for r in home.board_runs(runs, "Scored files")] == [adhoc]
+    assert {r.id for r in home.board_runs(runs, "Pipeline runs")} == set(pipeline)
+    assert home.board_view([r for r in runs if r.id == adhoc]) == "Scored files"
+    assert leaderboard(project, [r for r in runs if r.kind == "import"]).best == {}  # one run: nothing to beat

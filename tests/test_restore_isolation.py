@@ -51,7 +51,7 @@ def test_a_home_restored_at_the_same_path_never_cites_a_chunk_it_does_not_hold(t
     assert "was last changed by another copy of project 'default'" in err and "restored from a snapshot" in err
     assert "python -m rageval reindex --project default" in err and "Traceback" not in err
     failed = store.runs(restored.db_path)[0]
-    assert failed["status"] == "failed" and failed["done"] == 0  # nothing answered from the foreign chunks
+    assert failed.status == "failed" and failed.done == 0  # nothing answered from the foreign chunks
 
     assert main(["reindex", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["project_id"] != first_id

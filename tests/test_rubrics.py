@@ -133,7 +133,7 @@ def test_cli_rubric_add_list_and_score(tmp_path, monkeypatch, capsys):
 def test_a_judged_run_with_a_rubric_file(tmp_path, monkeypatch, llm_env, capsys):
     """`run --rubric FILE --judge openai:M` against the scripted server: the estimate counts one call per
     answer, the values are stored and show in the leaderboard and the exports like any metric."""
-    from rageval.report import export_run
+    from rageval.report.exports import export_run
     from rageval.report.leaderboard import leaderboard
     from tests.projects import QA, write_docs
 

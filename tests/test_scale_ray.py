@@ -88,7 +88,7 @@ def test_offline_parts_equal_single_process_then_rerun_does_nothing_and_import(c
     imported = json.loads(capsys.readouterr().out)
     assert imported["rows"] == 90 and imported["rejected"] == 0
     db = open_project(None).db_path
-    by_source = {r["config"]["source"]: r["id"] for r in store.runs(db)}
+    by_source = {r.config.source: r.id for r in store.runs(db)}
     a, b = by_source["all.jsonl"], by_source["cluster"]
 
     def strip(rows):

@@ -52,7 +52,7 @@ def test_a_killed_score_is_interrupted_and_resumes_to_the_uninterrupted_rows(tmp
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "ref"))
     assert main(["score", str(answers), *ARGS, "--project", "s", "--out", str(tmp_path / "ref.jsonl")]) == 0
     ref_db = open_project("s").db_path
-    expected = _stored(ref_db, store.runs(ref_db)[0]["id"])
+    expected = _stored(ref_db, store.runs(ref_db)[0].id)
 
     home = tmp_path / "killed"
     monkeypatch.setenv("RAGEVAL_HOME", str(home))
@@ -60,15 +60,15 @@ def test_a_killed_score_is_interrupted_and_resumes_to_the_uninterrupted_rows(tmp
     llm_env.script(responder=respond, latency=0.05)
     child = _cli(home, "score", str(answers), *ARGS, "--out", str(tmp_path / "out.jsonl"))
     deadline = time.monotonic() + 240
-    while not store.runs(db) or store.runs(db)[0]["done"] < 8:  # the first batch is stored
+    while not store.runs(db) or store.runs(db)[0].done < 8:  # the first batch is stored
         assert child.poll() is None, child.communicate()
         assert time.monotonic() < deadline, "the child stored nothing"
         time.sleep(0.05)
     os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
     run = store.runs(db)[0]
-    run_id = run["id"]
-    assert run["kind"] == "import" and run["status"] == "running" and 8 <= run["done"] < ROWS
+    run_id = run.id
+    assert run.kind == "import" and run.status == "running" and 8 <= run.done < ROWS
 
     hint = f"python -m rageval score {answers} --resume {run_id}"
     assert main(["runs", "--project", "s"]) == 0
@@ -87,17 +87,17 @@ def test_a_killed_score_is_interrupted_and_resumes_to_the_uninterrupted_rows(tmp
     stdout, stderr = child.communicate(timeout=300)
     assert child.returncode == 0, stderr
     assert json.loads(stdout)["run_id"] == run_id
-    assert store.get_run(db, run_id)["status"] == "finished"
+    assert store.get_run(db, run_id).status == "finished"
     assert _stored(db, run_id) == expected  # nothing lost, nothing duplicated, the same values
     rest = [json.loads(line)["id"] for line in (tmp_path / "rest.jsonl").read_text().splitlines()]
-    assert len(rest) == ROWS - run["done"]  # only the rows it lacked were scored
+    assert len(rest) == ROWS - run.done  # only the rows it lacked were scored
 
 
 def test_resume_refuses_another_input_or_other_metrics(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     answers = _answers(tmp_path)
     assert main(["score", str(answers), "--metrics", "token_f1", "--project", "s", "--out", str(tmp_path / "o.jsonl")]) == 0
-    run_id = store.runs(open_project("s").db_path)[0]["id"]
+    run_id = store.runs(open_project("s").db_path)[0].id
     assert main(["score", str(answers), "--resume", run_id, "--metrics", "exact_match", "--project", "s"]) == 2
     assert "was scored with --metrics token_f1" in capsys.readouterr().err
     answers.write_text(answers.read_text().replace("Peak 3 ", "Peak three "), encoding="utf-8")
@@ -121,7 +121,13 @@ def test_a_pipeline_run_is_not_resumed_by_score(tmp_path, monkeypatch, capsys):
 def test_the_app_offers_the_score_command_for_a_stopped_score(tmp_path, monkeypatch, status):
     from rageval.views.run import resume_command
 
-    run = {"id": "r9", "kind": "import", "status": status, "config": {"source": "mine.csv"}}
+    from dataclasses import replace
+
+    from rageval.config import ImportConfig
+    from rageval.store.record import Run
+
+    run = Run(id="r9", kind="import", corpus=None, qa_set=None, config=ImportConfig(source="mine.csv"),
+              config_hash="h", status=status, n_items=2)
     assert resume_command(run) == "python -m rageval score mine.csv --resume r9"
-    assert resume_command({**run, "config": {"source": "x.csv", "input": "/data/my answers.csv"}}) == \
+    assert resume_command(replace(run, config=ImportConfig.from_dict({"source": "x.csv", "input": "/data/my answers.csv"}))) == \
         "python -m rageval score '/data/my answers.csv' --resume r9"

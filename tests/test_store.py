@@ -1,11 +1,13 @@
-"""Storage: migrations, idempotent documents, item saving without duplicates, lock waiting."""
+"""Storage: migrations, idempotent documents, item saving without duplicates, runs as typed records, lock waiting."""
 import subprocess
 import sys
 
 import pytest
 
+from rageval.config import ImportConfig, RunConfig
 from rageval.errors import ProjectBusyError
 from rageval.store import db, runs
+from rageval.store.record import Run
 
 
 def test_migrations_apply_in_order_once(tmp_path):
@@ -36,7 +38,28 @@ def test_save_item_twice_replaces_rows(tmp_path):
     assert runs.answers(path, "r1")[0]["retrieved"] == [("c1", 0.9), ("c2", 0.5)]
     assert len(runs.scores(path, "r1")) == 1
     assert len(runs.claims(path, "r1")) == 1
-    assert runs.get_run(path, "r1")["done"] == 1
+    assert runs.get_run(path, "r1").done == 1
+
+
+def test_a_run_comes_back_as_a_typed_record(tmp_path):
+    path = tmp_path / "x.duckdb"
+    pipeline = RunConfig(corpus="c", qa_set="q", top_k=3, judge="openai:gpt-4o")
+    runs.create_run(path, "p1", kind="pipeline", corpus="c", qa_set="q", config=pipeline.to_dict(),
+                    config_hash=pipeline.config_hash(), n_items=2)
+    imported = ImportConfig(source="a.csv", metrics=("bleu",), options=(("input", "/data/a.csv"),))
+    runs.create_run(path, "i1", kind="import", corpus=None, qa_set=None, config=imported.to_dict(), config_hash="h",
+                    n_items=1)
+    runs.save_item(path, "p1", {"item_id": "a", "ordinal": 0, "question": "q?", "answer": None, "references": [],
+                                "contexts": [], "retrieved": [], "status": "failed", "reason": "llm_error"}, [], [])
+    got = runs.get_run(path, "p1")
+    assert isinstance(got, Run) and got.config == pipeline and got.config.judge == "openai:gpt-4o"
+    assert (got.kind, got.status, got.n_items, got.done, got.failed) == ("pipeline", "pending", 2, 1, 1)
+    assert all(type(n) is int for n in (got.n_items, got.done, got.failed))
+    assert runs.get_run(path, "i1").config == imported and runs.get_run(path, "i1").config.input == "/data/a.csv"
+    assert set(runs.get_runs(path, ["i1", "p1", "gone"])) == {"i1", "p1"}
+    (state, _, done) = runs.run_state(path, "p1")
+    assert state == got and done == {"a"}
+    assert runs.get_run(path, "gone") is None and runs.get_runs(path, []) == {}
 
 
 def test_locked_database_raises_busy_error_after_wait_and_opens_once_released(tmp_path, monkeypatch):

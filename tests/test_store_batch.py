@@ -32,7 +32,7 @@ def _entries(n):
 
 def _everything(path, run_id):
     return (runs.answers(path, run_id), runs.scores(path, run_id), runs.claims(path, run_id),
-            runs.get_run(path, run_id)["done"])
+            runs.get_run(path, run_id).done)
 
 
 def _new_run(path, run_id, n):

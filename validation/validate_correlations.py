@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from rageval import human, stats
+from rageval.config import ImportConfig, run_model
 from rageval.human.consensus import wide
 from rageval.project import open_project
 from rageval.runs.scoring import score
@@ -78,8 +79,8 @@ def to_rating(correctness: float) -> int:
 def score_systems(project, rows: list[dict], systems=SYSTEMS) -> dict[str, str]:
     """One import run per system (reused when the project already has it)."""
     runs = {}
-    existing = {r["config"].get("source"): r["id"] for r in rstore.runs(project.db_path)
-                if r["kind"] == "import" and r["status"] == "finished"}
+    existing = {r.config.source: r.id for r in rstore.runs(project.db_path)
+                if isinstance(r.config, ImportConfig) and r.status == "finished"}
     for system in systems:
         source = SOURCE.format(system=system)
         if source in existing:
@@ -123,7 +124,8 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
     raw = np.array([mean_raw[(i, run)] for i, run in zip(frame.item_id, frame.run_id)])
     models = frame.run_id.isin([runs["bart"], runs["bart-dpr"]]).to_numpy()
     system_of = {v: k for k, v in runs.items()}
-    groups = {g: g.replace("import: squality:", "") for g in by_system.groups}
+    # a group is named by its runs' model (rageval.config.run_model: "imported squality:SYSTEM")
+    groups = {g: g.removeprefix(run_model(ImportConfig(source=SOURCE.format(system="")))) for g in by_system.groups}
     lines = [
         f"195 responses (BART, BART+DPR, human writer) to 65 questions of 13 stories; each scored against the "
         f"three references that the human response does not copy. Human score: median of the three raters' "

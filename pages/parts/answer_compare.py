@@ -1,8 +1,6 @@
 """Plots and run-vs-run views for the Answers page (a helper module, not a page)."""
 from __future__ import annotations
 
-from typing import Any
-
 import streamlit as st
 
 from pages.parts import answer_view, common
@@ -44,7 +42,7 @@ def side_by_side(answer: view.AnswerView, other: view.AnswerView | None, names: 
                "(by its direction), red: worse.")
 
 
-def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[str]) -> None:
+def plots(p, run: common.Run, other: common.Run | None, metrics: list[str]) -> None:
     if not metrics:
         st.info("This run has no metric values to plot.")
         return
@@ -52,7 +50,7 @@ def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[st
     metric = st.selectbox("Metric", metrics, key="plot_metric", format_func=common.label,
                           help="hover a metric's card above for what it measures")
     runs = [run] + ([other] if other else [])
-    names = {r["id"]: common.run_title(r) for r in runs}
+    names = {r.id: common.run_title(r) for r in runs}
     values = common.item_values(p, runs, [metric])
     st.plotly_chart(view.distributions(values, metric, names), key="plot_dist")
     domains = view.domain_means(values, metric)
@@ -61,9 +59,9 @@ def plots(p, run: dict[str, Any], other: dict[str, Any] | None, metrics: list[st
     else:
         st.caption("No domains in this QA set: add a `domain` column to see per-domain bars.")
     if other:
-        pairs = view.paired(values, metric, run["id"], other["id"])
+        pairs = view.paired(values, metric, run.id, other.id)
         if len(pairs):
-            st.plotly_chart(view.run_scatter(pairs, metric, names[run["id"]], names[other["id"]]), key="plot_scatter")
+            st.plotly_chart(view.run_scatter(pairs, metric, names[run.id], names[other.id]), key="plot_scatter")
         else:
             st.caption("No question was scored on this metric by both runs.")
     else:

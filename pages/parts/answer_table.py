@@ -99,7 +99,7 @@ def table(run, full, shown):
     c1, c2 = st.columns([4, 1])
     c1.caption("Click a column to sort, a row to open it below · a grey None in a metric column: not "
                "scored (a missing input), never counted as 0")
-    c2.download_button("Table as CSV", lambda: view.table_csv(rows[[*_BASE, *every]]), f"answers-{run['id']}.csv",
+    c2.download_button("Table as CSV", lambda: view.table_csv(rows[[*_BASE, *every]]), f"answers-{run.id}.csv",
                        "text/csv", key="ans_csv")  # made when clicked, not on every rerun
     picked = getattr(getattr(event, "selection", None), "rows", None) or []
     if picked:

@@ -20,7 +20,7 @@ import streamlit as st
 
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.views import frame
-from rageval.views.frame import Project, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
+from rageval.views.frame import Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
     agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, ended_runs, finished_runs,
     human_frame, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
@@ -302,38 +302,38 @@ def announce_finished() -> None:
     ended = ended_runs(p)
     seen = st.session_state.setdefault("_ended_seen", {})
     if p.slug not in seen:  # what had already ended when this session opened the project: not news
-        seen[p.slug] = {r["id"] for r in ended}
+        seen[p.slug] = {r.id for r in ended}
     if p.slug == frame.DEMO_PROJECT:  # nor are the demo build's own runs: Home shows it, then opens it
         built, building = demo_gate()["runs"], demo_building()
-        seen[p.slug].update(r["id"] for r in ended if building or r["id"] in built)
+        seen[p.slug].update(r.id for r in ended if building or r.id in built)
     news = st.session_state.setdefault("_ended_news", [])
     for r in ended:
-        if r["id"] not in seen[p.slug]:
-            seen[p.slug].add(r["id"])
+        if r.id not in seen[p.slug]:
+            seen[p.slug].add(r.id)
             news.append((p.slug, r))
-            st.toast(f"Run {'finished' if r['status'] == 'finished' else 'failed'}: {md(run_title(r))}",
-                     icon=":material/check_circle:" if r["status"] == "finished" else ":material/error:")
+            st.toast(f"Run {'finished' if r.status == 'finished' else 'failed'}: {md(run_title(r))}",
+                     icon=":material/check_circle:" if r.status == "finished" else ":material/error:")
     for i, (slug, r) in enumerate(list(news)):
         if slug != p.slug:
             continue
         # the message across, its buttons under it on the left: the toast (top right) never covers them
-        if r["status"] == "finished":
-            st.success(f"Finished: {md(run_title(r))} — {r['done']} answers, {r['failed']} failed.")
+        if r.status == "finished":
+            st.success(f"Finished: {md(run_title(r))} — {r.done} answers, {r.failed} failed.")
         else:
-            st.error(f"Run {md(run_title(r))} failed: {md(r.get('error') or 'see the Run page')}")
+            st.error(f"Run {md(run_title(r))} failed: {md(r.error or 'see the Run page')}")
         c2, c3, _ = st.columns([2, 1, 4], vertical_alignment="center")
-        if r["status"] == "finished":
-            if c2.button("Open its answers", key=f"open_{r['id']}", type="primary", icon=":material/fact_check:"):
+        if r.status == "finished":
+            if c2.button("Open its answers", key=f"open_{r.id}", type="primary", icon=":material/fact_check:"):
                 news.remove((slug, r))
-                st.session_state["ans_run"] = r["id"]
+                st.session_state["ans_run"] = r.id
                 # the page is switched by a full run (run_page), not from inside this fragment's run, whose
                 # timer could then rerun a fragment the new page does not have
-                st.session_state["_open_answers"] = {"project": p.slug, "run": r["id"]}
+                st.session_state["_open_answers"] = {"project": p.slug, "run": r.id}
                 st.rerun(scope="app")
         else:
             with c2:
                 view_link("run", "See the Run page", icon=":material/play_circle:")
-        if c3.button("Dismiss", key=f"dismiss_{r['id']}"):
+        if c3.button("Dismiss", key=f"dismiss_{r.id}"):
             news.remove((slug, r))
             rerun_fragment()
 
@@ -362,7 +362,7 @@ def heading(metric: str) -> str:
     return f"{label(metric)} {frame.arrow(metric)}"
 
 
-def run_title(run: dict[str, Any]) -> str:
+def run_title(run: Run) -> str:
     """The one readable name of a run on every page (rageval.views.frame.run_name)."""
     return frame.run_name(run)
 

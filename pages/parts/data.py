@@ -17,7 +17,7 @@ from typing import Any, Callable, Sequence
 import streamlit as st
 
 from rageval.views import frame
-from rageval.views.frame import Project, open_project
+from rageval.views.frame import Project, Run, open_project
 
 
 def project() -> Project:
@@ -40,9 +40,9 @@ def stamp(p: Project) -> tuple:
     return frame.data_stamp(p)
 
 
-def run_stamp(run: dict[str, Any]) -> tuple:
+def run_stamp(run: Run) -> tuple:
     """A run's state and the session's change counter: a finished run's reads are keyed on it."""
-    return (run["status"], run["done"], run["failed"], str(run["finished"]), version())
+    return (run.status, run.done, run.failed, str(run.finished), version())
 
 
 def cached_query(view: str | Callable[..., Any], *, max_entries: int, ttl: int | None = None) -> Callable[..., Any]:
@@ -78,11 +78,11 @@ def cached_query(view: str | Callable[..., Any], *, max_entries: int, ttl: int |
     return decorate
 
 
-def _ids(runs: Sequence[dict[str, Any]]) -> tuple:
-    return tuple(r["id"] for r in runs)
+def _ids(runs: Sequence[Run]) -> tuple:
+    return tuple(r.id for r in runs)
 
 
-def _states(runs: Sequence[dict[str, Any]]) -> tuple:
+def _states(runs: Sequence[Run]) -> tuple:
     return tuple(run_stamp(r) for r in runs)
 
 
@@ -104,23 +104,23 @@ def project_counts(p: Project) -> tuple:
 
 
 @cached_query("human_review.ratings_by_item", max_entries=32)
-def _review_ratings(p: Project, run: dict[str, Any]) -> tuple:
-    return stamp(p), (run["id"],)
+def _review_ratings(p: Project, run: Run) -> tuple:
+    return stamp(p), (run.id,)
 
 
 @cached_query("human_review.answers_and_scores", max_entries=8)
-def _review_base(p: Project, run: dict[str, Any]) -> tuple:
+def _review_base(p: Project, run: Run) -> tuple:
     # keyed on the run's own state only: a rating (which bumps the session's data version) leaves
     # the run's answers and scores as they are, so "Save and next" never re-reads them
-    return (run["status"], run["done"], run["failed"], str(run["finished"])), (run["id"],)
+    return (run.status, run.done, run.failed, str(run.finished)), (run.id,)
 
 
-def review_annotators(p: Project, run: dict[str, Any]) -> list[str]:
+def review_annotators(p: Project, run: Run) -> list[str]:
     """Who has rated answers of ``run`` (from the cached ratings: no extra read)."""
     return sorted({name for given in _review_ratings(p, run).values() for name in given})
 
 
-def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
+def review_queue(p: Project, run: Run, annotator: str) -> list:
     """One annotator's queue (rageval.views.human_review.with_ratings): the run's answers (cached per
     run) and its ratings (cached on the database's change stamp)."""
     from rageval.views import human_review as review_view
@@ -129,34 +129,34 @@ def review_queue(p: Project, run: dict[str, Any], annotator: str) -> list:
 
 
 @cached_query("answers.answer_table", max_entries=16)
-def answer_table(p: Project, run: dict[str, Any]) -> tuple:
+def answer_table(p: Project, run: Run) -> tuple:
     """The run's answers as one table row each (rageval.views.answers.answer_table), cached."""
-    return run_stamp(run), (run["id"],)
+    return run_stamp(run), (run.id,)
 
 
 @cached_query("answers.item_values", max_entries=16)
-def item_values(p: Project, runs: Sequence[dict[str, Any]], metrics: Sequence[str] | None = None) -> tuple:
+def item_values(p: Project, runs: Sequence[Run], metrics: Sequence[str] | None = None) -> tuple:
     """Long per-item metric values of ``runs`` (of ``metrics`` only, when given) for plots, cached."""
     return _states(runs), (list(_ids(runs)), None if metrics is None else list(metrics))
 
 
 @cached_query("answers.answer_view", max_entries=64)
-def answer_view(p: Project, run: dict[str, Any], item_id: str) -> tuple:
+def answer_view(p: Project, run: Run, item_id: str) -> tuple:
     """One answer's view (rageval.views.answers.answer_view), read for that answer only (fast on runs
     of any size), cached."""
-    return run_stamp(run), (run["id"], item_id)
+    return run_stamp(run), (run.id, item_id)
 
 
 @cached_query("answers.card_notes", max_entries=32)
-def card_notes(p: Project, run: dict[str, Any]) -> tuple:
+def card_notes(p: Project, run: Run) -> tuple:
     """rageval.views.answers.card_notes of ``run``, cached on the run's state (a finished run's claims stay)."""
-    return run_stamp(run), (run["id"],)
+    return run_stamp(run), (run.id,)
 
 
 @cached_query("answers.summaries", max_entries=32)
-def summaries(p: Project, run: dict[str, Any]) -> tuple:
+def summaries(p: Project, run: Run) -> tuple:
     """rageval.views.answers.summaries of ``run`` (a list of MetricSummary), cached on the run's state."""
-    return run_stamp(run), (run["id"],)
+    return run_stamp(run), (run.id,)
 
 
 @cached_query("home.agreement", max_entries=16, ttl=30)
@@ -166,7 +166,7 @@ def agreement(p: Project) -> tuple:
 
 
 @cached_query("correlations.human_frame", max_entries=8)
-def human_frame(p: Project, runs: Sequence[dict[str, Any]], consensus: str = "median") -> tuple:
+def human_frame(p: Project, runs: Sequence[Run], consensus: str = "median") -> tuple:
     """The per-answer table of ``runs`` with the human consensus (rageval.views.correlations.human_frame), cached on
     the runs' states and the session's data version (bumped when ratings change)."""
     return _states(runs), (_ids(runs), consensus)
@@ -180,20 +180,20 @@ def _compare_over_frame(p: Project, run_ids: tuple, metric: str, states: tuple) 
 
 
 @cached_query(_compare_over_frame, max_entries=16)
-def comparison(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> tuple:
+def comparison(p: Project, runs: Sequence[Run], metric: str) -> tuple:
     """rageval.views.compare.comparison of ``runs`` on ``metric`` (tests and verdict) over the cached
     :func:`human_frame`, cached like it."""
     return _states(runs), (_ids(runs), metric, _states(runs))
 
 
 @cached_query("compare.regressions", max_entries=16)
-def regressions(p: Project, runs: Sequence[dict[str, Any]], metric: str) -> tuple:
+def regressions(p: Project, runs: Sequence[Run], metric: str) -> tuple:
     """rageval.views.compare.regressions of the two ``runs`` on ``metric``, cached on their states."""
-    return _states(runs), (runs[0]["id"], runs[1]["id"], metric)
+    return _states(runs), (runs[0].id, runs[1].id, metric)
 
 
 @cached_query("home.leaderboard", max_entries=16)
-def leaderboard(p: Project, runs: Sequence[dict[str, Any]]) -> tuple:
+def leaderboard(p: Project, runs: Sequence[Run]) -> tuple:
     """The leaderboard of ``runs`` (cached on their ids and states)."""
     return _states(runs), (_ids(runs),)
 
@@ -219,6 +219,6 @@ def ppi_difference(p: Project, run_a: str, run_b: str, metric: str | None) -> tu
 
 
 @cached_query("home.ppi_lines", max_entries=8)
-def ppi_lines(p: Project, runs: Sequence[dict[str, Any]], title: Callable[[dict[str, Any]], str]) -> tuple:
+def ppi_lines(p: Project, runs: Sequence[Run], title: Callable[[Run], str]) -> tuple:
     """Home's lines of PPI estimates for the labelled runs among ``runs`` (``title(run)`` names each)."""
-    return stamp(p), (list(_ids(runs)), {r["id"]: title(r) for r in runs})
+    return stamp(p), (list(_ids(runs)), {r.id: title(r) for r in runs})

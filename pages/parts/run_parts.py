@@ -134,11 +134,11 @@ def finished(p) -> None:
         if run_id in common.workers().active(p):
             continue
         run = view.get_run(p, run_id)
-        if run is None or run["status"] == "finished":
+        if run is None or run.status == "finished":
             continue
         error = common.workers().error(p, run_id)
         if error:
             st.error(f"Run {common.md(common.run_title(run))} stopped: {common.md(error)}  \nFix what the message names, "
                      "then Resume it below or start a new run with other settings.")
         else:
-            st.info(f"Run {common.md(common.run_title(run))} is {run['status']}: resume it below.")
+            st.info(f"Run {common.md(common.run_title(run))} is {run.status}: resume it below.")

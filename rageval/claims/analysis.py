@@ -22,7 +22,7 @@ from rageval.claims.extract import answer_claims, why_no_claims
 from rageval.claims.offline import offline_verify
 from rageval.claims.offline import version as verifier_version
 from rageval.claims.verdict import DECIDED, VERDICTS, Verdict
-from rageval.types import Resources, Sample
+from rageval.types import Resources, Sample, Spec
 from rageval.judge.ask import judge_client
 
 PROMPTS = ("claim_extract", "claim_verify")
@@ -90,15 +90,15 @@ def _finish(sample: Sample, records: list[dict], meta: dict) -> Analysis:
     return Analysis("ok", None, tuple(records), summary, meta)
 
 
-def _key(sample: Sample, judge: str, embedder_name: str) -> tuple:
+def _key(sample: Sample, judge: Spec, embedder_name: str) -> tuple:
     return ("claims", judge, embedder_name, sample.question, sample.answer, sample.contexts, sample.context_ids,
             sample.references)
 
 
-def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric: str) -> list[Analysis]:
+def analyse(samples: Sequence[Sample], resources: Resources, judge: Spec, metric: str) -> list[Analysis]:
     """Claims, verdicts and diagnosis for each sample, once per ``evaluate`` call (``resources.memo``;
     a failed analysis is not kept)."""
-    if judge == "heuristic":
+    if not judge.online:
         embedder = resources.embedder
         name = getattr(embedder, "name", type(embedder).__name__)
     else:
@@ -107,7 +107,7 @@ def analyse(samples: Sequence[Sample], resources: Resources, judge: str, metric:
 
     def compute(todo: list[int]) -> list[Analysis]:
         batch = [samples[i] for i in todo]
-        return _heuristic(batch, embedder, name) if judge == "heuristic" else _judged(batch, llm, judge)
+        return _judged(batch, llm, judge) if judge.online else _heuristic(batch, embedder, name)
 
     return resources.memo.many([_key(s, judge, name) for s in samples], compute,
                                keep=lambda analysis: analysis.status == "ok")
@@ -121,11 +121,11 @@ def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Anal
             for s, c, vs in zip(samples, claims, verdicts)]
 
 
-def _judged(samples: Sequence[Sample], llm: Any, judge: str) -> list[Analysis]:
+def _judged(samples: Sequence[Sample], llm: Any, judge: Spec) -> list[Analysis]:
     """Each answer's claims extracted, then verified, in ONE pool task per answer: the dependent
     calls pipeline across answers (answer 2 is extracted while answer 1 is verified) instead of
     waiting for every extraction before the first verification."""
-    meta = {"judge": judge, "method": "llm"}
+    meta = {"judge": str(judge), "method": "llm"}
 
     def one(s: Sample) -> Analysis:
         claims = judge_path.extract_one(llm, s.question, s.answer or "")

@@ -22,6 +22,12 @@ sentence asserts it as it stands:
   ``tranne``...: :data:`RESTRICTING`): "the office opens at 9, which is early" supports "the office
   opens at 9"; "the office opens at 9 in winter" and "..., except on Sundays" do not.
 
+A copied claim that is only part of its sentence (words of the sentence before or after it)
+must have a verb of its own (:func:`rageval.claims.extract.has_own_verb`): "the continuing
+uncertainty associated with COVID" after "..., raw material costs, and" is an item of the
+sentence's list, a noun phrase that states nothing by itself. A whole sentence is the
+document's own unit and needs none (a table row "Cap: 190 EUR", a list item).
+
 A claim needs at least ``MIN_WORDS`` words, and a question claim (a short answer read with its
 question, :func:`rageval.claims.extract.question_claim`: it holds ``?`` or `` -> ``) is never
 contained. The verdict is SUPPORTED with confidence 1.0, the whole sentence (or the two
@@ -34,10 +40,14 @@ import functools
 import re
 from typing import Sequence
 
+from rageval.claims.extract import has_own_verb
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, Verdict
 from rageval.text.sentences import enclosing, split_sentences
 from rageval.text.words import ALL_NEGATIONS, fold, words
 
+#: bumped when the rules' code changes (their word lists and patterns are hashed on their own,
+#: :func:`rageval.claims.offline.rules_version`); 2: a part of a sentence needs a verb of its own
+RULES_REVISION = 2
 MIN_WORDS = 3
 #: words before the copied text that make it not asserted (English and Italian, accent-folded)
 NOT_ASSERTED = frozenset(
@@ -67,6 +77,7 @@ _QUOTES = {**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u0060\u00b4", "'"),
 _DASHES = dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-")
 _DROP = frozenset("\u00ad\u200b\u200c\u200d\u2060\ufeff")
 _TRAILING = ".!?;:,\u2026 "
+_OPENING = " \t\n\"'(*_-\u2022"
 
 
 @functools.lru_cache(maxsize=512)
@@ -122,7 +133,7 @@ def asserted_as_is(prefix: str, rest: str) -> bool:
     text before and after it) as it stands: the rules in the module docstring."""
     if set(words(prefix)) & NOT_ASSERTED:
         return False
-    before = fold(normalise(prefix)[0]).strip(" \"'(*_-\u2022")
+    before = fold(normalise(prefix)[0]).strip(_OPENING)
     if before and not (set(words(before)) <= _ARTICLES or _FRAME.match(before) or _JOIN.search(before)):
         return False
     after = fold(normalise(rest)[0])
@@ -134,8 +145,13 @@ def asserted_as_is(prefix: str, rest: str) -> bool:
 
 def _verdict(ctx: str, ci: int, start: int, end: int) -> Verdict | None:
     evidence = enclosing(ctx, start, end, most=2)
-    if evidence is None or not asserted_as_is(ctx[evidence.start:start], ctx[end:evidence.end]):
+    if evidence is None:
         return None
+    prefix, rest = ctx[evidence.start:start], ctx[end:evidence.end]
+    if not asserted_as_is(prefix, rest):
+        return None
+    if (prefix.strip(_OPENING) or rest.strip(_CLOSING)) and not has_own_verb(ctx[start:end]):
+        return None  # a part of its sentence with no verb of its own: a noun phrase, no claim
     two = sum(evidence.start <= s.start and s.end <= evidence.end for s in split_sentences(ctx)) > 1
     where = "two adjacent sentences" if two else "one sentence"
     return Verdict(SUPPORTED, evidence.text, ci, (evidence.start, evidence.end),

@@ -7,7 +7,8 @@ Steps, each a plain rule:
    "the documents do not say"), and sentences left with no content word after removing
    hedge and framing phrases ("I think", "Based on the context,");
 3. split clauses where it is safe: on ``;``; on ``, and`` / ``, but`` / ``, while`` / ``, whereas``
-   when a new subject follows; on ``and`` + a verb when the sentence starts with a named subject
+   when a new subject follows with a verb of its own (:func:`has_own_verb`: "..., raw material
+   costs, and the uncertainty associated with COVID." is one list, so one claim); on ``and`` + a verb when the sentence starts with a named subject
    (``Curie was born in 1867 and won two prizes`` -> two claims about Curie); on a
    non-restrictive ``, which`` (the antecedent is repeated);
 4. pronoun-light rewriting: a claim starting with he/she/it/they (or his/her/its/their) gets the
@@ -94,6 +95,69 @@ _FINITE = re.compile(
 #: "What is X?" / "Who was X?" / "Which X is Y?": the question's statement form is "X is <value>"
 _COPULA_QUESTION = re.compile(r"^\s*(?:what|who|which)\s+(is|are|was|were)\s+(?P<subject>[^?]{3,}?)\s*\?*\s*$",
                               re.IGNORECASE)
+
+
+#: past forms that are never a participle: always a finite verb
+_PAST_ONLY = frozenset("""became began took gave grew rose fell wrote went came saw knew threw chose broke spoke
+    drove flew ran ate drew wore sang swam forgot""".split())
+#: forms shared by the past tense and the participle, and regular ``-ed`` forms: finite unless
+#: they read as a participle that modifies a noun (:data:`_PARTICIPLE_PHRASES`)
+_PAST_OR_PARTICIPLE = frozenset("""won lost made held led sold bought built said told found kept left met paid sent
+    spent brought caught taught meant thought stood""".split())
+#: a participle and the word after it: "the goods made in China", "the uncertainty associated with
+#: COVID", "the firm owned by Ann" (any form before ``by``)
+_PARTICIPLE_PHRASES = frozenset(tuple(p.split("_")) for p in """associated_with related_to based_on based_in
+    located_in linked_to compared_with compared_to known_as made_in made_of made_from used_for used_in used_as
+    involved_in included_in contained_in published_in found_in held_in sold_in built_in caused_by due_to
+    designed_for intended_for dedicated_to devoted_to aimed_at focused_on concerned_with connected_to
+    connected_with combined_with faced_with coupled_with""".split())
+_PREPOSITIONS = frozenset("""by with to in on at for from of as into onto under over through during after before
+    between among within without via per across against toward towards upon about around""".split())
+#: words after which an ``-ed`` or ``-s`` word is an adjective or a noun ("the increased costs", "the rules")
+_NOUN_BEFORE = frozenset("""the a an this these that those its his her their our your my each every no some any
+    all both many several few more most""".split())
+_JOINS = frozenset("and or but nor".split())
+_SUBJECT_PRONOUNS = frozenset("he she it they we i you there egli lui lei essi esse noi voi".split())
+#: subject pronouns that are never an object: a word after them is their verb wherever they stand
+_NOMINATIVE = frozenset("he she they we i egli essi esse".split())
+_NOT_VERBS = frozenset("need speed seed feed hundred indeed red bed shed breed weed bleed embed".split())
+#: Italian finite endings read as a verb (3rd person plural, imperfect, past): "registrano", "aveva", "chiuse" is missed
+_IT_FINITE = re.compile(r"^\w{2,}(?:ano|ono|ava|eva|iva|avano|evano|ivano)$|^\w{3,}ò$")
+
+
+def has_own_verb(text: str) -> bool:
+    """Whether ``text`` has a finite verb of its own, read by word rules (no parser): an
+    auxiliary, copula or modal (:data:`_FINITE`, English and Italian); a subject pronoun with a
+    word after it ("it packs small", "instead, they focus"); a past form that is never a participle (:data:`_PAST_ONLY`);
+    a form shared with the participle or a regular ``-ed`` form, unless ``by`` or a participle's
+    usual word follows (:data:`_PARTICIPLE_PHRASES`: "associated with" modifies a noun) or an
+    article comes before ("the increased cost"); an
+    ``-s`` form with a word after it and none of an article, number, preposition or ``and`` before
+    it ("the tent weighs 2 kg"; "the new tariffs." ends on a noun);
+    an Italian finite ending (:data:`_IT_FINITE`). A noun phrase has none: "The continuing
+    uncertainty associated with COVID." It errs towards a verb where a plural noun after an
+    adjective has a word after it ("higher prices in May").
+
+    >>> has_own_verb("the tent weighs 2 kg"), has_own_verb("the continuing uncertainty associated with COVID")
+    (True, False)
+    """
+    if _FINITE.search(text):
+        return True
+    toks = [t.lower() for t in re.findall(r"[\w'’-]+", text)]
+    if any(t in _SUBJECT_PRONOUNS and (i == 0 or t in _NOMINATIVE) for i, t in enumerate(toks[:-1])):
+        return True
+    for i, t in enumerate(toks):
+        before = toks[i - 1] if i else ""
+        after = toks[i + 1] if i + 1 < len(toks) else ""
+        if t in _PAST_ONLY or _IT_FINITE.match(t):
+            return True
+        if (t in _PAST_OR_PARTICIPLE or (re.fullmatch(r"[a-z]{2,}ed", t) and t not in _NOT_VERBS)) \
+                and after != "by" and (t, after) not in _PARTICIPLE_PHRASES and before not in _NOUN_BEFORE:
+            return True
+        if (i and after and re.fullmatch(r"[a-z]{2,}[^siu'\u2019]s", t)
+                and before not in _NOUN_BEFORE | _PREPOSITIONS | _JOINS and not before[:1].isdigit()):
+            return True
+    return False
 
 
 def is_short_answer(answer: str) -> bool:
@@ -212,7 +276,8 @@ def _split_coordinated(text: str) -> list[str]:
     if m:
         left, right = text[: m.start()], text[m.end():]
         rtoks = right.split()
-        new_clause = _CLAUSE_SUBJECT.match(right) or any(_VERB_AFTER_AND.match(t) for t in rtoks[1:4])
+        new_clause = ((_CLAUSE_SUBJECT.match(right) or any(_VERB_AFTER_AND.match(t) for t in rtoks[1:4]))
+                      and has_own_verb(right))
         if len(left.split()) >= 3 and len(rtoks) >= 3 and new_clause:
             return _split_coordinated(left) + _split_coordinated(right)
     # "... and|but he/she/it/they <verb> ..." -> two clauses

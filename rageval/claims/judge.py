@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Sequence
 
 from rageval.claims.verdict import Verdict
 from rageval.judge.ask import ask, numbered
-from rageval.prompts.schemas import Claims, Verdicts, numbered_entries, passage_index
+from rageval.prompts.entries import numbered_entries, passage_index
 from rageval.text.sentences import enclosing
+
+if TYPE_CHECKING:  # the reply models load pydantic; they are needed only when a judge answers
+    from rageval.prompts.schemas import Claims, Verdicts
 
 CLAIMS_PER_CALL = 8
 MAX_CLAIMS = 40

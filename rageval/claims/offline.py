@@ -43,8 +43,9 @@ def chosen() -> str:
 
 
 def rules_version() -> str:
-    """``rules-<8 hex>``: a hash of the containment rules' word lists and patterns, the hint cues
-    and the extraction rules (a short answer's question claim)."""
+    """``rules-<8 hex>``: a hash of the containment rules' word lists and patterns (with their
+    ``RULES_REVISION``, bumped when their code changes), the hint cues and the extraction rules
+    (a short answer's question claim, the verb a split-off clause needs)."""
     return "rules-" + tables_hash(containment, cues, hints, extract)
 
 

@@ -10,7 +10,7 @@ from rageval.cli.base import EXIT_OK, Commands, emit, project, summary_file
 
 def cmd_export(args: argparse.Namespace) -> int:
     """Export a run, one row per QA item with contexts and scores, as JSONL, CSV, Parquet or RAGAS JSONL."""
-    from rageval.report import export_run
+    from rageval.report.exports import export_run
 
     text = export_run(project(args), args.run, args.format, Path(args.out) if args.out else None)
     if text is not None:
@@ -23,7 +23,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def cmd_report(args: argparse.Namespace) -> int:
     """Write a one-page HTML report of a run (summary, distributions, worst answers with claims)."""
     from rageval.files import write_atomic
-    from rageval.report import run_report_html
+    from rageval.report.html import run_report_html
     from rageval.views.trust import report_section
 
     proj = project(args)

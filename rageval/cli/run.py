@@ -7,7 +7,7 @@ import sys
 from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, chunk_args, emit, judge_help, language_arg, names, progress,
                               project)
 from rageval.cli.rubric import rubric_arg, rubric_files
-from rageval.config import RunConfig, stored_config
+from rageval.config import ImportConfig, RunConfig
 from rageval.errors import ConfigError
 from rageval.util import shown
 
@@ -22,10 +22,10 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.resume:
         run_id, context = args.resume, _resume_context(proj, args.resume)
         found = context.run
-        if found["status"] == "finished" and found["done"] >= found["n_items"]:
-            emit(args, {"run_id": run_id, "status": "finished", "items": found["n_items"], "done": found["done"],
-                        "failed": found["failed"], "seconds": 0.0, "resumed": False},
-                 f"run {run_id} is already finished ({found['done']}/{found['n_items']} items); nothing to resume. "
+        if found.status == "finished" and found.done >= found.n_items:
+            emit(args, {"run_id": run_id, "status": "finished", "items": found.n_items, "done": found.done,
+                        "failed": found.failed, "seconds": 0.0, "resumed": False},
+                 f"run {run_id} is already finished ({found.done}/{found.n_items} items); nothing to resume. "
                  f"See its scores with: rageval report --run {run_id} --out report.html")
             return EXIT_OK
     else:
@@ -108,14 +108,14 @@ def cmd_runs(args: argparse.Namespace) -> int:
     from rageval.runs.listing import listed_runs, resume_command
 
     runs = listed_runs(project(args))
-    hint = {r["id"]: resume_command(r) for r in runs if resume_command(r)}
-    payload = {"runs": [{**{k: r[k] for k in ("id", "kind", "status", "created", "corpus", "qa_set",
-                                              "n_items", "done", "failed", "error")},
-                         **({"resume": hint[r["id"]]} if r["id"] in hint else {})} for r in runs]}
+    hint = {r.id: resume_command(r) for r in runs if resume_command(r)}
+    payload = {"runs": [{**{k: getattr(r, k) for k in ("id", "kind", "status", "created", "corpus", "qa_set",
+                                                       "n_items", "done", "failed", "error")},
+                         **({"resume": hint[r.id]} if r.id in hint else {})} for r in runs]}
     header = f"{'id':<23} {'status':<11} {'created':<16}  {'items':<22} source"
-    text = "\n".join([header] + [f"{r['id']:<23} {r['status']:<11} {r['created']:%Y-%m-%d %H:%M}  "
-                     f"{r['done']}/{r['n_items']} done, {r['failed']} failed  {r['qa_set'] or getattr(stored_config(r), 'source', '')}"
-                     + (f"\n    resume with: {hint[r['id']]}" if r["id"] in hint else "")
+    text = "\n".join([header] + [f"{r.id:<23} {r.status:<11} {r.created:%Y-%m-%d %H:%M}  "
+                     f"{r.done}/{r.n_items} done, {r.failed} failed  {r.config.source if isinstance(r.config, ImportConfig) else r.qa_set}"
+                     + (f"\n    resume with: {hint[r.id]}" if r.id in hint else "")
                      for r in runs]) if runs else "no runs yet"
     emit(args, payload, text)
     return EXIT_OK

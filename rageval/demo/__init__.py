@@ -43,8 +43,8 @@ def sample_qa_csv() -> bytes:
 def demo_run_id() -> str | None:
     """The newest finished run of the demo project, if it has been built."""
     project = open_project(DEMO_PROJECT)
-    finished = [r for r in store.runs(project.db_path) if r["status"] == "finished" and r["kind"] == "pipeline"]
-    return finished[0]["id"] if finished else None
+    finished = [r for r in store.runs(project.db_path) if r.status == "finished" and r.kind == "pipeline"]
+    return finished[0].id if finished else None
 
 
 def load_ratings(path: Path) -> list[tuple[str, str, int]]:
@@ -65,9 +65,9 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
         ingest(project, DEMO_CORPUS, paths=[folder / "corpus"], progress=progress)
         qa_file = folder / "qa.jsonl"
         import_qa(project, qa_file.name, qa_file.read_bytes(), name=DEMO_QA)
-        pending = [r for r in store.runs(project.db_path) if r["kind"] == "pipeline" and r["status"] != "finished"]
+        pending = [r for r in store.runs(project.db_path) if r.kind == "pipeline" and r.status != "finished"]
         # an interrupted build resumes its run instead of starting another
-        run_id = pending[0]["id"] if pending else start_run(project, RunConfig(corpus=DEMO_CORPUS, qa_set=DEMO_QA))
+        run_id = pending[0].id if pending else start_run(project, RunConfig(corpus=DEMO_CORPUS, qa_set=DEMO_QA))
         execute(project, run_id, progress=progress)
         ratings_file = folder / "ratings.csv"
         if ratings_file.is_file():
@@ -76,11 +76,11 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
                                [r for r in load_ratings(ratings_file) if r[0] in known])
     run = store.get_run(project.db_path, run_id)
     imported = analysis = None
-    if run["status"] == "finished":
+    if run.status == "finished":
         imported = _import_llm_answers(project, run_id)
         analysis = demo_analysis(project, run_id)
         _import_claim_labels(project, {"pipeline": run_id, "llm": imported})
-    return {"project": project.slug, "run_id": run_id, "items": run["n_items"], "status": run["status"],
+    return {"project": project.slug, "run_id": run_id, "items": run.n_items, "status": run.status,
             "import_run_id": imported, "analysis_id": analysis}
 
 
@@ -107,13 +107,13 @@ def _import_llm_answers(project, run_id: str) -> str:
     answers: wrong numbers, a swapped name, an unsupported addition, a negation, hedging, a
     right abstention. Stored as an import run, like any user's own answers.
     """
-    from rageval.config import DEFAULT_METRICS, stored_config
+    from rageval.config import DEFAULT_METRICS, ImportConfig
     from rageval.types import Sample
     from rageval.runs.scoring import score
 
     for r in store.runs(project.db_path):
-        if r["kind"] == "import" and stored_config(r).source == LLM_ANSWERS_SOURCE:
-            return r["id"]
+        if isinstance(r.config, ImportConfig) and r.config.source == LLM_ANSWERS_SOURCE:
+            return r.id
     by_id = {a["item_id"]: a for a in store.answers(project.db_path, run_id)}
     rows = [json.loads(line) for line in (demo_dir() / "llm_answers.jsonl").read_text(encoding="utf-8").splitlines()
             if line.strip()]

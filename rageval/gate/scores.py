@@ -80,7 +80,7 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
             continue
         reasons.setdefault(metric, Counter())[why] += 1
     return ScoreSet(f"run {run_id}", pd.DataFrame(values).sort_index(), reasons, signatures,
-                    expected=int(run["n_items"]), status=str(run["status"]),
+                    expected=run.n_items, status=run.status,
                     coverage={m: a / b for m, (a, b) in decided.items() if b}, rejected=rejected)
 
 

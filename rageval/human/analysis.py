@@ -107,7 +107,7 @@ def correlate_runs(project: Project, run_ids: Sequence[str], *, group_by: str = 
         raise ConfigError(f"method={method!r} must be one of {', '.join(stats.METHODS)}")
     if consensus_method not in CONSENSUS:
         raise ConfigError(f"consensus={consensus_method!r} must be one of {', '.join(CONSENSUS)}")
-    known = {r["id"] for r in rstore.runs(project.db_path)}
+    known = {r.id for r in rstore.runs(project.db_path)}
     unknown = [r for r in run_ids if r not in known]
     if unknown or not run_ids:
         raise ConfigError(f"no run {', '.join(unknown) or '(none given)'} in project {project.slug};"

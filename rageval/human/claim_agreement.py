@@ -112,7 +112,7 @@ def verdict_frame(project: Project, run_ids: Sequence[str]) -> pd.DataFrame:
 
 def claim_runs(project: Project) -> list[str]:
     """The project's runs, newest first (every run may hold claims)."""
-    return [r["id"] for r in rstore.runs(project.db_path)]
+    return [r.id for r in rstore.runs(project.db_path)]
 
 
 def verifier_agreement(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,

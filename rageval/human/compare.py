@@ -80,11 +80,8 @@ def run_names(project: Project, run_ids: Sequence[str]) -> dict[str, str]:
     from rageval.report.leaderboard import run_name
     from rageval.store import runs as run_store
 
-    out = {}
-    for rid in run_ids:
-        run = run_store.get_run(project.db_path, rid)
-        out[rid] = run_name(run) if run else rid
-    return out
+    runs = run_store.get_runs(project.db_path, run_ids)
+    return {rid: run_name(runs[rid]) if rid in runs else rid for rid in run_ids}
 
 
 def score_table(project: Project, run_ids: Sequence[str], metric: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:

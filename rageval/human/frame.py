@@ -1,57 +1,54 @@
 """The per-answer table every analysis starts from: one row per (run, item), one column per metric.
 
 Columns: ``run_id``, ``item_id``, ``question``, ``dataset`` (the run's QA set, or the source
-file of an imported run), ``domain`` (the QA item's), ``model`` (the run's generator, or
-``import: <source>``), one column per metric (its ``ok`` values; unscored items are NaN and are
-excluded pairwise later), and ``human`` (the consensus score, the agreed score when set). A
+file of an imported run), ``domain`` (the QA item's), ``model`` (:func:`rageval.config.run_model`:
+the run's generator, or ``imported <source>``), one column per metric (its ``ok`` values; unscored
+items are NaN and are excluded pairwise later), and ``human`` (the consensus score, the agreed score when set). A
 metric stored with two different signatures across the runs (values that are not comparable)
 becomes two columns, ``name#<6 hex of the signature's hash>``.
 """
 from __future__ import annotations
 
 import hashlib
-from typing import Callable, Sequence
+from typing import Sequence
 
 import numpy as np
 import pandas as pd
 
 from rageval.human.consensus import agreement_of, consensus, ratings_frame
-from rageval.config import stored_config
+from rageval.config import ImportConfig, run_model
 from rageval.project import Project
-from rageval.report.leaderboard import run_model
 from rageval.store import human as hstore
+from rageval.store import runs as run_store
+from rageval.store.record import Run
 
 GROUPINGS = ("none", "dataset", "domain", "model", "run")
 META = ("run_id", "item_id", "question", "dataset", "domain", "model")
 
 
-def _labeller() -> Callable[[dict], dict]:
-    """The grouping labels of an item row (it carries its run's kind, config and QA set); what comes
-    from the run's config is read once per run."""
-    per_run: dict[str, tuple[str, str]] = {}
+def _labels(it: dict, run: Run) -> dict:
+    """The grouping labels of an item row of ``run``."""
+    source = run.config.source if isinstance(run.config, ImportConfig) else "import"
+    return {"dataset": it["qa_set"] or source, "domain": it["domain"] or "(none)", "model": run_model(run.config),
+            "run": it["run_id"]}
 
-    def labels(it: dict) -> dict:
-        if it["run_id"] not in per_run:
-            cfg = stored_config(it)
-            per_run[it["run_id"]] = (getattr(cfg, "source", "import"), run_model(it))
-        source, model = per_run[it["run_id"]]
-        return {"dataset": it["qa_set"] or source, "domain": it["domain"] or "(none)", "model": model,
-                "run": it["run_id"]}
-    return labels
+
+def _labelled(project: Project, run_ids: Sequence[str]) -> list[tuple[dict, dict]]:
+    """``(item row, its grouping labels)`` per answer of the runs (:func:`rageval.store.human.item_labels`)."""
+    runs = run_store.get_runs(project.db_path, run_ids)
+    return [(it, _labels(it, runs[it["run_id"]])) for it in hstore.item_labels(project.db_path, run_ids)]
 
 
 def group_labels(project: Project, run_ids: Sequence[str], by: str) -> dict[tuple[str, str], str]:
     """``(run_id, item_id) -> value`` of the grouping ``by`` (dataset, domain, model, run)."""
-    labels = _labeller()
-    return {(it["run_id"], it["item_id"]): str(labels(it).get(by, "all")) for it in hstore.items(project.db_path, run_ids)}
+    return {(it["run_id"], it["item_id"]): str(labels.get(by, "all")) for it, labels in _labelled(project, run_ids)}
 
 
 def build_frame(project: Project, run_ids: Sequence[str], *, consensus_method: str = "median",
                 metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """The per-answer table of the runs (see the module docstring); ``metrics`` keeps only those."""
-    items, labels = hstore.item_labels(project.db_path, run_ids), _labeller()
     base = pd.DataFrame([{"run_id": it["run_id"], "item_id": it["item_id"], "question": it["question"],
-                          **{k: v for k, v in labels(it).items() if k != "run"}} for it in items],
+                          **{k: v for k, v in labels.items() if k != "run"}} for it, labels in _labelled(project, run_ids)],
                         columns=list(META))
     values = hstore.metric_values_table(project.db_path, run_ids)
     values["value"] = values["value"].astype(float)

@@ -80,7 +80,7 @@ class _Lookup:
     """Answers of the runs a file may name, by item id and by question text."""
 
     def __init__(self, project: Project, run_ids: Sequence[str]):
-        self.known_runs = {r["id"] for r in rstore.runs(project.db_path)}
+        self.known_runs = {r.id for r in rstore.runs(project.db_path)}
         self.by_id: dict[str, set[str]] = {}
         self.by_question: dict[str, dict[str, list[str]]] = {}
         for it in hstore.items(project.db_path, [r for r in run_ids if r in self.known_runs]):

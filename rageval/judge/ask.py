@@ -10,61 +10,49 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from rageval.errors import ConfigError
 from rageval.llm.roles import display_url, role_config
 from rageval.types import Resources, Score, Spec
-from rageval.prompts import prompt_hash, render
-from rageval.prompts.schemas import REPLIES
+from rageval.prompts import prompt_hash, render, reply_model
 
 VERSION = "v1"
 
 
-def check_judge(judge: str, metric: str) -> str | None:
-    """``"heuristic"`` -> None; ``"openai:MODEL"`` -> ``MODEL``; anything else is a ConfigError."""
-    try:
-        return Spec.parse("judge", judge).model
-    except ConfigError as exc:
-        raise ConfigError(f"{metric}: {exc}") from None
-
-
-def signature(name: str, judge: str, prompts: Sequence[str], *extra: str) -> str:
+def signature(name: str, judge: Spec, prompts: Sequence[str], *extra: str) -> str:
     """``name|judge:J|prompt:HASH|...|server:URL|v1``; heuristic judges use no prompt and say so.
 
     ``server:URL`` names the judge's server (``RAGEVAL_JUDGE_BASE_URL``, else ``OPENAI_BASE_URL``,
     without user info or query) when it is not OpenAI's API: a local "gpt-4o-mini" is another
     judge than OpenAI's, and its values are not compared with OpenAI's.
     """
-    model = check_judge(judge, name)
     parts = [name, f"judge:{judge}"]
-    if judge != "heuristic":
+    if judge.online:
         parts.append(f"prompt:{prompt_hash(*prompts)}")
     parts.extend(extra)
-    parts.append(server_part(judge) + VERSION if model is not None else VERSION)
+    parts.append(server_part(judge) + VERSION)
     return "|".join(parts)
 
 
-def server_part(judge: str) -> str:
+def server_part(judge: Spec) -> str:
     """``"server:URL|"`` for an online judge on a server other than OpenAI's API, else ``""``
     (see :func:`signature`); every judged metric's signature puts it before its version."""
-    model = Spec.parse("judge", judge).model
-    if model is None:
+    if not judge.online:
         return ""
-    base = role_config("judge", model).base_url
+    base = role_config("judge", judge.model).base_url
     return f"server:{display_url(base)}|" if base else ""
 
 
-def judge_client(metric: str, judge: str, resources: Resources) -> Any:
-    """The LLM client that runs ``metric``'s judge ``judge`` (its canonical text): the resolved
-    judge role's (:meth:`rageval.types.Judge.client`), or a ConfigError saying what to set."""
+def judge_client(metric: str, judge: Spec, resources: Resources) -> Any:
+    """The LLM client that runs ``metric``'s judge ``judge``: the resolved judge role's
+    (:meth:`rageval.types.Judge.client`), or a ConfigError saying what to set."""
     return resources.judge_role().client(metric, judge)
 
 
 def ask(llm: Any, name: str, check: Callable[[Any], Any] | None = None, **values: Any) -> Any:
     """One judge call of prompt ``name`` filled with ``values``; a JSONReply (value, status,
-    reason, raw). The reply is validated by the prompt's reply model (``REPLIES[name]``, also
+    reason, raw). The reply is validated by the prompt's reply model (:func:`rageval.prompts.reply_model`, also
     sent as the ``response_format`` schema), then by ``check`` on the validated model."""
     return llm.chat_json("judge", [{"role": "user", "content": render(name, **values)}],
-                         schema=REPLIES[name], validate=check)
+                         schema=reply_model(name), validate=check)
 
 
 def failed_score(reply: Any, details: dict | None = None) -> Score:

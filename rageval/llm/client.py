@@ -39,9 +39,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence, TypeVar
-
-import openai
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
 
 from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.cost import UsageSummary, load_prices, summarize_calls
@@ -56,6 +54,9 @@ from rageval.llm.roles import (
     server_message, status_error,
 )
 from rageval.store.llm_cache import LLMStore
+
+if TYPE_CHECKING:  # the openai package costs about 1 s to import: loaded by the first real request
+    import openai
 
 NO_KEY = "not-needed"
 RETRY_STATUSES = frozenset({408, 409, 429})
@@ -136,6 +137,8 @@ class LLMClient:
         return scrub(text, self._secrets)
 
     def _make_client(self, role: str, *, timeout: float, connect: float) -> openai.OpenAI:
+        import openai
+
         cfg = self._roles[role]
         return openai.OpenAI(
             api_key=self._keys[role] or NO_KEY, base_url=cfg.base_url or DEFAULT_BASE_URL,
@@ -171,6 +174,8 @@ class LLMClient:
         tokens-per-minute cap. A 429 delays only this call: it waits its Retry-After (capped at
         60 s, plus up to 10% jitter) while the other calls go on.
         """
+        import openai  # a cache hit never comes here, so a cached re-run never imports it
+
         self._preflight.before_call(role, model, self._roles[role].base_url, self._fatal)
         fatal = self._fatal.get((role, model))
         if fatal is not None:

@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, Iterable
-
-import openai
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from rageval.errors import LLMError
 from rageval.llm.roles import RoleConfig, connection_detail, unreachable_error
 
 
+if TYPE_CHECKING:  # the openai package costs about 1 s to import: loaded by the first real request
+    import openai
+
+
 def check_role(cfg: RoleConfig, client: openai.OpenAI,
                status_error: Callable[[openai.APIStatusError], LLMError]) -> None:
     """Raise LLMError when ``cfg``'s server cannot be reached, refuses the key, or lacks the model."""
+    import openai
+
     listed: set[str] = set()
     for attempt in range(3):
         try:

@@ -55,15 +55,17 @@ class ModelSession:
         """Open the client ``roles`` need (see the module docstring); the caller closes the session.
         ``store_path`` defaults to the project's database. A ConfigError names a role whose spec is
         not valid or whose key is missing."""
-        from rageval.llm.client import make_llm_client
-
         specs = {role: Spec.parse(role, text) for role, text in roles.items()}
         online = {role: str(spec) for role, spec in specs.items() if spec.online}
+        if not online:  # an offline session imports no client library (the openai package costs ~1 s)
+            return cls(specs, None, project)
+        from rageval.llm.client import make_llm_client
+
         if store_path is None and project is not None:
             store_path = project.db_path
         llm = make_llm_client(online, store_path=Path(store_path) if store_path else None, run_id=run_id,
                               concurrency=concurrency, use_cache=use_cache, env=env,
-                              preflight=True) if online else None
+                              preflight=True)
         return cls(specs, llm, project)
 
     def spec(self, role: str) -> Spec:

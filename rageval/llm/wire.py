@@ -8,13 +8,15 @@ per token rule.
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-import openai
 
 #: words a 400 about an unsupported ``response_format`` contains (OpenAI, vLLM, llama.cpp, Ollama)
 FORMAT_WORDS = re.compile(r"response_format|json|schema|format|structured", re.IGNORECASE)
 
+
+if TYPE_CHECKING:  # the openai package costs about 1 s to import: loaded by the first real request
+    import openai
 
 class FormatRejected(Exception):
     """The server answered 400 to a request's ``response_format`` (not retried: downgraded)."""
@@ -40,6 +42,8 @@ def send_chat(client: openai.OpenAI, request: dict[str, Any],
     body = {k: request[k] for k in ("model", "messages", "temperature", "seed", "max_tokens")
             if request[k] is not None}
     if request["response_format"] is not None:
+        import openai
+
         try:
             completion = post(client, "/chat/completions", {**body, "response_format": request["response_format"]})
         except openai.BadRequestError as exc:

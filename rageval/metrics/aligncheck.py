@@ -31,8 +31,8 @@ from rageval.aligncheck import entities, triples
 from rageval.aligncheck.granularity import kept_types, parse_granularity
 from rageval.aligncheck.score import align
 from rageval.errors import ConfigError
-from rageval.types import Resources, Sample, Score
-from rageval.judge.ask import check_judge, server_part
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
+from rageval.judge.ask import server_part
 from rageval.prompts import prompt_hash
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, greedy_match
@@ -65,7 +65,7 @@ class PredicateSimilarity:
 
 
 def analyse(samples: Sequence[Sample], resources: Resources, *, source: str, types: str, language: str,
-            embedder_spec: str, metric: str, objects: str = "entities", judge: str = "heuristic") -> list[tuple]:
+            embedder_spec: str, metric: str, objects: str = "entities", judge: Spec = OFFLINE_JUDGE) -> list[tuple]:
     """Per sample: (best Alignment or None, status, reason or None, details), shared by the three metrics.
 
     Computed once per ``evaluate`` call for the same texts and options (``resources.memo``), so
@@ -78,10 +78,10 @@ def analyse(samples: Sequence[Sample], resources: Resources, *, source: str, typ
                                                     judge=judge))
 
 
-def _readings(texts: list[str], resources: Resources, *, judge: str, language: str,
+def _readings(texts: list[str], resources: Resources, *, judge: Spec, language: str,
               metric: str) -> dict[str, Any]:
     """``{text: Reading}``, or per text the reason (str) or judge Failure that stops its samples."""
-    if judge == "heuristic":
+    if not judge.online:
         reason = entities.unsupported_reason(language) or entities.unsupported_reason(resources.language)
         if reason:
             return {t: reason for t in texts}
@@ -104,7 +104,7 @@ def _readings(texts: list[str], resources: Resources, *, judge: str, language: s
 
 
 def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, types: str, language: str,
-             embedder_spec: str, metric: str, objects: str, judge: str) -> list[tuple]:
+             embedder_spec: str, metric: str, objects: str, judge: Spec) -> list[tuple]:
     granularity = parse_granularity(types)
     jobs = [(s.answer or "", source_texts(s, source)) for s in samples]
     texts = list(dict.fromkeys(t for answer, srcs in jobs for t in [answer, *srcs]))
@@ -132,7 +132,7 @@ def _analyse(samples: Sequence[Sample], resources: Resources, *, source: str, ty
     similarity = PredicateSimilarity(checked_embedder(embedder_spec, resources, metric), phrases) if phrases else None
     out = []
     base = {"kept_types": list(kept) if kept is not None else "all", "source": source,
-            "extractor": "spacy" if judge == "heuristic" else judge}
+            "extractor": str(judge) if judge.online else "spacy"}
     for p in planned:
         if isinstance(p, tuple):
             out.append((None, p[0], p[1], {**base, **p[2]}))
@@ -154,7 +154,7 @@ class _AlignCheck:
     aligncheck_source: str = "reference"
     aligncheck_types: str = "all"
     aligncheck_objects: str = "entities"
-    judge: str = "heuristic"  # heuristic: spaCy extracts the facts; openai:MODEL: the judge does (JSON triples)
+    judge: Spec = OFFLINE_JUDGE  # heuristic: spaCy extracts the facts; openai:MODEL: the judge does (JSON triples)
     embedder: str = "local"
     language: str = "en"
 
@@ -166,7 +166,7 @@ class _AlignCheck:
 
     @property
     def needs_llm(self) -> bool:
-        return self.judge != "heuristic"
+        return self.judge.online
 
     def __post_init__(self) -> None:
         if self.aligncheck_source not in SOURCES:
@@ -175,7 +175,6 @@ class _AlignCheck:
         if self.aligncheck_objects not in triples.OBJECTS:
             raise ConfigError(f"aligncheck_objects={self.aligncheck_objects!r}; use one of {', '.join(triples.OBJECTS)}")
         object.__setattr__(self, "language", check_language(self.language))
-        check_judge(self.judge, self.name)
 
     @property
     def name(self) -> str:
@@ -192,7 +191,7 @@ class _AlignCheck:
                 f"|pred:bertscore-f1:{embedder_name(self.embedder)}|pairing:best|lang:{self.language}|{VERSION}")
 
     def _extractor(self) -> str:
-        if self.judge == "heuristic":
+        if not self.judge.online:
             return f"ner:{entities.pipeline_version()}"
         from rageval.aligncheck.judge import PROMPT
 

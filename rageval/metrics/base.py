@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, Protocol, Sequence, runtime_checkable
 
 from rageval.errors import ConfigError, RagevalError
 from rageval.metrics import METRICS
-from rageval.types import NEED_REASONS, OFFLINE, STATUSES, Memo, Resources, Sample, Score, Spec  # noqa: F401 (the metric contract's types)
+from rageval.types import NEED_REASONS, OFFLINE, OFFLINE_JUDGE, STATUSES, Memo, Resources, Sample, Score, Spec  # noqa: F401 (the metric contract's types)
 
 
 @runtime_checkable
@@ -42,36 +42,46 @@ class Metric(Protocol):
 _AT_K = re.compile(r"^(?P<base>[a-z_0-9]+)@(?P<k>\d+)$")
 
 
-def _build(factory: Callable[..., Metric], options: Mapping[str, Any]) -> Metric:
+def _build(factory: Callable[..., Metric], options: Mapping[str, Any], name: str) -> Metric:
     # Options such as judge= or language= go to every metric that has such a field and are
     # ignored by the others, so one --judge flag configures a whole metric list.
     accepted = {f.name for f in dataclasses.fields(factory)} if dataclasses.is_dataclass(factory) else set()
-    return factory(**{k: v for k, v in options.items() if k in accepted})
+    kwargs = {k: v for k, v in options.items() if k in accepted}
+    if "judge" in kwargs:
+        kwargs["judge"] = judge_spec(kwargs["judge"], name)
+    return factory(**kwargs)
+
+
+def judge_spec(judge: Spec | str, metric: str) -> Spec:
+    """The judge a metric holds: ``judge`` itself when resolved (a Spec, e.g. the model session's),
+    else its text parsed, here and only here (a ConfigError naming ``metric`` and the fix)."""
+    if isinstance(judge, Spec):
+        return judge
+    try:
+        return Spec.parse("judge", judge)
+    except ConfigError as exc:
+        raise ConfigError(f"{metric}: {exc}") from None
 
 
 def get_metric(name: str, **options: Any) -> Metric:
     """A configured metric from its name: ``"token_f1"``, ``"ndcg@10"``, ``"recall@5"``.
 
     Keyword options (``judge="openai:gpt-4o"``, ``language="it"``) are passed to the metrics
-    that have a field of that name. ``rubric:NAME`` is a user's rubric (rageval.prompts.rubric), found in
-    the option ``rubrics`` (name -> Rubric) and judged by ``judge``.
+    that have a field of that name; a judge text becomes its Spec here (:func:`judge_spec`: metrics
+    hold the resolved judge, and their signatures never parse a text). ``rubric:NAME`` is a user's
+    rubric (rageval.prompts.rubric), found in the option ``rubrics`` (name -> Rubric) and judged by ``judge``.
     """
     name = name.strip()
-    if isinstance(options.get("judge"), str):  # one text per judge: " OpenAI:gpt-4o" is "openai:gpt-4o"
-        try:
-            options = {**options, "judge": str(Spec.parse("judge", options["judge"]))}
-        except ConfigError:
-            pass  # the metric's own check names the metric and the fix
     if name.startswith("rubric:"):
         return _rubric_metric(name, options)
     if name in METRICS and not name.endswith("@K"):
-        return _build(METRICS[name], options)
+        return _build(METRICS[name], options, name)
     match = _AT_K.match(name)
     if match and f"{match['base']}@K" in METRICS:
         k = int(match["k"])
         if k < 1:
             raise ConfigError(f"{name}: K must be at least 1")
-        return _build(METRICS[f"{match['base']}@K"], {**options, "k": k})
+        return _build(METRICS[f"{match['base']}@K"], {**options, "k": k}, name)
     raise ConfigError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
 
 
@@ -83,7 +93,7 @@ def _rubric_metric(name: str, options: Mapping[str, Any]) -> Metric:
     if rubric is None:
         raise ConfigError(f"unknown rubric metric {name!r}; add the rubric with `rageval rubric add FILE` "
                           "(or --rubric FILE) and name it rubric:NAME")
-    return RubricMetric(rubric, judge=options.get("judge", "heuristic"))
+    return RubricMetric(rubric, judge=judge_spec(options.get("judge", OFFLINE_JUDGE), name))
 
 
 def metric_names() -> list[str]:
@@ -110,13 +120,18 @@ def parse_metric_list(text: str | Sequence[str], **options: Any) -> list[Metric]
     if unknown:
         raise ConfigError(f"unknown metric option(s) {', '.join(unknown)}; "
                           f"known: {', '.join(sorted(metric_options()))}")
+    if isinstance(options.get("judge"), str):  # parsed once for the list (an unreadable text: each metric names it)
+        try:
+            options = {**options, "judge": Spec.parse("judge", options["judge"])}
+        except ConfigError:
+            pass
     return [get_metric(n, **options) for n in names]
 
 
 def online_judged(metric: Metric) -> bool:
-    """Whether an online LLM judges ``metric``: it asks a judge (``needs_llm``) and its judge option
-    (canonical since :func:`get_metric`) is not the offline one."""
-    return bool(getattr(metric, "needs_llm", False)) and getattr(metric, "judge", "heuristic") not in OFFLINE["judge"]
+    """Whether an online LLM judges ``metric``: it asks a judge (``needs_llm``) and its judge (a Spec
+    since :func:`get_metric`) is online."""
+    return bool(getattr(metric, "needs_llm", False)) and getattr(metric, "judge", OFFLINE_JUDGE).online
 
 
 class _SerialEmbedder:

@@ -35,7 +35,7 @@ from rageval.claims import judge as judge_path
 from rageval.claims.analysis import PROMPTS, analyse
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED
 from rageval.metrics.coverage import coverage_score
-from rageval.types import Resources, Sample, Score
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
 from rageval.judge.ask import signature
 from rageval.metrics.judged import offline_parts
 from rageval.text import version as text_version
@@ -51,7 +51,7 @@ class _ClaimShare:
     kind = "claims"
     languages = ("en", "it")  # the offline verifier reads Italian numbers, negations and opposites too
     needs_llm = True
-    judge: str = "heuristic"
+    judge: Spec = OFFLINE_JUDGE
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
     llm_family = "claims"  # the three shares read one claim analysis per evaluate call: the estimate counts it once
@@ -59,7 +59,7 @@ class _ClaimShare:
     def signature(self) -> str:
         """With a judge the text rules are pinned too: copied claims are found by containment over
         the contexts' sentences before the judge sees the others (offline through :func:`offline_parts`)."""
-        text = () if self.judge == "heuristic" else (text_version(),)
+        text = () if not self.judge.online else (text_version(),)
         return signature(self.name, self.judge, PROMPTS, *offline_parts(self.judge, self.embedder), *text)
 
     def llm_calls(self, shape: Any) -> int:

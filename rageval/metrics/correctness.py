@@ -24,14 +24,13 @@ import numpy as np
 
 from rageval import models
 from rageval.errors import ConfigError
-from rageval.types import Resources, Sample, Score
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
 from rageval.metrics.correctness_features import FEATURES, correctness_features
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
-from rageval.judge.ask import check_judge, judge_client, server_part
-from rageval.prompts import prompt_hash, render
-from rageval.prompts.schemas import Equivalence
+from rageval.judge.ask import judge_client, server_part
+from rageval.prompts import prompt_hash, render, reply_model
 from rageval.text import version as text_version
 
 NAME = "answer_correctness"
@@ -135,7 +134,7 @@ class AnswerCorrectnessOffline:
 
 
 # ------------------------------------------------------------------------- answer equivalence
-def equivalence_of(reply: Equivalence) -> dict[str, Any]:
+def equivalence_of(reply: Any) -> dict[str, Any]:
     return {"equivalent": reply.equivalent, "reason": reply.reason}
 
 
@@ -151,7 +150,7 @@ class AnswerEquivalence:
     heuristic: equivalence = [p_correct >= 0.5]
     """
 
-    judge: str = "heuristic"
+    judge: Spec = OFFLINE_JUDGE
     language: str = "en"
     embedder: str = "local"
 
@@ -166,10 +165,9 @@ class AnswerEquivalence:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "language", check_language(self.language))
-        check_judge(self.judge, self.name)
 
     def signature(self) -> str:
-        if self.judge == "heuristic":
+        if not self.judge.online:
             model = load_model()
             return (
                 f"answer_equivalence|judge:heuristic|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
@@ -183,7 +181,7 @@ class AnswerEquivalence:
         return 1 if shape.references else 0
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        if self.judge == "heuristic":
+        if not self.judge.online:
             embedder = checked_embedder(self.embedder, resources, self.name)
             note = BEM_NOTE.format(by="a heuristic (answer_correctness_offline >= 0.5)")
             return [
@@ -199,13 +197,13 @@ class AnswerEquivalence:
         def one(sample: Sample) -> Score:
             prompt = render("answer_equivalence", question=sample.question,
                             references=" | ".join(references_of(sample)), candidate=sample.answer or "")
-            reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], schema=Equivalence,
+            reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], schema=reply_model("answer_equivalence"),
                                   validate=equivalence_of)
             if reply.status != "ok":
                 details = {"raw": reply.raw, "note": note}
                 make = Score.unscored if reply.status == "unscored" else Score.failed
                 return make(reply.reason or reply.status, details)
             verdict = reply.value
-            return Score.ok(float(verdict["equivalent"]), {**verdict, "judge": self.judge, "note": note})
+            return Score.ok(float(verdict["equivalent"]), {**verdict, "judge": str(self.judge), "note": note})
 
         return llm.map(one, list(samples))

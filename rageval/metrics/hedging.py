@@ -4,14 +4,16 @@ review, and say whether an abstention was right.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from rageval.claims.diagnose import gold_ranks
 from rageval.text import version as text_version
-from rageval.types import Resources, Sample, Score
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
 from rageval.judge.ask import ask, failed_score, judge_client, signature
-from rageval.prompts.schemas import Hedges
 from rageval.text.hedges import abstention_cues, hedge_cues
+
+if TYPE_CHECKING:  # the reply models load pydantic; they are needed only when a judge answers
+    from rageval.prompts.schemas import Hedges
 
 
 def hedges_of(reply: Hedges) -> dict[str, Any]:
@@ -35,7 +37,7 @@ class Hedging:
     True
     """
 
-    judge: str = "heuristic"
+    judge: Spec = OFFLINE_JUDGE
     name = "hedging"
     needs = frozenset({"answer"})
     range = (0.0, 1.0)
@@ -45,14 +47,14 @@ class Hedging:
     needs_llm = True
 
     def signature(self) -> str:
-        tables = (text_version(),) if self.judge == "heuristic" else ()  # the phrase lists it reads
+        tables = (text_version(),) if not self.judge.online else ()  # the phrase lists it reads
         return signature(self.name, self.judge, ("hedging",), *tables)
 
     def llm_calls(self, shape: Any) -> int:
         return 1
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        if self.judge == "heuristic":
+        if not self.judge.online:
             found = [{"hedge_phrases": hedge_cues(s.answer or ""), "abstains": bool(abstention_cues(s.answer or "")),
                       "abstention_cues": abstention_cues(s.answer or "")} for s in samples]
             method = "heuristic"
@@ -62,7 +64,7 @@ class Hedging:
             method = "llm"
         out = []
         for s, f in zip(samples, found):
-            base = {"judge": self.judge, "method": method}
+            base = {"judge": str(self.judge), "method": method}
             if not isinstance(f, dict):
                 if f.status != "ok":
                     out.append(failed_score(f, base))

@@ -4,7 +4,7 @@ relevance; LLM-judged with ``judge="openai:MODEL"``, transparent heuristics offl
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -13,12 +13,14 @@ from rageval.claims.offline import offline_verify
 from rageval.claims.offline import version as verifier_version
 from rageval.claims.verdict import DECIDED, SUPPORTED
 from rageval.errors import ConfigError
-from rageval.types import Resources, Sample, Score
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
 from rageval.judge.ask import ask, failed_score, judge_client, signature
 from rageval.metrics.coverage import coverage_score
-from rageval.prompts.schemas import Questions, StatementSort
 from rageval.text import version as text_version
 from rageval.text.hedges import abstention_cues
+
+if TYPE_CHECKING:  # the reply models load pydantic; they are needed only when a judge answers
+    from rageval.prompts.schemas import Questions, StatementSort
 
 
 def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
@@ -31,11 +33,11 @@ def cosines(embedder: Any, pairs: Sequence[tuple[str, str]]) -> list[float]:
     return [float(np.dot(vecs[at[a]], vecs[at[b]])) for a, b in pairs]
 
 
-def offline_parts(judge: str, embedder: str) -> tuple[str, ...]:
+def offline_parts(judge: Spec, embedder: str) -> tuple[str, ...]:
     """Signature parts of a metric that reads claims: the embedder, and offline the claim
     verifier's version (which pins its weights and word lists) and the text rules' version
     (sentence boundaries of answers and contexts, word tokens: :func:`rageval.text.version`)."""
-    if judge == "heuristic":
+    if not judge.online:
         return f"emb:{embedder}", f"verifier:{verifier_version()}", text_version()
     return (f"emb:{embedder}",)
 
@@ -58,7 +60,7 @@ class _Ragas:
     """What the two RAGAS-style metrics share: the judge, the offline path's sentence embedder
     (pinned in the signature) and their metadata."""
 
-    judge: str = "heuristic"
+    judge: Spec = OFFLINE_JUDGE
     embedder: str = "local"
     range = (0.0, 1.0)
     higher_is_better = True
@@ -110,7 +112,7 @@ class RagasAnswerCorrectness(_Ragas):
         return shape.references
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        llm = None if not self.judge.online else judge_client(self.name, self.judge, resources)
         pairs = [(i, j, ref) for i, s in enumerate(samples) for j, ref in enumerate(s.references) if ref.strip()]
         embedder = resources.embedder
         sims = cosines(embedder, [(samples[i].answer or "", ref) for i, _, ref in pairs])
@@ -150,7 +152,7 @@ class RagasAnswerCorrectness(_Ragas):
         return out
 
     def _combine(self, got: Any, sim: float, ref_index: int, embedder: Any) -> Score:
-        method = {"judge": self.judge, "method": "heuristic" if self.judge == "heuristic" else "llm",
+        method = {"judge": str(self.judge), "method": "heuristic" if not self.judge.online else "llm",
                   "embedder": embedder_name(embedder), "reference_index": ref_index}
         if not isinstance(got, dict):
             if got.status != "ok":
@@ -210,7 +212,7 @@ class RagasAnswerRelevance(_Ragas):
 
     def signature(self) -> str:
         """Offline, whether the answer has a claim comes from the one segmenter (:func:`rageval.text.version`)."""
-        text = (text_version(),) if self.judge == "heuristic" else ()
+        text = (text_version(),) if not self.judge.online else ()
         return signature(self.name, self.judge, ("answer_relevance_questions",), f"n:{self.n}", f"emb:{self.embedder}",
                          *text)
 
@@ -219,9 +221,9 @@ class RagasAnswerRelevance(_Ragas):
         return 1
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        llm = None if not self.judge.online else judge_client(self.name, self.judge, resources)
         embedder = resources.embedder
-        base = {"judge": self.judge, "embedder": embedder_name(embedder)}
+        base = {"judge": str(self.judge), "embedder": embedder_name(embedder)}
         if llm is None:
             sims = cosines(embedder, [(s.question, s.answer or "") for s in samples])
             out = []

@@ -23,7 +23,7 @@ from rageval.prompts import prompt_text
 from rageval.project import Project
 from rageval.prompts.rubric import PREFIX, Rubric, parse_rubric
 from rageval.store import rubrics as rubric_store
-from rageval.types import Resources, Sample, Score
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
 from rageval.util import canonical_json
 
 #: why an offline run leaves a rubric metric unscored
@@ -47,7 +47,7 @@ class RubricMetric:
     """A user's rubric scored 1-5 by the LLM judge, stored as ``(rating - 1) / 4`` (module docstring)."""
 
     rubric: Rubric
-    judge: str = "heuristic"
+    judge: Spec = OFFLINE_JUDGE
     range = (0.0, 1.0)
     higher_is_better = True
     kind = "judged"
@@ -75,12 +75,12 @@ class RubricMetric:
         return len(prompt_text("rubric")) + len(rubric_text(self.rubric))
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        if self.judge == "heuristic":
+        if not self.judge.online:
             return [Score.unscored(OFFLINE_REASON, {"judge": "heuristic", "rubric": self.rubric.digest()})
                     for _ in samples]
         llm = judge_client(self.name, self.judge, resources)
         replies = llm.map(self._ask_one(llm), list(samples))
-        base = {"judge": self.judge, "method": "llm", "rubric": self.rubric.digest()}
+        base = {"judge": str(self.judge), "method": "llm", "rubric": self.rubric.digest()}
         out = []
         for reply in replies:
             if reply.status != "ok":

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
@@ -17,7 +17,7 @@ from rageval.claims.judge import evidence_of
 from rageval.claims.offline import offline_verify
 from rageval.claims.verdict import DECIDED, SUPPORTED
 from rageval.embed.sentences import context_vectors, sentence_vectors
-from rageval.types import Resources, Sample, Score
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
 from rageval.judge.ask import (
     ask,
     failed_score,
@@ -28,10 +28,13 @@ from rageval.judge.ask import (
 )
 from rageval.metrics.coverage import coverage_score
 from rageval.metrics.judged import cosines, embedder_name, offline_parts
-from rageval.prompts.schemas import Ratings, numbered_entries, passage_index
+from rageval.prompts.entries import numbered_entries, passage_index
 from rageval.text.hedges import abstention_cues
 from rageval.text import version as text_version
 from rageval.text.words import content_stems
+
+if TYPE_CHECKING:  # the reply models load pydantic; they are needed only when a judge answers
+    from rageval.prompts.schemas import Ratings
 
 TOP = 3
 SENTENCES_PER_CALL = 8
@@ -59,12 +62,12 @@ class _Triad:
     languages = ("en",)
     needs_llm = True
     prompt = ""
-    judge: str = "heuristic"
+    judge: Spec = OFFLINE_JUDGE
     embedder: str = "local"  # the sentence embedder of the offline path (pinned in the signature)
 
     def signature(self) -> str:
         """Offline the word rules of :func:`term_share` are pinned too (:func:`rageval.text.version`)."""
-        text = (text_version(),) if self.judge == "heuristic" else ()
+        text = (text_version(),) if not self.judge.online else ()
         return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}", *text)
 
 
@@ -90,7 +93,7 @@ class ContextRelevance(_Triad):
 
     def signature(self) -> str:
         """Offline also ``ctx:sentence-mean``, how the chunk's vector is made (see the class)."""
-        extra = (text_version(), "ctx:sentence-mean") if self.judge == "heuristic" else ()
+        extra = (text_version(), "ctx:sentence-mean") if not self.judge.online else ()
         return signature(self.name, self.judge, (self.prompt,), f"emb:{self.embedder}", *extra)
 
     def llm_calls(self, shape: Any) -> int:
@@ -98,7 +101,7 @@ class ContextRelevance(_Triad):
         return shape.passages
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        llm = None if not self.judge.online else judge_client(self.name, self.judge, resources)
         items = [(i, j, ctx) for i, s in enumerate(samples) for j, ctx in enumerate(s.contexts)]
         if llm is None:
             embedder = resources.embedder
@@ -110,12 +113,12 @@ class ContextRelevance(_Triad):
                 share = term_share(samples[i].question, ctx)
                 rated.append({"score": round(0.5 * mapped_cosine(cos) + 0.5 * share, 6),
                               "cosine": round(cos, 6), "term_share": round(share, 6)})
-            base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
+            base = {"judge": str(self.judge), "method": "heuristic", "embedder": embedder_name(embedder)}
         else:
             replies = llm.map(lambda it: ask(llm, "context_relevance", rating_of, question=samples[it[0]].question,
                                              passage=it[2]), items)
             rated = [r if r.status != "ok" else {**r.value, "score": r.value["rating"] / TOP} for r in replies]
-            base = {"judge": self.judge, "method": "llm"}
+            base = {"judge": str(self.judge), "method": "llm"}
         per: list[list] = [[] for _ in samples]
         for (i, j, _), r in zip(items, rated):
             per[i].append((j, r))
@@ -164,7 +167,7 @@ class Groundedness(_Triad):
     def signature(self) -> str:
         """The answer's sentences come from the one segmenter for every judge, so its rules are
         pinned for every judge (offline through :func:`offline_parts`)."""
-        text = () if self.judge == "heuristic" else (text_version(),)
+        text = () if not self.judge.online else (text_version(),)
         return signature(self.name, self.judge, (self.prompt,), *offline_parts(self.judge, self.embedder), *text)
 
     def llm_calls(self, shape: Any) -> int:
@@ -175,20 +178,20 @@ class Groundedness(_Triad):
         return math.ceil(n / SENTENCES_PER_CALL)
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        llm = None if not self.judge.online else judge_client(self.name, self.judge, resources)
         sentences = [resolved_sentences(s.answer or "") for s in samples]
         if llm is None:
             embedder = resources.embedder
             sentences = [[question_claim(s.question or "", s.answer or "")] if is_short_answer(s.answer or "")
                          and sents else sents for s, sents in zip(samples, sentences)]
             verdicts = offline_verify(embedder, [(sents, s.contexts) for sents, s in zip(sentences, samples)])
-            base = {"judge": self.judge, "method": "heuristic", "embedder": embedder_name(embedder)}
+            base = {"judge": str(self.judge), "method": "heuristic", "embedder": embedder_name(embedder)}
             rows_of = [[{"text": t, "rating": (TOP if v.label == SUPPORTED else 0) if v.label in DECIDED else None,
                          "verdict": v.label, "evidence": v.evidence, "evidence_chunk": chunk_id(s, v.context_index),
                          "span": list(v.span) if v.span else None, "reason": v.reason, "hints": list(v.hints)}
                         for t, v in zip(sents, vs)] for sents, vs, s in zip(sentences, verdicts, samples)]
         else:
-            base = {"judge": self.judge, "method": "llm"}
+            base = {"judge": str(self.judge), "method": "llm"}
             rows_of = self._judged(llm, samples, sentences)
         out = []
         for s, rows in zip(samples, rows_of):
@@ -248,7 +251,7 @@ class AnswerRelevance(_Triad):
         return 1
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
-        llm = None if self.judge == "heuristic" else judge_client(self.name, self.judge, resources)
+        llm = None if not self.judge.online else judge_client(self.name, self.judge, resources)
         if llm is None:
             embedder = resources.embedder
             sims = cosines(embedder, [(s.question, s.answer or "") for s in samples])
@@ -259,12 +262,12 @@ class AnswerRelevance(_Triad):
                 value = 0.5 * mapped_cosine(cos) + 0.5 * share
                 if cues:
                     value = min(value, 1 / TOP)
-                out.append(Score.ok(value, {"judge": self.judge, "method": "heuristic", "cosine": round(cos, 6),
+                out.append(Score.ok(value, {"judge": str(self.judge), "method": "heuristic", "cosine": round(cos, 6),
                                             "term_share": round(share, 6), "abstention_cues": cues,
                                             "embedder": embedder_name(embedder)}))
             return out
         replies = llm.map(lambda s: ask(llm, "answer_relevance", rating_of, question=s.question,
                                         answer=s.answer or ""), list(samples))
-        base = {"judge": self.judge, "method": "llm"}
+        base = {"judge": str(self.judge), "method": "llm"}
         return [failed_score(r, base) if r.status != "ok" else Score.ok(r.value["rating"] / TOP, {**base, **r.value})
                 for r in replies]

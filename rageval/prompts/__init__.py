@@ -16,7 +16,7 @@ from typing import Any
 from rageval.prompts.fence import fence_safe
 from rageval.util import sha256_hex
 
-__all__ = ["PROMPT_DIR", "fence_safe", "prompt_hash", "prompt_text", "render"]
+__all__ = ["PROMPT_DIR", "fence_safe", "prompt_hash", "prompt_text", "render", "reply_model"]
 
 PROMPT_DIR = Path(__file__).resolve().parent
 
@@ -27,12 +27,24 @@ def prompt_text(name: str) -> str:
     return (PROMPT_DIR / f"{name}.txt").read_text(encoding="utf-8")
 
 
+@functools.lru_cache(maxsize=None)
 def prompt_hash(*names: str) -> str:
     """8 hex digits of sha256 over the named prompt files joined by a NUL in order, then a NUL
-    and the hash of their reply schemas (a prompt is what it says and what it asks back)."""
+    and the hash of their reply schemas (a prompt is what it says and what it asks back). Cached
+    like :func:`prompt_text`: a reply schema is built by pydantic, about 10 ms a prompt, and every
+    stored batch asks for its metrics' signatures."""
     from rageval.prompts.schemas import schema_hash  # pydantic loads here, not on `rageval --help`
 
     return sha256_hex("\0".join(prompt_text(n) for n in names) + "\0" + schema_hash(*names))[:8]
+
+
+def reply_model(name: str) -> Any:
+    """The pydantic model a reply to prompt ``name`` must validate as
+    (:data:`rageval.prompts.schemas.REPLIES`); pydantic loads on the first judged call, so an
+    offline command never imports it."""
+    from rageval.prompts.schemas import REPLIES
+
+    return REPLIES[name]
 
 
 def render(name: str, **values: Any) -> str:

@@ -9,8 +9,8 @@ booleans are ``true``/``false`` or the words true/false/yes/no, never numbers (b
 ``noncommittal``, which is 0 or 1, and takes the words too); labels ignore
 case, spaces and hyphens (``"not mentioned"`` is ``NOT_MENTIONED``); strings are stripped and
 empty list entries dropped; unknown keys are ignored. What depends on the call (how many
-entries, which passage numbers exist) is checked by :func:`numbered_entries` and
-:func:`passage_index`, which the metrics call on the validated model.
+entries, which passage numbers exist) is checked by :func:`rageval.prompts.entries.numbered_entries` and
+:func:`rageval.prompts.entries.passage_index`, which the metrics call on the validated model.
 
 A reply schema is part of what a prompt asks, so its hash goes into the judge signature with
 the prompt's (:func:`schema_hash`).
@@ -185,25 +185,3 @@ def json_schema(name: str) -> dict[str, Any]:
 def schema_hash(*names: str) -> str:
     """8 hex digits of sha256 over the reply schemas of the named prompts (prompts without one skipped)."""
     return sha256_hex(canonical_json([json_schema(n) for n in names if n in REPLIES]))[:8]
-
-
-def numbered_entries(items: Sequence[Any], field: str, n: int) -> list[Any]:
-    """Entries 1..n in order, by their ``field`` number (position when absent); ValueError unless
-    every number from 1 to n has exactly one entry."""
-    found: dict[int, Any] = {}
-    for pos, item in enumerate(items, 1):
-        k = getattr(item, field)
-        k = pos if k is None else k
-        if not 1 <= k <= n:
-            raise ValueError(f"{field} must be a number from 1 to {n}")
-        found[k] = item
-    if sorted(found) != list(range(1, n + 1)):
-        raise ValueError(f"expected exactly one entry for each of the {n} {field}s")
-    return [found[k] for k in range(1, n + 1)]
-
-
-def passage_index(value: int | None, n: int) -> int | None:
-    """``value`` when it names one of ``n`` passages (or is None); ValueError otherwise."""
-    if value is not None and not 1 <= value <= n:
-        raise ValueError(f"passage must be a number from 1 to {n} or null")
-    return value

@@ -1,4 +1,5 @@
-"""Reports of runs: exports (JSONL, CSV, Parquet, RAGAS format), the one-page HTML report, and
-the read models the app's pages show (leaderboard, metric meaning, applicability)."""
-from rageval.report.exports import FORMATS, export_run, ragas_rows, run_table, table_csv, to_text  # noqa: F401
-from rageval.report.html import run_report_html  # noqa: F401
+"""Reports of runs: exports (:mod:`rageval.report.exports`: JSONL, CSV, Parquet, RAGAS format), the
+one-page HTML report (:mod:`rageval.report.html`), and the read models the app's pages show
+(leaderboard, metric meaning, applicability). Import the module you need: this package imports
+nothing itself, so ``score --out`` (which writes through :mod:`rageval.report.score_out`) does not
+load pandas."""

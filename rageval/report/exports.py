@@ -27,18 +27,19 @@ from rageval.metrics.coverage import coverage_of
 from rageval.project import Project
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as store
+from rageval.store.record import Run
 
 FORMATS = ("jsonl", "csv", "parquet", "ragas")
 _LIST_COLUMNS = ("reference", "contexts", "context_ids", "retrieved_ids", "retrieved_scores", "relevant_ids")
 
 
-def _levels(project: Project, run: dict[str, Any], answers: list[dict[str, Any]]):
+def _levels(project: Project, run: Run, answers: list[dict[str, Any]]):
     """Per item: (retrieved ids, relevant ids) at the level the run compared them."""
     relevant = {}
-    if run.get("qa_set"):
-        relevant = {it["id"]: dict(it.get("relevant") or {}) for it in store.qa_items(project.db_path, run["qa_set"])}
+    if run.qa_set:
+        relevant = {it["id"]: dict(it.get("relevant") or {}) for it in store.qa_items(project.db_path, run.qa_set)}
     chunk_ids = sorted({cid for a in answers for cid, _ in a["retrieved"] if cid})
-    info = corpus_store.chunks_by_id(project.db_path, chunk_ids) if run["kind"] == "pipeline" else {}
+    info = corpus_store.chunks_by_id(project.db_path, chunk_ids) if run.kind == "pipeline" else {}
     out = {}
     for a in answers:
         ids = [cid for cid, _ in a["retrieved"]]
@@ -65,8 +66,8 @@ def run_table(project: Project, run_id: str) -> pd.DataFrame:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
     answers = store.answers(project.db_path, run_id)
     domains = {}
-    if run.get("qa_set"):
-        domains = {it["id"]: it.get("domain") for it in store.qa_items(project.db_path, run["qa_set"])}
+    if run.qa_set:
+        domains = {it["id"]: it.get("domain") for it in store.qa_items(project.db_path, run.qa_set)}
     levels = _levels(project, run, answers)
     rows: dict[str, dict[str, Any]] = {}
     for a in answers:

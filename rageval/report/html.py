@@ -14,7 +14,7 @@ import math
 from datetime import datetime, timezone
 from typing import Any, Sequence
 
-from rageval.config import RunConfig, stored_config
+from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
@@ -22,6 +22,7 @@ from rageval.report.meaning import info
 from rageval.report.summary import (LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix,
                                     is_low_confidence, low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.store import runs as run_store
+from rageval.store.record import Run
 from rageval.text.hygiene import without_bidi
 from rageval.util import shown
 
@@ -145,10 +146,10 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
         base_run = run_store.get_run(project.db_path, regressions.run_a)
     summaries = run_summaries(project, run_id)
     values = item_values(project, [run_id])
-    cfg = stored_config(run)
+    cfg = run.config
     parts = [f"<h1>{esc(run_name(run))}</h1>",
-             f'<p class="muted">Run {esc(run_id)} · project {esc(project.slug)} · {esc(run["status"])} '
-             f'{run["done"]}/{run["n_items"]} items, {run["failed"]} failed · {esc(judge_label(run))} · report made '
+             f'<p class="muted">Run {esc(run_id)} · project {esc(project.slug)} · {esc(run.status)} '
+             f'{run.done}/{run.n_items} items, {run.failed} failed · {esc(judge_label(run))} · report made '
              f'{datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC</p>']
     settings = {k: getattr(cfg, k, None) for k in ("corpus", "qa_set", "generator", "judge", "embedder", "top_k",
                                                    "chunking", "language", "source")}
@@ -174,7 +175,9 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
         parts.append("<p class='muted'>Coverage: the share of claims decided. The claim metrics count decided "
                      "claims only; an UNVERIFIED claim is not an error, it is one nobody has decided yet.</p>")
     if any(s.coverage is not None and s.heuristic for s in summaries):
-        parts.append(f"<p><b>Claims:</b> {esc(OFFLINE_VERDICT_NOTE)}</p>")
+        counts = _verdict_counts(run_store.claims(project.db_path, run_id))
+        parts.append(f"<p><b>Claims:</b> {esc(OFFLINE_VERDICT_NOTE)}"
+                     + (f" In this run: {esc(counts)}." if counts else "") + "</p>")
     low, total = low_confidence_claims(project, run_id)
     if low:
         parts.append(f"<p><b>Claims:</b> {esc(low_confidence_text(low, total))}. The verifier was not sure of these "
@@ -204,7 +207,7 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
                          f"<td class='num'>{n}</td></tr>" for m, rho, p, n in corr) + "</table>")
     parts += list(sections)
     if regressions is not None:
-        parts.append(_regression_section(base_run or {"id": regressions.run_a}, regressions, limit))
+        parts.append(_regression_section(run_name(base_run) if base_run else regressions.run_a, regressions, limit))
     if main:
         parts.append(_worst_section(project, run, ok, main, worst))
     body = "\n".join(parts)
@@ -214,8 +217,8 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
             f"docs/metrics.md.</p></body></html>")
 
 
-def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
-    name = run_name(base) if "config" in base else base["id"]
+def _regression_section(name: str, r: Any, limit: int) -> str:
+    """The questions that got worse and better against the baseline called ``name``."""
     out = [f"<h2>Per question against {esc(name)}</h2><p class='muted'>change = this run − baseline "
            f"on {esc(r.metric)} ({'higher' if r.higher_is_better else 'lower'} is better): {len(r.worse)} worse, "
            f"{len(r.better)} better, {r.unchanged} unchanged of {r.paired} answers scored by both"
@@ -234,12 +237,24 @@ def _regression_section(base: dict[str, Any], r: Any, limit: int) -> str:
     return "".join(out)
 
 
-def _worst_section(project: Project, run: dict[str, Any], ok, metric: str, n: int) -> str:
+def _verdict_counts(claims: Sequence[dict[str, Any]]) -> str:
+    """``"1 claim SUPPORTED, 16 UNVERIFIED"`` over one claim family (the faithfulness claims when the
+    run has them: each claim metric stores its own), verdicts in the order SUPPORTED, CONTRADICTED,
+    NOT_MENTIONED, UNVERIFIED; ``""`` for no claim."""
+    faith = [c for c in claims if c["signature"].startswith("faithfulness|")]
+    family = faith or [c for c in claims if c["signature"] == claims[0]["signature"]] if claims else []
+    order = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED", "UNVERIFIED")
+    found = [(v, sum(c["verdict"] == v for c in family)) for v in order]
+    text = ", ".join(f"{n} {v}" for v, n in found if n)
+    return f"{len(family)} claim{'s' if len(family) != 1 else ''}: {text}" if family else ""
+
+
+def _worst_section(project: Project, run: Run, ok, metric: str, n: int) -> str:
     higher = info(metric).higher_is_better
     chosen = ok[ok["metric"] == metric].sort_values("value", ascending=higher).head(n)
-    answers = {a["item_id"]: a for a in run_store.answers(project.db_path, run["id"])}
+    answers = {a["item_id"]: a for a in run_store.answers(project.db_path, run.id)}
     claims: dict[str, list[dict[str, Any]]] = {}
-    for c in run_store.claims(project.db_path, run["id"]):
+    for c in run_store.claims(project.db_path, run.id):
         claims.setdefault(c["item_id"], []).append(c)
     out = [f"<h2>Worst answers by {esc(metric)}</h2>"]
     for item_id, value in zip(chosen["item_id"], chosen["value"]):

@@ -14,13 +14,14 @@ from typing import Any, Sequence
 
 import pandas as pd
 
-from rageval.config import ImportConfig, stored_config
+from rageval.config import ImportConfig, run_model
 from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.exports import table_csv  # noqa: F401  (pages download every table through it)
 from rageval.report.meaning import info
 from rageval.store import reports as report_store
 from rageval.store import runs as run_store
+from rageval.store.record import Run
 from rageval.types import Spec
 
 #: columns shown first when a run has them (the rest follow in name order)
@@ -39,49 +40,36 @@ def _model(role: str, spec: Any) -> str | None:
         return None
 
 
-def judge_label(run: dict[str, Any]) -> str:
+def judge_label(run: Run) -> str:
     """``heuristic judge (offline)`` or ``LLM judge gpt-4o``."""
-    model = _model("judge", stored_config(run).judge)
+    model = _model("judge", run.config.judge)
     return f"LLM judge {model}" if model else "heuristic judge (offline)"
 
 
-def run_model(run: dict[str, Any]) -> str:
-    """What produced a run's answers: the generator of a pipeline run (``extractive``,
-    ``openai:gpt-4o``; RunConfig's default when the stored config has none), ``imported <source>``
-    for answers scored from a file (``imported answers`` when the import named no source). The one
-    label of a run's model: the run list, the leaderboard and the human-rating groups all use it.
-
-    >>> run_model({"kind": "pipeline", "config": {}}), run_model({"kind": "import", "config": {"source": "a.csv"}})
-    ('extractive', 'imported a.csv')
-    """
-    cfg = stored_config(run)
-    return f"imported {cfg.source}" if isinstance(cfg, ImportConfig) else cfg.generator
-
-
-def kind_label(run: dict[str, Any]) -> str:
+def kind_label(run: Run) -> str:
     """``pipeline run`` (retrieve, generate, score) or ``scored file`` (answers scored from a file)."""
-    return "pipeline run" if run["kind"] == "pipeline" else "scored file"
+    return "pipeline run" if run.kind == "pipeline" else "scored file"
 
 
-def run_name(run: dict[str, Any]) -> str:
+def run_name(run: Run) -> str:
     """A name a person reads: what produced the answers, on what, when (the id stays in the tooltip).
 
     ``extractive generator · top-10 · handbook / handbook-qa · Dec 01 07:30`` or
     ``imported answers.jsonl · Dec 01 07:30``.
     """
-    when = run.get("created")
+    when = run.created
     stamp = f" · {when:%b %d %H:%M}" if hasattr(when, "strftime") else ""
-    cfg = stored_config(run)
+    cfg = run.config
     if isinstance(cfg, ImportConfig):
-        return cfg.source[5:].strip() + stamp if cfg.source.startswith("demo:") else run_model(run) + stamp
+        return cfg.source[5:].strip() + stamp if cfg.source.startswith("demo:") else run_model(cfg) + stamp
     model = _model("generator", cfg.generator)
     gen_text = f"LLM {model}" if model else f"{cfg.generator} generator"
-    return f"{gen_text} · top-{cfg.top_k} · {run['corpus']} / {run['qa_set']}{stamp}"
+    return f"{gen_text} · top-{cfg.top_k} · {run.corpus} / {run.qa_set}{stamp}"
 
 
 @dataclass(frozen=True)
 class Leaderboard:
-    runs: list[dict[str, Any]]
+    runs: list[Run]
     metrics: list[str]
     table: pd.DataFrame  # one row per run: name, judge, then one column per metric (mean)
     best: dict[str, str] = field(default_factory=dict)  # metric -> run id of the best value
@@ -90,13 +78,13 @@ class Leaderboard:
     coverage: dict[tuple[str, str], float] = field(default_factory=dict)  # (run id, metric) -> decided / all claims
 
 
-def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, *,
+def leaderboard(project: Project, runs: Sequence[Run] | None = None, *,
                 metrics: Sequence[str] | None = None, main_only: bool = True) -> Leaderboard:
     """The finished runs (or ``runs``) as rows and their metric means as columns."""
     if runs is None:
-        runs = [r for r in run_store.runs(project.db_path) if r["status"] == "finished"]
+        runs = [r for r in run_store.runs(project.db_path) if r.status == "finished"]
     runs = list(runs)
-    stats = report_store.metric_stats(project.db_path, [r["id"] for r in runs])
+    stats = report_store.metric_stats(project.db_path, [r.id for r in runs])
     present = sorted({s["metric"] for s in stats})
     if metrics is None:
         order = [m for m in MAIN_METRICS if m in present] + [m for m in present if m not in MAIN_METRICS]
@@ -109,21 +97,21 @@ def leaderboard(project: Project, runs: Sequence[dict[str, Any]] | None = None, 
             cell[key] = s
     rows, unscored, coverage = [], {}, {}
     for r in runs:
-        row: dict[str, Any] = {"run": run_name(r), "kind": kind_label(r), "judge": judge_label(r), "items": r["done"],
-                               "id": r["id"]}
+        row: dict[str, Any] = {"run": run_name(r), "kind": kind_label(r), "judge": judge_label(r), "items": r.done,
+                               "id": r.id}
         for m in metrics:
-            s = cell.get((r["id"], m))
+            s = cell.get((r.id, m))
             row[m] = None if s is None or s["mean"] is None else float(s["mean"])
             if s is not None and s.get("n_all"):
-                coverage[(r["id"], m)] = (s.get("n_decided") or 0) / s["n_all"]
+                coverage[(r.id, m)] = (s.get("n_decided") or 0) / s["n_all"]
             if s is not None and (s["n_unscored"] or s["n_failed"]):
-                unscored[(r["id"], m)] = int(s["n_unscored"]) + int(s["n_failed"])
+                unscored[(r.id, m)] = int(s["n_unscored"]) + int(s["n_failed"])
         rows.append(row)
     best, incomparable = {}, []
-    contenders = [r for r in runs if r["kind"] == "pipeline"] or runs  # scored files only among themselves
+    contenders = [r for r in runs if r.kind == "pipeline"] or runs  # scored files only among themselves
     for m in metrics:
-        have = [(r["id"], cell[(r["id"], m)]) for r in contenders
-                if (r["id"], m) in cell and cell[(r["id"], m)]["mean"] is not None]
+        have = [(r.id, cell[(r.id, m)]) for r in contenders
+                if (r.id, m) in cell and cell[(r.id, m)]["mean"] is not None]
         if len({s["signature"] for _, s in have}) > 1:
             incomparable.append(m)
             continue

@@ -45,7 +45,7 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
     from rageval.store import reports as report_store
 
     run = run_store.get_run(project.db_path, run_id)
-    order = {m: i for i, m in enumerate((run or {}).get("config", {}).get("metrics", []))}
+    order = {m: i for i, m in enumerate(run.config.metrics if run else ())}
     groups: dict[str, dict[str, Any]] = {}
     for s in report_store.metric_stats(project.db_path, [run_id]):
         g = groups.setdefault(s["metric"], {"sum": 0.0, "n_ok": 0, "n_unscored": 0, "n_failed": 0,
@@ -81,15 +81,23 @@ def is_low_confidence(claim: dict[str, Any]) -> bool:
     return bool(details.get("low_confidence", claim.get("low_confidence")))
 
 
+#: the signature part of claims the offline rules decided (:func:`rageval.claims.offline.rules_version`
+#: in :func:`rageval.metrics.judged.offline_parts`): their verdicts carry no probability (SUPPORTED
+#: by containment is certain, UNVERIFIED is no verdict), so "low confidence" says nothing of them
+RULES_VERDICTS = "verifier:rules-"
+
+
 def low_confidence_claims(project: Project, run_id: str) -> tuple[int, int]:
-    """``(low-confidence claims, claims)`` of a run."""
+    """``(low-confidence claims, claims whose verdict carries a probability)`` of a run: claims an
+    LLM judge or the opt-in cross-encoder decided; the offline rules' claims are left out
+    (:data:`RULES_VERDICTS`), so a run scored by the rules alone gives ``(0, 0)``."""
     from rageval.store import reports as report_store
 
-    return report_store.low_confidence_counts(project.db_path, run_id)
+    return report_store.low_confidence_counts(project.db_path, run_id, without=RULES_VERDICTS)
 
 
 def low_confidence_text(low: int, total: int) -> str:
-    """``"3 of 12 claims low confidence"``; ``""`` when the run has no claims.
+    """``"3 of 12 claims low confidence"``; ``""`` when no claim carries a probability.
 
     >>> low_confidence_text(3, 12), low_confidence_text(0, 0)
     ('3 of 12 claims low confidence', '')

@@ -11,19 +11,20 @@ import functools
 from dataclasses import dataclass
 from typing import Any
 
-from rageval.config import RunConfig, stored_config
+from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.metrics.base import Metric, parse_metric_list
 from rageval.project import Project
 from rageval.store import runs as store
+from rageval.store.record import Run
 
 
 @dataclass(frozen=True)
 class RunContext:
-    """A run as its executor sees it: the stored row, config, QA items, stored item ids, metrics."""
+    """A run as its executor sees it: the stored run, its config, QA items, stored item ids, metrics."""
 
     run_id: str
-    run: dict[str, Any]
+    run: Run
     config: RunConfig
     items: tuple[dict[str, Any], ...]
     done_ids: frozenset[str]
@@ -41,7 +42,7 @@ class RunContext:
     @property
     def finished(self) -> bool:
         """Finished and nothing left to do: such a run is never executed again."""
-        return self.run["status"] == "finished" and not self.todo
+        return self.run.status == "finished" and not self.todo
 
 
 def load_context(project: Project, run_id: str) -> RunContext:
@@ -50,11 +51,11 @@ def load_context(project: Project, run_id: str) -> RunContext:
     if state is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
     run, items, done = state
-    if run["kind"] != "pipeline":  # its config is a `score`'s, not a RunConfig
+    if not isinstance(run.config, RunConfig):  # a `score`'s ImportConfig
         from rageval.store.owners import resume_hint
 
-        what = f"run {run_id} is a stored `score` (answers scored from {stored_config(run).source}), not a pipeline run"
-        if run["status"] == "finished":
+        what = f"run {run_id} is a stored `score` (answers scored from {run.config.source}), not a pipeline run"
+        if run.status == "finished":
             raise ConfigError(f"{what}; it is finished, nothing to resume")
-        raise ConfigError(f"{what}; resume it with: {resume_hint(run)}")
-    return RunContext(run_id, run, stored_config(run), tuple(items), frozenset(done))
+        raise ConfigError(f"{what}; resume it with: {resume_hint(run_id, run.config)}")
+    return RunContext(run_id, run, run.config, tuple(items), frozenset(done))

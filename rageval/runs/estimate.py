@@ -162,8 +162,8 @@ def estimate_run(
         semantic = semantic or getattr(metric, "kind", None) == "semantic"
         if not getattr(metric, "needs_llm", False):
             continue
-        spec = getattr(metric, "judge", None)
-        model = Spec.parse("judge", spec).model if spec else default_judge
+        spec = getattr(metric, "judge", None)  # a judged metric's resolved judge (a Spec)
+        model = spec.model if spec is not None else default_judge
         if not model:
             continue
         family = getattr(metric, "llm_family", None)

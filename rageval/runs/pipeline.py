@@ -129,7 +129,7 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
 
     started = time.monotonic()
     ctx = context or load_context(project, run_id)
-    if ctx.run["kind"] != "pipeline":
+    if ctx.run.kind != "pipeline":
         raise ConfigError(f"run {run_id} holds imported answers; there is nothing to execute")
     config, todo = ctx.config, ctx.todo
     if ctx.finished:
@@ -263,8 +263,8 @@ def _run_batch(project: Project, run_id: str, batch: Sequence[tuple[int, dict[st
 
 def _summary(project: Project, run_id: str, started: float) -> RunSummary:
     run = store.get_run(project.db_path, run_id)
-    return RunSummary(run_id=run_id, status=run["status"], items=run["n_items"], done=run["done"],
-                      failed=run["failed"], seconds=round(time.monotonic() - started, 2))
+    return RunSummary(run_id=run_id, status=run.status, items=run.n_items, done=run.done,
+                      failed=run.failed, seconds=round(time.monotonic() - started, 2))
 
 
 def estimate(project: Project, config: RunConfig) -> Any:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
-from rageval.config import ImportConfig, stored_config
+from rageval.config import ImportConfig
 from rageval.errors import ConfigError, ProjectBusyError, RagevalError, StoreFullError
 from rageval.metrics.ranges import Rejection, problem, sound
 from rageval.project import Project
@@ -67,14 +67,14 @@ class StoredImport:
         if state is None:
             raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
         run, _, done = state
-        if run["kind"] != "import":
+        if not isinstance(run.config, ImportConfig):
             raise ConfigError(f"run {run_id} is a pipeline run, not a stored `score`; resume it with: "
                               f"python -m rageval run --resume {run_id}")
         info = owners.other_live_owner(project.db_path, run_id)
         if info is not None:
             raise ConfigError(f"run {run_id} is being scored by process {info['pid']} on {info['host']}; wait for "
                               "it to finish, or stop that process and resume")
-        stored = stored_config(run).to_dict()
+        stored = run.config.to_dict()
         for key in ("input_sha256", "metrics", "judge", "language", "embedder"):
             if key in stored and stored[key] != config.get(key):
                 raise ConfigError(f"run {run_id} was scored with {key} = {stored[key]!r}, not "
@@ -105,7 +105,7 @@ class StoredImport:
 
     @property
     def resume_hint(self) -> str:
-        return owners.resume_hint({"id": self.run_id, "kind": "import", "config": self.config})
+        return owners.resume_hint(self.run_id, ImportConfig.from_dict(self.config))
 
     def save(self, numbered: Sequence[tuple[int, dict[str, Any]]]) -> None:
         """Store ``(ordinal, record)`` pairs in one transaction."""
@@ -240,10 +240,10 @@ def resumed_settings(project: Project, run_id: str, metrics: str | None) -> dict
     run = store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: python -m rageval runs")
-    if run["kind"] != "import":
+    config = run.config
+    if not isinstance(config, ImportConfig):
         raise ConfigError(f"run {run_id} is a pipeline run, not a stored `score`; resume it with: "
                           f"python -m rageval run --resume {run_id}")
-    config = stored_config(run)
     stored = ",".join(config.metrics)
     if metrics and [m.strip() for m in metrics.split(",") if m.strip()] != list(config.metrics):
         raise ConfigError(f"run {run_id} was scored with --metrics {stored}; leave --metrics out to resume it")

@@ -31,12 +31,12 @@ from typing import Any, Callable, Sequence
 from rageval.embed import processes
 from rageval.embed.sentences import sentence_texts
 from rageval.metrics.base import Metric, evaluate, with_default_embedder
-from rageval.types import Resources, Sample, Score
+from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score
 
 
 def offline_metrics(metrics: Sequence[Metric]) -> bool:
     """Every metric heuristic on the local embedder, and one at least that embeds."""
-    if any(str(getattr(m, "judge", "heuristic")) != "heuristic" for m in metrics):
+    if any(getattr(m, "judge", OFFLINE_JUDGE).online for m in metrics):
         return False
     if any(str(getattr(m, "embedder", "local")) not in ("local", "minilm") for m in metrics):
         return False

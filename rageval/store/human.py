@@ -68,30 +68,28 @@ def agreed(db: Path, run_ids: Sequence[str]) -> dict[tuple[str, str], float]:
 
 def items(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """One row per answer of the runs: run, item, question, answer, references, contexts, status,
-    the QA set (dataset), the item's domain and the run's config."""
+    the QA set (dataset), the item's domain and the run's kind."""
     with connect(db) as con:
         rows = con.execute(
             "SELECT a.run_id, a.item_id, a.ordinal, a.question, a.answer, a.refs, a.contexts, a.status,"
-            " r.qa_set, q.domain, r.config, r.kind FROM answers a JOIN runs r ON r.id = a.run_id"
+            " r.qa_set, q.domain, r.kind FROM answers a JOIN runs r ON r.id = a.run_id"
             " LEFT JOIN qa_items q ON q.qa_set = r.qa_set AND q.id = a.item_id"
             f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
             list(run_ids),
         ).fetchall()
     keys = ("run_id", "item_id", "ordinal", "question", "answer", "references", "contexts", "status", "qa_set",
-            "domain", "config", "kind")
+            "domain", "kind")
     out = []
     for r in rows:
         d = dict(zip(keys, r))
-        d["references"], d["contexts"], d["config"] = (json.loads(d["references"]), json.loads(d["contexts"]),
-                                                       json.loads(d["config"]))
+        d["references"], d["contexts"] = json.loads(d["references"]), json.loads(d["contexts"])
         out.append(d)
     return out
 
 
 def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """What :func:`items` gives without the texts an analysis never reads (answer, references,
-    contexts, status): run, item, ordinal, question, QA set, domain, the run's config (parsed once
-    per run) and kind, in the same order."""
+    contexts, status): run, item, ordinal, question, QA set, domain and the run's kind, in the same order."""
     with connect(db) as con:
         rows = con.execute(
             "SELECT a.run_id, a.item_id, a.ordinal, a.question, r.qa_set, q.domain, r.kind"
@@ -100,11 +98,8 @@ def item_labels(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
             f" WHERE a.run_id IN ({_in(run_ids)}) ORDER BY a.run_id, a.ordinal",
             list(run_ids),
         ).fetchall()
-        configs = dict(con.execute(f"SELECT id, config FROM runs WHERE id IN ({_in(run_ids)})",
-                                   list(run_ids)).fetchall())
-    parsed = {run_id: json.loads(text) for run_id, text in configs.items()}
     keys = ("run_id", "item_id", "ordinal", "question", "qa_set", "domain", "kind")
-    return [{**dict(zip(keys, r)), "config": parsed[r[0]]} for r in rows]
+    return [dict(zip(keys, r)) for r in rows]
 
 
 def _ok_values_sql(run_ids: Sequence[str]) -> str:

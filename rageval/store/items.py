@@ -1,9 +1,10 @@
 """Bulk storage of finished items: answers, retrievals, metric scores and claims.
 
 A batch of finished items goes in through ONE connection and ONE transaction per batch: the
-rows of every table are built as Arrow tables and inserted with ``INSERT ... SELECT`` from the
-registered table (DuckDB reads Arrow without a per-row round trip), instead of one connection
-and one ``executemany`` per item (about 0.1 s an item here). Each batch is atomic, so an item
+rows of every table are built as column lists, bound as LIST parameters and unnested into a
+temporary table, then copied by one ``INSERT ... SELECT`` per table (no per-row round trip), instead of one connection and one ``executemany`` per item (about 0.1 s an
+item here). Lists, not Arrow tables: building an Arrow array from Python objects imports pandas
+(about 0.6 CPU-s), which a short ``score`` would pay for three rows. Each batch is atomic, so an item
 is stored whole or not at all, and a batch that fails leaves nothing of itself behind.
 Re-saving an item replaces its rows, so a resumed run never duplicates them; within one call
 the last entry for an item id wins.
@@ -14,8 +15,6 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-import pyarrow as pa
-
 from rageval.store.db import connect
 
 #: one finished item: (item record, metric score rows, claim rows); see :func:`save_items`
@@ -23,29 +22,28 @@ Entry = tuple[dict[str, Any], Sequence[dict[str, Any]], Sequence[dict[str, Any]]
 
 _TABLES = ("answers", "retrievals", "metric_scores", "claims")
 
-_SCHEMAS = {
-    "answers": pa.schema([
-        ("run_id", pa.string()), ("item_id", pa.string()), ("ordinal", pa.int32()),
-        ("question", pa.string()), ("answer", pa.string()), ("refs", pa.string()),
-        ("contexts", pa.string()), ("status", pa.string()), ("reason", pa.string()),
-        ("latency_ms", pa.float64()), ("details", pa.string()),
-    ]),
-    "retrievals": pa.schema([
-        ("run_id", pa.string()), ("item_id", pa.string()), ("rank", pa.int32()),
-        ("chunk_id", pa.string()), ("score", pa.float64()),
-    ]),
-    "metric_scores": pa.schema([
-        ("run_id", pa.string()), ("item_id", pa.string()), ("metric", pa.string()),
-        ("signature", pa.string()), ("value", pa.float64()), ("status", pa.string()),
-        ("reason", pa.string()), ("details", pa.string()),
-    ]),
-    "claims": pa.schema([
-        ("run_id", pa.string()), ("item_id", pa.string()), ("signature", pa.string()),
-        ("ordinal", pa.int32()), ("text", pa.string()), ("verdict", pa.string()),
-        ("evidence", pa.string()), ("evidence_chunk", pa.string()), ("span_start", pa.int32()),
-        ("span_end", pa.int32()), ("reason", pa.string()), ("judge", pa.string()),
-        ("details", pa.string()),
-    ]),
+#: each table's columns and their DuckDB types, in the order :func:`_rows` fills them
+_COLUMNS = {
+    "answers": (("run_id", "VARCHAR"), ("item_id", "VARCHAR"), ("ordinal", "INTEGER"), ("question", "VARCHAR"),
+                ("answer", "VARCHAR"), ("refs", "VARCHAR"), ("contexts", "VARCHAR"), ("status", "VARCHAR"),
+                ("reason", "VARCHAR"), ("latency_ms", "DOUBLE"), ("details", "VARCHAR")),
+    "retrievals": (("run_id", "VARCHAR"), ("item_id", "VARCHAR"), ("rank", "INTEGER"), ("chunk_id", "VARCHAR"),
+                   ("score", "DOUBLE")),
+    "metric_scores": (("run_id", "VARCHAR"), ("item_id", "VARCHAR"), ("metric", "VARCHAR"), ("signature", "VARCHAR"),
+                      ("value", "DOUBLE"), ("status", "VARCHAR"), ("reason", "VARCHAR"), ("details", "VARCHAR")),
+    "claims": (("run_id", "VARCHAR"), ("item_id", "VARCHAR"), ("signature", "VARCHAR"), ("ordinal", "INTEGER"),
+               ("text", "VARCHAR"), ("verdict", "VARCHAR"), ("evidence", "VARCHAR"), ("evidence_chunk", "VARCHAR"),
+               ("span_start", "INTEGER"), ("span_end", "INTEGER"), ("reason", "VARCHAR"), ("judge", "VARCHAR"),
+               ("details", "VARCHAR")),
+}
+
+#: one table's rows as a temporary table ``_batch``, its column lists unnested in step (bound as LIST
+#: parameters, then copied by a plain ``INSERT ... SELECT``: about ten times faster here than
+#: ``INSERT ... SELECT unnest(?)`` directly, and five times faster than registering an Arrow table)
+_BATCHES = {
+    table: "CREATE OR REPLACE TEMP TABLE _batch AS SELECT "
+           + ", ".join(f"unnest(${i}::{kind}[]) AS {name}" for i, (name, kind) in enumerate(cols, 1))
+    for table, cols in _COLUMNS.items()
 }
 
 
@@ -91,31 +89,22 @@ def _rows(run_id: str, entries: Sequence[Entry]) -> dict[str, dict[str, list]]:
 def _write_batch(con: Any, run_id: str, entries: Sequence[Entry]) -> None:
     latest = {item["item_id"]: (item, scores, claims) for item, scores, claims in entries}
     cols = _rows(run_id, list(latest.values()))
-    names = []
     con.execute("BEGIN TRANSACTION")
     try:
-        ids = pa.table({"item_id": pa.array(list(latest), pa.string())})
-        con.register("_batch_ids", ids)
-        names.append("_batch_ids")
         for table in _TABLES:
-            con.execute(f"DELETE FROM {table} WHERE run_id = ? AND item_id IN (SELECT item_id FROM _batch_ids)",
-                        [run_id])
+            con.execute(f"DELETE FROM {table} WHERE run_id = ? AND list_contains(?::VARCHAR[], item_id)",
+                        [run_id, list(latest)])
         for table in _TABLES:
             data = cols[table]
-            if not data["item_id"]:
-                continue
-            view = f"_batch_{table}"
-            con.register(view, pa.table(data, schema=_SCHEMAS[table]))
-            names.append(view)
-            columns = ", ".join(data)
-            con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM {view}")
+            if data["item_id"]:
+                columns = ", ".join(name for name, _ in _COLUMNS[table])
+                con.execute(_BATCHES[table], [data[name] for name, _ in _COLUMNS[table]])
+                con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM _batch")
+        con.execute("DROP TABLE IF EXISTS _batch")
         con.execute("COMMIT")
     except BaseException:
         con.execute("ROLLBACK")
         raise
-    finally:
-        for name in names:
-            con.unregister(name)
 
 
 def save_items(db: Path, run_id: str, entries: Iterable[Entry], *, batch_size: int = 2000) -> int:

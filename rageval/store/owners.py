@@ -26,6 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from rageval.config import ImportConfig, RunConfig, stored_config
 from rageval.settings import value as setting
 from rageval.store.db import connect
 
@@ -119,18 +120,16 @@ def dead_reason(info: dict[str, Any], *, now: datetime | None = None) -> str | N
     return None
 
 
-def resume_hint(run: dict[str, Any]) -> str:
-    """The command that resumes ``run`` (a dict with ``id``, ``kind``, ``config``).
+def resume_hint(run_id: str, config: RunConfig | ImportConfig) -> str:
+    """The command that resumes run ``run_id`` of typed ``config``.
 
-    A pipeline run: ``python -m rageval run --resume ID``. A stored ``score`` (kind ``import``):
+    A pipeline run: ``python -m rageval run --resume ID``. A stored ``score`` (an ImportConfig):
     ``python -m rageval score INPUT --resume ID``, INPUT being the file it read (its path when
     the CLI stored it, else its name, as the app's uploads have no path).
     """
-    if run.get("kind") == "import":
-        config = run.get("config") or {}
-        source = config.get("input") or config.get("source") or "INPUT"
-        return f"python -m rageval score {shlex.quote(str(source))} --resume {run['id']}"
-    return f"python -m rageval run --resume {run['id']}"
+    if isinstance(config, ImportConfig):
+        return f"python -m rageval score {shlex.quote(config.input or config.source)} --resume {run_id}"
+    return f"python -m rageval run --resume {run_id}"
 
 
 def other_live_owner(db: Path, run_id: str) -> dict[str, Any] | None:
@@ -154,7 +153,7 @@ def reap(db: Path) -> list[str]:
     for run_id, pid, host, start, beat_at, kind, config in rows:
         reason = dead_reason({"pid": pid, "host": host, "start": start, "heartbeat": beat_at})
         if reason:
-            hint = resume_hint({"id": run_id, "kind": kind, "config": json.loads(config or "{}")})
+            hint = resume_hint(run_id, stored_config(kind, json.loads(config or "{}")))
             dead.append((run_id, f"interrupted: {reason}; resume with: {hint}"))
     if dead:
         with connect(db) as con:

@@ -59,13 +59,14 @@ def item_domains(db: Path, run_ids: Sequence[str]) -> list[tuple[str, str, str |
         ).fetchall()
 
 
-def low_confidence_counts(db: Path, run_id: str) -> tuple[int, int]:
-    """``(low-confidence claims, claims)`` stored for the run (``details.low_confidence``)."""
+def low_confidence_counts(db: Path, run_id: str, without: str | None = None) -> tuple[int, int]:
+    """``(low-confidence claims, claims)`` stored for the run (``details.low_confidence``), leaving
+    out the claims whose signature contains ``without``."""
     with connect(db) as con:
         row = con.execute(
             "SELECT count(*) FILTER (WHERE json_extract_string(details, '$.low_confidence') = 'true'), count(*)"
-            " FROM claims WHERE run_id = ?",
-            [run_id],
+            " FROM claims WHERE run_id = ? AND (? IS NULL OR position(? IN signature) = 0)",
+            [run_id, without, without],
         ).fetchone()
     return int(row[0]), int(row[1])
 

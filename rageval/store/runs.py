@@ -9,6 +9,7 @@ from typing import Any, Sequence
 
 from rageval.store.db import connect
 from rageval.store.items import save_items
+from rageval.store.record import COLUMNS, Run
 
 
 def new_run_id() -> str:
@@ -110,44 +111,38 @@ def set_run_status(db: Path, run_id: str, status: str, error: str | None = None)
         )
 
 
-_RUN_COLUMNS = (
-    "r.id, r.kind, r.corpus, r.qa_set, r.config, r.config_hash, r.status, r.n_items, r.error,"
-    " r.created, r.started, r.finished,"
-    " (SELECT count(*) FROM answers a WHERE a.run_id = r.id),"
-    " (SELECT count(*) FROM answers a WHERE a.run_id = r.id AND a.status = 'failed')"
-)
-_RUN_KEYS = ("id", "kind", "corpus", "qa_set", "config", "config_hash", "status", "n_items",
-             "error", "created", "started", "finished", "done", "failed")
-
-
-def _run_row(row: Sequence[Any]) -> dict[str, Any]:
-    run = dict(zip(_RUN_KEYS, row))
-    run["config"] = json.loads(run["config"])
-    return run
-
-
-def runs(db: Path) -> list[dict[str, Any]]:
+def runs(db: Path) -> list[Run]:
     """Every run, newest first, with items done and failed."""
     with connect(db) as con:
-        rows = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs r ORDER BY r.created DESC, r.id").fetchall()
-    return [_run_row(r) for r in rows]
+        rows = con.execute(f"SELECT {COLUMNS} FROM runs r ORDER BY r.created DESC, r.id").fetchall()
+    return [Run.from_row(r) for r in rows]
 
 
-def get_run(db: Path, run_id: str) -> dict[str, Any] | None:
+def get_run(db: Path, run_id: str) -> Run | None:
     with connect(db) as con:
-        row = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.id = ?", [run_id]).fetchone()
-    return _run_row(row) if row else None
+        row = con.execute(f"SELECT {COLUMNS} FROM runs r WHERE r.id = ?", [run_id]).fetchone()
+    return Run.from_row(row) if row else None
 
 
-def run_state(db: Path, run_id: str) -> tuple[dict[str, Any], list[dict[str, Any]], set[str]] | None:
+def get_runs(db: Path, run_ids: Sequence[str]) -> dict[str, Run]:
+    """Run id -> the run, for those of ``run_ids`` that exist (one query)."""
+    if not run_ids:
+        return {}
+    marks = ", ".join("?" for _ in run_ids)
+    with connect(db) as con:
+        rows = con.execute(f"SELECT {COLUMNS} FROM runs r WHERE r.id IN ({marks})", list(run_ids)).fetchall()
+    return {run.id: run for run in map(Run.from_row, rows)}
+
+
+def run_state(db: Path, run_id: str) -> tuple[Run, list[dict[str, Any]], set[str]] | None:
     """``(run, its QA items in order, the ids of its stored items)`` through one connection, or
     None when there is no such run (what a run's executor reads before the first item)."""
     with connect(db) as con:
-        row = con.execute(f"SELECT {_RUN_COLUMNS} FROM runs r WHERE r.id = ?", [run_id]).fetchone()
+        row = con.execute(f"SELECT {COLUMNS} FROM runs r WHERE r.id = ?", [run_id]).fetchone()
         if row is None:
             return None
-        run = _run_row(row)
-        items = _qa_items(con, run["qa_set"]) if run["qa_set"] else []
+        run = Run.from_row(row)
+        items = _qa_items(con, run.qa_set) if run.qa_set else []
         done = {r[0] for r in con.execute("SELECT item_id FROM answers WHERE run_id = ?", [run_id]).fetchall()}
     return run, items, done
 

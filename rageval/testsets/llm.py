@@ -30,8 +30,7 @@ import numpy as np
 
 from rageval.claims.judge import evidence_of
 from rageval.judge.ask import numbered
-from rageval.prompts import prompt_hash, prompt_text, render
-from rageval.prompts.schemas import REPLIES
+from rageval.prompts import prompt_hash, prompt_text, render, reply_model
 from rageval.testsets.items import KINDS, NOT_IN_DOCUMENTS, Candidate
 from rageval.text.lang import guess_language
 from rageval.text.numbers import quantities
@@ -160,7 +159,7 @@ def ask_slot(llm: Any, slot: Slot, chunks: Sequence[dict[str, Any]], language: s
     lang = language_of(texts, language)
     name = f"testset_{slot.kind}"
     content = render(name, language=LANGUAGE_NAMES.get(lang, lang), passages=numbered(texts, width=PASSAGE_CHARS))
-    reply = llm.chat_json("generator", [{"role": "user", "content": content}], schema=REPLIES[name])
+    reply = llm.chat_json("generator", [{"role": "user", "content": content}], schema=reply_model(name))
     base = dict(id=f"g{slot.index:04d}", kind=slot.kind, source_chunks=ids, extra={"language": lang})
     if reply.status != "ok":
         reason = "llm_error" if reply.status == "failed" else "no_question"

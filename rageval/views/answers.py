@@ -18,8 +18,9 @@ import pandas as pd
 
 from rageval.metrics.aligncheck import ALIGNCHECK_METRICS, fact_tables
 from rageval.project import Project
-from rageval.report import export_run, meaning, run_report_html, run_table
-from rageval.report.exports import table_csv, to_parquet_bytes
+from rageval.report import meaning
+from rageval.report.exports import export_run, run_table, table_csv, to_parquet_bytes
+from rageval.report.html import run_report_html
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, paired
 from rageval.views.answer_table import (answer_table, bounds, default_metric_columns, filter_scores, filter_table,
                                         metric_columns, score_diff)
@@ -63,7 +64,9 @@ def summaries(project: Project, run_id: str) -> list[MetricSummary]:
 
 
 def card_notes(project: Project, run_id: str) -> dict[str, str]:
-    """Notes under the claim metrics' cards: how many of the run's claims are low confidence."""
+    """Notes under the claim metrics' cards: how many of the run's claims are low confidence, among
+    those whose verdict carries a probability (an LLM judge's, the opt-in cross-encoder's); none
+    for a run the offline rules decided, where the card's coverage is what counts."""
     text = low_confidence_text(*low_confidence_claims(project, run_id))
     return {m: text for m in CLAIM_METRICS} if text else {}
 

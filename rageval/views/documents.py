@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from rageval.config import METHODS, ChunkingConfig, stored_config
+from rageval.config import METHODS, ChunkingConfig, RunConfig
 from rageval.demo import DEMO_CORPUS, DEMO_PROJECT
 from rageval.ingest.corpus import IngestReport, ingest
 from rageval.project import Project
@@ -43,8 +43,8 @@ def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[
     """Chunking signatures that have chunks in ``corpus``: the default, those of its runs, ``extra``."""
     candidates = [*extra, ChunkingConfig().signature()]
     for r in run_store.runs(project.db_path):
-        if r["kind"] == "pipeline" and r["corpus"] == corpus:
-            candidates.append(stored_config(r).chunking.signature())
+        if isinstance(r.config, RunConfig) and r.corpus == corpus:
+            candidates.append(r.config.chunking.signature())
     seen: list[str] = []
     for sig in candidates:
         if sig not in seen and corpus_store.chunks(project.db_path, corpus, sig):

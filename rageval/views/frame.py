@@ -20,12 +20,13 @@ from rageval.report.leaderboard import run_name
 from rageval.report.summary import MetricSummary
 from rageval.runs.worker import Progress, RunWorkers
 from rageval.store import runs as run_store
+from rageval.store.record import Run
 from rageval.store.db import change_stamp
 from rageval.text.hygiene import without_bidi
 from rageval.util import shown
 from rageval.views.highlight import VERDICTS, Segment
 
-__all__ = ["Project", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "Segment",
+__all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "Segment",
            "VERDICTS", "without_bidi", "shown", "table_csv", "run_name", "DEMO_PROJECT", "autodemo", "demo_ready",
            "build_demo", "data_stamp", "ended_runs", "finished_runs", "metric_label", "metric_help",
            "higher_is_better", "arrow", "encode", "decode", "view_params"]
@@ -60,14 +61,14 @@ def data_stamp(project: Project) -> tuple:
     return change_stamp(project.db_path)
 
 
-def ended_runs(project: Project) -> list[dict[str, Any]]:
+def ended_runs(project: Project) -> list[Run]:
     """Runs that finished or failed (announced on every page), newest first."""
-    return [r for r in run_store.runs(project.db_path) if r["status"] in ("finished", "failed")]
+    return [r for r in run_store.runs(project.db_path) if r.status in ("finished", "failed")]
 
 
-def finished_runs(project: Project) -> list[dict[str, Any]]:
+def finished_runs(project: Project) -> list[Run]:
     """Finished runs (pipeline and imported answers), newest first."""
-    return [r for r in run_store.runs(project.db_path) if r["status"] == "finished"]
+    return [r for r in run_store.runs(project.db_path) if r.status == "finished"]
 
 
 def metric_label(metric: str) -> str:

@@ -20,6 +20,7 @@ from rageval.report.exports import table_csv
 from rageval.report.leaderboard import Leaderboard
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
+from rageval.store.record import Run
 from rageval.util import shown
 from rageval.views.charts import means_bars
 from rageval.views.run import runs as run_list
@@ -39,26 +40,26 @@ def project_counts(project: Project) -> dict[str, int]:
     return {
         "corpora": len(corpora), "documents": sum(c["documents"] for c in corpora),
         "qa_sets": len(sets), "qa_items": sum(s["items"] for s in sets),
-        "runs": len(runs), "finished_runs": sum(r["status"] == "finished" for r in runs),
+        "runs": len(runs), "finished_runs": sum(r.status == "finished" for r in runs),
     }
 
 
 def leaderboard(project: Project, run_ids: Sequence[str]) -> Leaderboard:
     """The leaderboard of the runs ``run_ids`` (read from the run list, which marks dead runs first)."""
-    return board_model.leaderboard(project, [r for r in run_list(project) if r["id"] in run_ids])
+    return board_model.leaderboard(project, [r for r in run_list(project) if r.id in run_ids])
 
 
-def board_view(runs: Sequence[dict[str, Any]]) -> str:
+def board_view(runs: Sequence[Run]) -> str:
     """The leaderboard's first view: pipeline runs when there are any (ad hoc ``score`` results
     stay apart), else the scored files."""
-    return BOARD_VIEWS[0] if any(r["kind"] == "pipeline" for r in runs) else BOARD_VIEWS[1]
+    return BOARD_VIEWS[0] if any(r.kind == "pipeline" for r in runs) else BOARD_VIEWS[1]
 
 
-def board_runs(runs: Sequence[dict[str, Any]], view: str) -> list[dict[str, Any]]:
+def board_runs(runs: Sequence[Run], view: str) -> list[Run]:
     """The runs a leaderboard ``view`` (one of :data:`BOARD_VIEWS`) shows."""
     if view == BOARD_VIEWS[2]:
         return list(runs)
-    return [r for r in runs if (r["kind"] == "pipeline") == (view == BOARD_VIEWS[0])]
+    return [r for r in runs if (r.kind == "pipeline") == (view == BOARD_VIEWS[0])]
 
 
 def agreement(project: Project) -> dict[str, Any]:

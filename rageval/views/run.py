@@ -13,18 +13,19 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from rageval.config import DEFAULT_METRICS, METHODS, ChunkingConfig, RunConfig
+from rageval.config import DEFAULT_METRICS, METHODS, ChunkingConfig, RunConfig, run_model
 from rageval.errors import ConfigError
 from rageval.llm.roles import missing_settings
 from rageval.metrics.base import metric_names, parse_metric_list
 from rageval.project import Project
 from rageval.report import meaning
 from rageval.report.exports import table_csv
-from rageval.report.leaderboard import judge_label, run_model, run_name
+from rageval.report.leaderboard import judge_label, run_name
 from rageval.runs import listing, pipeline
 from rageval.runs import presets as preset_store
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
+from rageval.store.record import Run
 from rageval.types import Spec
 
 __all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets", "preset_state",
@@ -175,12 +176,12 @@ def estimate_text(project: Project, config: RunConfig) -> str | None:
     return None if est is None else pipeline.estimate_text(est)
 
 
-def runs(project: Project) -> list[dict[str, Any]]:
+def runs(project: Project) -> list[Run]:
     """Every run, newest first, after dead runs are marked ``interrupted`` (as ``rageval runs`` lists them)."""
     return listing.listed_runs(project)
 
 
-def get_run(project: Project, run_id: str) -> dict[str, Any] | None:
+def get_run(project: Project, run_id: str) -> Run | None:
     return run_store.get_run(project.db_path, run_id)
 
 
@@ -189,17 +190,17 @@ def _when(moment: Any) -> str:
     return f"{moment:%Y-%m-%d %H:%M:%S}" if hasattr(moment, "strftime") else ""
 
 
-def resume_command(run: dict[str, Any]) -> str:
+def resume_command(run: Run) -> str:
     """``python -m rageval run --resume ID`` for a stopped pipeline run, else "" (:mod:`rageval.runs.listing`)."""
     return listing.resume_command(run)
 
 
-def resumable(run: dict[str, Any], *, active: bool) -> bool:
+def resumable(run: Run, *, active: bool) -> bool:
     """A pipeline run that stopped before finishing and is not being executed right now."""
-    return run["kind"] == "pipeline" and run["status"] != "finished" and not active
+    return run.kind == "pipeline" and run.status != "finished" and not active
 
 
-def run_rows(project: Project, listed: list[dict[str, Any]] | None = None, *,
+def run_rows(project: Project, listed: list[Run] | None = None, *,
              live: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     """The run list as table rows with a readable name; empty cells are "", never the text "None".
 
@@ -212,11 +213,11 @@ def run_rows(project: Project, listed: list[dict[str, Any]] | None = None, *,
     live = live or {}
     for r in runs(project) if listed is None else listed:
         rows.append({
-            "name": run_name(r), "status": live[r["id"]].short() if r["id"] in live else r["status"], "done": f"{r['done']}/{r['n_items']}", "failed": r["failed"],
-            "judge": judge_label(r), "generator": run_model(r),
+            "name": run_name(r), "status": live[r.id].short() if r.id in live else r.status, "done": f"{r.done}/{r.n_items}",
+            "failed": r.failed, "judge": judge_label(r), "generator": run_model(r.config),
             # times as text, one type per column: a running run's empty "finished" beside datetimes made
             # Streamlit log an Arrow conversion traceback on every redraw of the table
-            "started": _when(r["started"] or r["created"]), "finished": _when(r["finished"]),
-            "error": r["error"] or "", "resume": resume_command(r), "run": r["id"],
+            "started": _when(r.started or r.created), "finished": _when(r.finished),
+            "error": r.error or "", "resume": resume_command(r), "run": r.id,
         })
     return rows
