@@ -178,6 +178,32 @@ def test_correlations_show_every_verifier_against_people(project):
     assert any("Confusion matrix" in e.label for e in at.expander)
 
 
+def test_answers_show_each_verifiers_agreement_beside_its_verdicts(project):
+    _label_some(project)
+    at = page("pages/answers.py")
+    at.selectbox(key="ans_run").set_value("runA").run()
+    no_failure(at)
+    said = [line for line in _captions(at).splitlines() if "agrees with people on" in line]
+    assert len(said) == 2 and all("labelled claims" in line and "kappa" in line for line in said)
+    table = next(d.value for d in at.dataframe if "precision NM" in d.value.columns)
+    assert set(table["labelled"]) == {18} and {"n", "accuracy", "kappa 95% CI", "recall C"} <= set(table.columns)
+
+
+def test_correlations_show_the_raters_agreement_on_claims(project):
+    from rageval.human.claim_labels import label_claim
+
+    _label_some(project)
+    for i in range(6):  # a second rater: the same labels but on answer 0
+        for k, lab in enumerate(("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")):
+            label_claim(project, "runA", f"q{i:02d}", f"Claim {k} of answer {i}.", "bo",
+                        "SUPPORTED" if i == 0 else lab, ordinal=k)
+    at = page("pages/correlations.py")
+    no_failure(at)
+    text = "\n".join(str(e.value) for e in at.markdown).replace("\\", "")
+    assert "2 rater(s) labelled 18 claim(s), 18 by two or more: Krippendorff's alpha" in text
+    assert "kappa ann vs bo" in text
+
+
 def test_home_and_compare_show_ppi_estimates_where_labels_exist(project):
     _label_some(project)
     at = page("pages/home.py")
@@ -195,3 +221,4 @@ def test_the_report_has_the_trust_section(project):
     _label_some(project)
     html = export(project, "runA", "HTML report")
     assert "How far to trust the verdicts and the numbers" in html and "share of claims a person calls SUPPORTED" in html
+    assert all(f"{m} {v}</th>" in html for m in ("precision", "recall") for v in ("S", "C", "NM"))
