@@ -201,7 +201,8 @@ def main() -> None:
     project = open_project("bench")
     t0 = time.perf_counter()
     build(project, args.answers, args.metrics, sentences=args.sentences)
-    print(f"built {args.answers} answers x {args.metrics} metrics, {3 * args.sentences} context sentences each, in {time.perf_counter() - t0:.1f} s; "
+    print(f"built {args.answers} answers x {args.metrics} metrics, {3 * args.sentences} context sentences each, "
+          f"in {time.perf_counter() - t0:.1f} s; "
           f"load average {os.getloadavg()[0]:.2f}\n")
     prof = cProfile.Profile() if args.profile else None
     if prof:

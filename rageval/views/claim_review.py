@@ -60,7 +60,8 @@ def evidence_options(answer: AnswerView) -> list[Evidence]:
 def evidence_texts(options: list[Evidence], card: ClaimCard) -> list[str]:
     """The options as the evidence picker lists them: "[2] sentence" (2: the context's number), the
     proposed one marked "(proposed)"."""
-    return [f"[{o.context + 1}] {o.text}" + (" (proposed)" if n == card.proposed else "") for n, o in enumerate(options)]
+    return [f"[{o.context + 1}] {o.text}" + (" (proposed)" if n == card.proposed else "")
+            for n, o in enumerate(options)]
 
 
 def _stored(label: dict[str, Any] | None, options: list[Evidence]) -> int | None:
