@@ -5,7 +5,10 @@ Drives the real app (app.py through Streamlit's AppTest, in this process) on a p
 the widget change to the end of the rerun (what a user waits for, less the browser's drawing):
 
 - Human review "Save and next" (a rating stored, the next answer shown);
-- Human review's claim queue: one label button (a claim label stored, the next claim shown);
+- Human review's claim queue: one label button (a claim label stored, the next claim shown; a key
+  press clicks the same button), and one click on another sentence of the evidence picker;
+- Answers: the label button of the claim in the box (what its key presses: the label stored, the box
+  moved to the next claim; AppTest reruns the whole page, the browser only the box's fragment);
 - Answers: choosing another question in the question picker;
 - switching page in the sidebar (each page once more after its first visit, caches warm, as
   a user switching back and forth sees it), and the first visit of each page (cold caches).
@@ -16,6 +19,10 @@ command and the load average. AppTest measures the server's side of a click (the
 its messages), not the browser's drawing.
 
     python -m bench.bench_clicks [--answers 10000] [--metrics 20] [--repeat 5] [--profile FILE] [--only claims]
+                                 [--sentences 1]
+
+``--sentences`` is the number of sentences of each of an answer's three contexts (the evidence picker
+lists every one as a button); 1 builds the project the earlier figures were taken on.
 """
 from __future__ import annotations
 
@@ -87,12 +94,50 @@ def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     return out
 
 
+def sentence_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
+    """Human review's claim queue: one click on another sentence of the evidence picker (it is filled; no
+    label is stored until a label button or key)."""
+    at = app(project)
+    at.run()
+    at.switch_page("pages/human_review.py").run()
+    at.text_input(key="hr_annotator").set_value("bench-evidence").run()
+    at.segmented_control(key="hr_mode").set_value("Claims").run()
+    check(at)
+    picker = next(b.key for b in at.button if b.key.startswith("hr_ev_")).rsplit("_", 1)[0]
+    n = sum(b.key.startswith(picker + "_") for b in at.button)
+    out = []
+    for k in range(repeat):
+        out.append(clock(lambda: at.button(key=f"{picker}_{(k + 1) % n}").click().run()))
+        check(at)
+    return out
+
+
+def answers_claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
+    """Answers: the label button of the claim in the box (the one its key 1-4 presses), on a new question
+    each time its three claims are labelled."""
+    at = app(project)
+    at.run()
+    at.switch_page("pages/answers.py").run()
+    at.text_input(key="ans_rater").set_value("bench-answers").run()
+    check(at)
+    out = []
+    for n in range(repeat):
+        if n % 3 == 0:
+            at.selectbox(key="ans_item").set_value(f"q{3 + 11 * n:05d}").run()
+        box = next(b for b in at.button if b.proto.shortcut == "1" and b.key.startswith("ans_lab_"))
+        out.append(clock(lambda: box.click().run()))
+        check(at)
+    return out
+
+
 def claim_library(project: str, repeat: int) -> dict[str, list[tuple[float, float]]]:
-    """The library part of a claim-queue click, called directly: the queue query, the next claim with its
-    answer, and saving a label (rater ``direct``, so the app's queue is untouched)."""
+    """The library part of a claim-label click, called directly: the queue query, the next claim with its
+    answer, saving a label (rater ``direct``, so the app's queue is untouched), one answer's claim cards
+    (what the Answers box re-reads after a label) and every verifier's agreement with the labels (what
+    the Answers page shows above the box, re-read when the answer's view reruns)."""
     from rageval.project import open_project
     from rageval.store import claim_labels as cstore
-    from rageval.views import claim_review
+    from rageval.views import claim_review, trust
 
     p = open_project(project)
     run_id = claim_review.rstore.runs(p.db_path)[0].id
@@ -106,6 +151,10 @@ def claim_library(project: str, repeat: int) -> dict[str, list[tuple[float, floa
         item = found[0]
         out.setdefault("library: save a label", []).append(clock(lambda: claim_review.save(
             p, run_id, item.card, "direct", "SUPPORTED", item.options[0] if item.options else None)))
+        out.setdefault("library: one answer's claim cards (the Answers box)", []).append(
+            clock(lambda: claim_review.cards(p, run_id, item.card.item_id, "direct")))
+        out.setdefault("library: every verifier's agreement, 500 resamples", []).append(
+            clock(lambda: trust.claim_agreement(p, None, n_boot=500)))
     return out
 
 
@@ -142,7 +191,8 @@ def main() -> None:
     ap.add_argument("--metrics", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--profile", default="", help="write a cProfile of the clicks to this file")
-    ap.add_argument("--only", choices=("claims",), help="time only these clicks (the claim queue)")
+    ap.add_argument("--only", choices=("claims",), help="time only these clicks (claim labels)")
+    ap.add_argument("--sentences", type=int, default=1, help="sentences in each of an answer's 3 contexts")
     args = ap.parse_args()
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="rageval-clicks-")
     os.environ["RAGEVAL_NO_AUTODEMO"] = "1"
@@ -150,13 +200,16 @@ def main() -> None:
 
     project = open_project("bench")
     t0 = time.perf_counter()
-    build(project, args.answers, args.metrics)
-    print(f"built {args.answers} answers x {args.metrics} metrics in {time.perf_counter() - t0:.1f} s; "
+    build(project, args.answers, args.metrics, sentences=args.sentences)
+    print(f"built {args.answers} answers x {args.metrics} metrics, {3 * args.sentences} context sentences each, "
+          f"in {time.perf_counter() - t0:.1f} s; "
           f"load average {os.getloadavg()[0]:.2f}\n")
     prof = cProfile.Profile() if args.profile else None
     if prof:
         prof.enable()
     rows = {"Human review, claim queue: label and next": claim_clicks("bench", args.repeat),
+            "Human review, claim queue: click another sentence": sentence_clicks("bench", args.repeat),
+            "Answers: label the claim in the box, box to the next": answers_claim_clicks("bench", args.repeat),
             **claim_library("bench", args.repeat)}
     first, warm = {}, {}
     if not args.only:

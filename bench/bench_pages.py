@@ -31,7 +31,17 @@ def cpu() -> float:
     return r.ru_utime + r.ru_stime
 
 
-def build(project, n_answers: int, n_metrics: int, seed: int = 0) -> list[str]:
+def _context(i: int, k: int, sentences: int) -> str:
+    """Context ``k`` of answer ``i``: the one-sentence text of old, or ``sentences`` short sentences."""
+    if sentences == 1:
+        return f"Context {i}.{k} " * 12
+    return " ".join(f"Context {i}.{k} sentence {s} says one thing about topic {i % 97}." for s in range(sentences))
+
+
+def build(project, n_answers: int, n_metrics: int, seed: int = 0, *, sentences: int = 1) -> list[str]:
+    """Two imported runs of ``n_answers // 2`` answers, ``n_metrics`` metrics and 3 claims each; every
+    answer has 3 contexts of ``sentences`` sentences (1: the figures of docs/benchmarks.md before the
+    claim labels' evidence picker, which lists every sentence)."""
     from rageval.runs.pipeline import new_run_id
     from rageval.store.items import save_items
     from rageval.store import runs as run_store
@@ -52,7 +62,7 @@ def build(project, n_answers: int, n_metrics: int, seed: int = 0) -> list[str]:
             item = f"q{i:05d}"
             record = {"item_id": item, "ordinal": i, "question": f"Question {i} about topic {i % 97}?",
                       "answer": f"An answer to question {i}, with a figure of {rng.randint(1, 999)} units.",
-                      "references": [f"reference {i}"], "contexts": [f"Context {i}.{k} " * 12 for k in range(3)],
+                      "references": [f"reference {i}"], "contexts": [_context(i, k, sentences) for k in range(3)],
                       "retrieved": [(f"c{i}-{k}", None) for k in range(3)], "status": "ok", "reason": None,
                       "details": {"imported": True, "domain": domains[i % len(domains)]}}
             scores, claims = [], []

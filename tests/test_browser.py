@@ -393,10 +393,25 @@ def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypa
             ctx.close()
 
 
+def _click_another_sentence(where) -> str:
+    """Click the second sentence of the evidence picker in ``where`` (the proposed one, filled, is the
+    first, as the claims here carry no evidence of their own); returns its text as the label stores it."""
+    from playwright.sync_api import expect
+
+    sentences = where.locator('[class*="_ev_"][class*="_list"] button')
+    expect(sentences.first).to_have_attribute("data-testid", "stBaseButton-primary")
+    assert sentences.count() > 1, "the contexts have one sentence only: nothing else to click"
+    sentences.nth(1).click()
+    expect(sentences.nth(1)).to_have_attribute("data-testid", "stBaseButton-primary")
+    expect(sentences.first).to_have_attribute("data-testid", "stBaseButton-tertiary")
+    return sentences.nth(1).inner_text().strip().split("] ", 1)[1].removesuffix(" (proposed)")
+
+
 def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_path, monkeypatch):
-    """Human review's claim queue: two one-click labels and one by its key; Correlations then shows the
-    rater's claims and the verifier's agreement, and Home the prediction-powered estimate it did not show
-    before."""
+    """Human review's claim queue: two one-click labels and one by its key, its evidence changed by a click
+    on another sentence; Correlations then shows the rater's claims and the verifier's agreement, and Home
+    the prediction-powered estimate it did not show before; on Answers a key labels the claim in the box
+    (its evidence clicked) and the box moves to the next claim."""
     from playwright.sync_api import expect, sync_playwright
 
     from tests.claim_fixtures import add_claims
@@ -428,12 +443,14 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_
             for n, name in enumerate(("Supported (1)", "Not mentioned (3)")):
                 page.get_by_role("button", name=name).click()
                 expect(page.get_by_text(f"{5 - n} claim(s) left for e2e")).to_be_visible()
+            clicked = _click_another_sentence(page.locator("body"))  # the evidence: one click on a sentence
             page.keyboard.press("2")  # the third by its key: Contradicted
             expect(page.get_by_text("3 claim(s) left for e2e")).to_be_visible()
             from rageval.store import claim_labels as cstore
 
             stored = cstore.labels(open_project("t").db_path, [pipeline_run])
             assert sorted(r["label"] for r in stored) == ["CONTRADICTED", "NOT_MENTIONED", "SUPPORTED"]
+            assert next(r["evidence"] for r in stored if r["label"] == "CONTRADICTED") == clicked
 
             page.goto(f"{server}/correlations?project=t")
             expect(page.get_by_text(re.compile(r"1 rater\(s\) labelled 3 claim\(s\)"))).to_be_visible()
@@ -442,6 +459,19 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_
             page.goto(f"{server}/?project=t")
             expect(page.get_by_text("Prediction-powered estimates")).to_be_visible()
             expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED: \d")).first).to_be_visible()
+
+            # Answers: the keys act on the claim in the box, which moves on after each label
+            page.goto(f"{server}/answers?project=t&run={pipeline_run}&question=q1")
+            page.get_by_text("Label these claims").click()
+            page.get_by_label("Your name").fill("e2f")
+            page.get_by_label("Your name").press("Enter")
+            box = page.locator(".st-key-ans_claim_current")
+            expect(box).to_contain_text("▶ 1. Claim 0 of answer 1.")
+            clicked = _click_another_sentence(box)
+            page.keyboard.press("1")
+            expect(box).to_contain_text("▶ 2. Claim 1 of answer 1.")
+            (row,) = [r for r in cstore.labels(open_project("t").db_path, [pipeline_run]) if r["rater"] == "e2f"]
+            assert (row["claim"], row["label"], row["evidence"]) == ("Claim 0 of answer 1.", "SUPPORTED", clicked)
         except Exception as exc:  # noqa: BLE001 - fail with what the page showed
             raise AssertionError(f"{exc}{_server_log(tmp_path)}\n--- page ---\n{page.inner_text('body')[:3000]}") from exc
         finally:

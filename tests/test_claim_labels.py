@@ -243,3 +243,24 @@ def test_rating_estimate_uses_the_rated_answers_and_a_metric_on_all(project, mon
     assert d.labelled == 6 and d.total == 12 and d.result is not None
     with pytest.raises(ConfigError, match="no metric"):
         est.rating_estimate(project, "runA", "nope")
+
+
+@pytest.mark.parametrize("mine, n, expected", [
+    ((None, None, None), 0, 1),  # the next claim
+    (("SUPPORTED", None, None), 2, 1),  # none left after it: the first still without a label
+    (("SUPPORTED", "SKIP", None), 0, 2),  # a skip counts as labelled
+    (("SUPPORTED", "SKIP", "SUPPORTED"), 0, 1),  # all labelled: simply the next
+    (("SUPPORTED", "SKIP", "SUPPORTED"), 2, 2),  # ... and the last stays
+])
+def test_the_claim_after_a_label(mine, n, expected):
+    from rageval.views.claim_review import ClaimCard, after
+
+    found = [ClaimCard("q", k, f"c{k}", [], label, 0) for k, label in enumerate(mine)]
+    assert after(found, n) == expected
+
+
+def test_the_keys_start_on_the_first_claim_without_a_label():
+    from rageval.views.claim_review import ClaimCard, focus
+
+    found = [ClaimCard("q", k, f"c{k}", [], label, 0) for k, label in enumerate(("SUPPORTED", None, None))]
+    assert (focus(found), focus(found, 2), focus(found, 7), focus([])) == (1, 2, 1, 0)

@@ -124,6 +124,16 @@ def test_demo_builds_once_and_resumes_an_interrupted_build(tmp_path, monkeypatch
     assert {r["rater"] for r in labels} == {"ann_a", "ann_b", "ann_c"} and {r["run_id"] for r in labels} == set(both)
     written = (demo.demo_dir() / "claim_labels.csv").read_text(encoding="utf-8").count("\n") - 1
     assert len(labels) == written  # every written label names a claim the demo's runs hold
+    # with no key every trust view has content: the verifier against the labels, the raters' agreement,
+    # each run's prediction-powered estimates and the report's section on them
+    from rageval.views import trust
+
+    verifiers, raters = trust.claim_agreement(project, both, n_boot=50)
+    assert raters["raters"] == 3 and raters["shared"] > 0 and raters["alpha"].value is not None
+    assert any(r["labelled"] and r["accuracy"] is not None for r in verifiers)
+    for run_id in both:
+        assert any("share of claims a person calls SUPPORTED" in s for s in trust.headline_sentences(project, run_id))
+        assert "How far to trust the verdicts and the numbers" in trust.report_section(project, run_id)
     third = demo.load_demo()
     assert (third["run_id"], third["import_run_id"]) == (again["run_id"], again["import_run_id"])  # built once
     assert len(cstore.labels(project.db_path, both)) == written

@@ -79,6 +79,20 @@ def text_box(text: str | None, *, empty: str = "(empty)") -> None:
     st.html(f'<div style="{_BOX}">{body}</div>')
 
 
+def sentence_picker(texts: Sequence[str], chosen: int | None, *, key: str, on_pick: Callable[[int], None]) -> None:
+    """The claim labels' evidence: one button per sentence of the contexts (``chosen`` filled, the list
+    scrolling past 8); a click calls ``on_pick(index)`` before the rerun. Buttons, as a focused radio
+    input would swallow the keys 1-4 (Streamlit's shortcuts ignore key presses in an input)."""
+    if not texts:
+        st.caption("No retrieved context, so no evidence sentence to pick.")
+        return
+    st.markdown("**Evidence**: the filled sentence; click another sentence to make it the evidence ([n]: context n)")
+    with st.container(height=300 if len(texts) > 8 else "content", gap="xxsmall", key=f"{key}_list"):
+        for k, text in enumerate(texts):
+            st.button(md(text), key=f"{key}_{k}", type="primary" if k == chosen else "tertiary", on_click=on_pick,
+                      args=(k,))
+
+
 def highlight_html(segments: Sequence[frame.Segment]) -> str:
     """HTML of ``segments``: our own <span>s coloured by verdict around escaped text only; a
     low-confidence verdict (``"CONTRADICTED?"``) is underlined dashed on a pale background."""

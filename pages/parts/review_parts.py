@@ -42,7 +42,9 @@ def discussion_box(p, run_id: str) -> None:
 
 @st.fragment
 def claim_queue(p, run_id: str, name: str) -> None:
-    """The rater's claim queue: one claim, its answer and evidence; one click (or key) saves and shows the next."""
+    """The rater's claim queue: one claim, its answer and the sentences of its contexts (the proposed evidence
+    chosen, a click choosing another); one click or key (1-4) saves the label and shows the next claim. The
+    clicks act in callbacks, before this fragment's one rerun."""
     item = view.next_claim(p, run_id, name)
     if item is None:
         st.success("Every claim of this run has your label. Thank you!")
@@ -55,14 +57,17 @@ def claim_queue(p, run_id: str, name: str) -> None:
     st.markdown(f"**Claim {card.ordinal + 1}**")
     common.text_box(card.claim)
     st.caption("Verifiers: " + common.md(", ".join(f"{j}: {v}" for j, v in card.verdicts)))
-    chosen = None
-    if item.options:
-        chosen = st.selectbox("Evidence (proposed; pick another sentence of the contexts to change it)",
-                              range(len(item.options)), index=card.proposed, key=f"hr_ev_{card.item_id}_{card.ordinal}",
-                              format_func=lambda i: common.plain(item.options[i].label()))
+    ev_key = f"hr_ev_{card.item_id}_{card.ordinal}"  # the sentence last clicked, the label takes it
+    chosen = st.session_state.get(ev_key, card.evidence)
+    common.sentence_picker(view.evidence_texts(item.options, card), chosen, key=ev_key,
+                           on_pick=lambda k: st.session_state.__setitem__(ev_key, k))
+    evidence = item.options[chosen] if chosen is not None else None
     for col, (label, text, key) in zip(st.columns(len(view.LABEL_BUTTONS)), view.LABEL_BUTTONS):
-        if col.button(f"{text} ({key.upper()})", key=f"hr_claim_{label}", shortcut=key, width="stretch",
-                      type="primary" if label != "SKIP" else "secondary"):
-            view.save_claim_label(p, run_id, card, name, label, item.options[chosen] if chosen is not None else None)
-            common.bump()
-            common.rerun_fragment()
+        col.button(f"{text} ({key.upper()})", key=f"hr_claim_{label}", shortcut=key, width="stretch",
+                   type="primary" if label != "SKIP" else "secondary", on_click=_label,
+                   args=(p, run_id, card, name, label, evidence))
+
+
+def _label(p, run_id: str, card, name: str, label: str, evidence) -> None:
+    view.save_claim_label(p, run_id, card, name, label, evidence)
+    common.bump()

@@ -25,11 +25,14 @@ from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, 
 from rageval.views.answer_table import (answer_table, bounds, default_metric_columns, filter_scores, filter_table,
                                         metric_columns, score_diff)
 from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS
+from rageval.views.claim_review import after as claim_after
 from rageval.views.claim_review import cards as claim_cards
+from rageval.views.claim_review import choose_evidence, evidence_texts
+from rageval.views.claim_review import focus as claim_focus
 from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
 from rageval.views.frame import metric_label
-from rageval.views.trust import report_section, verifier_sentence
+from rageval.views.trust import report_section, verifier_frame, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, MetricSummary, claim_hints,
                                     coverage_text, evidence_prefix, is_heuristic, is_low_confidence,
@@ -47,7 +50,8 @@ __all__ = [
     "segments", "claim_rows", "flag_lines", "aligncheck_facts", "metric_rows", "offline_verdicts",
     "is_low_confidence", "verdict_counts", "card_note",
     # people's claim labels and every verifier's agreement with them
-    "LABEL_BUTTONS", "claim_cards", "save_claim_label", "verifier_sentence",
+    "LABEL_BUTTONS", "claim_cards", "claim_focus", "claim_after", "evidence_texts", "choose_evidence",
+    "save_claim_label", "verifier_sentence", "verifier_frame",
     # two runs, plots, exports
     "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
     "EXPORTS", "export",

@@ -2,9 +2,10 @@
 current rater's labels and the proposed evidence, the next claim of a rater's queue, and the save.
 
 The evidence a rater can pick is any sentence of the answer's retrieved contexts (split with
-:func:`rageval.text.sentences.split_sentences`, each with its chunk and span); the one proposed
-is the verifier's own evidence sentence when it lies in a context, else the first sentence of
-the first context.
+:func:`rageval.text.sentences.split_sentences`, each with its chunk and span), one click on a
+sentence choosing it; the one proposed is the verifier's own evidence sentence when it lies in a
+context, else the first sentence of the first context. A claim the rater has labelled shows the
+sentence stored with the label instead, and a click on another sentence re-stores the label with it.
 """
 from __future__ import annotations
 
@@ -33,9 +34,6 @@ class Evidence:
     end: int
     text: str
 
-    def label(self) -> str:
-        return f"#{self.context + 1}: {self.text[:160]}"
-
 
 @dataclass(frozen=True)
 class ClaimCard:
@@ -45,12 +43,35 @@ class ClaimCard:
     verdicts: list[tuple[str, str]]  # (verifier, verdict) for every verifier of the claim
     mine: str | None  # the rater's label, if any
     proposed: int | None  # index into the answer's evidence options
+    stored: int | None = None  # index of the evidence sentence stored with the rater's label, if any
+
+    @property
+    def evidence(self) -> int | None:
+        """The sentence shown as this claim's evidence: the stored one, else the proposed one."""
+        return self.stored if self.stored is not None else self.proposed
 
 
 def evidence_options(answer: AnswerView) -> list[Evidence]:
     """Every sentence of the answer's contexts, in context and text order."""
     return [Evidence(i, ctx.chunk_id, s.start, s.end, s.text) for i, ctx in enumerate(answer.contexts)
             for s in split_sentences(ctx.text)]
+
+
+def evidence_texts(options: list[Evidence], card: ClaimCard) -> list[str]:
+    """The options as the evidence picker lists them: "[2] sentence" (2: the context's number), the
+    proposed one marked "(proposed)"."""
+    return [f"[{o.context + 1}] {o.text}" + (" (proposed)" if n == card.proposed else "")
+            for n, o in enumerate(options)]
+
+
+def _stored(label: dict[str, Any] | None, options: list[Evidence]) -> int | None:
+    """Index of the option stored as ``label``'s evidence (same chunk and span, else same text)."""
+    if not label or label.get("span_start") is None and not label.get("evidence"):
+        return None
+    span = (label.get("evidence_chunk"), label.get("span_start"), label.get("span_end"))
+    found = [n for n, o in enumerate(options) if (o.chunk_id, o.start, o.end) == span]
+    found = found or [n for n, o in enumerate(options) if o.text == label.get("evidence")]
+    return found[0] if found else None
 
 
 def _proposed(answer: AnswerView, claim: dict[str, Any], options: list[Evidence]) -> int | None:
@@ -74,24 +95,51 @@ def cards(project: Project, run_id: str, item_id: str, rater: str) -> tuple[Answ
         if answer is None:
             return None, [], []
         rows = rstore.claims(project.db_path, run_id, item_id)
-        mine = {r["claim"]: r["label"] for r in cstore.labels(project.db_path, [run_id], item_id=item_id)
+        mine = {r["claim"]: r for r in cstore.labels(project.db_path, [run_id], item_id=item_id)
                 if r["rater"] == rater}
     options = evidence_options(answer)
     by_text: dict[str, list[dict[str, Any]]] = {}
     for c in sorted(rows, key=lambda c: (c["ordinal"], c["signature"])):
         by_text.setdefault(c["text"], []).append(c)
-    out = [ClaimCard(item_id, group[0]["ordinal"], text, [(g["judge"], g["verdict"]) for g in group], mine.get(text),
-                     _proposed(answer, group[0], options)) for text, group in by_text.items()]
+    out = [ClaimCard(item_id, group[0]["ordinal"], text, [(g["judge"], g["verdict"]) for g in group],
+                     mine[text]["label"] if text in mine else None, _proposed(answer, group[0], options),
+                     _stored(mine.get(text), options)) for text, group in by_text.items()]
     return answer, out, options
 
 
+def focus(found: list[ClaimCard], wanted: int | None = None) -> int:
+    """The claim the keys act on: ``wanted`` when it is one of ``found``, else the first the rater has
+    not labelled, else the first."""
+    if wanted is not None and 0 <= wanted < len(found):
+        return wanted
+    return next((n for n, c in enumerate(found) if c.mine is None), 0)
+
+
+def after(found: list[ClaimCard], n: int) -> int:
+    """The claim to move to once claim ``n`` of ``found`` is labelled: the next one the rater has not
+    labelled (after ``n``, then from the start), else simply the next (the last stays)."""
+    order = [*range(n + 1, len(found)), *range(n)]
+    return next((k for k in order if found[k].mine is None), min(n + 1, max(len(found) - 1, 0)))
+
+
 def save(project: Project, run_id: str, card: ClaimCard, rater: str, label: str, evidence: Evidence | None) -> None:
-    """Store ``rater``'s ``label`` of the claim with the chosen evidence sentence (none for a skip)."""
+    """Store ``rater``'s ``label`` of the claim with the chosen evidence sentence (none for a skip); an
+    earlier label of the rater's is replaced."""
     keep = evidence is not None and label != "SKIP"
     claim_labels.label_claim(project, run_id, card.item_id, card.claim, rater, label, ordinal=card.ordinal,
                              evidence=evidence.text if keep else None,
                              evidence_chunk=evidence.chunk_id if keep else None,
                              span=(evidence.start, evidence.end) if keep else None)
+
+
+def choose_evidence(project: Project, run_id: str, card: ClaimCard, rater: str, evidence: Evidence) -> bool:
+    """A click on another sentence: when the rater has labelled the claim (not skipped it), its label is
+    stored again with ``evidence``; True when something was stored. An unlabelled claim stores nothing:
+    the sentence goes with the label when it comes."""
+    if card.mine is None or card.mine == "SKIP":
+        return False
+    save(project, run_id, card, rater, card.mine, evidence)
+    return True
 
 
 @dataclass(frozen=True)

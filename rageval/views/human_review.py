@@ -18,7 +18,7 @@ from rageval.project import Project
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS  # noqa: F401 - the claim queue's
-from rageval.views.claim_review import QueueItem, next_claim  # noqa: F401
+from rageval.views.claim_review import QueueItem, evidence_texts, next_claim  # noqa: F401
 from rageval.views.claim_review import save as save_claim_label  # noqa: F401
 from rageval.views.frame import metric_label
 

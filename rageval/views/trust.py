@@ -125,13 +125,16 @@ def report_section(project: Project, run_id: str) -> str:
     if rows:
         out.append("<p class='muted'>Each claim verifier against the claims people labelled (the label most raters "
                    "gave): accuracy and Cohen's kappa (95% bootstrap CI) over the claims it decided; coverage is the "
-                   "share of labelled claims it decided (UNVERIFIED is no decision).</p><table><tr><th>verifier</th>"
+                   "share of labelled claims it decided (UNVERIFIED is no decision); precision and recall of "
+                   "each verdict (S SUPPORTED, C CONTRADICTED, NM NOT_MENTIONED).</p><table><tr><th>verifier</th>"
                    "<th class='num'>labelled</th><th class='num'>coverage</th><th class='num'>accuracy</th>"
-                   "<th>kappa [95% CI]</th><th class='num'>precision S</th><th class='num'>recall S</th></tr>")
+                   "<th>kappa [95% CI]</th>" + "".join(f"<th class='num'>{m} {v}</th>" for v in ("S", "C", "NM")
+                                                        for m in ("precision", "recall")) + "</tr>")
         out += [f"<tr><td>{escape(r['verifier'])}</td><td class='num'>{r['labelled']}</td>"
                 f"<td class='num'>{fmt_num(r['coverage'])}</td><td class='num'>{fmt_num(r['accuracy'])}</td>"
                 f"<td>{fmt_num(r['kappa'])}{fmt_ci(r['kappa_low'], r['kappa_high'])}</td>"
-                f"<td class='num'>{fmt_num(r['precision S'])}</td><td class='num'>{fmt_num(r['recall S'])}</td></tr>"
+                + "".join(f"<td class='num'>{fmt_num(r[f'{m} {v}'])}</td>" for v in ("S", "C", "NM")
+                          for m in ("precision", "recall")) + "</tr>"
                 for r in rows]
         out.append("</table>")
     if found:
