@@ -183,11 +183,11 @@ def main() -> None:
     print(f"stored one correlation analysis of both runs ({args.answers} answers, metric x metric and "
           f"against the human score) in {wall:.2f} s wall, {cpu_s:.2f} CPU s\n")
     results = page_times("bench", args.repeat, only)
-    print("| page / interaction | median s (wall) | min s | median CPU s |")
-    print("|---|---|---|---|")
+    print("| page / interaction | median s (wall) | min s | max s | median CPU s |")
+    print("|---|---|---|---|---|")
     for name, runs in results.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
-        print(f"| {name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {statistics.median(cpus):.2f} |")
+        print(f"| {name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {max(walls):.2f} | {statistics.median(cpus):.2f} |")
     if only:
         return
     shown, pipeline_first = first_progress()
