@@ -46,6 +46,9 @@ def test_the_demo_answers_page_shows_unverified_claims_with_evidence_and_hints(d
     at.selectbox(key="ans_run").set_value(run_id).run()
     no_failure(at)
     assert not any("low confidence" in c.value for c in at.caption)  # the rules' verdicts carry no probability
+    table = at.dataframe(key="ans_table").value
+    assert "low_confidence" not in table.columns and table["unverified"].sum() > 0  # counted, no column of zeros
+    assert table.set_index("id").loc["q08", "unverified"] >= 1
     # a wrong number: UNVERIFIED, its likely evidence shown (never as support) and the hint
     assert verdicts["q08"] == "UNVERIFIED"
     at.selectbox(key="ans_item").set_value("q08").run()

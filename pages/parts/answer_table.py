@@ -64,13 +64,15 @@ _CONFIG = {"#": _NUMBER(width=40), "id": None,  # the id: in the CSV, not on scr
            "supported": _NUMBER("✓", help="supported claims", width=40),
            "contradicted": _NUMBER("✗", help="contradicted claims", width=40),
            "not_mentioned": _NUMBER("?", help="claims the context does not mention", width=40),
+           "unverified": _NUMBER("○", width=40, help="claims no check decided (offline only a claim copied from a "
+                                                   "context is decided): a judge or a person decides them"),
            "low_confidence": _NUMBER("low conf.", width=60,
                                      help="claims whose verdict the verifier gave with low confidence"),
            "diagnosis": st.column_config.TextColumn(width="small"),
            "hedging_flag": st.column_config.CheckboxColumn("hedges", width=60),
            "domain": st.column_config.TextColumn(width="small")}
-_BASE = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "low_confidence",
-         "diagnosis", "hedging_flag", "domain"]
+_BASE = ["#", "id", "question", "answer", "supported", "contradicted", "not_mentioned", "unverified",
+         "low_confidence", "diagnosis", "hedging_flag", "domain"]
 
 
 def table(run, full, shown):
@@ -93,7 +95,9 @@ def table(run, full, shown):
         metrics = st.multiselect("Metric columns", every, default=view.default_metric_columns(every),
                                  key="ans_cols", format_func=common.label)
     config = {m: _NUMBER(common.heading(m), help=common.metric_help(m), format="%.3f", width="small") for m in metrics}
-    event = common.dataframe(rows[[*_BASE, *metrics]], hide_index=True, width="stretch",
+    # low confidence is a judge's (or the opt-in cross-encoder's) probability: no column of zeros for a run without one
+    base = [c for c in _BASE if c != "low_confidence" or full["low_confidence"].any()]
+    event = common.dataframe(rows[[*base, *metrics]], hide_index=True, width="stretch",
                              height=min(38 + 35 * len(rows), 360), column_config=config | _CONFIG, key="ans_table",
                              on_select="rerun", selection_mode="single-row")
     c1, c2 = st.columns([4, 1])
