@@ -181,3 +181,15 @@ def workers(value: str) -> int:
         return check_workers(value)
     except ConfigError as exc:
         raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def report_import(args: argparse.Namespace, result: Any, noun: str) -> int:
+    """Print a ratings or claim-labels import: each rejected row, then ``"N <noun> imported, M row(s)
+    rejected"`` (``{"imported", "errors"}`` with ``--json``). EXIT_PARTIAL when a row was rejected or
+    nothing was imported."""
+    errors = [row_problem(e) for e in result.errors]
+    emit(args, {"imported": result.imported, "errors": errors},
+         "\n".join([f"ERROR {e}" for e in result.errors]
+                   + [f"{result.imported} {noun} imported, {len(errors)} row(s) rejected"]))
+    return EXIT_PARTIAL if errors or not result.imported else EXIT_OK
+

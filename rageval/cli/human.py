@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem,
-                              write_export)
+from rageval.cli.base import EXIT_OK, Commands, emit, input_file, names, project, report_import, write_export
 from rageval.cli.trust import add_agreement_flags
 from rageval.config import CompareConfig, CorrelateConfig
 from rageval.errors import ConfigError
@@ -23,11 +22,7 @@ def cmd_ratings_import(args: argparse.Namespace) -> int:
 
     path = input_file(args.file)
     result = import_ratings(project(args), path.name, path.read_bytes(), run=args.run)
-    errors = [row_problem(e) for e in result.errors]
-    emit(args, {"imported": result.imported, "errors": errors},
-         "\n".join([f"ERROR {e}" for e in result.errors]
-                   + [f"{result.imported} rating(s) imported, {len(errors)} row(s) rejected"]))
-    return EXIT_PARTIAL if errors or not result.imported else EXIT_OK
+    return report_import(args, result, "rating(s)")
 
 
 def cmd_ratings_export(args: argparse.Namespace) -> int:

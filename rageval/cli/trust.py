@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, input_file, names, project, row_problem,
-                              write_export)
+from rageval.cli.base import EXIT_OK, Commands, emit, input_file, names, project, report_import, write_export
 
 
 def cmd_labels_import(args: argparse.Namespace) -> int:
@@ -15,11 +14,7 @@ def cmd_labels_import(args: argparse.Namespace) -> int:
 
     path = input_file(args.file)
     result = import_claim_labels(project(args), path.name, path.read_bytes(), run=args.run)
-    errors = [row_problem(e) for e in result.errors]
-    emit(args, {"imported": result.imported, "errors": errors},
-         "\n".join([f"ERROR {e}" for e in result.errors]
-                   + [f"{result.imported} claim label(s) imported, {len(errors)} row(s) rejected"]))
-    return EXIT_PARTIAL if errors or not result.imported else EXIT_OK
+    return report_import(args, result, "claim label(s)")
 
 
 def cmd_labels_export(args: argparse.Namespace) -> int:
