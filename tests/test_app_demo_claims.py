@@ -15,21 +15,23 @@ from rageval.store import runs as store
 from tests.test_app_claims import APP, no_failure
 
 
-@pytest.fixture
-def demo_built(tmp_path, monkeypatch):
-    """The demo built as the app builds it, its runs scored with three of the default metrics instead
-    of all (faithfulness gives the claims; answer_correctness_offline picks the report's worst
-    answers, as in the demo; tests/test_pipeline.py does the same)."""
+@pytest.fixture(scope="module")
+def demo_built(tmp_path_factory):
+    """The demo built as the app builds it, once for the module (both tests only read it), its runs
+    scored with three of the default metrics instead of all (faithfulness gives the claims;
+    answer_correctness_offline picks the report's worst answers, as in the demo;
+    tests/test_pipeline.py does the same)."""
     from rageval import config as config_module
     from rageval import demo
 
     small = ("token_f1", "faithfulness", "answer_correctness_offline")
-    monkeypatch.setattr(demo, "RunConfig", functools.partial(RunConfig, metrics=small))
-    monkeypatch.setattr(config_module, "DEFAULT_METRICS", small)
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
-    built = demo.load_demo()
-    return demo.open_project(demo.DEMO_PROJECT), built["import_run_id"]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(demo, "RunConfig", functools.partial(RunConfig, metrics=small))
+        mp.setattr(config_module, "DEFAULT_METRICS", small)
+        mp.setenv("RAGEVAL_HOME", str(tmp_path_factory.mktemp("demo") / "home"))
+        mp.setenv("RAGEVAL_NO_AUTODEMO", "1")
+        built = demo.load_demo()
+        yield demo.open_project(demo.DEMO_PROJECT), built["import_run_id"]
 
 
 def _claims_table(at: AppTest) -> str:
