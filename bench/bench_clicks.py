@@ -78,14 +78,20 @@ def rating_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     return out
 
 
-def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
-    """Human review's claim queue: one click labels the claim and shows the next."""
+def claim_queue(project: str, rater: str):
+    """Human review opened on its claim queue for ``rater`` (an AppTest, checked)."""
     at = app(project)
     at.run()
     at.switch_page("pages/human_review.py").run()
-    at.text_input(key="hr_annotator").set_value("bench").run()
+    at.text_input(key="hr_annotator").set_value(rater).run()
     at.segmented_control(key="hr_mode").set_value("Claims").run()
     check(at)
+    return at
+
+
+def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
+    """Human review's claim queue: one click labels the claim and shows the next."""
+    at = claim_queue(project, "bench")
     out = []
     for n in range(repeat):
         label = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED", "SKIP")[n % 4]
@@ -97,12 +103,7 @@ def claim_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
 def sentence_clicks(project: str, repeat: int) -> list[tuple[float, float]]:
     """Human review's claim queue: one click on another sentence of the evidence picker (it is filled; no
     label is stored until a label button or key)."""
-    at = app(project)
-    at.run()
-    at.switch_page("pages/human_review.py").run()
-    at.text_input(key="hr_annotator").set_value("bench-evidence").run()
-    at.segmented_control(key="hr_mode").set_value("Claims").run()
-    check(at)
+    at = claim_queue(project, "bench-evidence")
     picker = next(b.key for b in at.button if b.key.startswith("hr_ev_")).rsplit("_", 1)[0]
     n = sum(b.key.startswith(picker + "_") for b in at.button)
     out = []

@@ -1,7 +1,11 @@
 """The judged-metrics benchmark of ``bench/bench_llm.py`` (see its docstring); run that script."""
 from __future__ import annotations
 
+import json
 import os
+import resource
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -166,11 +170,6 @@ def whole_process_benchmark(args, start_server, server_stats) -> None:
     again in the same home against a server on the same address (every reply cached: 0 calls).
     Whole-process wall against ``ideal = chat calls x latency / concurrency``; peak in flight from the
     server. ``--root DIR``: the checkout whose ``rageval`` runs (another commit, same script and server)."""
-    import json
-    import resource
-    import subprocess
-    import sys
-
     root = Path(args.root).resolve() if args.root else Path(__file__).resolve().parents[1]
     home = tempfile.mkdtemp(prefix="bench-llm-whole-")
     path = Path(home) / "answers.jsonl"

@@ -2,8 +2,7 @@
 
 Vectors move in bulk both ways and round-trip bit for bit: a row holds ``dim`` and the
 vector's raw little-endian float32 bytes (migration 005). A write binds three list parameters
-(keys, widths, the vectors as one ``bytes`` each cut from the NumPy matrix's buffer: no
-per-value Python floats), unnests them into a temporary table and copies it with one ``INSERT
+(keys, widths, each vector's raw bytes: no per-value Python floats), unnests them into a temporary table and copies it with one ``INSERT
 ... SELECT``; a read selects the wanted keys (one list parameter) and turns the returned bytes
 back into float32 arrays with ``np.frombuffer``. Models of any width share the table. Lists, not
 Arrow tables: an Arrow array built from Python objects imports pandas (about 0.6 CPU-s), which
@@ -51,13 +50,8 @@ class DuckDBEmbeddingCache:
             return
         keys = list(items)
         vectors = [np.ascontiguousarray(items[k], dtype=_F32).reshape(-1) for k in keys]
-        data = memoryview(np.concatenate(vectors).tobytes())
-        dims, blobs, at = [], [], 0
-        for v in vectors:
-            size = v.size * _F32.itemsize
-            dims.append(int(v.size))
-            blobs.append(bytes(data[at:at + size]))
-            at += size
+        dims = [int(v.size) for v in vectors]
+        blobs = [v.tobytes() for v in vectors]
         with connect(self.db) as con:  # a temporary table first: see rageval.store.items._BATCHES
             con.execute("CREATE OR REPLACE TEMP TABLE _new_vectors AS SELECT unnest(?::VARCHAR[]) AS key,"
                         " unnest(?::INTEGER[]) AS dim, unnest(?::BLOB[]) AS vector", [keys, dims, blobs])

@@ -37,12 +37,13 @@ _COLUMNS = {
                ("details", "VARCHAR")),
 }
 
-#: one table's rows as a temporary table ``_batch``, its column lists unnested in step (bound as LIST
-#: parameters, then copied by a plain ``INSERT ... SELECT``: about ten times faster here than
-#: ``INSERT ... SELECT unnest(?)`` directly, and five times faster than registering an Arrow table)
+#: per table: its rows as a temporary table ``_batch``, the column lists unnested in step (bound as
+#: LIST parameters), then one plain ``INSERT ... SELECT`` of it: about ten times faster here than
+#: ``INSERT ... SELECT unnest(?)`` directly, and five times faster than registering an Arrow table
 _BATCHES = {
-    table: "CREATE OR REPLACE TEMP TABLE _batch AS SELECT "
-           + ", ".join(f"unnest(${i}::{kind}[]) AS {name}" for i, (name, kind) in enumerate(cols, 1))
+    table: ("CREATE OR REPLACE TEMP TABLE _batch AS SELECT "
+            + ", ".join(f"unnest(${i}::{kind}[]) AS {name}" for i, (name, kind) in enumerate(cols, 1)),
+            f"INSERT INTO {table} ({', '.join(n for n, _ in cols)}) SELECT {', '.join(n for n, _ in cols)} FROM _batch")
     for table, cols in _COLUMNS.items()
 }
 
@@ -97,9 +98,9 @@ def _write_batch(con: Any, run_id: str, entries: Sequence[Entry]) -> None:
         for table in _TABLES:
             data = cols[table]
             if data["item_id"]:
-                columns = ", ".join(name for name, _ in _COLUMNS[table])
-                con.execute(_BATCHES[table], [data[name] for name, _ in _COLUMNS[table]])
-                con.execute(f"INSERT INTO {table} ({columns}) SELECT {columns} FROM _batch")
+                create, insert = _BATCHES[table]
+                con.execute(create, [data[name] for name, _ in _COLUMNS[table]])
+                con.execute(insert)
         con.execute("DROP TABLE IF EXISTS _batch")
         con.execute("COMMIT")
     except BaseException:
