@@ -111,6 +111,14 @@ def api_key(cfg: RoleConfig, env: Mapping[str, str], secrets: Mapping[str, Any] 
     return key
 
 
+def openai_headers(env: Mapping[str, str], secrets: Mapping[str, Any] | None) -> dict[str, str]:
+    """The ``OpenAI-Organization`` / ``OpenAI-Project`` headers of ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID``,
+    when set (sent to every role's server, as the openai client sends them)."""
+    org, _ = lookup(("OPENAI_ORG_ID",), env, secrets)
+    project, _ = lookup(("OPENAI_PROJECT_ID",), env, secrets)
+    return {**({"OpenAI-Organization": org} if org else {}), **({"OpenAI-Project": project} if project else {})}
+
+
 def missing_settings(models: Mapping[str, str], *, env: Mapping[str, str] = os.environ,
                      secrets: Mapping[str, Any] | None = None) -> list[str]:
     """For each online role of ``models`` that has neither a key nor a server URL: what to set
