@@ -167,6 +167,10 @@ def test_dropped_marks_never_join_sentences_that_are_not_adjacent():
     # asterisks and underscores that are not paired marks stay as they are
     assert normalise("5 * 3 * 2 and my_var_name")[0] == "5 * 3 * 2 and my_var_name"
     assert contained("Use myvarname in code now.", ["Use my_var_name in code now."]) is None
+    # a backtick that opens a quotation (```no way'``, as news corpora write it) is no code mark
+    news = "He said `no way' and left the room. Then `yes' came later."
+    assert normalise(news)[0].startswith("he said 'no way'") and "`" not in normalise(news)[0]
+    assert contained("He said `no way' and left the room.", [news]) is not None
 
 
 # --- the text rules are pinned in the signature of every metric whose values they change ---------

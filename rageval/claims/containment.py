@@ -78,9 +78,10 @@ _FRAME = re.compile(r"^(?:however|also|moreover|furthermore|in addition|addition
 _JOIN = re.compile(r"(?:^|[,;]|\s)(?:and|but|e|ma)$|;$")
 _ARTICLES = frozenset("the a an il lo la i gli le l un una uno".split())
 _CLOSING = ".!?;:,\u2026 \"')]\u00bb\u201d\u2019*_"
-#: Markdown's inline marks: code between backtick runs, emphasis between a pair of ``*``/``_`` runs
-#: (not inside a word), a link's or image's brackets and target (``[text](url)``, ``[text][ref]``)
-_MD_CODE = re.compile(r"(`+)(?=[^`\n]*?[^`\s])([^`\n]+?)\1(?!`)")
+#: Markdown's inline marks: code between backtick runs with no apostrophe inside (```quoted'`` is a
+#: quotation, as news corpora write it), emphasis between a pair of ``*``/``_`` runs (not inside a
+#: word), a link's or image's brackets and target (``[text](url)``, ``[text][ref]``)
+_MD_CODE = re.compile(r"(`+)(?=[^`\n]*?[^`\s])([^`'\n]+?)\1(?!`)")
 _MD_EMPHASIS = re.compile(r"(?<![\w*\\])(\*{1,3}|_{1,3})(?=[^\s*_])([^\n]*?[^\s*_\\])\1(?![\w*])")
 _MD_LINK = re.compile(r"(!?\[)([^\[\]\n]+)(\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)|\]\[[^\[\]\n]*\])")
 _LEADING_MARKER = re.compile(r"^(?:[-*+\u2022]|\d{1,3}[.)]|#{1,6})\s+")
