@@ -7,6 +7,8 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion train [--write-docs]  # once
     python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion dev
     python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs  # once
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
 figures were read error by error (the fragment rule of ``RULES_REVISION`` 2 came from that
@@ -47,7 +49,8 @@ counts as wrong even when the clause itself is right, so these precisions are lo
 
 ``--source aggrefact`` reads AggreFact instead (:mod:`validation.aggrefact`: which files, which rows
 are left out and why, the split and the gold are fixed there): the claims of each summary against
-its document, one row per origin dataset, and a second reading restricted to the claims whose gold
+its document, one row per origin dataset; ``--source faithbench`` reads FaithBench
+(:mod:`validation.faithbench`), one row per summarizing LLM. Both add a second reading restricted to the claims whose gold
 is unambiguous (those of consistent summaries), with every SUPPORTED claim of an inconsistent
 summary listed beside the error spans the annotators marked.
 
@@ -72,13 +75,14 @@ from rageval.claims.offline import rules_version
 from rageval.claims.verdict import CONTRADICTED, SUPPORTED, UNVERIFIED, Verdict
 from training import prepare_nli_data as P
 from training.data import DATA
-from validation import aggrefact
+from validation import aggrefact, faithbench
 from validation.docs_section import replace_section
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- offline-verdicts-train:begin -->", "<!-- offline-verdicts-train:end -->"
-AGGREFACT_BEGIN, AGGREFACT_END = "<!-- offline-verdicts-aggrefact:begin -->", "<!-- offline-verdicts-aggrefact:end -->"
+SECTIONS = {"aggrefact": ("<!-- offline-verdicts-aggrefact:begin -->", "<!-- offline-verdicts-aggrefact:end -->"),
+            "faithbench": ("<!-- offline-verdicts-faithbench:begin -->", "<!-- offline-verdicts-faithbench:end -->")}
 SEED = 22
 
 
@@ -131,16 +135,25 @@ def text_sets(r: P.Reader, portion: str) -> dict[str, list[dict]]:
     return out
 
 
-def aggrefact_sets(mirror: Path, portion: str) -> tuple[dict[str, list[dict]], Counter]:
-    """Origin -> texts ``{answer, contexts, gold, label, note}`` of AggreFact's ``portion``
-    (:func:`validation.aggrefact.units`), and the rows left out by reason."""
-    units, left_out = aggrefact.units(mirror, portion)
+def summary_sets(args: argparse.Namespace) -> tuple[dict[str, list[dict]], Counter]:
+    """Group -> texts ``{answer, contexts, gold, label, note}`` of the summaries of ``args.source``
+    (AggreFact by origin dataset, FaithBench by summarizer) in ``args.portion``, and the rows left
+    out by reason (:mod:`validation.aggrefact`, :mod:`validation.faithbench`)."""
+    if args.source == "aggrefact":
+        units, left_out = aggrefact.units(args.mirror, args.portion)
+        rows = [(f"AggreFact {u['origin']}", u["doc"], u["summary"], u["consistent"],
+                 f"{u['origin']} {u['id']} {u['model']}; annotated error spans: {u['spans']}") for u in units]
+    else:
+        r = P.Reader(args.mirror, None, args.data)
+        read_before = [x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
+        units, left_out = faithbench.units(args.mirror, args.portion, read_before)
+        rows = [(f"FaithBench {u['summarizer'].split('/')[-1]}", u["source"], u["summary"], u["consistent"],
+                 f"{u['batch']} {u['summarizer']}; annotated spans: {u['spans']}") for u in units]
     out: dict[str, list[dict]] = {}
-    for u in sorted(units, key=lambda u: (u["origin"], u["id"], u["model"])):
-        out.setdefault(f"AggreFact {u['origin']}", []).append(
-            {"answer": u["summary"], "contexts": [u["doc"]], "gold": lambda _c, ok=u["consistent"]: ok,
-             "label": "consistent" if u["consistent"] else "inconsistent",
-             "note": f"{u['origin']} {u['id']} {u['model']}; annotated error spans: {u['spans']}"})
+    for group, doc, summary, consistent, note in sorted(rows, key=lambda x: x[0]):
+        out.setdefault(group, []).append({"answer": summary, "contexts": [doc], "note": note,
+                                          "gold": lambda _c, ok=consistent: ok,
+                                          "label": "consistent" if consistent else "inconsistent"})
     return out, left_out
 
 
@@ -219,8 +232,9 @@ def table(results: dict[str, dict]) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--source", choices=("nli", "aggrefact"), default="nli",
-                    help="nli: the pair and text sets of training/prepare_nli_data.py; aggrefact: AggreFact's summaries")
+    ap.add_argument("--source", choices=("nli", "aggrefact", "faithbench"), default="nli",
+                    help="nli: the pair and text sets of training/prepare_nli_data.py; aggrefact, faithbench: "
+                         "human-labelled summaries with their documents")
     ap.add_argument("--portion", choices=("dev", "report", "train"), default="dev")
     ap.add_argument("--mirror", type=Path, required=True,
                     help="folder of the fetched source snapshots (as for python -m training.prepare_nli_data)")
@@ -230,8 +244,8 @@ def main() -> None:
     args = ap.parse_args()
     t0, wall0 = time.process_time(), time.perf_counter()
     left_out: Counter = Counter()
-    if args.source == "aggrefact":
-        texts, left_out = aggrefact_sets(args.mirror, args.portion)
+    if args.source != "nli":
+        texts, left_out = summary_sets(args)
         results = {name: measure_texts(rows) for name, rows in texts.items()}
     else:
         r = P.Reader(args.mirror, None, args.data)
@@ -252,8 +266,8 @@ def main() -> None:
         if "texts_all_supported" in f:
             lines.append(f"- {name}: texts with every claim SUPPORTED {f['texts_all_supported']}, of which "
                          f"{f['texts_all_supported_right']} have gold supported throughout.")
-    if args.source == "aggrefact":
-        lines += aggrefact_reading(results, left_out)
+    if args.source != "nli":
+        lines += summary_reading(results, left_out)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").is_file() else "?"
     lines += ["", f"Rules `{rules_version()}`, portion `{args.portion}`, {cpu:.0f} CPU-s, "
               f"{time.perf_counter() - wall0:.0f} s wall, load average at the end {load}."]
@@ -264,9 +278,9 @@ def main() -> None:
                 for w in f["wrong"]:
                     fh.write(json.dumps({"set": name, **w}, ensure_ascii=False) + "\n")
     if args.write_docs:
-        if args.source == "aggrefact" and args.portion == "report":
-            replace_section(DOCS, AGGREFACT_BEGIN, AGGREFACT_END, [
-                "Command: `python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact "
+        if args.source in SECTIONS and args.portion == "report":
+            replace_section(DOCS, *SECTIONS[args.source], [
+                f"Command: `python -m validation.validate_offline_verdicts --mirror MIRROR --source {args.source} "
                 "--portion report --write-docs` (run once, after the rules were final).", "", *lines])
         elif args.source == "nli" and args.portion == "train":
             replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts "
@@ -274,11 +288,11 @@ def main() -> None:
                                                "rules were final).", "", *lines])
         else:
             raise SystemExit("--write-docs writes the portions no rule was chosen on only: "
-                             "--portion train, or --source aggrefact --portion report")
+                             "--portion train, or --source aggrefact|faithbench --portion report")
 
 
-def aggrefact_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
-    """The lines under AggreFact's table: the rows left out, the reading restricted to claims of
+def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
+    """The lines under a summary source's table: the rows left out, the reading restricted to claims of
     consistent summaries (the unambiguous gold), and every SUPPORTED claim of an inconsistent summary."""
     wrong = [w for f in results.values() for w in f["wrong"]]
     consistent_supported = sum(f["right"] for f in results.values())  # gold supported only where consistent
