@@ -173,6 +173,12 @@ def test_dropped_marks_never_join_sentences_that_are_not_adjacent():
     assert contained("He said `no way' and left the room.", [news]) is not None
 
 
+def test_a_verbless_whole_sentence_needs_a_value():
+    ctx = "Sheryl Lee Ralph .\nShe played Madame Morrible.\n\nCap: 190 EUR\nTerm: 12 months"
+    assert contained("Sheryl Lee Ralph.", [ctx]) is None  # a bare name states nothing
+    assert contained("Cap: 190 EUR", [ctx]) is not None   # a field states its value
+
+
 # --- the text rules are pinned in the signature of every metric whose values they change ---------
 
 TEXT_METRICS = ("faithfulness", "contradicted_share", "not_mentioned_share", "ragas_answer_correctness",

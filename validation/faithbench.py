@@ -15,7 +15,10 @@ Fixed here before any verdict figure of this source was computed:
   one source in one portion);
 - **gold**: every claim of a consistent summary is gold supported; every claim of a summary with
   an annotated span counts as not supported, though the span may lie in another claim (each
-  SUPPORTED verdict there is listed with the annotated spans for reading).
+  SUPPORTED verdict there is listed with the annotated spans for reading);
+- **span gold** (a second reading, since the annotations carry their offsets in the summary): a
+  claim is gold supported when it is found in its summary (normalised as containment normalises)
+  and no annotated span of any label overlaps it; a claim not found there counts as not supported.
 """
 from __future__ import annotations
 
@@ -25,6 +28,8 @@ import re
 import subprocess
 from collections import Counter
 from pathlib import Path
+
+from rageval.claims.containment import normalise
 
 REPO = "vectara+FaithBench"
 SEED = 33
@@ -47,7 +52,8 @@ def portion_of(source: str) -> str:
 
 
 def samples(mirror: Path) -> list[dict]:
-    """Every sample of every released batch, ``{batch, source, summary, summarizer, spans, consistent}``."""
+    """Every sample of every released batch, ``{batch, source, summary, summarizer, spans, offsets,
+    consistent}`` (``offsets``: each annotated span's ``(start, end)`` in the summary)."""
     names = _git(mirror, "ls-tree", "--name-only", "HEAD", "data_for_release/").decode().split()
     out = []
     for name in sorted(n for n in names if re.fullmatch(r"data_for_release/batch_\d+\.json", n)):
@@ -55,6 +61,7 @@ def samples(mirror: Path) -> list[dict]:
             spans = [f"{'/'.join(a['label'])}: {a['summary_span']!r}" for a in s.get("annotations") or []]
             out.append({"batch": name.rsplit("/", 1)[1], "source": s["source"], "summary": s["summary"],
                         "summarizer": s["metadata"]["summarizer"], "spans": sorted(set(spans)),
+                        "offsets": [(a["summary_start"], a["summary_end"]) for a in s.get("annotations") or []],
                         "consistent": not spans})
     return out
 
@@ -75,3 +82,17 @@ def units(mirror: Path, portion: str, read_before: list[str]) -> tuple[list[dict
         else:
             out.append(s)
     return out, left_out
+
+
+def span_gold(summary: str, offsets: list[tuple[int, int]]):
+    """The span gold of the claims of one summary (module docstring): a function of the claim."""
+    norm, index = normalise(summary)
+
+    def gold(claim: str) -> bool:
+        needle = normalise(claim)[0].strip().rstrip(".!?;:, ")
+        at = norm.find(needle) if needle else -1
+        if at < 0:
+            return False
+        start, end = index[at], index[at + len(needle) - 1] + 1
+        return not any(a < end and start < b for a, b in offsets)
+    return gold

@@ -142,17 +142,18 @@ def summary_sets(args: argparse.Namespace) -> tuple[dict[str, list[dict]], Count
     if args.source == "aggrefact":
         units, left_out = aggrefact.units(args.mirror, args.portion)
         rows = [(f"AggreFact {u['origin']}", u["doc"], u["summary"], u["consistent"],
-                 f"{u['origin']} {u['id']} {u['model']}; annotated error spans: {u['spans']}") for u in units]
+                 f"{u['origin']} {u['id']} {u['model']}; annotated error spans: {u['spans']}", None) for u in units]
     else:
         r = P.Reader(args.mirror, None, args.data)
         read_before = [x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
         units, left_out = faithbench.units(args.mirror, args.portion, read_before)
         rows = [(f"FaithBench {u['summarizer'].split('/')[-1]}", u["source"], u["summary"], u["consistent"],
-                 f"{u['batch']} {u['summarizer']}; annotated spans: {u['spans']}") for u in units]
+                 f"{u['batch']} {u['summarizer']}; annotated spans: {u['spans']}",
+                 faithbench.span_gold(u["summary"], u["offsets"])) for u in units]
     out: dict[str, list[dict]] = {}
-    for group, doc, summary, consistent, note in sorted(rows, key=lambda x: x[0]):
+    for group, doc, summary, consistent, note, span_gold in sorted(rows, key=lambda x: x[0]):
         out.setdefault(group, []).append({"answer": summary, "contexts": [doc], "note": note,
-                                          "gold": lambda _c, ok=consistent: ok,
+                                          "gold": lambda _c, ok=consistent: ok, "span_gold": span_gold,
                                           "label": "consistent" if consistent else "inconsistent"})
     return out, left_out
 
@@ -193,6 +194,9 @@ def measure_texts(rows: list[dict]) -> dict:
             flat_n.append(x.get("note"))
     labels = Counter(x["label"] for x in rows)
     out = _figures(flat_v, flat_g, len(rows), labels, flat_c, flat_n)
+    span_right = [x["span_gold"](c) for x, cs, vs in zip(rows, claims, verdicts) if x.get("span_gold")
+                  for c, v in zip(cs, vs) if v.label == SUPPORTED]
+    out["span_right"], out["span_supported"] = sum(span_right), len(span_right)
     whole = [all(v.label == SUPPORTED for v in vs) and bool(vs) for vs in verdicts]
     out["texts_all_supported"] = sum(whole)
     out["texts_all_supported_right"] = sum(w and all(x["gold"](c) for c in cs)
@@ -301,6 +305,11 @@ def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
              f"right by construction, among {sum(f['gold_supported'] for f in results.values())} such claims; "
              f"SUPPORTED claims of inconsistent summaries (counted wrong above): {len(wrong)}."]
     lines += [f"  - {w['claim']!r} <- {' '.join(w['evidence'].split())!r} ({w['note']})" for w in wrong]
+    k, n = sum(f.get("span_right", 0) for f in results.values()), sum(f.get("span_supported", 0) for f in results.values())
+    if n:
+        lo, hi = wilson(k, n)
+        lines.append(f"Span reading (a claim is right when no annotated span of any label overlaps it in its "
+                     f"summary): SUPPORTED precision {k / n:.3f} [{lo:.3f}, {hi:.3f}] ({k}/{n}).")
     return lines
 
 

@@ -31,7 +31,9 @@ A copied claim that is only part of its sentence (words of the sentence before o
 must have a verb of its own (:func:`rageval.claims.extract.has_own_verb`): "the continuing
 uncertainty associated with COVID" after "..., raw material costs, and" is an item of the
 sentence's list, a noun phrase that states nothing by itself. A whole sentence is the
-document's own unit and needs none (a table row "Cap: 190 EUR", a list item).
+document's own unit and needs no verb (a table row "Cap: 190 EUR", a list item, "Come in,
+please!"), unless it is a bare name or title: every word capitalised, no digit and no colon
+("Sheryl Lee Ralph."), which states nothing and is never SUPPORTED.
 
 A claim needs at least ``MIN_WORDS`` words, and a question claim (a short answer read with its
 question, :func:`rageval.claims.extract.question_claim`: it holds ``?`` or `` -> ``) is never
@@ -52,7 +54,8 @@ from rageval.text.words import ALL_NEGATIONS, fold, words
 
 #: bumped when the rules' code changes (their word lists and patterns are hashed on their own,
 #: :func:`rageval.claims.offline.rules_version`); 2: a part of a sentence needs a verb of its own;
-#: 3: Markdown's inline marks and a claim's leading list marker are dropped
+#: 3: Markdown's inline marks and a claim's leading list marker are dropped; a bare name or title
+#: (:func:`_bare_name`) is no claim
 RULES_REVISION = 3
 MIN_WORDS = 3
 #: words before the copied text that make it not asserted (English and Italian, accent-folded)
@@ -84,6 +87,8 @@ _CLOSING = ".!?;:,\u2026 \"')]\u00bb\u201d\u2019*_"
 _MD_CODE = re.compile(r"(`+)(?=[^`\n]*?[^`\s])([^`'\n]+?)\1(?!`)")
 _MD_EMPHASIS = re.compile(r"(?<![\w*\\])(\*{1,3}|_{1,3})(?=[^\s*_])([^\n]*?[^\s*_\\])\1(?![\w*])")
 _MD_LINK = re.compile(r"(!?\[)([^\[\]\n]+)(\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)|\]\[[^\[\]\n]*\])")
+#: a value in a verbless sentence (a digit or a colon): it states something, it is no bare name
+_VALUE = re.compile(r"[\d:]")
 _LEADING_MARKER = re.compile(r"^(?:[-*+\u2022]|\d{1,3}[.)]|#{1,6})\s+")
 _QUOTES = {**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u0060\u00b4", "'"),
            **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')}
@@ -180,6 +185,11 @@ def asserted_as_is(prefix: str, rest: str) -> bool:
     return bool(link) and not set(words(after)) & RESTRICTING
 
 
+def _bare_name(text: str) -> bool:
+    """Whether ``text`` is a bare name or title: every word capitalised, no digit and no colon."""
+    return not _VALUE.search(text) and all(w[0].isupper() for w in re.findall(r"[^\W\d_][\w'-]*", text))
+
+
 def _unmarked(text: str, start: int, end: int, marks: frozenset[int]) -> str:
     """``text[start:end]`` without the Markdown marks at ``marks`` (offsets in ``text``)."""
     return "".join(ch for i, ch in enumerate(text[start:end], start) if i not in marks)
@@ -193,8 +203,9 @@ def _verdict(ctx: str, ci: int, start: int, end: int) -> Verdict | None:
     prefix, rest = _unmarked(ctx, evidence.start, start, marks), _unmarked(ctx, end, evidence.end, marks)
     if not asserted_as_is(prefix, rest):
         return None
-    if (prefix.strip(_OPENING) or rest.strip(_CLOSING)) and not has_own_verb(ctx[start:end]):
-        return None  # a part of its sentence with no verb of its own: a noun phrase, no claim
+    part = bool(prefix.strip(_OPENING) or rest.strip(_CLOSING))
+    if not has_own_verb(ctx[start:end]) and (part or _bare_name(ctx[start:end])):
+        return None  # a part of its sentence with no verb of its own, or a bare name or title: no claim
     two = sum(evidence.start <= s.start and s.end <= evidence.end for s in split_sentences(ctx)) > 1
     where = "two adjacent sentences" if two else "one sentence"
     return Verdict(SUPPORTED, evidence.text, ci, (evidence.start, evidence.end),
