@@ -4,10 +4,10 @@ One :class:`Transport` per role: the role's base URL, key and timeouts, and a po
 connections (a connection is taken for one request and put back once its reply is read; one the
 server has closed meanwhile is dropped before reuse, not discovered by a failed request).
 
-Why not the openai client or httpx: measured on this machine (``bench/bench_llm.py``, docs/
-benchmarks.md, "Judged runs without the openai client"), one chat request under 16 threads costs
-about 1.6 CPU-ms through ``openai.OpenAI.post``, 1.3 through ``httpx.Client.post`` and 0.5 here,
-and importing the openai package costs about 1 s of start-up. The retries, backoff and error
+Why not the openai client or httpx: ``python -m bench.bench_transport`` (docs/benchmarks.md,
+"Judged runs without the openai client") measured one chat request under 16 threads at 1.9-2.6
+CPU-ms through ``openai.OpenAI.post``, 1.5-1.7 through ``httpx.Client.post`` and 0.7-0.8 here,
+and importing the openai package at 1.1-1.7 s. The retries, backoff and error
 texts live in :mod:`rageval.llm.client`; this module only says what happened:
 
 - :class:`StatusError`: the server answered 4xx/5xx (status, parsed body, headers, error code);
