@@ -29,7 +29,8 @@ import http.client
 import json
 import select
 import threading
-from typing import Any, Mapping
+from contextlib import contextmanager
+from typing import Any, Iterator, Mapping
 from urllib.parse import unquote, urlsplit
 
 #: what a request sends besides its body
@@ -94,19 +95,10 @@ class Transport:
         if self._proxy is not None and not self._https:
             target = self._origin + target  # a plain-HTTP proxy is sent the absolute URL
         conn = self._take()
-        try:
+        with _closed_on_failure(conn, f"no data from {self._host}:{self._port} within {self._timeout:g} s"):
             conn.request(method, target, body=data, headers=self._headers)
             reply = conn.getresponse()
             raw = reply.read()
-        except TimeoutError as exc:
-            conn.close()
-            raise TimedOut(f"no data from {self._host}:{self._port} within the timeout") from exc
-        except (OSError, http.client.HTTPException) as exc:
-            conn.close()
-            raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
-        except BaseException:
-            conn.close()
-            raise
         self._give_back(conn, reply.will_close)
         if reply.status >= 400:
             raise StatusError(reply.status, _body(raw), reply.headers)
@@ -139,14 +131,8 @@ class Transport:
                 conn.set_tunnel(self._host, self._port, headers=self._proxy[2])
         else:
             conn = http.client.HTTPConnection(host, port, timeout=self._connect_timeout)
-        try:
+        with _closed_on_failure(conn, f"no connection to {host}:{port} within {self._connect_timeout:g} s"):
             conn.connect()  # TCP, the proxy tunnel and TLS, all within the connect timeout
-        except TimeoutError as exc:
-            conn.close()
-            raise TimedOut(f"no connection to {host}:{port} within {self._connect_timeout:g} s") from exc
-        except (OSError, http.client.HTTPException) as exc:
-            conn.close()
-            raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
         conn.sock.settimeout(self._timeout)
         return conn
 
@@ -164,6 +150,23 @@ class Transport:
             idle, self._idle = self._idle, []
         for conn in idle:
             conn.close()
+
+
+@contextmanager
+def _closed_on_failure(conn: http.client.HTTPConnection, timed_out: str) -> Iterator[None]:
+    """Run the block; when it fails, close ``conn`` and raise :class:`TimedOut` (with ``timed_out``)
+    for a timeout, :class:`ConnectionFailed` for a socket or HTTP error (the cause chained)."""
+    try:
+        yield
+    except TimeoutError as exc:
+        conn.close()
+        raise TimedOut(timed_out) from exc
+    except (OSError, http.client.HTTPException) as exc:
+        conn.close()
+        raise ConnectionFailed(f"{type(exc).__name__}: {exc}") from exc
+    except BaseException:
+        conn.close()
+        raise
 
 
 def _body(raw: bytes) -> Any:
