@@ -1,6 +1,6 @@
 """Roles, model specs and where their servers and keys come from; error texts that name them.
 
-Pure (no I/O, no ``openai``); :mod:`rageval.llm.client` builds on it. A key is looked up by the
+Pure (no I/O); :mod:`rageval.llm.client` builds on it. A key is looked up by the
 client only, by the NAME recorded in :class:`RoleConfig` (``api_key_env``), so the config
 objects that travel through runs, logs and the config hash never hold it.
 
