@@ -183,6 +183,10 @@ def _closed_by_peer(conn: http.client.HTTPConnection) -> bool:
     if sock is None:
         return True
     try:
+        if hasattr(select, "poll"):  # poll: select() refuses descriptors past 1024 (a busy app has them)
+            poller = select.poll()
+            poller.register(sock, select.POLLIN)
+            return bool(poller.poll(0))
         return bool(select.select([sock], [], [], 0)[0])
     except (OSError, ValueError):
         return True
