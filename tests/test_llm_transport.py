@@ -85,6 +85,37 @@ def test_a_request_carries_the_key_the_openai_headers_and_the_base_urls_query(re
     assert seen["body"]["messages"] == [{"role": "user", "content": "hello"}] and seen["body"]["model"] == "m"
 
 
+def test_a_chat_request_reaches_the_server_as_the_openai_client_sends_it(recorder):
+    """The reference is the openai package (the user's stack): the same call through both clients
+    gives the same request line, key, organisation, project, content type and JSON body. (A base URL
+    with a query is left out: openai 3.57 puts the path after the query, ``/v1/?q=1chat/completions``;
+    rageval puts it before, tested above.)"""
+    import openai
+
+    base = f"{recorder.url}/v1"
+    recorder.reply = (200, json.dumps({"id": "x", "object": "chat.completion", "created": 0, "model": "m",
+                                       "choices": [{"index": 0, "message": {"role": "assistant", "content": "hi"},
+                                                    "finish_reason": "stop"}],
+                                       "usage": {"prompt_tokens": 3, "completion_tokens": 1,
+                                                 "total_tokens": 4}}).encode())
+    messages = [{"role": "system", "content": "judge"}, {"role": "user", "content": "héllo"}]
+    reference = openai.OpenAI(base_url=base, api_key="sk-test-key-123", organization="org-test",
+                              project="proj-test", max_retries=0)
+    reference.chat.completions.create(model="m", messages=messages, temperature=0)
+    reference.close()
+    client = make_llm_client({"judge": "openai:m"}, use_cache=False,
+                             env={"OPENAI_BASE_URL": base, "OPENAI_API_KEY": "sk-test-key-123",
+                                  "OPENAI_ORG_ID": "org-test", "OPENAI_PROJECT_ID": "proj-test"})
+    client.chat("judge", messages)
+    client.close()
+    theirs, ours = recorder.seen[-2], recorder.seen[-1]
+    assert ours["line"] == theirs["line"]
+    compared = ("authorization", "openai-organization", "openai-project", "content-type")
+    lower = [{k.lower(): v for k, v in seen["headers"].items()} for seen in (theirs, ours)]
+    assert [lower[1].get(k) for k in compared] == [lower[0].get(k) for k in compared]
+    assert {k: ours["body"][k] for k in ("model", "messages")} == {k: theirs["body"][k] for k in ("model", "messages")}
+
+
 def test_connections_are_kept_alive_and_one_the_server_closed_is_not_reused(recorder):
     transport = _transport(recorder.url + "/v1")
     assert transport.get("/models") == {"ok": True} and transport.get("/models") == {"ok": True}
