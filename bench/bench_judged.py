@@ -190,9 +190,10 @@ def whole_process_benchmark(args, start_server, server_stats) -> None:
                "--judge", "openai:bench-judge", "--concurrency", str(conc), "--out", str(Path(home) / f"{label}.jsonl")]
         try:
             before = resource.getrusage(resource.RUSAGE_CHILDREN)
-            start = time.perf_counter()
+            spawned, start = time.time(), time.perf_counter()
             done = subprocess.run(cmd, env=env, cwd=root, capture_output=True, text=True)
             wall = time.perf_counter() - start
+            ended = time.time()
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             info = server_stats(url)
         finally:
@@ -205,5 +206,16 @@ def whole_process_benchmark(args, start_server, server_stats) -> None:
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         print(json.dumps({"bench": "judged_whole_process", "phase": label, "items": args.items, "wall_s": round(wall, 2),
                           "ideal_s": round(ideal, 2), "ratio": round(wall / ideal, 3) if ideal else None,
-                          "chat_calls": chat, "peak_in_flight": info["peak_in_flight"], "cpu_s": round(cpu, 2),
+                          "chat_calls": chat, "peak_in_flight": info["peak_in_flight"], **_post_times(info, spawned, ended),
+                          "cpu_s": round(cpu, 2),
                           "load_avg": [round(x, 2) for x in os.getloadavg()]}), flush=True)
+
+
+def _post_times(info: dict, spawned: float, ended: float) -> dict:
+    """From the server's /_stats: seconds from spawn to the first request, the requests in flight on
+    average from then to the end of the last one, and the seconds from that end to the exit."""
+    first, last = info.get("first_post"), info.get("last_post_end")
+    if first is None or last is None or last <= first:
+        return {}
+    return {"first_request_s": round(first - spawned, 2), "mean_in_flight": round(info["post_seconds"] / (last - first), 1),
+            "after_last_s": round(ended - last, 2)}

@@ -141,7 +141,25 @@ class FakeLLMServer:
             self._faults_seen: list[tuple[int, str]] = []
             self._in_flight = 0
             self.peak_in_flight = 0
+            # POSTs over time: the first one's start, the last one's end and the integral of the
+            # POSTs in flight (request-seconds) between them, all time.time() (served by /_stats)
+            self.first_post: float | None = None
+            self.last_post_end: float | None = None
+            self.post_seconds = 0.0
+            self._posts_in_flight, self._changed = 0, 0.0
         return self
+
+    def _posts_change(self, step: int) -> None:
+        """Count a POST starting (+1) or ending (-1) into the request-seconds (under the lock)."""
+        now = time.time()
+        if self.first_post is None:
+            self.first_post = now
+        else:
+            self.post_seconds += self._posts_in_flight * (now - self._changed)
+        self._posts_in_flight += step
+        self._changed = now
+        if step < 0:
+            self.last_post_end = now
 
     def script(self, *, responder: Callable[[dict[str, Any]], str] | None = None,
                plan: dict[int, str] | None = None, rates: dict[str, float] | None = None, seed: int | None = None,
@@ -189,8 +207,10 @@ class FakeLLMServer:
             self._counts[path] = self._counts.get(path, 0) + 1
             self._in_flight += 1
             self.peak_in_flight = max(self.peak_in_flight, self._in_flight)
+            self._local.post = body is not None
             if body is None:
                 return None
+            self._posts_change(+1)
             self._bodies.append((path, body))
             self._posts += 1
             fault = self.plan.get(self._posts)
@@ -209,6 +229,8 @@ class FakeLLMServer:
         with self._lock:
             if self._local.generation == self._generation:
                 self._in_flight -= 1
+                if getattr(self._local, "post", False):
+                    self._posts_change(-1)
 
     def _sleep(self, seconds: float) -> None:
         if seconds > 0:
@@ -259,7 +281,8 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                     with server._lock:
                         counts = dict(server._counts)
                     self._send(200, {"counts": counts, "peak_in_flight": server.peak_in_flight,
-                                     "cpu_seconds": time.process_time()})
+                                     "cpu_seconds": time.process_time(), "first_post": server.first_post,
+                                     "last_post_end": server.last_post_end, "post_seconds": server.post_seconds})
                 elif self.path.rstrip("/") == "/v1/models":
                     names = sorted(server.models) if server.models is not None else ["test-model"]
                     data = [{"id": n, "object": "model", "created": 0, "owned_by": "test"} for n in names]

@@ -73,6 +73,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_PRICES", "", "a JSON price table laid over the shipped one (cost estimates and usage)"),
     Setting("OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible server of every LLM role"),
     Setting("OPENAI_API_KEY", "", "API key of every LLM role (a local server may need none)"),
+    Setting("OPENAI_ORG_ID", "", "OpenAI organization sent with every LLM request (OpenAI-Organization header)"),
+    Setting("OPENAI_PROJECT_ID", "", "OpenAI project sent with every LLM request (OpenAI-Project header)"),
     Setting("RAGEVAL_ROLE_BASE_URL", "", "server of one role, over OPENAI_BASE_URL"),
     Setting("RAGEVAL_ROLE_API_KEY", "", "API key of one role, over OPENAI_API_KEY"),
     Setting("RAGEVAL_ROLE_RPM", "", "requests per minute a role may send (unset: no cap)", int),

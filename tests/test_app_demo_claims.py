@@ -68,6 +68,7 @@ def test_the_demo_answers_page_shows_unverified_claims_with_evidence_and_hints(d
     assert "--judge" in OFFLINE_VERDICT_NOTE
     # a claim copied from a retrieved chunk: SUPPORTED, its sentence as support
     assert verdicts["q19"] == "SUPPORTED"
+    assert verdicts["q07"] == "SUPPORTED"  # copied from a Markdown sentence with **emphasis**
     at.selectbox(key="ans_item").set_value("q19").run()
     no_failure(at)
     table = _claims_table(at)

@@ -49,6 +49,23 @@ def texts(text: str) -> list[str]:
     # etc. ends a sentence before a capital, not before a lower-case word
     ("We sell apples, pears, etc. The shop opens at 9. Apples, pears, etc. are fresh.",
      ["We sell apples, pears, etc.", "The shop opens at 9.", "Apples, pears, etc. are fresh."]),
+    # an abbreviation that also ends sentences ends one only before a word that opens sentences
+    ("He was born in Clones, Co. Monaghan, on 1 December 1872. He died in 1950.",
+     ["He was born in Clones, Co. Monaghan, on 1 December 1872.", "He died in 1950."]),
+    ("He works at Acme Co. The firm is small. Apple Inc. Chief Executive Tim Cook spoke. Rossi S.p.A. e F.lli Neri "
+     "Ltd. It closed.",
+     ["He works at Acme Co.", "The firm is small.", "Apple Inc. Chief Executive Tim Cook spoke.",
+      "Rossi S.p.A. e F.lli Neri Ltd.", "It closed."]),
+    ("Carta, penna ecc. Il negozio apre alle 9. Carta, penna ecc. Verdi e Neri firmano.",
+     ["Carta, penna ecc.", "Il negozio apre alle 9.", "Carta, penna ecc. Verdi e Neri firmano."]),
+    # a title before a name never ends a sentence
+    ("We climbed Mt. Everest with Sen. Warren and Capt. Hook from St. Ives. La Dott.ssa Neri e la Prof.ssa Bianchi "
+     "firmano.",
+     ["We climbed Mt. Everest with Sen. Warren and Capt. Hook from St. Ives.",
+      "La Dott.ssa Neri e la Prof.ssa Bianchi firmano."]),
+    # Markdown's closing marks after end punctuation
+    ("**Note.** The fee is 20 EUR. _Paid monthly._ Use `pip.` Then go.",
+     ["**Note.**", "The fee is 20 EUR.", "_Paid monthly._", "Use `pip.`", "Then go."]),
     # decimal numbers of both conventions
     ("Prices rose 3.5% to 1.500,00 EUR. Il tasso è 2,75 per cento.",
      ["Prices rose 3.5% to 1.500,00 EUR.", "Il tasso è 2,75 per cento."]),
@@ -113,6 +130,53 @@ def test_normalise_for_containment():
 def test_containment_guards(claim, ok):
     ctx = "It is not true that the fee is 20 EUR. Refunds take 5 days. They are paid by\nbank transfer."
     assert (contained(claim, [ctx]) is not None) is ok
+
+
+MARKDOWN = ("## Fees\n\n- The **monthly fee** is *20 EUR* for _every_ user.\n"
+            "- Run `rageval score` on a file of answers.\n"
+            "1. Read [the guide](https://example.org/guide_v2 \"Guide\") before you install it.\n\n"
+            "Payment is due on **Monday.** Late fees apply. Cards are accepted at the desk.")
+
+
+@pytest.mark.parametrize("claim", [
+    "The monthly fee is 20 EUR for every user.",            # emphasis: **, *, _ dropped on the context side
+    "The **monthly fee** is *20 EUR* for _every_ user.",    # ... and on the claim side
+    "- The monthly fee is 20 EUR for every user.",          # a claim's leading list marker
+    "Run rageval score on a file of answers.",              # inline code
+    "Run `rageval score` on a file of answers.",
+    "Read the guide before you install it.",                # a link keeps its text
+    "1. Read [the guide](https://example.org/guide_v2) before you install it.",
+    "## Fees",                                              # a heading (too short to be a claim) ...
+])
+def test_a_copy_of_markdown_is_contained_with_or_without_its_marks(claim):
+    found = contained(claim, [MARKDOWN])
+    if claim == "## Fees":
+        assert found is None  # fewer than MIN_WORDS words
+        return
+    assert found is not None and "\n" not in found.evidence.strip()  # one list item: its own sentence
+
+
+def test_dropped_marks_never_join_sentences_that_are_not_adjacent():
+    # the copy matches only once "**" is gone, across three sentences: never SUPPORTED
+    assert "payment is due on monday. late fees apply. cards are accepted" in normalise(MARKDOWN)[0]
+    assert contained("Payment is due on Monday. Late fees apply. Cards are accepted at the desk", [MARKDOWN]) is None
+    # two adjacent sentences stay supportable, as in plain text
+    assert contained("Payment is due on Monday. Late fees apply", [MARKDOWN]) is not None
+    # a list item is never joined to the next one, marks or not
+    assert contained("for every user. Run rageval score on a file", [MARKDOWN]) is None
+    # asterisks and underscores that are not paired marks stay as they are
+    assert normalise("5 * 3 * 2 and my_var_name")[0] == "5 * 3 * 2 and my_var_name"
+    assert contained("Use myvarname in code now.", ["Use my_var_name in code now."]) is None
+    # a backtick that opens a quotation (```no way'``, as news corpora write it) is no code mark
+    news = "He said `no way' and left the room. Then `yes' came later."
+    assert normalise(news)[0].startswith("he said 'no way'") and "`" not in normalise(news)[0]
+    assert contained("He said `no way' and left the room.", [news]) is not None
+
+
+def test_a_verbless_whole_sentence_needs_a_value():
+    ctx = "Sheryl Lee Ralph .\nShe played Madame Morrible.\n\nCap: 190 EUR\nTerm: 12 months"
+    assert contained("Sheryl Lee Ralph.", [ctx]) is None  # a bare name states nothing
+    assert contained("Cap: 190 EUR", [ctx]) is not None   # a field states its value
 
 
 # --- the text rules are pinned in the signature of every metric whose values they change ---------

@@ -5,6 +5,10 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion dev     # look here, change here
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion report  # development figures now
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion train [--write-docs]  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs  # once
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
 figures were read error by error (the fragment rule of ``RULES_REVISION`` 2 came from that
@@ -43,6 +47,13 @@ or one that is also a sentence of the seed summary (the edit is elsewhere); a QA
 majority of its 3 raters found supported. A SUPPORTED clause of a text whose gold is not supported
 counts as wrong even when the clause itself is right, so these precisions are lower bounds.
 
+``--source aggrefact`` reads AggreFact instead (:mod:`validation.aggrefact`: which files, which rows
+are left out and why, the split and the gold are fixed there): the claims of each summary against
+its document, one row per origin dataset; ``--source faithbench`` reads FaithBench
+(:mod:`validation.faithbench`), one row per summarizing LLM. Both add a second reading restricted to the claims whose gold
+is unambiguous (those of consistent summaries), with every SUPPORTED claim of an inconsistent
+summary listed beside the error spans the annotators marked.
+
 Figures: SUPPORTED precision with a Wilson 95% interval; coverage (decided / all claims; offline
 only SUPPORTED is decided); gold-supported claims marked CONTRADICTED; beside them the
 majority-class baseline (its label and share) and the precision of always answering SUPPORTED
@@ -64,11 +75,14 @@ from rageval.claims.offline import rules_version
 from rageval.claims.verdict import CONTRADICTED, SUPPORTED, UNVERIFIED, Verdict
 from training import prepare_nli_data as P
 from training.data import DATA
+from validation import aggrefact, faithbench
 from validation.docs_section import replace_section
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- offline-verdicts-train:begin -->", "<!-- offline-verdicts-train:end -->"
+SECTIONS = {"aggrefact": ("<!-- offline-verdicts-aggrefact:begin -->", "<!-- offline-verdicts-aggrefact:end -->"),
+            "faithbench": ("<!-- offline-verdicts-faithbench:begin -->", "<!-- offline-verdicts-faithbench:end -->")}
 SEED = 22
 
 
@@ -121,6 +135,29 @@ def text_sets(r: P.Reader, portion: str) -> dict[str, list[dict]]:
     return out
 
 
+def summary_sets(args: argparse.Namespace) -> tuple[dict[str, list[dict]], Counter]:
+    """Group -> texts ``{answer, contexts, gold, label, note}`` of the summaries of ``args.source``
+    (AggreFact by origin dataset, FaithBench by summarizer) in ``args.portion``, and the rows left
+    out by reason (:mod:`validation.aggrefact`, :mod:`validation.faithbench`)."""
+    if args.source == "aggrefact":
+        units, left_out = aggrefact.units(args.mirror, args.portion)
+        rows = [(f"AggreFact {u['origin']}", u["doc"], u["summary"], u["consistent"],
+                 f"{u['origin']} {u['id']} {u['model']}; annotated error spans: {u['spans']}", None) for u in units]
+    else:
+        r = P.Reader(args.mirror, None, args.data)
+        read_before = [x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
+        units, left_out = faithbench.units(args.mirror, args.portion, read_before)
+        rows = [(f"FaithBench {u['summarizer'].split('/')[-1]}", u["source"], u["summary"], u["consistent"],
+                 f"{u['batch']} {u['summarizer']}; annotated spans: {u['spans']}",
+                 faithbench.span_gold(u["summary"], u["offsets"])) for u in units]
+    out: dict[str, list[dict]] = {}
+    for group, doc, summary, consistent, note, span_gold in sorted(rows, key=lambda x: x[0]):
+        out.setdefault(group, []).append({"answer": summary, "contexts": [doc], "note": note,
+                                          "gold": lambda _c, ok=consistent: ok, "span_gold": span_gold,
+                                          "label": "consistent" if consistent else "inconsistent"})
+    return out, left_out
+
+
 def _summedits_gold(consistent: bool, sentences: list[str], seed: set[str]):
     """A claim is right when its summary is consistent, or when the sentence it comes from (the one
     sharing most words with it) is a sentence of the seed summary."""
@@ -148,14 +185,18 @@ def measure_pairs(rows: list[dict]) -> dict:
 def measure_texts(rows: list[dict]) -> dict:
     claims = [answer_claims("", x["answer"]) for x in rows]
     verdicts = verdicts_of([(c, x["contexts"]) for c, x in zip(claims, rows)])
-    flat_v, flat_g, flat_c = [], [], []
+    flat_v, flat_g, flat_c, flat_n = [], [], [], []
     for x, cs, vs in zip(rows, claims, verdicts):
         for c, v in zip(cs, vs):
             flat_v.append(v)
             flat_g.append(x["gold"](c))
             flat_c.append(c)
+            flat_n.append(x.get("note"))
     labels = Counter(x["label"] for x in rows)
-    out = _figures(flat_v, flat_g, len(rows), labels, flat_c)
+    out = _figures(flat_v, flat_g, len(rows), labels, flat_c, flat_n)
+    span_right = [x["span_gold"](c) for x, cs, vs in zip(rows, claims, verdicts) if x.get("span_gold")
+                  for c, v in zip(cs, vs) if v.label == SUPPORTED]
+    out["span_right"], out["span_supported"] = sum(span_right), len(span_right)
     whole = [all(v.label == SUPPORTED for v in vs) and bool(vs) for vs in verdicts]
     out["texts_all_supported"] = sum(whole)
     out["texts_all_supported_right"] = sum(w and all(x["gold"](c) for c in cs)
@@ -163,7 +204,7 @@ def measure_texts(rows: list[dict]) -> dict:
     return out
 
 
-def _figures(verdicts, gold, n_units: int, labels: Counter, claims: list[str]) -> dict:
+def _figures(verdicts, gold, n_units: int, labels: Counter, claims: list[str], notes=None) -> dict:
     supported = [g for v, g in zip(verdicts, gold) if v.label == SUPPORTED]
     k, n = sum(supported), len(supported)
     lo, hi = wilson(k, n)
@@ -175,7 +216,8 @@ def _figures(verdicts, gold, n_units: int, labels: Counter, claims: list[str]) -
             "gold_supported_marked_contradicted": sum(g and v.label == CONTRADICTED for v, g in zip(verdicts, gold)),
             "verdicts": dict(Counter(v.label for v in verdicts)),
             "majority": f"{majority} {count / sum(labels.values()):.3f}",
-            "wrong": [{"claim": c, "evidence": v.evidence} for c, v, g in zip(claims, verdicts, gold)
+            "wrong": [{"claim": c, "evidence": v.evidence, **({"note": n} if n else {})}
+                      for c, v, g, n in zip(claims, verdicts, gold, notes or [None] * len(claims))
                       if v.label == SUPPORTED and not g]}
 
 
@@ -194,6 +236,9 @@ def table(results: dict[str, dict]) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--source", choices=("nli", "aggrefact", "faithbench"), default="nli",
+                    help="nli: the pair and text sets of training/prepare_nli_data.py; aggrefact, faithbench: "
+                         "human-labelled summaries with their documents")
     ap.add_argument("--portion", choices=("dev", "report", "train"), default="dev")
     ap.add_argument("--mirror", type=Path, required=True,
                     help="folder of the fetched source snapshots (as for python -m training.prepare_nli_data)")
@@ -201,11 +246,16 @@ def main() -> None:
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--errors", type=Path, default=None, help="write the wrong SUPPORTED verdicts here (JSONL)")
     args = ap.parse_args()
-    r = P.Reader(args.mirror, None, args.data)
     t0, wall0 = time.process_time(), time.perf_counter()
-    results = {name: measure_pairs(rows) for name, rows in pair_sets(r, args.portion).items() if rows}
-    texts = text_sets(r, args.portion)
-    results.update({f"{name} (claims of each text)": measure_texts(rows) for name, rows in texts.items()})
+    left_out: Counter = Counter()
+    if args.source != "nli":
+        texts, left_out = summary_sets(args)
+        results = {name: measure_texts(rows) for name, rows in texts.items()}
+    else:
+        r = P.Reader(args.mirror, None, args.data)
+        results = {name: measure_pairs(rows) for name, rows in pair_sets(r, args.portion).items() if rows}
+        texts = text_sets(r, args.portion)
+        results.update({f"{name} (claims of each text)": measure_texts(rows) for name, rows in texts.items()})
     cpu = time.process_time() - t0
     k = sum(f["right"] for f in results.values())
     n = sum(f["supported"] for f in results.values())
@@ -220,6 +270,8 @@ def main() -> None:
         if "texts_all_supported" in f:
             lines.append(f"- {name}: texts with every claim SUPPORTED {f['texts_all_supported']}, of which "
                          f"{f['texts_all_supported_right']} have gold supported throughout.")
+    if args.source != "nli":
+        lines += summary_reading(results, left_out)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").is_file() else "?"
     lines += ["", f"Rules `{rules_version()}`, portion `{args.portion}`, {cpu:.0f} CPU-s, "
               f"{time.perf_counter() - wall0:.0f} s wall, load average at the end {load}."]
@@ -230,11 +282,35 @@ def main() -> None:
                 for w in f["wrong"]:
                     fh.write(json.dumps({"set": name, **w}, ensure_ascii=False) + "\n")
     if args.write_docs:
-        if args.portion != "train":
-            raise SystemExit("--write-docs writes the train portion only (the one no rule was chosen on)")
-        replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts "
-                                           "--mirror MIRROR --portion train --write-docs` (run once, after the "
-                                           "rules were final).", "", *lines])
+        if args.source in SECTIONS and args.portion == "report":
+            replace_section(DOCS, *SECTIONS[args.source], [
+                f"Command: `python -m validation.validate_offline_verdicts --mirror MIRROR --source {args.source} "
+                "--portion report --write-docs` (run once, after the rules were final).", "", *lines])
+        elif args.source == "nli" and args.portion == "train":
+            replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts "
+                                               "--mirror MIRROR --portion train --write-docs` (run once, after the "
+                                               "rules were final).", "", *lines])
+        else:
+            raise SystemExit("--write-docs writes the portions no rule was chosen on only: "
+                             "--portion train, or --source aggrefact|faithbench --portion report")
+
+
+def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
+    """The lines under a summary source's table: the rows left out, the reading restricted to claims of
+    consistent summaries (the unambiguous gold), and every SUPPORTED claim of an inconsistent summary."""
+    wrong = [w for f in results.values() for w in f["wrong"]]
+    consistent_supported = sum(f["right"] for f in results.values())  # gold supported only where consistent
+    lines = ["", "Rows left out: " + (", ".join(f"{why}: {n}" for why, n in sorted(left_out.items())) or "none") + ".",
+             f"Unambiguous reading (claims of consistent summaries only): {consistent_supported} SUPPORTED, all "
+             f"right by construction, among {sum(f['gold_supported'] for f in results.values())} such claims; "
+             f"SUPPORTED claims of inconsistent summaries (counted wrong above): {len(wrong)}."]
+    lines += [f"  - {w['claim']!r} <- {' '.join(w['evidence'].split())!r} ({w['note']})" for w in wrong]
+    k, n = sum(f.get("span_right", 0) for f in results.values()), sum(f.get("span_supported", 0) for f in results.values())
+    if n:
+        lo, hi = wilson(k, n)
+        lines.append(f"Span reading (a claim is right when no annotated span of any label overlaps it in its "
+                     f"summary): SUPPORTED precision {k / n:.3f} [{lo:.3f}, {hi:.3f}] ({k}/{n}).")
+    return lines
 
 
 if __name__ == "__main__":

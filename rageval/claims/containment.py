@@ -3,7 +3,12 @@
 Both texts are *normalised* (:func:`normalise`): lower case; curly and angled quotes made
 straight; every dash (hyphen, en and em dash, minus) one ``-``; soft hyphens and zero-width
 characters dropped; each run of whitespace (line breaks included) one space, and none after an
-apostrophe (``dell' Area`` is ``dell'area``). The claim also loses its final punctuation.
+apostrophe (``dell' Area`` is ``dell'area``); Markdown's inline marks dropped, their text kept
+(:func:`markup`: ``**bold**``, ``*em*``, ``_em_``, `` `code` ``, ``[text](url)``). The claim also
+loses its final punctuation and a leading list marker or heading ``#`` (a context's are outside
+its sentences already, :func:`rageval.text.sentences.split_sentences`). Dropping marks never
+joins what the sentences keep apart: an occurrence must still lie within one sentence or two
+adjacent ones of the original text.
 
 A claim is *contained* in a context when its normalised text occurs in the context's normalised
 text starting and ending at word boundaries, the occurrence lies within one sentence or two
@@ -26,7 +31,9 @@ A copied claim that is only part of its sentence (words of the sentence before o
 must have a verb of its own (:func:`rageval.claims.extract.has_own_verb`): "the continuing
 uncertainty associated with COVID" after "..., raw material costs, and" is an item of the
 sentence's list, a noun phrase that states nothing by itself. A whole sentence is the
-document's own unit and needs none (a table row "Cap: 190 EUR", a list item).
+document's own unit and needs no verb (a table row "Cap: 190 EUR", a list item, "Come in,
+please!"), unless it is a bare name or title: every word capitalised, no digit and no colon
+("Sheryl Lee Ralph."), which states nothing and is never SUPPORTED.
 
 A claim needs at least ``MIN_WORDS`` words, and a question claim (a short answer read with its
 question, :func:`rageval.claims.extract.question_claim`: it holds ``?`` or `` -> ``) is never
@@ -46,8 +53,10 @@ from rageval.text.sentences import enclosing, split_sentences
 from rageval.text.words import ALL_NEGATIONS, fold, words
 
 #: bumped when the rules' code changes (their word lists and patterns are hashed on their own,
-#: :func:`rageval.claims.offline.rules_version`); 2: a part of a sentence needs a verb of its own
-RULES_REVISION = 2
+#: :func:`rageval.claims.offline.rules_version`); 2: a part of a sentence needs a verb of its own;
+#: 3: Markdown's inline marks and a claim's leading list marker are dropped; a bare name or title
+#: (:func:`_bare_name`) is no claim
+RULES_REVISION = 3
 MIN_WORDS = 3
 #: words before the copied text that make it not asserted (English and Italian, accent-folded)
 NOT_ASSERTED = frozenset(
@@ -72,6 +81,15 @@ _FRAME = re.compile(r"^(?:however|also|moreover|furthermore|in addition|addition
 _JOIN = re.compile(r"(?:^|[,;]|\s)(?:and|but|e|ma)$|;$")
 _ARTICLES = frozenset("the a an il lo la i gli le l un una uno".split())
 _CLOSING = ".!?;:,\u2026 \"')]\u00bb\u201d\u2019*_"
+#: Markdown's inline marks: code between backtick runs with no apostrophe inside (```quoted'`` is a
+#: quotation, as news corpora write it), emphasis between a pair of ``*``/``_`` runs (not inside a
+#: word), a link's or image's brackets and target (``[text](url)``, ``[text][ref]``)
+_MD_CODE = re.compile(r"(`+)(?=[^`\n]*?[^`\s])([^`'\n]+?)\1(?!`)")
+_MD_EMPHASIS = re.compile(r"(?<![\w*\\])(\*{1,3}|_{1,3})(?=[^\s*_])([^\n]*?[^\s*_\\])\1(?![\w*])")
+_MD_LINK = re.compile(r"(!?\[)([^\[\]\n]+)(\]\([^()\s]*(?:\s+\"[^\"\n]*\")?\)|\]\[[^\[\]\n]*\])")
+#: a value in a verbless sentence (a digit or a colon): it states something, it is no bare name
+_VALUE = re.compile(r"[\d:]")
+_LEADING_MARKER = re.compile(r"^(?:[-*+\u2022]|\d{1,3}[.)]|#{1,6})\s+")
 _QUOTES = {**dict.fromkeys("\u2018\u2019\u201a\u201b\u2032\u0060\u00b4", "'"),
            **dict.fromkeys("\u201c\u201d\u201e\u201f\u2033\u00ab\u00bb", '"')}
 _DASHES = dict.fromkeys("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\ufe58\ufe63\uff0d", "-")
@@ -91,8 +109,9 @@ def normalise(text: str) -> tuple[str, tuple[int, ...]]:
     """
     out: list[str] = []
     index: list[int] = []
+    marks = markup(text)
     for i, ch in enumerate(text):
-        if ch in _DROP:
+        if ch in _DROP or i in marks:
             continue
         if ch.isspace():
             if out and out[-1] not in " '":
@@ -105,8 +124,31 @@ def normalise(text: str) -> tuple[str, tuple[int, ...]]:
     return "".join(out), tuple(index)
 
 
+@functools.lru_cache(maxsize=512)
+def markup(text: str) -> frozenset[int]:
+    """Offsets of Markdown's inline marks in ``text`` (dropped by :func:`normalise`): the
+    delimiters of code and emphasis, a link's brackets and target; the text they mark stays.
+
+    >>> t = "**Pay** [here](https://x.io) in `EUR`"
+    >>> "".join(ch for i, ch in enumerate(t) if i not in markup(t))
+    'Pay here in EUR'
+    """
+    drop: set[int] = set()
+    code: set[int] = set()
+    for m in _MD_CODE.finditer(text):
+        drop.update(range(m.start(), m.start(2)), range(m.end(2), m.end()))
+        code.update(range(m.start(2), m.end(2)))
+    for m in _MD_LINK.finditer(text):
+        if m.start() not in code:
+            drop.update(range(*m.span(1)), range(*m.span(3)))
+    for m in _MD_EMPHASIS.finditer(text):
+        if m.start() not in code and m.end() - 1 not in code:
+            drop.update(range(m.start(), m.start(2)), range(m.end(2), m.end()))
+    return frozenset(drop)
+
+
 def _claim_form(claim: str) -> str:
-    norm = normalise(claim)[0].strip()
+    norm = _LEADING_MARKER.sub("", normalise(claim)[0].strip())
     return norm.rstrip(_TRAILING).strip()
 
 
@@ -143,15 +185,27 @@ def asserted_as_is(prefix: str, rest: str) -> bool:
     return bool(link) and not set(words(after)) & RESTRICTING
 
 
+def _bare_name(text: str) -> bool:
+    """Whether ``text`` is a bare name or title: every word capitalised, no digit and no colon."""
+    return not _VALUE.search(text) and all(w[0].isupper() for w in re.findall(r"[^\W\d_][\w'-]*", text))
+
+
+def _unmarked(text: str, start: int, end: int, marks: frozenset[int]) -> str:
+    """``text[start:end]`` without the Markdown marks at ``marks`` (offsets in ``text``)."""
+    return "".join(ch for i, ch in enumerate(text[start:end], start) if i not in marks)
+
+
 def _verdict(ctx: str, ci: int, start: int, end: int) -> Verdict | None:
     evidence = enclosing(ctx, start, end, most=2)
     if evidence is None:
         return None
-    prefix, rest = ctx[evidence.start:start], ctx[end:evidence.end]
+    marks = markup(ctx)
+    prefix, rest = _unmarked(ctx, evidence.start, start, marks), _unmarked(ctx, end, evidence.end, marks)
     if not asserted_as_is(prefix, rest):
         return None
-    if (prefix.strip(_OPENING) or rest.strip(_CLOSING)) and not has_own_verb(ctx[start:end]):
-        return None  # a part of its sentence with no verb of its own: a noun phrase, no claim
+    part = bool(prefix.strip(_OPENING) or rest.strip(_CLOSING))
+    if not has_own_verb(ctx[start:end]) and (part or _bare_name(ctx[start:end])):
+        return None  # a part of its sentence with no verb of its own, or a bare name or title: no claim
     two = sum(evidence.start <= s.start and s.end <= evidence.end for s in split_sentences(ctx)) > 1
     where = "two adjacent sentences" if two else "one sentence"
     return Verdict(SUPPORTED, evidence.text, ci, (evidence.start, evidence.end),

@@ -1,4 +1,4 @@
-"""Sentence vectors from an OpenAI-compatible server (through the LLM client, which alone imports openai)."""
+"""Sentence vectors from an OpenAI-compatible server (through the LLM client, which alone speaks HTTP to it)."""
 from __future__ import annotations
 
 from typing import Any, Sequence

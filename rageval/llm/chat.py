@@ -1,6 +1,6 @@
 """Chat calls for the LLM layer: :class:`Chats`, which :class:`rageval.llm.client.LLMClient` holds.
 
-Like :mod:`rageval.llm.embeddings` it does not import ``openai``: the client hands it its retry
+Like :mod:`rageval.llm.embeddings` it does no HTTP itself: the client hands it its retry
 loop, call log, cache, rate caps and role lookup. One completion is answered from the cache or
 sent, logged and (when usable) cached (:meth:`Chats.ask`); a JSON reply goes in the (server,
 model)'s structured-output mode (:mod:`rageval.llm.formats`), is read tolerantly and validated

@@ -1,4 +1,4 @@
-"""The LLM client: every model call goes through here (the package is the only importer of openai).
+"""The LLM client: every model call goes through here (over :mod:`rageval.llm.transport`; no openai package).
 
 Roles
     ``generator`` (answers), ``judge`` (judged metrics), ``embedder`` (vectors). A role's spec is
@@ -13,7 +13,8 @@ runs only before a role's first network call, so it makes none either. ``use_cac
 off reads and writes.
 
 Retries
-    The openai client runs with ``max_retries=0`` and an explicit timeout; this module retries
+    Requests go through :class:`rageval.llm.transport.Transport` (one per role, keep-alive
+    connections, an explicit connect and read timeout, no retries of its own); this module retries
     timeouts, connection errors, malformed responses, 408/409/429 and 5xx up to ``max_retries``
     times, waiting ``Retry-After`` when sent (429/503, capped at 60 s), else
     ``min(20 s, backoff_base * 2**attempt) * U(0.5, 1)``; only the call that got the 429 waits.
@@ -39,7 +40,7 @@ import threading
 import time
 import weakref
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, TypeVar
+from typing import Any, Callable, Mapping, Sequence, TypeVar
 
 from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.cost import UsageSummary, load_prices, summarize_calls
@@ -50,13 +51,11 @@ from rageval.llm.preflight import LazyPreflight, check_role
 from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, RateCap, backoff_delay, parse_retry_after
 from rageval.llm.replies import ChatReply, JSONReply
 from rageval.llm.roles import (
-    DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, roles_from_env, scrub,
-    server_message, status_error,
+    DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, openai_headers, roles_from_env,
+    scrub, server_message, status_error,
 )
+from rageval.llm.transport import ConnectionFailed, StatusError, TimedOut, Transport
 from rageval.store.llm_cache import LLMStore
-
-if TYPE_CHECKING:  # the openai package costs about 1 s to import: loaded by the first real request
-    import openai
 
 NO_KEY = "not-needed"
 RETRY_STATUSES = frozenset({408, 409, 429})
@@ -85,6 +84,7 @@ class LLMClient:
             raise ConfigError(f"concurrency={concurrency} must be at least 1")
         self._roles = dict(roles)
         self._keys = {role: api_key(cfg, env, secrets) for role, cfg in self._roles.items()}
+        self._headers = openai_headers(env, secrets)
         self._secrets = sorted({k for k in self._keys.values() if k and len(k) >= 4}, key=len, reverse=True)
         self.run_id = run_id
         self.concurrency = concurrency
@@ -101,7 +101,7 @@ class LLMClient:
         # concurrency 1 stays strictly one call after another, in order
         self._pool = BoundedPool(concurrency if concurrency <= 1 else POOL_WORKERS_PER_SLOT * concurrency)
         self._store = LLMStore(store_path, [c.model for c in self._roles.values()], read=use_cache, write=use_cache)
-        self._clients: dict[str, openai.OpenAI] = {}
+        self._clients: dict[str, Transport] = {}
         self._lock = threading.Lock()
         self._fatal: dict[tuple[str, str], LLMError] = {}
         # preflight=True: each role's server is checked before that role's FIRST network call,
@@ -136,16 +136,18 @@ class LLMClient:
         """``text`` with the API keys and anything key-shaped replaced by ``***``."""
         return scrub(text, self._secrets)
 
-    def _make_client(self, role: str, *, timeout: float, connect: float) -> openai.OpenAI:
-        import openai
-
+    def _make_client(self, role: str, *, timeout: float, connect: float) -> Transport:
         cfg = self._roles[role]
-        return openai.OpenAI(
-            api_key=self._keys[role] or NO_KEY, base_url=cfg.base_url or DEFAULT_BASE_URL,
-            max_retries=0, timeout=openai.Timeout(timeout, connect=min(connect, timeout)),
-        )
+        url = cfg.base_url or DEFAULT_BASE_URL
+        try:
+            return Transport(url, self._keys[role] or NO_KEY, timeout=timeout, connect_timeout=connect,
+                             headers=self._headers)
+        except ValueError:
+            where = cfg.base_url_env or f"RAGEVAL_{role.upper()}_BASE_URL / OPENAI_BASE_URL"
+            raise ConfigError(f"the {role} server URL {self.scrub(url)!r} is not an http(s) URL; check {where} "
+                              "(e.g. http://localhost:8000/v1)") from None
 
-    def _client(self, role: str) -> openai.OpenAI:
+    def _client(self, role: str) -> Transport:
         with self._lock:
             if role not in self._clients:
                 self._clients[role] = self._make_client(role, timeout=self._timeout, connect=self._connect_timeout)
@@ -160,22 +162,20 @@ class LLMClient:
         })
 
     # ------------------------------------------------------------ errors
-    def _server_message(self, exc: openai.APIStatusError) -> str:
+    def _server_message(self, exc: StatusError) -> str:
         return self.scrub(server_message(exc.body, exc.message))
 
-    def _status_error(self, role: str, model: str, exc: openai.APIStatusError) -> LLMError:
+    def _status_error(self, role: str, model: str, exc: StatusError) -> LLMError:
         return status_error(self._roles[role], model, exc.status_code, self._server_message(exc), exc.code)
 
     # ------------------------------------------------------------ the retry loop
-    def _call(self, role: str, model: str, send: Callable[[openai.OpenAI], T], *, tokens: int = 0) -> tuple[T, int]:
+    def _call(self, role: str, model: str, send: Callable[[Transport], T], *, tokens: int = 0) -> tuple[T, int]:
         """``send(client)`` with the rate caps, the limiter and retries; returns ``(result, attempts)``.
 
         ``tokens`` (the request's estimated tokens) is what each attempt takes from the role's
         tokens-per-minute cap. A 429 delays only this call: it waits its Retry-After (capped at
         60 s, plus up to 10% jitter) while the other calls go on.
         """
-        import openai  # a cache hit never comes here, so a cached re-run never imports it
-
         self._preflight.before_call(role, model, self._roles[role].base_url, self._fatal)
         fatal = self._fatal.get((role, model))
         if fatal is not None:
@@ -192,10 +192,10 @@ class LLMClient:
                 result = send(self._client(role))
                 outcome = "ok"
                 return result, attempt + 1
-            except openai.APIStatusError as exc:
+            except StatusError as exc:
                 status = exc.status_code
                 if status in (429, 503):
-                    wait_hint = parse_retry_after(exc.response.headers)
+                    wait_hint = parse_retry_after(exc.headers)
                 if status == 429:
                     outcome = "throttled"
                 if status < 500 and status not in RETRY_STATUSES:
@@ -204,11 +204,11 @@ class LLMClient:
                         self._fatal[(role, model)] = error
                     raise _attempted(error, attempt + 1) from None
                 short, message = f"http {status}", f"HTTP {status}: {self._server_message(exc)}"
-            except openai.APITimeoutError:
+            except TimedOut:
                 short, message = "timeout", f"no reply within {self._timeout:g} s"
-            except openai.APIConnectionError as exc:
+            except ConnectionFailed as exc:
                 short, message = "connection error", connection_detail(exc)
-            except (openai.APIResponseValidationError, *MALFORMED) as exc:
+            except MALFORMED as exc:
                 short, message = "malformed response", self.scrub(f"{type(exc).__name__}: {exc}")[:300]
             finally:
                 self._limiter.release(token, outcome)

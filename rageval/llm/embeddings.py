@@ -1,6 +1,6 @@
 """Embeddings for the LLM layer: :class:`Embeddings`, which :class:`rageval.llm.client.LLMClient` holds.
 
-It does not import ``openai``: the client hands it its retry loop, raw request, call log, cache
+It does no HTTP itself: the client hands it its retry loop, raw request, call log, cache
 and pool. Each text is cached under sha256 of canonical JSON of ``{"kind": "embed", "model",
 "text", "server"}`` (the server's base URL: two servers' vectors never mix); misses go out in batches of ``batch`` texts (default 64) with
 ``encoding_format="float"`` (some servers speak no base64), the batches concurrently on the pool.

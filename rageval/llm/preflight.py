@@ -1,6 +1,6 @@
 """The reachability check of one role's server: is it there, does it know the model?
 
-Lists ``/models`` (3 attempts, the caller's client has a 3 s connect timeout); when the model is
+Lists ``/models`` (3 attempts, the caller's transport has a 3 s connect timeout); when the model is
 not listed or the list is not served, sends one tiny request (a 1-token chat, or one
 embedding). The LLM client runs it before a role's FIRST network call (never when every call is
 answered from the cache): :class:`LazyPreflight`.
@@ -9,31 +9,25 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import Callable, Iterable
 
 from rageval.errors import LLMError
 from rageval.llm.roles import RoleConfig, connection_detail, unreachable_error
+from rageval.llm.transport import ConnectionFailed, StatusError, Transport
 
 
-if TYPE_CHECKING:  # the openai package costs about 1 s to import: loaded by the first real request
-    import openai
-
-
-def check_role(cfg: RoleConfig, client: openai.OpenAI,
-               status_error: Callable[[openai.APIStatusError], LLMError]) -> None:
+def check_role(cfg: RoleConfig, client: Transport, status_error: Callable[[StatusError], LLMError]) -> None:
     """Raise LLMError when ``cfg``'s server cannot be reached, refuses the key, or lacks the model."""
-    import openai
-
     listed: set[str] = set()
     for attempt in range(3):
         try:
-            listed = {m.id for m in client.models.list().data}
+            listed = {m["id"] for m in client.get("/models")["data"]}
             break
-        except openai.APIConnectionError as exc:
+        except ConnectionFailed as exc:
             if attempt == 2:
                 raise unreachable_error(cfg, connection_detail(exc)) from None
             time.sleep(0.2 * 2**attempt)
-        except openai.APIStatusError as exc:
+        except StatusError as exc:
             if exc.status_code in (401, 403):
                 raise status_error(exc) from None
             break
@@ -43,16 +37,18 @@ def check_role(cfg: RoleConfig, client: openai.OpenAI,
         return
     try:
         if cfg.role == "embedder":
-            client.embeddings.create(model=cfg.model, input=["ping"], encoding_format="float")
+            client.post("/embeddings", {"model": cfg.model, "input": ["ping"], "encoding_format": "float"})
         else:
-            client.chat.completions.create(model=cfg.model, max_tokens=1,
-                                           messages=[{"role": "user", "content": "ping"}])
-    except openai.APIConnectionError as exc:
+            client.post("/chat/completions", {"model": cfg.model, "max_tokens": 1,
+                                              "messages": [{"role": "user", "content": "ping"}]})
+    except ConnectionFailed as exc:
         raise unreachable_error(cfg, connection_detail(exc)) from None
-    except openai.APIStatusError as exc:
+    except StatusError as exc:
         # 400/422 (e.g. max_tokens refused), 429, 5xx: the server is there and knows the model
         if exc.status_code in (401, 403, 404):
             raise status_error(exc) from None
+    except ValueError:  # a reply that is not JSON: the server answered; the calls will tell more
+        pass
 
 
 class LazyPreflight:

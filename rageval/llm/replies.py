@@ -1,6 +1,6 @@
 """Pure helpers of the LLM layer: the cache key of a request and tolerant JSON parsing.
 
-Nothing here does I/O or imports ``openai``; :mod:`rageval.llm.client` uses these functions.
+Nothing here does I/O; :mod:`rageval.llm.client` uses these functions.
 
 Cache key
     sha256 of canonical JSON of (kind, model, messages, temperature, seed, response_format,

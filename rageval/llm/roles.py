@@ -1,6 +1,6 @@
 """Roles, model specs and where their servers and keys come from; error texts that name them.
 
-Pure (no I/O, no ``openai``); :mod:`rageval.llm.client` builds on it. A key is looked up by the
+Pure (no I/O); :mod:`rageval.llm.client` builds on it. A key is looked up by the
 client only, by the NAME recorded in :class:`RoleConfig` (``api_key_env``), so the config
 objects that travel through runs, logs and the config hash never hold it.
 
@@ -109,6 +109,14 @@ def api_key(cfg: RoleConfig, env: Mapping[str, str], secrets: Mapping[str, Any] 
             f"OPENAI_API_KEY, or RAGEVAL_{up}_BASE_URL / OPENAI_BASE_URL for a server without keys"
         )
     return key
+
+
+def openai_headers(env: Mapping[str, str], secrets: Mapping[str, Any] | None) -> dict[str, str]:
+    """The ``OpenAI-Organization`` / ``OpenAI-Project`` headers of ``OPENAI_ORG_ID`` / ``OPENAI_PROJECT_ID``,
+    when set (sent to every role's server, as the openai client sends them)."""
+    org, _ = lookup(("OPENAI_ORG_ID",), env, secrets)
+    project, _ = lookup(("OPENAI_PROJECT_ID",), env, secrets)
+    return {**({"OpenAI-Organization": org} if org else {}), **({"OpenAI-Project": project} if project else {})}
 
 
 def missing_settings(models: Mapping[str, str], *, env: Mapping[str, str] = os.environ,

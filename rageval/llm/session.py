@@ -57,7 +57,7 @@ class ModelSession:
         not valid or whose key is missing."""
         specs = {role: Spec.parse(role, text) for role, text in roles.items()}
         online = {role: str(spec) for role, spec in specs.items() if spec.online}
-        if not online:  # an offline session imports no client library (the openai package costs ~1 s)
+        if not online:  # an offline session imports no client module
             return cls(specs, None, project)
         from rageval.llm.client import make_llm_client
 

@@ -1,53 +1,43 @@
 """What goes over the wire for a chat call: the raw request and reading its reply.
 
-Requests go through the openai client's raw ``post`` (its documented way to call any
-endpoint): the same auth, base URL, timeout and error classes as ``chat.completions.create``,
-without building typed params and models. A server without ``usage`` gets the ~4 characters
-per token rule.
+Requests go through the role's :class:`rageval.llm.transport.Transport` as plain JSON (no typed
+params or reply models to build). A server without ``usage`` gets the ~4 characters per token rule.
 """
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
+from rageval.llm.transport import StatusError, Transport
 
 #: words a 400 about an unsupported ``response_format`` contains (OpenAI, vLLM, llama.cpp, Ollama)
 FORMAT_WORDS = re.compile(r"response_format|json|schema|format|structured", re.IGNORECASE)
 
 
-if TYPE_CHECKING:  # the openai package costs about 1 s to import: loaded by the first real request
-    import openai
-
 class FormatRejected(Exception):
     """The server answered 400 to a request's ``response_format`` (not retried: downgraded)."""
 
 
-def post(client: openai.OpenAI, path: str, body: dict[str, Any]) -> dict[str, Any]:
-    """The JSON object the server answers to ``body`` at ``path``; ValueError if it is not one.
-
-    Building typed params and models (``chat.completions.create``) costs ~10 ms a call under 16
-    threads, 10% of a 100 ms reply; the raw request does not.
-    """
-    reply = client.post(path, body=body, cast_to=object)
+def post(client: Transport, path: str, body: dict[str, Any]) -> dict[str, Any]:
+    """The JSON object the server answers to ``body`` at ``path``; ValueError if it is not one."""
+    reply = client.post(path, body)
     if not isinstance(reply, Mapping):
         raise ValueError(f"the server's reply to {path} is not a JSON object")
     return reply
 
 
-def send_chat(client: openai.OpenAI, request: dict[str, Any],
-              server_message: Callable[[openai.APIStatusError], str]) -> tuple[str | None, int, int, str | None]:
+def send_chat(client: Transport, request: dict[str, Any],
+              server_message: Callable[[StatusError], str]) -> tuple[str | None, int, int, str | None]:
     """One chat completion: ``(text, tokens_in, tokens_out, finish_reason)``; raises the
-    client's errors, ValueError for an odd reply, and :class:`FormatRejected` for a 400 that
+    transport's errors, ValueError for an odd reply, and :class:`FormatRejected` for a 400 that
     names the ``response_format`` (the caller moves the server down one mode)."""
     body = {k: request[k] for k in ("model", "messages", "temperature", "seed", "max_tokens")
             if request[k] is not None}
     if request["response_format"] is not None:
-        import openai
-
         try:
             completion = post(client, "/chat/completions", {**body, "response_format": request["response_format"]})
-        except openai.BadRequestError as exc:
-            if not FORMAT_WORDS.search(server_message(exc)):
+        except StatusError as exc:
+            if exc.status_code != 400 or not FORMAT_WORDS.search(server_message(exc)):
                 raise
             raise FormatRejected(server_message(exc)) from None
     else:

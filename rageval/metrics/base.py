@@ -152,8 +152,8 @@ class _SerialEmbedder:
         return getattr(self._inner, name)
 
 
-def _shared(resources: Resources) -> Resources:
-    """``resources`` for metrics scored in parallel: the embedder made once and serialised."""
+def shared_embedder(resources: Resources) -> Resources:
+    """``resources`` for metrics (or batches) scored in parallel: the embedder made once and serialised."""
     lock, made = threading.Lock(), []
 
     def factory() -> Any:
@@ -224,7 +224,7 @@ def evaluate(
                 progress(metric.name, done[0], len(metrics))
 
     if len(judged) > 1:
-        shared = _shared(resources)
+        shared = shared_embedder(resources)
 
         def run(metric: Metric) -> None:
             finish(metric, _score_metric(samples, metric, shared))

@@ -10,14 +10,15 @@ the app exactly like generated ones.
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from rageval.config import ImportConfig, RunConfig
 from rageval.ingest.limits import RowLimits
 from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
-from rageval.metrics.base import online_judged
+from rageval.metrics.base import online_judged, shared_embedder
 from rageval.runs.pipeline import JUDGED_BATCHES
 from rageval.scale.imports import StoredImport
 from rageval.scale.parallel import warm_up
@@ -67,7 +68,9 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
     scored in ``workers`` processes (default: one per core; equal values, :mod:`rageval.scale.parallel`).
 
     A stored score is owned by this process (a heartbeat) and stores :func:`store_batch` rows at a
-    time, so a killed ``score`` keeps what it stored and is shown ``interrupted``. ``stored_as``
+    time, so a killed ``score`` keeps what it stored and is shown ``interrupted``; with an online
+    judge the next batch is already being scored while one finishes (:func:`in_order`), so a kill
+    loses at most two batches of calls, all cached. ``stored_as``
     adds keys to the stored config (``input``: the file's path, ``input_sha256``: its digest);
     ``resume`` continues that stopped import run, scoring only the samples whose id it lacks
     (the returned rows are those scored now).
@@ -94,19 +97,45 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
            else StoredImport.begin(project, config, len(samples)))
     todo = [(n, s) for n, s in enumerate(samples) if clean_sample(s).id not in run.done_ids]
     size = store_batch(metrics, resources)
+    parts = [todo[start:start + size] for start in range(0, len(todo), size)]
+    judged = any(online_judged(m) for m in metrics) and resources.llm is not None
+    if judged and len(parts) > 1:  # two batches score at once: one shared embedder, one caller at a time
+        resources = shared_embedder(resources)
+
+    def score_part(k: int) -> Any:
+        report = progress if progress is None or len(parts) == 1 else (
+            lambda phase, done, of: progress(f"{phase} (batch {k + 1} of {len(parts)})", done, of))
+        return score_samples([s for _, s in parts[k]], metrics, resources, judge=judge, details=details,
+                             progress=report, workers=workers)
+
     rows, records = [], []
     with run.owned():
-        for start in range(0, len(todo), size):
-            part = todo[start:start + size]
-            report = progress if progress is None or len(todo) <= size else (
-                lambda phase, done, of, k=start // size + 1: progress(
-                    f"{phase} (batch {k} of {-(-len(todo) // size)})", done, of))
-            scored = score_samples([s for _, s in part], metrics, resources, judge=judge, details=details,
-                                   progress=report, workers=workers)
-            run.save([(n, rec) for (n, _), rec in zip(part, scored.records)])
+        for k, scored in in_order(score_part, len(parts), ahead=1 if judged else 0):
+            run.save([(n, rec) for (n, _), rec in zip(parts[k], scored.records)])
             rows += scored.rows
             records += scored.records
     return ScoreResult(run_id=run.run_id, rows=rows, records=records, metrics=names)
+
+
+def in_order(work: Callable[[int], Any], n: int, *, ahead: int = 0) -> Iterator[tuple[int, Any]]:
+    """``(k, work(k))`` for k = 0 .. n-1 in order, with up to ``ahead`` later ones running meanwhile
+    in threads: a judged batch's last, slowest items then share the client's slots with the next
+    batch's first calls instead of leaving slots idle (``ahead=0``: one after another, here)."""
+    if ahead < 1 or n < 2:
+        for k in range(n):
+            yield k, work(k)
+        return
+    with ThreadPoolExecutor(max_workers=ahead + 1, thread_name_prefix="rageval-batch") as pool:
+        running = {k: pool.submit(work, k) for k in range(min(n, ahead + 1))}
+        try:
+            for k in range(n):
+                result = running.pop(k).result()
+                if k + ahead + 1 < n:
+                    running[k + ahead + 1] = pool.submit(work, k + ahead + 1)
+                yield k, result
+        finally:
+            for future in running.values():
+                future.cancel()
 
 
 def store_batch(metrics: Sequence[Any], resources: Resources) -> int:

@@ -29,13 +29,18 @@ The text is read line by line first, then each block of lines by punctuation:
    - after an abbreviation that never ends a sentence (``Mr.``, ``Dr.``, ``Prof.``, ``e.g.``,
      ``i.e.``, ``vs.``, ``Sig.``, ``Dott.``, ``cfr.`` ...: :data:`ABBREVIATIONS`) or a single letter
      (``J. Smith``);
-   - after an abbreviation that ends a sentence only before a capital (``etc.``, ``ecc.``,
-     ``Inc.``: :data:`END_ABBREVIATIONS`) when a capital does not follow;
+   - after an abbreviation that also ends sentences (``etc.``, ``ecc.``, ``Inc.``, ``Co.``:
+     :data:`END_ABBREVIATIONS`) unless the next word is one that opens sentences (an article,
+     pronoun, conjunction or preposition: :data:`OPENERS`): "Clones, Co. Monaghan" and "Apple
+     Inc. Chief Executive" stay one sentence, "Acme Co. The firm ..." is two. Kept together by
+     mistake, two sentences only read as one (a copy of either is then part of a longer
+     sentence); cut by mistake, a piece of a sentence would read as a whole one;
    - after an abbreviation used before a number (``No. 5``, ``art. 3``, ``pag. 12``, ``n. 4``:
      :data:`NUMBER_ABBREVIATIONS`) when a digit follows;
    - followed by a lower-case letter, or closing a list number at the start of a block.
 
-   Decimal numbers (``3.5``, ``1.500,00``) have no space after their separator, so never split.
+   End punctuation may be followed by Markdown's closing marks (``**``, ``_``, `` ` ``) before the
+   whitespace. Decimal numbers (``3.5``, ``1.500,00``) have no space after their separator, so never split.
 
 A span never includes a list marker or a heading's ``#``; its text is the original text between
 its offsets, line breaks included (show it with ``" ".join(span.text.split())``).
@@ -50,20 +55,30 @@ ABBREVIATIONS = frozenset({
     "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "vs", "e.g", "i.e", "fig", "figs", "approx",
     "dept", "est", "gen", "gov", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept",
     "oct", "nov", "dec", "u.s", "u.k", "cf", "al", "ca", "c.a", "resp",
+    "mt", "mts", "sen", "rep", "rev", "hon", "capt", "sgt", "lt", "col",  # titles before a name
     # Italian
     "sig", "sigg", "sig.ra", "sig.na", "dott", "dott.ssa", "ing", "avv", "geom", "arch", "rag",
     "egr", "gent", "spett", "p.es", "es", "cfr", "ecc.mo", "ill.mo", "s.p.a", "s.r.l", "lett", "tel",
     "prot", "rif", "cit", "cod", "p.iva", "c.f", "sez", "ult", "succ", "nr", "pagg", "artt",
+    "prof.ssa", "dr.ssa", "f.lli", "gen.mo",
 })
-#: abbreviations that also end sentences: a sentence ends after them only before a capital
-END_ABBREVIATIONS = frozenset({"etc", "ecc", "inc", "ltd", "co", "corp", "spa", "srl"})
+#: abbreviations that also end sentences: a sentence ends after them only before a word of OPENERS
+END_ABBREVIATIONS = frozenset({"etc", "ecc", "inc", "ltd", "co", "corp", "spa", "srl", "bros", "llc", "plc"})
+#: words that open sentences (lower case; English and Italian, elided forms without their apostrophe)
+OPENERS = frozenset("""the a an this that these those there it its he she his her they their them we our i
+    you your my in on at for but and or so however also as after before when while if since then other some
+    many most all both each no not one to from with by what which who how why where yet although though
+    thus therefore meanwhile moreover furthermore today yesterday here such
+    il lo la gli le l un una uno questo questa questi queste quello quella quel nel nella nei nelle dell
+    della del dei delle all alla al sul sulla per ma e inoltre tuttavia lui lei loro si non con da dal
+    dalla anche se quando dopo prima oggi ieri qui chi che come dove perche poi quindi infine allora ora""".split())
 #: abbreviations written before a number: a sentence does not end after them before a digit
 NUMBER_ABBREVIATIONS = frozenset({"no", "nos", "n", "art", "pag", "pp", "p", "vol", "sec", "cap", "par", "c", "num"})
 HEADING_WORDS = 10
 WRAP_SHARE = 0.6
 FIELD_WORDS = 4
 
-_END = re.compile(r"[.!?]+[\"'\u201d\u2019\u00bb)\]]*\s+|\s+[•·]\s+")
+_END = re.compile(r"[.!?]+[\"'\u201d\u2019\u00bb)\]*_`]*\s+|\s+[•·]\s+")
 _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)])[ \t]+(?=\S)")
 _MD_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+")
 _FIELD = re.compile(r"[ \t]*[A-Z\u00C0-\u00DE][^\s:]*(?:[ \t][^\s:]+){0,%d}:[ \t]+\S" % (FIELD_WORDS - 1))
@@ -195,9 +210,10 @@ def _sentences_in(text: str, start: int, end: int, spans: list[Span]) -> None:
             last = re.search(r"(\S+)$", piece)
             word = last.group(1).lower().lstrip("(\"'\u201c\u2018\u00ab") if last else ""
             nxt = block[m.end():m.end() + 1]
+            opener = re.match(r"\W{0,3}(\w+)", block[m.end():])
             list_number = cut == 0 and re.fullmatch(r"\s*\(?(?:\d+|[a-z])", piece) is not None
             if (word in ABBREVIATIONS or re.fullmatch(r"[^\W\d_]", word) or nxt.islower() or list_number
-                    or (word in END_ABBREVIATIONS and not nxt.isupper())
+                    or (word in END_ABBREVIATIONS and not (opener and opener.group(1).lower() in OPENERS))
                     or (word in NUMBER_ABBREVIATIONS and nxt.isdigit())):
                 continue
         _add(spans, text, start + cut, start + m.end())
@@ -229,7 +245,7 @@ def _add(spans: list[Span], text: str, start: int, end: int) -> None:
 
 def rules_text() -> str:
     """The segmenter's rules as one string (hashed into :func:`rageval.text.version`)."""
-    return "\n".join([" ".join(sorted(ABBREVIATIONS)), " ".join(sorted(END_ABBREVIATIONS)),
+    return "\n".join([" ".join(sorted(ABBREVIATIONS)), " ".join(sorted(END_ABBREVIATIONS)), " ".join(sorted(OPENERS)),
                       " ".join(sorted(NUMBER_ABBREVIATIONS)), str(HEADING_WORDS), str(WRAP_SHARE), _END.pattern,
                       _FIELD.pattern, "wraps:v1",
                       _LIST_ITEM.pattern, _MD_HEADING.pattern, "blocks:v2"])
