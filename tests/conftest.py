@@ -67,3 +67,18 @@ def xenc_verifier():
     from rageval.embed.cache import make_embedder
 
     return shipped_verifier(make_embedder("local"))
+
+
+#: test modules that hold the suite's longest tests (browser, Ray, killed runs, demo builds), longest
+#: first, measured with ``--durations``. They run first: under ``--dist worksteal`` a long test started
+#: last keeps one test process busy after the other has run out of tests.
+LONG_FIRST = ("test_browser.py", "test_kill_resume.py", "test_scale_ray.py", "test_app_demo_claims.py",
+              "test_pipeline.py", "test_ray_cleanup.py", "test_browser_testsets.py", "test_app_claims.py",
+              "test_embed_fused.py", "test_cli_human.py", "test_limits.py", "test_score_resume.py")
+
+
+def pytest_collection_modifyitems(items):
+    """Run the modules of :data:`LONG_FIRST` first, in its order; every module's tests stay together
+    and in their order (so module fixtures are set up once)."""
+    rank = {name: i for i, name in enumerate(LONG_FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))

@@ -69,10 +69,16 @@ def demo_project(name: str, qa_items: int | None = None) -> Project:
     set (``DEMO_QA``; its first ``qa_items`` rows if given) imported, under the current
     ``RAGEVAL_HOME``: the ingest is a copy of one made per test process (embedding the corpus
     costs seconds; the copy's embedding cache holds every vector, so nothing is embedded again)."""
-    project = copy_of("demo", lambda p, _: ingest(p, DEMO_CORPUS, paths=[demo_dir() / "corpus"]), name)
+    project = demo_corpus(name)
     rows = (demo_dir() / "qa.jsonl").read_bytes().splitlines()[:qa_items]
     import_qa(project, "qa.jsonl", b"\n".join(rows), name=DEMO_QA)
     return project
+
+
+def demo_corpus(name: str) -> Project:
+    """Project ``name`` with the demo corpus ingested and nothing else (the first step of
+    :func:`demo_project`): a copy of the ingest made once per test process."""
+    return copy_of("demo", lambda p, _: ingest(p, DEMO_CORPUS, paths=[demo_dir() / "corpus"]), name)
 
 
 _BUILT: dict[str, Path] = {}

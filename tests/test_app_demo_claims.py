@@ -20,9 +20,13 @@ def demo_built(tmp_path_factory):
     """The demo built as the app builds it, once for the module (both tests only read it), its runs
     scored with three of the default metrics instead of all (faithfulness gives the claims;
     answer_correctness_offline picks the report's worst answers, as in the demo;
-    tests/test_pipeline.py does the same)."""
+    tests/test_pipeline.py does the same). The build starts on a copy of the demo corpus's ingest,
+    made once per test process (tests/projects.py): the build's own ingest then finds every
+    document stored and every vector in the embedding cache. What is read here is made after the
+    ingest; the build from nothing is tests/test_pipeline.py's."""
     from rageval import config as config_module
     from rageval import demo
+    from tests.projects import demo_corpus
 
     small = ("token_f1", "faithfulness", "answer_correctness_offline")
     with pytest.MonkeyPatch.context() as mp:
@@ -30,6 +34,7 @@ def demo_built(tmp_path_factory):
         mp.setattr(config_module, "DEFAULT_METRICS", small)
         mp.setenv("RAGEVAL_HOME", str(tmp_path_factory.mktemp("demo") / "home"))
         mp.setenv("RAGEVAL_NO_AUTODEMO", "1")
+        demo_corpus(demo.DEMO_PROJECT)
         built = demo.load_demo()
         yield demo.open_project(demo.DEMO_PROJECT), built["import_run_id"]
 

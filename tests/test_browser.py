@@ -1,8 +1,8 @@
 """One end-to-end test in a real browser: Debian's Chromium driven by the playwright package.
 
 The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME holding the
-small project of tests/test_app.py (built once per test process, in a subprocess through the
-library, and copied for each test). In the browser:
+small project of tests/test_app.py (built once per test process through the library, its
+database copied for each test: tests/projects.py). In the browser:
 open the app, upload a .txt on Documents through the hidden file input and see it ingested,
 then open Answers and see claims highlighted while hostile document text stays inert; and a new
 user's whole path (create a project, upload two documents and a QA set, run, open an answer, see
@@ -16,19 +16,17 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-import warnings
 from pathlib import Path
 
 import pytest
 
 from rageval.project import open_project
-from rageval.store.meta import CopiedStoreWarning
+from tests.projects import copy_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: how long any one step may take before the test fails: generous, since a cold machine (Chromium's
@@ -69,24 +67,16 @@ def _env(home: Path) -> dict[str, str]:
             "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 
 
-@pytest.fixture(scope="session")
-def built_home(tmp_path_factory) -> Path:
-    """tests/test_app.py's project ``t``, built once per test process in a subprocess."""
-    home = tmp_path_factory.mktemp("browser") / "home"
-    subprocess.run([sys.executable, "-c", "from tests.test_app import build_project; build_project()"],
-                   cwd=ROOT, env=_env(home), check=True, timeout=120)
-    return home
-
-
 @pytest.fixture
-def server(built_home, tmp_path, monkeypatch):
-    """``streamlit run app.py`` over a copy of :func:`built_home` of the test's own (each test changes
-    its project), the copy given its own id before the server starts, as a user's copy would be."""
-    shutil.copytree(built_home, tmp_path / "home")
+def server(tmp_path, monkeypatch):
+    """``streamlit run app.py`` over a home of the test's own (each test changes its project) holding
+    project ``t``: a copy of tests/test_app.py's project, built once per test process (in this one,
+    whose models are then loaded for the tests after it), given its own id before the server starts,
+    as a user's copy would be; the server indexes its chunks from the copied embedding cache."""
+    from tests.test_app import build_project
+
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", CopiedStoreWarning)
-        assert open_project("t").id  # re-scoped to the copy, quietly (rageval.store.meta)
+    copy_of("browser", lambda project, _: build_project(project.slug), "t")
     env = _env(tmp_path / "home")
     port = free_port()
     log = (tmp_path / "streamlit.log").open("w")

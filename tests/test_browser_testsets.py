@@ -9,7 +9,7 @@ import pytest
 
 from rageval.project import open_project
 from rageval.store import runs as run_store
-from tests.test_browser import CHROMIUM, FLAGS, WAIT_MS, _nav, _server_log, built_home, server  # noqa: F401
+from tests.test_browser import CHROMIUM, FLAGS, WAIT_MS, _nav, _server_log, server  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")

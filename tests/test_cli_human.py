@@ -63,7 +63,8 @@ def test_correlate_stores_prints_lists_and_reopens(proj, capsys):
     cell = next(c for c in out["cells"] if c["group_value"] == "extractive" and c["metric_a"] == "token_f1"
                 and c["metric_b"] == "human")
     assert cell["rho"] == pytest.approx(ss.spearmanr(frame.token_f1, frame.human).statistic)
-    assert main(["correlate", "--runs", "r0", "--method", "kendall", "--metrics", "token_f1,bleu"]) == 0
+    assert main(["correlate", "--runs", "r0", "--method", "kendall", "--metrics", "token_f1,bleu",
+                 "--n-boot", "100"]) == 0
     text = capsys.readouterr().out
     assert "correlation with the human score" in text and "human ceiling" in text and "noise" not in text
     assert main(["correlate", "--list", "--json"]) == 0

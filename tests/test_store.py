@@ -41,6 +41,28 @@ def test_save_item_twice_replaces_rows(tmp_path):
     assert runs.get_run(path, "r1").done == 1
 
 
+def test_ratings_and_claim_labels_saved_again_replace_the_earlier_the_last_row_winning(tmp_path):
+    """Both are stored by one statement (``db.unnested``), not a statement per row: a key given twice
+    in one call keeps its last row, as row-by-row upserts did, and a later call replaces it."""
+    from rageval.store import claim_labels, human
+
+    path = tmp_path / "x.duckdb"
+    runs.create_run(path, "r1", kind="pipeline", corpus="c", qa_set="q", config={}, config_hash="h", n_items=2)
+    human.save_ratings(path, [("r1", "a", "ann", 2), ("r1", "b", "ann", 4), ("r1", "a", "ann", 5)])
+    human.save_ratings(path, [("r1", "b", "ann", 1), ("r1", "b", "bob", 3)])
+    got = {(r["item_id"], r["annotator"]): r["rating"] for r in human.ratings(path, ["r1"])}
+    assert got == {("a", "ann"): 5, ("b", "ann"): 1, ("b", "bob"): 3}
+
+    def label(text, verdict, span=None):
+        return {"run_id": "r1", "item_id": "a", "claim": text, "ordinal": 0, "rater": "ann", "label": verdict,
+                "evidence": "e", "evidence_chunk": None, "span_start": span, "span_end": None}
+
+    claim_labels.save_labels(path, [label("x", "SUPPORTED"), label("y", "SKIP"), label("x", "CONTRADICTED", 3)])
+    claim_labels.save_labels(path, [label("y", "NOT_MENTIONED")])
+    got = {r["claim"]: (r["label"], r["span_start"]) for r in claim_labels.labels(path, ["r1"])}
+    assert got == {"x": ("CONTRADICTED", 3), "y": ("NOT_MENTIONED", None)}
+
+
 def test_a_run_comes_back_as_a_typed_record(tmp_path):
     path = tmp_path / "x.duckdb"
     pipeline = RunConfig(corpus="c", qa_set="q", top_k=3, judge="openai:gpt-4o")

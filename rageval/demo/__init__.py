@@ -24,6 +24,7 @@ from rageval.ingest.corpus import ingest
 from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
 from rageval.ingest.qa import import_qa
+from rageval.store import human as human_store
 from rageval.store import runs as store
 
 DEMO_PROJECT = "demo"
@@ -72,8 +73,7 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
         ratings_file = folder / "ratings.csv"
         if ratings_file.is_file():
             known = {a["item_id"] for a in store.answers(project.db_path, run_id)}
-            store.save_ratings(project.db_path, run_id,
-                               [r for r in load_ratings(ratings_file) if r[0] in known])
+            human_store.save_ratings(project.db_path, [(run_id, *r) for r in load_ratings(ratings_file) if r[0] in known])
     run = store.get_run(project.db_path, run_id)
     imported = analysis = None
     if run.status == "finished":

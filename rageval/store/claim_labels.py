@@ -10,10 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect, records
+from rageval.store.db import connect, records, unnested
 
 LABEL_COLUMNS = ("run_id", "item_id", "claim", "ordinal", "rater", "label", "evidence", "evidence_chunk",
                  "span_start", "span_end", "created")
+#: the DuckDB types of LABEL_COLUMNS but ``created``
+_TYPES = ("VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR", "VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "INTEGER")
 
 
 def _in(values: Sequence[str]) -> str:
@@ -22,16 +24,19 @@ def _in(values: Sequence[str]) -> str:
 
 def save_labels(db: Path, rows: Sequence[dict[str, Any]]) -> None:
     """Store label rows (keys of ``LABEL_COLUMNS`` but ``created``) in one transaction; a rater's
-    earlier label of the same claim is replaced."""
+    earlier label of the same claim is replaced (so is an earlier row of ``rows``)."""
     cols = LABEL_COLUMNS[:-1]
+    last = {(r["run_id"], r["item_id"], r["claim"], r["rater"]): [r["run_id"], r["item_id"], r["claim"]]
+            + [r.get(k) for k in cols[3:]] for r in rows}
+    select, params = unnested(_TYPES, list(last.values()))
     with connect(db) as con:
         con.execute("BEGIN TRANSACTION")
-        con.executemany(
-            f"INSERT INTO claim_labels ({', '.join(cols)}) VALUES ({', '.join('?' for _ in cols)})"
+        con.execute(
+            f"INSERT INTO claim_labels ({', '.join(cols)}) {select}"
             " ON CONFLICT (run_id, item_id, claim, rater) DO UPDATE SET ordinal = excluded.ordinal,"
             " label = excluded.label, evidence = excluded.evidence, evidence_chunk = excluded.evidence_chunk,"
             " span_start = excluded.span_start, span_end = excluded.span_end, created = now()",
-            [[r["run_id"], r["item_id"], r["claim"]] + [r.get(k) for k in cols[3:]] for r in rows],
+            params,
         )
         con.execute("COMMIT")
 

@@ -5,7 +5,10 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from rageval.store.db import connect, records
+from rageval.store.db import connect, records, unnested
+
+#: the DuckDB types of a chunk row: id, doc_id, chunking, ordinal, text, page, char_start, char_end
+_CHUNK_TYPES = ("VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR", "INTEGER", "INTEGER", "INTEGER")
 
 
 def add_documents(db: Path, corpus: str, documents: Sequence[Any], chunks: Sequence[Any], chunking: str) -> int:
@@ -36,12 +39,10 @@ def add_documents(db: Path, corpus: str, documents: Sequence[Any], chunks: Seque
             [c.id, c.doc_id, chunking, c.ordinal, c.text, c.page, c.char_start, c.char_end]
             for c in chunks
         ]
-        if rows:
-            con.executemany(
-                "INSERT INTO chunks (id, doc_id, chunking, ordinal, text, page, char_start, char_end)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
-                rows,
-            )
+        if rows:  # one statement (db.unnested): a statement per row took 4 ms a chunk
+            select, params = unnested(_CHUNK_TYPES, rows)
+            con.execute("INSERT INTO chunks (id, doc_id, chunking, ordinal, text, page, char_start, char_end)"
+                        f" {select} ON CONFLICT DO NOTHING", params)
         after = con.execute(
             "SELECT count(*) FROM corpus_documents WHERE corpus = ?", [corpus]
         ).fetchone()[0]

@@ -265,3 +265,15 @@ def arrow_frame(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any])
     there).
     """
     return con.sql(sql, params=list(params)).to_arrow_table().to_pandas()
+
+
+def unnested(types: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple[str, list[list[Any]]]:
+    """``SELECT`` of ``rows`` for one ``INSERT ... SELECT``, and its parameters: one LIST parameter
+    per column (of DuckDB type ``types[i]``), unnested in step.
+
+    One statement for every row: ``executemany`` runs the statement once per row, about 8 ms a row
+    with ``ON CONFLICT`` here (270 ratings: 2.2 s, this way 0.02 s). An ``ON CONFLICT DO UPDATE``
+    over the result must not meet one key twice (DuckDB then keeps the first): de-duplicate first.
+    """
+    sql = "SELECT " + ", ".join(f"unnest(${i}::{kind}[])" for i, kind in enumerate(types, 1))
+    return sql, [list(column) for column in zip(*rows)] if rows else [[] for _ in types]

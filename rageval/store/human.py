@@ -5,7 +5,7 @@ import json
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import arrow_frame, connect, records
+from rageval.store.db import arrow_frame, connect, records, unnested
 
 
 def _in(values: Sequence[str]) -> str:
@@ -16,13 +16,15 @@ def _in(values: Sequence[str]) -> str:
 
 def save_ratings(db: Path, rows: Sequence[tuple[str, str, str, int]]) -> None:
     """Store ``(run_id, item_id, annotator, rating)`` rows in one transaction; a rating already
-    given by that annotator to that answer is replaced."""
+    given by that annotator to that answer is replaced (so is an earlier row of ``rows``)."""
+    last = {(r, i, a): int(v) for r, i, a, v in rows}
+    select, params = unnested(("VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"), [[*k, v] for k, v in last.items()])
     with connect(db) as con:
         con.execute("BEGIN TRANSACTION")
-        con.executemany(
-            "INSERT INTO human_ratings (run_id, item_id, annotator, rating) VALUES (?, ?, ?, ?)"
+        con.execute(
+            f"INSERT INTO human_ratings (run_id, item_id, annotator, rating) {select}"
             " ON CONFLICT (run_id, item_id, annotator) DO UPDATE SET rating = excluded.rating, created = now()",
-            [[r, i, a, int(v)] for r, i, a, v in rows],
+            params,
         )
         con.execute("COMMIT")
 

@@ -226,17 +226,6 @@ def claims(db: Path, run_id: str, item_id: str | None = None) -> list[dict[str, 
 
 # --- human ratings -----------------------------------------------------------------------
 
-def save_ratings(db: Path, run_id: str, ratings: Sequence[tuple[str, str, int]]) -> None:
-    """Store ``(item_id, annotator, rating 1-5)`` rows for a run, replacing earlier ones."""
-    with connect(db) as con:
-        con.executemany(
-            "INSERT INTO human_ratings (run_id, item_id, annotator, rating) VALUES (?, ?, ?, ?)"
-            " ON CONFLICT (run_id, item_id, annotator) DO UPDATE SET rating = excluded.rating,"
-            " created = now()",
-            [[run_id, item, annotator, int(rating)] for item, annotator, rating in ratings],
-        )
-
-
 def ratings(db: Path, run_id: str) -> list[dict[str, Any]]:
     with connect(db) as con:
         rows = con.execute(
