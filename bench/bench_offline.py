@@ -20,7 +20,9 @@ scored in the same project, so vectors computed at ingest can be reused. ``--lim
 physical limit for never-seen contexts: the word-pieces the metrics embed per answer (each
 distinct text once, no padding; counted with a stand-in model), times MiniLM's FLOPs per
 word-piece, over the float32 GEMM speed of one BLAS thread measured here; answers/s on all cores
-can never exceed ``cores x GEMM FLOP/s / FLOP per answer``. ``--baseline DIR`` (e.g. main,
+can never exceed ``cores x GEMM FLOP/s / FLOP per answer``; the ``aligned_*`` figures count the rows the
+packed pass really runs (each text on ``ceil(n / period) x period`` rows of the BLAS row period), the
+limit for these vectors. ``--baseline DIR`` (e.g. main,
 unpacked with ``git archive main | tar -x -C DIR``) times that checkout alternately with this one.
 
 Prints one JSON line per figure and a summary, ready for docs/benchmarks.md. CPU-seconds do
@@ -161,6 +163,16 @@ def flop_of(length: int) -> int:
     return length * (FLOP_PER_PIECE + 6 * 4 * length * 384)
 
 
+def aligned_flop_of(length: int, period: int) -> int:
+    """FLOPs of one text as the packed pass runs it: the row-wise products on ``ceil(length / period)
+    x period`` rows (each text starts on the BLAS row period), attention at the padded width
+    (:func:`rageval.embed.minilm.bucket_width`)."""
+    from rageval.embed.minilm import bucket_width
+
+    rows = -(-length // period) * period
+    return rows * FLOP_PER_PIECE + 6 * 4 * length * bucket_width(length) * 384
+
+
 GEMM_CHILD = r"""
 import json, time, numpy as np
 a = np.random.default_rng(0).standard_normal((512, 384), dtype=np.float32)
@@ -171,15 +183,23 @@ while time.process_time() - c0 < 1.5:
     a @ b
     n += 1
 cpu = time.process_time() - c0
-print(json.dumps({"gflop_per_cpu_s": 2 * 512 * 384 * 1536 * n / cpu / 1e9}))
+from rageval.embed.forward import row_period
+print(json.dumps({"gflop_per_cpu_s": 2 * 512 * 384 * 1536 * n / cpu / 1e9, "row_period": row_period()}))
 """
 
 
 def gemm_gflops() -> float:
     """float32 GEMM GFLOP per CPU-second of one BLAS thread ((512x384) @ (384x1536), the FFN's shape)."""
-    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    return one_thread_blas()["gflop_per_cpu_s"]
+
+
+def one_thread_blas() -> dict:
+    """:func:`gemm_gflops` and the row period (:func:`rageval.embed.forward.row_period`) of a process
+    with one BLAS thread, as the score workers run."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1",
+           "PYTHONPATH": str(ROOT)}
     out = subprocess.run([sys.executable, "-c", GEMM_CHILD], env=env, capture_output=True, text=True, check=True)
-    return json.loads(out.stdout)["gflop_per_cpu_s"]
+    return json.loads(out.stdout)
 
 
 class _CountingModel:
@@ -192,15 +212,18 @@ class _CountingModel:
         from rageval.embed.minilm import MiniLMEmbedder, _load_minilm
 
         self.tokenizer = _load_minilm(MiniLMEmbedder()._folder).tokenizer
-        self.flop = 0
-        self.pieces = 0
+        self.period = 1  # physical_limit sets the workers' row period
+        self.flop = self.aligned_flop = 0
+        self.pieces = self.rows = 0
 
     def embed(self, texts):
         import numpy as np
 
         for e in self.tokenizer.encode_batch(list(texts)):
             self.pieces += len(e.ids)
+            self.rows += -(-len(e.ids) // self.period) * self.period
             self.flop += flop_of(len(e.ids))
+            self.aligned_flop += aligned_flop_of(len(e.ids), self.period)
         m = np.random.default_rng(len(texts)).standard_normal((len(texts), self.dim)).astype(np.float32)
         return m / np.linalg.norm(m, axis=1, keepdims=True)
 
@@ -217,14 +240,21 @@ def physical_limit(rows: list[dict], metrics: list[str], cores: int) -> dict:
     from rageval.types import Resources
 
     samples, _ = parse_answers("bench.jsonl", "".join(json.dumps(r) + "\n" for r in rows).encode())
+    blas = one_thread_blas()
     model = _CountingModel()
+    model.period = blas["row_period"]
     evaluate(samples, parse_metric_list(metrics), Resources(embedder_factory=lambda: CachedEmbedder(model)))
-    gflops = gemm_gflops()
+    gflops = blas["gflop_per_cpu_s"]
     per_answer = model.flop / len(samples)
+    aligned = model.aligned_flop / len(samples)
     return {"pieces_per_answer": round(model.pieces / len(samples)), "gflop_per_answer": round(per_answer / 1e9, 2),
             "gemm_gflop_per_core_s": round(gflops, 1),
             "limit_answers_per_core_s": round(gflops * 1e9 / per_answer, 2),
-            "limit_answers_per_s": round(cores * gflops * 1e9 / per_answer, 2), "cores": cores}
+            "limit_answers_per_s": round(cores * gflops * 1e9 / per_answer, 2), "cores": cores,
+            # as the packed pass runs them: each text on ceil(n / period) x period rows
+            "row_period": model.period, "rows_per_answer": round(model.rows / len(samples)),
+            "aligned_gflop_per_answer": round(aligned / 1e9, 2),
+            "aligned_limit_answers_per_s": round(cores * gflops * 1e9 / aligned, 2)}
 
 
 # ---------------------------------------------------------------- contexts from an ingested corpus

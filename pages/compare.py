@@ -49,7 +49,7 @@ def main() -> None:
     c = common.comparison(p, picked, metric)
     (st.success if c.reliable else st.info)(common.md(c.verdict))
     if len(picked) == 2:  # the human rating's difference with a prediction-powered interval
-        d = common.ppi_difference(p, picked[0].id, picked[1].id, None if metric == "human" else metric)
+        d = common.ppi_difference(p, picked, None if metric == "human" else metric)
         st.caption("PPI: " + common.md(view.estimate_sentence(d)))
     table = view.summary_table(c, view.run_coverage(p, chosen, metric))
     common.dataframe(table.round(3), width="stretch")

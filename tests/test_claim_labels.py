@@ -241,6 +241,11 @@ def test_rating_estimate_uses_the_rated_answers_and_a_metric_on_all(project, mon
     assert hstore.ratings(project.db_path, ["runA"])
     d = est.difference_estimate(project, "runA", "runB", "token_f1")
     assert d.labelled == 6 and d.total == 12 and d.result is not None
+    # the Compare page passes the frame it already built: the same estimate, to the bit
+    from rageval.human.frame import build_frame
+
+    given = est.difference_estimate(project, "runA", "runB", "token_f1", frame=build_frame(project, ["runA", "runB"]))
+    assert given.as_dict() == d.as_dict()
     with pytest.raises(ConfigError, match="no metric"):
         est.rating_estimate(project, "runA", "nope")
 

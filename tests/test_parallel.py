@@ -14,7 +14,7 @@ from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
-from rageval.scale.parallel import evaluate_parallel
+from rageval.scale.parallel import evaluate_parallel, shared_sentences
 from rageval.util import sha256_hex
 from tests.rounding import assert_same_within_rounding, assert_vectors_close
 
@@ -53,6 +53,14 @@ def test_worker_processes_give_the_values_of_one_process():
     for text in (samples[0].question, "Mount Etna is 3,357 metres high."):  # a question, a context sentence
         got = shared.lookup([text])[sha256_hex(text)]
         assert_vectors_close(got, MiniLMEmbedder().embed([text])[0])
+
+
+def test_only_the_context_sentences_of_two_or_more_shards_are_embedded_ahead():
+    samples = _samples(6)  # CONTEXTS[0] in samples 0, 3 and 4; the "Passage i" sentences in one sample each
+    got = shared_sentences(samples, [(0, 3), (3, 6)])
+    assert "Mount Etna is 3,357 metres high." in got and "It lies in Sicily." in got
+    assert not [t for t in got if t.startswith("Passage")]
+    assert shared_sentences(samples, [(0, 6)]) == []  # one shard: nothing is read twice
 
 
 def test_a_worker_runs_one_blas_thread_and_loads_the_model_when_it_starts(monkeypatch):

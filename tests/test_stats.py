@@ -164,6 +164,9 @@ def test_mean_ranks_critical_difference_and_first_rank_share():
     # Demsar (2006) Table 5: q_0.05 = 2.343 for k = 3, 2.569 for k = 4
     assert stats.critical_difference(3, 1) == pytest.approx(2.343 * np.sqrt(3 * 4 / 6), abs=2e-3)
     assert stats.critical_difference(4, 10) == pytest.approx(2.569 * np.sqrt(4 * 5 / 60), abs=2e-3)
+    # the quantile is kept per (level, k): a second call, for another n, gives scipy's value to the bit
+    q = ss.studentized_range.ppf(0.95, 4, np.inf) / np.sqrt(2.0)
+    assert stats.critical_difference(4, 37) == float(q * np.sqrt(4 * 5 / (6.0 * 37)))
 
 
 def test_wilcoxon_and_paired_bootstrap(rng):

@@ -212,10 +212,20 @@ def claim_trust(p: Project, run_ids: Sequence[str] | None = None) -> tuple:
     return stamp(p), (tuple(run_ids) if run_ids is not None else None,)
 
 
-@cached_query("trust.difference_row", max_entries=16)
-def ppi_difference(p: Project, run_a: str, run_b: str, metric: str | None) -> tuple:
-    """PPI of mean human rating B - A with ``metric`` as predictor (rageval.views.trust.difference_row)."""
-    return stamp(p), (run_a, run_b, metric)
+def _ppi_over_frame(p: Project, run_ids: tuple, metric: str | None, states: tuple) -> Any:
+    """rageval.views.trust.difference_row over the page's cached :func:`human_frame` of the two runs
+    (the frame the comparison reads: not built a second time)."""
+    from rageval.views import trust as trust_view
+
+    frame_of_runs = human_frame.by_key(p, states, (run_ids, "median"))
+    return trust_view.difference_row(p, run_ids[0], run_ids[1], metric, frame=frame_of_runs)
+
+
+@cached_query(_ppi_over_frame, max_entries=16)
+def ppi_difference(p: Project, runs: Sequence[Run], metric: str | None) -> tuple:
+    """PPI of mean human rating B - A of the two ``runs`` with ``metric`` as predictor
+    (rageval.views.trust.difference_row), cached on the database's change stamp and the runs' states."""
+    return (stamp(p), _states(runs)), (_ids(runs), metric, _states(runs))
 
 
 @cached_query("home.ppi_lines", max_entries=8)

@@ -19,16 +19,32 @@ vector in the cache and embeds only questions, answers, references and claims.
 """
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from rageval.text.sentences import split_sentences, table_rows
 
+#: contexts up to this many characters have their spans kept (:func:`sentence_spans`)
+SPANS_KEPT_UP_TO = 20_000
+
 
 def sentence_spans(context: str) -> list[Any]:
-    """The sentence spans of one context (``.start``, ``.end``, ``.text``), then its table rows."""
-    return [*split_sentences(context), *table_rows(context)]
+    """The sentence spans of one context (``.start``, ``.end``, ``.text``), then its table rows.
+
+    A context's spans are read once per process and kept (the last 4,096 contexts of at most
+    ``SPANS_KEPT_UP_TO`` characters; the spans are frozen): a run reads each context several
+    times (the vectors sent to the workers, ``context_relevance``, the claim verifier), and
+    contexts repeat across answers."""
+    if len(context) > SPANS_KEPT_UP_TO:
+        return [*split_sentences(context), *table_rows(context)]
+    return list(_kept_spans(context))
+
+
+@functools.lru_cache(maxsize=4096)
+def _kept_spans(context: str) -> tuple[Any, ...]:
+    return (*split_sentences(context), *table_rows(context))
 
 
 def sentence_texts(contexts: Sequence[str]) -> list[str]:

@@ -116,10 +116,11 @@ def run_estimates(project: Project, run_id: str, *, metric: str | None = None, t
 
 
 def difference_estimate(project: Project, run_a: str, run_b: str, metric: str | None = None, *, tuned: bool = True,
-                        alpha: float = 0.05) -> Estimate:
+                        alpha: float = 0.05, frame: pd.DataFrame | None = None) -> Estimate:
     """PPI estimate of mean human rating B - A over the questions both runs answered and ``metric`` scored;
-    labelled where both answers have a human score."""
-    frame = build_frame(project, [run_a, run_b])
+    labelled where both answers have a human score. ``frame``: the two runs' :func:`build_frame`
+    (median consensus) when the caller has it (the Compare page), else built here."""
+    frame = build_frame(project, [run_a, run_b]) if frame is None else frame
     metric = metric or default_metric(frame)
     if metric is None or metric not in frame.columns:
         raise ConfigError(f"no metric {metric!r} shared by runs {run_a} and {run_b}")

@@ -15,7 +15,9 @@ Vectors: before a shard goes out, the parent looks up the vectors of its known t
 its own embedder's cache (memory, then the project's ``embedding_cache``) and sends them along; a
 worker returns the vectors it had to compute, which the parent keeps (memory and project cache).
 A context embedded at ingest or by an earlier run is never embedded again, whichever process
-needs it.
+needs it. A context sentence that samples of two or more shards read (contexts drawn from a small
+pool) is embedded across the workers once before the shards go out (:func:`shared_sentences`),
+not once in each worker that meets it.
 
 Metrics that embed nothing (retrieval, lexical) are scored in this process while the workers
 score the others. The workers are used only where they can change nothing but the speed: every metric offline (no
@@ -68,6 +70,21 @@ def _known_texts(sample: Sample) -> list[str]:
     return texts + sentence_texts(sample.contexts)
 
 
+def shared_sentences(samples: Sequence[Sample], bounds: Sequence[tuple[int, int]]) -> list[str]:
+    """The context sentences that samples of two or more shards ``bounds`` read, first seen first.
+
+    Each worker would embed such a sentence for its own shard (contexts drawn from a small pool
+    repeat across the whole file): embedded across the workers once, before the shards go out,
+    they travel with the shards as known vectors instead."""
+    seen: dict[str, int] = {}
+    shared: dict[str, None] = {}
+    for k, (a, b) in enumerate(bounds):
+        for text in sentence_texts([c for s in samples[a:b] for c in s.contexts]):
+            if seen.setdefault(text, k) != k:
+                shared[text] = None
+    return list(shared)
+
+
 def _score_shard(task: tuple) -> tuple[dict[str, list[Score]], dict[str, Any]]:
     samples, metrics, language, known = task
     embedder, store = processes.worker_embedder(known)
@@ -92,8 +109,11 @@ def evaluate_parallel(samples: Sequence[Sample], metrics: Sequence[Metric], reso
     embedder = resources.embedder
     light = [m for m in metrics if getattr(m, "kind", "") in ("retrieval", "lexical")]
     heavy = [m for m in metrics if m not in light]
+    bounds = processes.shards(len(samples), workers)
+    if any("contexts" in getattr(m, "needs", ()) for m in heavy):
+        processes.embed_parallel(embedder, shared_sentences(samples, bounds), workers=workers)
     tasks = []
-    for a, b in processes.shards(len(samples), workers):
+    for a, b in bounds:
         part = list(samples[a:b])
         known = embedder.lookup([t for s in part for t in _known_texts(s)])
         tasks.append((part, heavy, resources.language, known))

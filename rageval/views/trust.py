@@ -85,9 +85,11 @@ def raters_sentence(raters: dict[str, Any]) -> str:
             + (f"; {kappas}" if kappas else ""))
 
 
-def difference_row(project: Project, run_a: str, run_b: str, metric: str | None) -> dict[str, Any]:
-    """The PPI estimate of mean human rating B - A (Compare), as :func:`estimate_sentence` reads it."""
-    return estimates.difference_estimate(project, run_a, run_b, metric).as_dict()
+def difference_row(project: Project, run_a: str, run_b: str, metric: str | None,
+                   frame: Any = None) -> dict[str, Any]:
+    """The PPI estimate of mean human rating B - A (Compare), as :func:`estimate_sentence` reads it;
+    ``frame``: the two runs' per-answer frame when the page has it (not built again)."""
+    return estimates.difference_estimate(project, run_a, run_b, metric, frame=frame).as_dict()
 
 
 def headline_sentences(project: Project, run_id: str) -> list[str]:
