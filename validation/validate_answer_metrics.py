@@ -242,7 +242,7 @@ def squality_table(resources: Resources, judge: str | None, limit: int | None = 
     return lines + [""], {"values": values, "y": y, "boots": boots, "models": models}
 
 
-GRADED_DEV = ROOT / "bench" / "data" / "answer_grades_dev.jsonl"
+GRADED_DEV = ROOT / "validation" / "data" / "answer_grades_dev.jsonl"
 
 
 def graded_dev() -> list[dict]:
