@@ -399,9 +399,10 @@ def main() -> None:
              + "while answer_similarity and the correctness scores read cached sentence vectors (cold, on EVOUNA-NQ's 11k rows, "
              "answer_similarity took about 6 minutes on the busy machine)."
              + (f" Left out of this run with --skip: {', '.join(sorted(SKIPPED))}." if SKIPPED else ""), "",
-             f"answer_correctness_offline (v{weights['version']}) was trained by `{weights['made_by']}` on "
+             f"answer_correctness_offline (v{weights['version']}) was trained by `python -m training.train_correctness` "
+             f"(recorded in its parameters as `{weights['made_by']}`, the script's path then) on "
              f"{trained['evouna_tq']['data']} ({trained['evouna_tq']['rows']} rows) plus {trained['generated']['rows']} "
-             f"pairs from the seeded generator {trained['generated']['script']} ({trained['generated']['italian_rows']} in "
+             f"pairs from the seeded generator training/correctness_pairs.py ({trained['generated']['italian_rows']} in "
              "Italian); none of the rows or questions reported below was used to train it or to choose its penalty. "
              "answer_equivalence (heuristic) is that score thresholded at 0.5; the BEM checkpoint is not shipped, and "
              "the BEM rows are the scores that ship with NQ301.", "", DISCLOSURE, "",
