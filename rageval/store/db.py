@@ -267,13 +267,22 @@ def arrow_frame(con: duckdb.DuckDBPyConnection, sql: str, params: Sequence[Any])
     return con.sql(sql, params=list(params)).to_arrow_table().to_pandas()
 
 
+def unnest_select(types: Sequence[str], names: Sequence[str] | None = None) -> str:
+    """``SELECT unnest($1::T1[]) [AS name1], ...``: one LIST parameter per column (of DuckDB type
+    ``types[i]``), unnested in step, so a whole batch of rows is one statement."""
+    return "SELECT " + ", ".join(f"unnest(${i}::{kind}[])" + (f" AS {names[i - 1]}" if names else "")
+                                 for i, kind in enumerate(types, 1))
+
+
 def unnested(types: Sequence[str], rows: Sequence[Sequence[Any]]) -> tuple[str, list[list[Any]]]:
-    """``SELECT`` of ``rows`` for one ``INSERT ... SELECT``, and its parameters: one LIST parameter
-    per column (of DuckDB type ``types[i]``), unnested in step.
+    """:func:`unnest_select` of ``rows`` for one ``INSERT ... SELECT``, and its parameters (the rows'
+    columns).
 
     One statement for every row: ``executemany`` runs the statement once per row, about 8 ms a row
-    with ``ON CONFLICT`` here (270 ratings: 2.2 s, this way 0.02 s). An ``ON CONFLICT DO UPDATE``
-    over the result must not meet one key twice (DuckDB then keeps the first): de-duplicate first.
+    with ``ON CONFLICT`` here (270 ratings: 2.2 s, this way 0.02 s). Direct, as here, for the small
+    upserts (ratings, claim labels, chunks); a run's batches of answers, wide and JSON-heavy, go
+    through a temporary table first, which was about ten times faster for them
+    (:mod:`rageval.store.items`). An ``ON CONFLICT DO UPDATE`` over the result must not meet one key
+    twice (DuckDB then keeps the first): de-duplicate first.
     """
-    sql = "SELECT " + ", ".join(f"unnest(${i}::{kind}[])" for i, kind in enumerate(types, 1))
-    return sql, [list(column) for column in zip(*rows)] if rows else [[] for _ in types]
+    return unnest_select(types), [list(column) for column in zip(*rows)] if rows else [[] for _ in types]

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
-from rageval.store.db import connect
+from rageval.store.db import connect, unnest_select
 
 _F32 = np.dtype("<f4")
 
@@ -53,8 +53,8 @@ class DuckDBEmbeddingCache:
         dims = [int(v.size) for v in vectors]
         blobs = [v.tobytes() for v in vectors]
         with connect(self.db) as con:  # a temporary table first: see rageval.store.items._BATCHES
-            con.execute("CREATE OR REPLACE TEMP TABLE _new_vectors AS SELECT unnest(?::VARCHAR[]) AS key,"
-                        " unnest(?::INTEGER[]) AS dim, unnest(?::BLOB[]) AS vector", [keys, dims, blobs])
+            con.execute("CREATE OR REPLACE TEMP TABLE _new_vectors AS "
+                        + unnest_select(("VARCHAR", "INTEGER", "BLOB"), ("key", "dim", "vector")), [keys, dims, blobs])
             try:
                 con.execute("INSERT INTO embedding_cache (model, key, dim, vector)"
                             " SELECT ?, key, dim, vector FROM _new_vectors ON CONFLICT DO NOTHING", [model])

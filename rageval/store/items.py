@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from rageval.store.db import connect
+from rageval.store.db import connect, unnest_select
 
 #: one finished item: (item record, metric score rows, claim rows); see :func:`save_items`
 Entry = tuple[dict[str, Any], Sequence[dict[str, Any]], Sequence[dict[str, Any]]]
@@ -41,8 +41,8 @@ _COLUMNS = {
 #: LIST parameters), then one plain ``INSERT ... SELECT`` of it: about ten times faster here than
 #: ``INSERT ... SELECT unnest(?)`` directly, and five times faster than registering an Arrow table
 _BATCHES = {
-    table: ("CREATE OR REPLACE TEMP TABLE _batch AS SELECT "
-            + ", ".join(f"unnest(${i}::{kind}[]) AS {name}" for i, (name, kind) in enumerate(cols, 1)),
+    table: ("CREATE OR REPLACE TEMP TABLE _batch AS "
+            + unnest_select([kind for _, kind in cols], [name for name, _ in cols]),
             f"INSERT INTO {table} ({', '.join(n for n, _ in cols)}) SELECT {', '.join(n for n, _ in cols)} FROM _batch")
     for table, cols in _COLUMNS.items()
 }
