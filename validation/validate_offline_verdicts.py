@@ -9,6 +9,8 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion report --write-docs  # once
     python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion dev
     python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion report --write-docs  # once
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
 figures were read error by error (the fragment rule of ``RULES_REVISION`` 2 came from that
@@ -50,9 +52,11 @@ counts as wrong even when the clause itself is right, so these precisions are lo
 ``--source aggrefact`` reads AggreFact instead (:mod:`validation.aggrefact`: which files, which rows
 are left out and why, the split and the gold are fixed there): the claims of each summary against
 its document, one row per origin dataset; ``--source faithbench`` reads FaithBench
-(:mod:`validation.faithbench`), one row per summarizing LLM. Both add a second reading restricted to the claims whose gold
-is unambiguous (those of consistent summaries), with every SUPPORTED claim of an inconsistent
-summary listed beside the error spans the annotators marked.
+(:mod:`validation.faithbench`), one row per summarizing LLM; ``--source dialogue`` reads
+knowledge-grounded dialogue responses (:mod:`validation.dialogue`: BEGIN, Q² and the FaithDial
+audit), one row per source and model, a response's one knowledge snippet as its context. All
+three add a second reading restricted to the claims whose gold is unambiguous (those of consistent summaries or responses), with every SUPPORTED claim of an
+inconsistent one listed beside the error spans the annotators marked.
 
 Figures: SUPPORTED precision with a Wilson 95% interval; coverage (decided / all claims; offline
 only SUPPORTED is decided); gold-supported claims marked CONTRADICTED; beside them the
@@ -75,14 +79,15 @@ from rageval.claims.offline import rules_version
 from rageval.claims.verdict import CONTRADICTED, SUPPORTED, UNVERIFIED, Verdict
 from training import prepare_nli_data as P
 from training.data import DATA
-from validation import aggrefact, faithbench
+from validation import aggrefact, dialogue, faithbench
 from validation.docs_section import replace_section
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- offline-verdicts-train:begin -->", "<!-- offline-verdicts-train:end -->"
 SECTIONS = {"aggrefact": ("<!-- offline-verdicts-aggrefact:begin -->", "<!-- offline-verdicts-aggrefact:end -->"),
-            "faithbench": ("<!-- offline-verdicts-faithbench:begin -->", "<!-- offline-verdicts-faithbench:end -->")}
+            "faithbench": ("<!-- offline-verdicts-faithbench:begin -->", "<!-- offline-verdicts-faithbench:end -->"),
+            "dialogue": ("<!-- offline-verdicts-dialogue:begin -->", "<!-- offline-verdicts-dialogue:end -->")}
 SEED = 22
 
 
@@ -143,6 +148,14 @@ def summary_sets(args: argparse.Namespace) -> tuple[dict[str, list[dict]], Count
         units, left_out = aggrefact.units(args.mirror, args.portion)
         rows = [(f"AggreFact {u['origin']}", u["doc"], u["summary"], u["consistent"],
                  f"{u['origin']} {u['id']} {u['model']}; annotated error spans: {u['spans']}", None) for u in units]
+    elif args.source == "dialogue":
+        r = P.Reader(args.mirror, None, args.data)
+        read_before = ([x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
+                       + [s["source"] for s in faithbench.samples(args.mirror)])
+        units, left_out = dialogue.units(args.mirror, args.portion, read_before)
+        rows = [(f"{u['origin']} {u['model']}", u["knowledge"], u["response"], u["supported"],
+                 f"{u['origin']} {u['bench']} {u['model']} {u['label']!r}; message: {u['message'][:120]!r}", None)
+                for u in units]
     else:
         r = P.Reader(args.mirror, None, args.data)
         read_before = [x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
@@ -236,9 +249,10 @@ def table(results: dict[str, dict]) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--source", choices=("nli", "aggrefact", "faithbench"), default="nli",
+    ap.add_argument("--source", choices=("nli", "aggrefact", "faithbench", "dialogue"), default="nli",
                     help="nli: the pair and text sets of training/prepare_nli_data.py; aggrefact, faithbench: "
-                         "human-labelled summaries with their documents")
+                         "human-labelled summaries with their documents; dialogue: human-labelled dialogue "
+                         "responses with their knowledge (BEGIN, Q2, FaithDial audit)")
     ap.add_argument("--portion", choices=("dev", "report", "train"), default="dev")
     ap.add_argument("--mirror", type=Path, required=True,
                     help="folder of the fetched source snapshots (as for python -m training.prepare_nli_data)")
@@ -292,7 +306,7 @@ def main() -> None:
                                                "rules were final).", "", *lines])
         else:
             raise SystemExit("--write-docs writes the portions no rule was chosen on only: "
-                             "--portion train, or --source aggrefact|faithbench --portion report")
+                             "--portion train, or --source aggrefact|faithbench|dialogue --portion report")
 
 
 def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
