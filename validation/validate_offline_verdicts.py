@@ -210,6 +210,8 @@ def measure_texts(rows: list[dict]) -> dict:
     span_right = [x["span_gold"](c) for x, cs, vs in zip(rows, claims, verdicts) if x.get("span_gold")
                   for c, v in zip(cs, vs) if v.label == SUPPORTED]
     out["span_right"], out["span_supported"] = sum(span_right), len(span_right)
+    single = [x["gold"](cs[0]) for x, cs, vs in zip(rows, claims, verdicts) if len(vs) == 1 and vs[0].label == SUPPORTED]
+    out["single_right"], out["single_supported"] = sum(single), len(single)
     whole = [all(v.label == SUPPORTED for v in vs) and bool(vs) for vs in verdicts]
     out["texts_all_supported"] = sum(whole)
     out["texts_all_supported_right"] = sum(w and all(x["gold"](c) for c in cs)
@@ -310,15 +312,22 @@ def main() -> None:
 
 
 def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
-    """The lines under a summary source's table: the rows left out, the reading restricted to claims of
-    consistent summaries (the unambiguous gold), and every SUPPORTED claim of an inconsistent summary."""
+    """The lines under a summary or dialogue source's table: the rows left out, the reading restricted
+    to claims of consistent texts (the unambiguous gold), every SUPPORTED claim of an inconsistent
+    text, the reading restricted to texts of one claim (where a text-level label is the claim's) and,
+    where the annotations carry offsets, the span reading."""
     wrong = [w for f in results.values() for w in f["wrong"]]
     consistent_supported = sum(f["right"] for f in results.values())  # gold supported only where consistent
     lines = ["", "Rows left out: " + (", ".join(f"{why}: {n}" for why, n in sorted(left_out.items())) or "none") + ".",
-             f"Unambiguous reading (claims of consistent summaries only): {consistent_supported} SUPPORTED, all "
+             f"Unambiguous reading (claims of consistent texts only): {consistent_supported} SUPPORTED, all "
              f"right by construction, among {sum(f['gold_supported'] for f in results.values())} such claims; "
-             f"SUPPORTED claims of inconsistent summaries (counted wrong above): {len(wrong)}."]
+             f"SUPPORTED claims of inconsistent texts (counted wrong above): {len(wrong)}."]
     lines += [f"  - {w['claim']!r} <- {' '.join(w['evidence'].split())!r} ({w['note']})" for w in wrong]
+    k, n = sum(f["single_right"] for f in results.values()), sum(f["single_supported"] for f in results.values())
+    if n:
+        lo, hi = wilson(k, n)
+        lines.append(f"Single-claim reading (a SUPPORTED claim that is its text's only claim, so the text's label "
+                     f"is the claim's): SUPPORTED precision {k / n:.3f} [{lo:.3f}, {hi:.3f}] ({k}/{n}).")
     k, n = sum(f.get("span_right", 0) for f in results.values()), sum(f.get("span_supported", 0) for f in results.values())
     if n:
         lo, hi = wilson(k, n)
