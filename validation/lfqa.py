@@ -22,11 +22,12 @@ Fixed here before any verdict figure of this source was computed:
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import subprocess
 from collections import Counter
 from pathlib import Path
+
+from validation.portions import require_portion, seeded_portion
 
 REPO = "timchen0618+LFQA-Verification"
 SYSTEMS = ("webgpt", "gpt3_wdoc", "alpaca_wdoc", "gpt3", "alpaca")
@@ -43,8 +44,7 @@ def _json(mirror: Path, path: str):
 
 def portion_of(question_id: str) -> str:
     """``dev`` for DEV_SHARE percent of questions (seeded sha256 of the id), else ``report``."""
-    h = int(hashlib.sha256(f"{SEED}|{str(question_id).strip()}".encode()).hexdigest()[:8], 16)
-    return "dev" if h % 100 < DEV_SHARE else "report"
+    return seeded_portion(SEED, str(question_id).strip(), DEV_SHARE)
 
 
 def supported(labels: list[str]) -> bool:
@@ -55,8 +55,7 @@ def supported(labels: list[str]) -> bool:
 def units(mirror: Path, portion: str) -> tuple[list[dict], Counter]:
     """The annotated sentences of ``portion`` (``dev`` or ``report``), ``{system, question_id,
     question, sentence, docs, supported, labels}``, and the counts left out by reason."""
-    if portion not in ("dev", "report"):
-        raise SystemExit("LFQA has portions dev and report only (no train portion)")
+    require_portion(portion, "LFQA")
     docs = {str(q["question_id"]).strip(): [d["text"] for d in q["docs"] if d.get("text", "").strip()]
             for q in _json(mirror, "data/docs/docs-webgpt.json")}
     left_out: Counter = Counter({f"{name}: file left out (which documents its annotators read is unclear)": 1

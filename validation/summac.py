@@ -26,11 +26,12 @@ Fixed here before any verdict figure of these sets was computed:
 from __future__ import annotations
 
 import ast
-import hashlib
 import json
 import subprocess
 from collections import Counter
 from pathlib import Path
+
+from validation.portions import norm, require_portion, seeded_portion, take
 
 REPO = "tingofurro+summac"
 COMMIT = "fbd18e22cc93e68179ae9264c9e12d82a65895f2"
@@ -41,14 +42,9 @@ DEV_SHARE = 30
 OVERLAP_CHARS = 120
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def portion_of(document: str) -> str:
     """``dev`` for DEV_SHARE percent of documents (seeded sha256 of the normalised opening), else ``report``."""
-    h = int(hashlib.sha256(f"{SEED}|{_norm(document)[:OVERLAP_CHARS]}".encode()).hexdigest()[:8], 16)
-    return "dev" if h % 100 < DEV_SHARE else "report"
+    return seeded_portion(SEED, norm(document)[:OVERLAP_CHARS], DEV_SHARE)
 
 
 def consistent(name: str, row: dict) -> bool:
@@ -76,18 +72,15 @@ def rows(mirror: Path) -> list[dict]:
 def units(mirror: Path, portion: str, read_before: list[str]) -> tuple[list[dict], Counter]:
     """The rows of ``portion`` (``dev`` or ``report``) and the counts left out by reason;
     ``read_before``: the documents of the sets already read (QAGS, SummEdits, FaithBench)."""
-    if portion not in ("dev", "report"):
-        raise SystemExit("the SummaC sets have portions dev and report only (no train portion)")
-    seen = "\n".join(_norm(d) for d in read_before)
+    require_portion(portion, "The SummaC source")
     left_out: Counter = Counter()
-    out = []
+    whole = []
     for row in rows(mirror):
-        if not row["document"].strip() or not row["summary"].strip():
-            left_out[f"{row['set']}: empty document or summary"] += 1
-        elif _norm(row["document"])[:OVERLAP_CHARS] in seen:
-            left_out[f"{row['set']}: document also in a set already read"] += 1
-        elif portion_of(row["document"]) != portion:
-            left_out[f"in the {'report' if portion == 'dev' else 'dev'} portion"] += 1
+        if row["document"].strip() and row["summary"].strip():
+            whole.append(row)
         else:
-            out.append(row)
+            left_out[f"{row['set']}: empty document or summary"] += 1
+    out = take(whole, portion, lambda r: portion_of(r["document"]), left_out, read_before,
+               overlap=lambda r: norm(r["document"])[:OVERLAP_CHARS],
+               why_read=lambda r: f"{r['set']}: document also in a set already read")
     return out, left_out
