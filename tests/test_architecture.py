@@ -3,11 +3,18 @@ import ast
 import re
 from pathlib import Path
 
+from tests.source_trees import parsed
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _tree(source: str | Path) -> ast.Module:
+    """A file's parsed source (read once per process), or a snippet's."""
+    return parsed(source) if isinstance(source, Path) else ast.parse(source)
+
+
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    tree = parsed(path)
     names = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
@@ -91,7 +98,7 @@ def _graph() -> dict[str, set[str]]:
     graph = {}
     for name, path in modules.items():
         edges = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.Import):
                 targets = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -215,7 +222,7 @@ def _rageval_imports(path: Path) -> set[str]:
     """Every rageval module ``path`` imports, at the top or in a function; ``from rageval.views import home``
     counts as ``rageval.views.home``."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names.update(a.name for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module:
@@ -266,7 +273,7 @@ def test_pages_use_only_the_frame_and_their_own_helpers():
 
 def _from_pages(path: Path) -> set[str]:
     """The modules named in ``from pages import a`` or ``from pages.parts import b``, as dotted names."""
-    return {f"{node.module}.{a.name}" for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+    return {f"{node.module}.{a.name}" for node in ast.walk(parsed(path))
             if isinstance(node, ast.ImportFrom) and node.module in ("pages", "pages.parts") for a in node.names}
 
 
@@ -303,9 +310,9 @@ def test_pages_stay_short():
 CLIENT_OPENERS = {"make_llm_client", "LLMClient"}
 
 
-def _opens_clients(source: str) -> bool:
+def _opens_clients(source: str | Path) -> bool:
     """Whether ``source`` calls one of CLIENT_OPENERS (``make_llm_client(...)``, ``client.LLMClient(...)``)."""
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_tree(source)):
         if isinstance(node, ast.Call):
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
@@ -316,7 +323,7 @@ def _opens_clients(source: str) -> bool:
 
 def test_only_the_model_session_opens_model_clients():
     openers = [str(p.relative_to(ROOT)) for p in _library_files()
-               if p != ROOT / "rageval" / "llm" / "client.py" and _opens_clients(p.read_text(encoding="utf-8"))]
+               if p != ROOT / "rageval" / "llm" / "client.py" and _opens_clients(p)]
     assert openers == ["rageval/llm/session.py"]
 
 
@@ -326,23 +333,23 @@ def test_the_client_rule_catches_what_it_should():
     assert not _opens_clients("from rageval.llm.session import model_session\nwith model_session({}) as s:\n    s.llm")
 
 
-def _prefix_tests(source: str) -> list[str]:
+def _prefix_tests(source: str | Path) -> list[str]:
     """``text.startswith("openai...")`` calls: a model spec read by its prefix instead of types.Spec."""
-    return [ast.unparse(node) for node in ast.walk(ast.parse(source))
+    return [ast.unparse(node) for node in ast.walk(_tree(source))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "startswith"
             and node.args and isinstance(node.args[0], ast.Constant) and str(node.args[0].value).startswith("openai")]
 
 
 def test_no_module_reads_a_model_spec_by_its_prefix():
     """Specs are parsed by types.Spec.parse; the judge reaches metrics resolved (types.Judge)."""
-    found = {str(p.relative_to(ROOT)): _prefix_tests(p.read_text(encoding="utf-8")) for p in _library_files()}
+    found = {str(p.relative_to(ROOT)): _prefix_tests(p) for p in _library_files()}
     assert {path: calls for path, calls in found.items() if calls} == {}
     assert _prefix_tests('spec.startswith("openai:")') == ["spec.startswith('openai:')"]
 
 
-def _spec_parses(source: str) -> list[str]:
+def _spec_parses(source: str | Path) -> list[str]:
     """``Spec.parse(...)`` calls: a model spec read from its text."""
-    return [ast.unparse(node) for node in ast.walk(ast.parse(source))
+    return [ast.unparse(node) for node in ast.walk(_tree(source))
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "parse"
             and isinstance(node.func.value, ast.Name) and node.func.value.id == "Spec"]
 
@@ -356,12 +363,12 @@ def test_metrics_receive_the_judge_resolved():
     session); the metrics, their signatures and the judge plumbing only read the Spec."""
     found = {str(p.relative_to(ROOT)): calls for package in JUDGE_USERS
              for p in sorted((ROOT / "rageval" / package).rglob("*.py"))
-             for calls in [_spec_parses(p.read_text(encoding="utf-8"))] if calls}
+             for calls in [_spec_parses(p)] if calls}
     assert list(found) == ["rageval/metrics/base.py"]  # get_metric's judge_spec and parse_metric_list
     assert _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model') == ["Spec.parse('judge', text)"]
 
 
-def _run_dict_reads(source: str) -> list[str]:
+def _run_dict_reads(source: str | Path) -> list[str]:
     """Reads of a stored run as a dict: a string subscript or ``.get("...")`` of a name that says it
     holds a run (``run``, ``*_run``: ``run["status"]``, ``ctx.run["kind"]``, ``base_run.get("id")``) and
     any ``["config"]`` / ``.get("config")`` (a stored config read with its own defaults). A run is a
@@ -372,7 +379,7 @@ def _run_dict_reads(source: str) -> list[str]:
         return name == "run" or name.endswith("_run")
 
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_tree(source)):
         if isinstance(node, ast.Subscript):
             target, key = node.value, node.slice
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
@@ -387,7 +394,7 @@ def _run_dict_reads(source: str) -> list[str]:
 
 def test_no_stored_run_is_read_as_a_dict():
     found = {str(p.relative_to(ROOT)): reads for p in [*_library_files(), *_page_files()]
-             for reads in [_run_dict_reads(p.read_text(encoding="utf-8"))] if reads}
+             for reads in [_run_dict_reads(p)] if reads}
     assert found == {}
 
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.source_trees import parsed
+
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT_PACKAGES = ("bench", "training", "validation", "devtools")
 #: the shipped parameter files are read at run time and may be large; nothing else may
@@ -38,7 +40,7 @@ def _script_files() -> list[Path]:
 def _top_level_imports(path: Path) -> set[str]:
     """The first component of every module ``path`` imports (absolute imports only)."""
     names = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, ast.Import):
             names.update(a.name.split(".")[0] for a in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
@@ -144,7 +146,7 @@ def test_only_exceptions_are_named_error():
     # Problem, and a name ending in Error promises something that can be raised and caught
     named = []
     for path in (ROOT / "rageval").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.ClassDef) and node.name.endswith("Error"):
                 bases = [ast.unparse(b).rsplit(".", 1)[-1] for b in node.bases]
                 if not any(b.endswith(("Error", "Exception")) for b in bases):
