@@ -9,7 +9,7 @@ import pytest
 
 from rageval.project import open_project
 from rageval.store import runs as run_store
-from tests.test_browser import CHROMIUM, FLAGS, WAIT_MS, _nav, _server_log, server  # noqa: F401
+from tests.test_browser import CHROMIUM, FLAGS, WAIT_MS, _nav, _server_log, app, streamlit_server  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
@@ -25,7 +25,7 @@ def idle(page) -> None:
     page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden")
 
 
-def test_generate_edit_drop_save(server, tmp_path):
+def test_generate_edit_drop_save(app, tmp_path):
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=WAIT_MS)
@@ -35,7 +35,7 @@ def test_generate_edit_drop_save(server, tmp_path):
         try:
             page = ctx.new_page()
             page.set_default_timeout(WAIT_MS)
-            page.goto(f"{server}/?project=t")
+            page.goto(app.at())
             _nav(page, "QA sets")
             page.get_by_text("Generate from documents").click()
             expect(page.get_by_text("not a substitute for a set written by an LLM or a person")).to_be_visible()
@@ -73,9 +73,9 @@ def test_generate_edit_drop_save(server, tmp_path):
             expect(page.locator('[data-testid="stDownloadButton"]', has_text="JSONL")).to_be_visible()
             page.screenshot(path=str(tmp_path / "generated.png"), full_page=True)
         except Exception as exc:
-            raise AssertionError(f"{exc}{_server_log(tmp_path)}") from exc
+            raise AssertionError(f"{exc}{_server_log(app.log)}") from exc
         finally:
             ctx.close()
-    items = run_store.qa_items(open_project("t").db_path, "reviewed", include_dropped=True)
+    items = run_store.qa_items(open_project(app.project).db_path, "reviewed", include_dropped=True)
     assert [it["status"] for it in items] == ["accepted", "dropped", "accepted"]
     assert items[0]["question"] == EDITED and all(it["relevant"] and it["references"] for it in items)
