@@ -1,9 +1,10 @@
 """One end-to-end test in a real browser: Debian's Chromium driven by the playwright package.
 
 The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME, one server
-per test process (tests/test_browser_testsets.py uses it too); each test works on its own copy of
-the small project of tests/test_app.py (built once per test process through the library, its
-database copied for each test: tests/projects.py), as separate users of one server. In the browser:
+and one Chromium per test module (tests/test_browser_testsets.py starts its own). Each test works on
+its own copy of the small project of tests/test_app.py (built once per test process through the
+library, its database copied for each test: tests/projects.py) in a browser context of its own, as
+separate users of one server would. In the browser:
 open the app, upload a .txt on Documents through the hidden file input and see it ingested,
 then open Answers and see claims highlighted while hostile document text stays inert; and a new
 user's whole path (create a project, upload two documents and a QA set, run, open an answer, see
@@ -96,11 +97,12 @@ class App:
         return f"{self.url}/{page}?" + urlencode({"project": self.project, **params}, safe=",")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def streamlit_server(tmp_path_factory):
-    """``streamlit run app.py`` over a home of its own, once per test process (its start, and the
-    first script run that imports the library, cost seconds): ``(url, home, log)``. Each test works
-    on a project of its own in that home (:func:`app`), as separate users of one server would."""
+    """``streamlit run app.py`` over a home of its own, once per test module (its start, and the
+    first script run that imports the library, cost seconds): ``(process, url, home, log)``. Each
+    test works on a project of its own in that home (:func:`app`), as separate users of one server
+    would."""
     folder = tmp_path_factory.mktemp("streamlit")
     home, log_path = folder / "home", folder / "streamlit.log"
     port = free_port()
