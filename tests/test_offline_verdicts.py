@@ -114,6 +114,22 @@ def test_a_short_answer_becomes_the_claim_its_question_makes():
     assert contained("The capital of France is Paris.", ["The capital of France is Paris."]).label == "SUPPORTED"
 
 
+@pytest.mark.parametrize("answer, claim", [
+    ("yes, the maximum score is 300.", "Yes, the maximum score is 300."),
+    ("yes! hunting can also be a means of pest control", "Yes, hunting can also be a means of pest control."),
+    ("No. The maximum score is 300.", "No, the maximum score is 300."),
+])
+def test_a_yes_or_no_stays_with_its_claim_so_a_copy_of_the_rest_is_unverified(answer, claim):
+    # "Do you bowl?" "Yes, the maximum score is 300.": the yes says the speaker bowls, which no copy proves
+    ctx = ["The maximum score is 300, which is achieved by getting 12 strikes in a row. "
+           "Hunting can also be a means of pest control."]
+    assert answer_claims("Do you bowl?", answer) == [claim]
+    assert contained(claim, ctx) is None
+    assert RulesVerifier(BowEmbedder()).verify([claim], ctx)[0].label == "UNVERIFIED"
+    rest = claim.split(", ", 1)[1]
+    assert contained(rest[0].upper() + rest[1:], ctx).label == "SUPPORTED"  # the rest alone is a copy
+
+
 def test_an_instruction_sentence_yields_a_claim():
     assert extract_claims("Please report bugs to Fedora's tracker.") == ["Please report bugs to Fedora's tracker."]
     sample = Sample(id="i", question="Where do bugs go?", answer="Please report bugs to the Debian tracker.",

@@ -34,12 +34,13 @@ Fixed here before any verdict figure of these sources was computed:
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import re
 import subprocess
 from collections import Counter
 from pathlib import Path
+
+from validation.portions import norm, require_portion, seeded_portion, take
 
 SEED = 42
 DEV_SHARE = 30
@@ -61,14 +62,9 @@ def _show(mirror: Path, repo: str, path: str) -> str | None:
     return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def portion_of(knowledge: str) -> str:
     """``dev`` for DEV_SHARE percent of knowledge snippets (seeded sha256 of the normalised text), else ``report``."""
-    h = int(hashlib.sha256(f"{SEED}|{_norm(knowledge)}".encode()).hexdigest()[:8], 16)
-    return "dev" if h % 100 < DEV_SHARE else "report"
+    return seeded_portion(SEED, norm(knowledge), DEV_SHARE)
 
 
 def _begin(mirror: Path, left_out: Counter) -> list[dict]:
@@ -128,7 +124,7 @@ def rows(mirror: Path) -> tuple[list[dict], Counter]:
     seen: set[tuple[str, str]] = set()
     out = []
     for row in _begin(mirror, left_out) + _q2(mirror) + _audit(mirror):
-        key = (_norm(row["knowledge"]), _norm(row["response"]))
+        key = (norm(row["knowledge"]), norm(row["response"]))
         if not key[0] or not key[1] or not row["label"].strip():
             left_out[f"{row['origin']}: empty knowledge, response or label"] += 1
         elif key in seen:
@@ -142,16 +138,9 @@ def rows(mirror: Path) -> tuple[list[dict], Counter]:
 def units(mirror: Path, portion: str, read_before: list[str]) -> tuple[list[dict], Counter]:
     """The rows of ``portion`` (``dev`` or ``report``) and the counts left out by reason;
     ``read_before``: the documents of the sets already read (QAGS, SummEdits, FaithBench)."""
-    if portion not in ("dev", "report"):
-        raise SystemExit("the dialogue sets have portions dev and report only (no train portion)")
+    require_portion(portion, "The dialogue source")
     everything, left_out = rows(mirror)
-    seen = "\n".join(_norm(d) for d in read_before)
-    out = []
-    for row in everything:
-        if _norm(row["knowledge"]) in seen:
-            left_out[f"{row['origin']}: knowledge also in a document already read"] += 1
-        elif portion_of(row["knowledge"]) != portion:
-            left_out[f"in the {'report' if portion == 'dev' else 'dev'} portion"] += 1
-        else:
-            out.append(row)
+    out = take(everything, portion, lambda r: portion_of(r["knowledge"]), left_out, read_before,
+               overlap=lambda r: norm(r["knowledge"]),
+               why_read=lambda r: f"{r['origin']}: knowledge also in a document already read")
     return out, left_out

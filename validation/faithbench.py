@@ -22,7 +22,6 @@ Fixed here before any verdict figure of this source was computed:
 """
 from __future__ import annotations
 
-import hashlib
 import json
 import re
 import subprocess
@@ -30,6 +29,7 @@ from collections import Counter
 from pathlib import Path
 
 from rageval.claims.containment import normalise
+from validation.portions import norm, require_portion, seeded_portion, take
 
 REPO = "vectara+FaithBench"
 SEED = 33
@@ -41,14 +41,9 @@ def _git(mirror: Path, *args: str) -> bytes:
     return subprocess.run(["git", f"--git-dir={mirror / REPO / 'repo'}", *args], check=True, capture_output=True).stdout
 
 
-def _norm(text: str) -> str:
-    return " ".join(text.split()).lower()
-
-
 def portion_of(source: str) -> str:
     """``dev`` for DEV_SHARE percent of source texts (seeded sha256 of the normalised text), else ``report``."""
-    h = int(hashlib.sha256(f"{SEED}|{_norm(source)}".encode()).hexdigest()[:8], 16)
-    return "dev" if h % 100 < DEV_SHARE else "report"
+    return seeded_portion(SEED, norm(source), DEV_SHARE)
 
 
 def samples(mirror: Path) -> list[dict]:
@@ -69,18 +64,11 @@ def samples(mirror: Path) -> list[dict]:
 def units(mirror: Path, portion: str, read_before: list[str]) -> tuple[list[dict], Counter]:
     """The samples of ``portion`` (``dev`` or ``report``) and the counts left out by reason;
     ``read_before``: the documents of the sets already read (QAGS, SummEdits)."""
-    if portion not in ("dev", "report"):
-        raise SystemExit("FaithBench has portions dev and report only (no train portion)")
-    seen = "\n".join(_norm(d) for d in read_before)
+    require_portion(portion, "FaithBench")
     left_out: Counter = Counter()
-    out = []
-    for s in samples(mirror):
-        if _norm(s["source"])[:OVERLAP_CHARS] in seen:
-            left_out["source also a QAGS or SummEdits document"] += 1
-        elif portion_of(s["source"]) != portion:
-            left_out[f"in the {'report' if portion == 'dev' else 'dev'} portion"] += 1
-        else:
-            out.append(s)
+    out = take(samples(mirror), portion, lambda s: portion_of(s["source"]), left_out, read_before,
+               overlap=lambda s: norm(s["source"])[:OVERLAP_CHARS],
+               why_read=lambda s: "source also a QAGS or SummEdits document")
     return out, left_out
 
 

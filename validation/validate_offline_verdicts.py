@@ -11,6 +11,10 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs  # once
     python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion dev
     python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion report --write-docs  # once
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
 figures were read error by error (the fragment rule of ``RULES_REVISION`` 2 came from that
@@ -54,8 +58,11 @@ are left out and why, the split and the gold are fixed there): the claims of eac
 its document, one row per origin dataset; ``--source faithbench`` reads FaithBench
 (:mod:`validation.faithbench`), one row per summarizing LLM; ``--source dialogue`` reads
 knowledge-grounded dialogue responses (:mod:`validation.dialogue`: BEGIN, Q² and the FaithDial
-audit), one row per source and model, a response's one knowledge snippet as its context. All
-three add a second reading restricted to the claims whose gold is unambiguous (those of consistent summaries or responses), with every SUPPORTED claim of an
+audit), one row per source and model, a response's one knowledge snippet as its context;
+``--source summac`` reads Polytope, FactCC and SummEval as the SummaC benchmark stored them
+(:mod:`validation.summac`), one row per set; ``--source lfqa`` reads long-form answers sentence by
+sentence against their retrieved documents (:mod:`validation.lfqa`), one row per answering system,
+claims extracted with the question. All five add a second reading restricted to the claims whose gold is unambiguous (those of consistent summaries or responses), with every SUPPORTED claim of an
 inconsistent one listed beside the error spans the annotators marked.
 
 Figures: SUPPORTED precision with a Wilson 95% interval; coverage (decided / all claims; offline
@@ -79,7 +86,7 @@ from rageval.claims.offline import rules_version
 from rageval.claims.verdict import CONTRADICTED, SUPPORTED, UNVERIFIED, Verdict
 from training import prepare_nli_data as P
 from training.data import DATA
-from validation import aggrefact, dialogue, faithbench
+from validation import aggrefact, dialogue, faithbench, lfqa, summac
 from validation.docs_section import replace_section
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -87,7 +94,9 @@ DOCS = ROOT / "docs" / "validation.md"
 BEGIN, END = "<!-- offline-verdicts-train:begin -->", "<!-- offline-verdicts-train:end -->"
 SECTIONS = {"aggrefact": ("<!-- offline-verdicts-aggrefact:begin -->", "<!-- offline-verdicts-aggrefact:end -->"),
             "faithbench": ("<!-- offline-verdicts-faithbench:begin -->", "<!-- offline-verdicts-faithbench:end -->"),
-            "dialogue": ("<!-- offline-verdicts-dialogue:begin -->", "<!-- offline-verdicts-dialogue:end -->")}
+            "dialogue": ("<!-- offline-verdicts-dialogue:begin -->", "<!-- offline-verdicts-dialogue:end -->"),
+            "summac": ("<!-- offline-verdicts-summac:begin -->", "<!-- offline-verdicts-summac:end -->"),
+            "lfqa": ("<!-- offline-verdicts-lfqa:begin -->", "<!-- offline-verdicts-lfqa:end -->")}
 SEED = 22
 
 
@@ -141,34 +150,48 @@ def text_sets(r: P.Reader, portion: str) -> dict[str, list[dict]]:
 
 
 def summary_sets(args: argparse.Namespace) -> tuple[dict[str, list[dict]], Counter]:
-    """Group -> texts ``{answer, contexts, gold, label, note}`` of the summaries of ``args.source``
-    (AggreFact by origin dataset, FaithBench by summarizer) in ``args.portion``, and the rows left
-    out by reason (:mod:`validation.aggrefact`, :mod:`validation.faithbench`)."""
+    """Group -> texts ``{answer, contexts, gold, label, note}`` of the summaries or responses of
+    ``args.source`` (AggreFact by origin dataset, FaithBench by summarizer, the dialogue sets by source
+    and model, SummaC by set, LFQA by system) in ``args.portion``, and the rows left out by reason (the loaders:
+    :mod:`validation.aggrefact`, :mod:`validation.faithbench`, :mod:`validation.dialogue`,
+    :mod:`validation.summac`, :mod:`validation.lfqa`)."""
     if args.source == "aggrefact":
         units, left_out = aggrefact.units(args.mirror, args.portion)
         rows = [(f"AggreFact {u['origin']}", u["doc"], u["summary"], u["consistent"],
                  f"{u['origin']} {u['id']} {u['model']}; annotated error spans: {u['spans']}", None) for u in units]
-    elif args.source == "dialogue":
-        r = P.Reader(args.mirror, None, args.data)
-        read_before = ([x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
-                       + [s["source"] for s in faithbench.samples(args.mirror)])
-        units, left_out = dialogue.units(args.mirror, args.portion, read_before)
-        rows = [(f"{u['origin']} {u['model']}", u["knowledge"], u["response"], u["supported"],
-                 f"{u['origin']} {u['bench']} {u['model']} {u['label']!r}; message: {u['message'][:120]!r}", None)
-                for u in units]
-    else:
-        r = P.Reader(args.mirror, None, args.data)
-        read_before = [x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
-        units, left_out = faithbench.units(args.mirror, args.portion, read_before)
+    elif args.source == "faithbench":
+        units, left_out = faithbench.units(args.mirror, args.portion, read_before(args, faithbench_too=False))
         rows = [(f"FaithBench {u['summarizer'].split('/')[-1]}", u["source"], u["summary"], u["consistent"],
                  f"{u['batch']} {u['summarizer']}; annotated spans: {u['spans']}",
                  faithbench.span_gold(u["summary"], u["offsets"])) for u in units]
+    elif args.source == "dialogue":
+        units, left_out = dialogue.units(args.mirror, args.portion, read_before(args))
+        rows = [(f"{u['origin']} {u['model']}", u["knowledge"], u["response"], u["supported"],
+                 f"{u['origin']} {u['bench']} {u['model']} {u['label']!r}; message: {u['message'][:120]!r}", None)
+                for u in units]
+    elif args.source == "lfqa":
+        units, left_out = lfqa.units(args.mirror, args.portion)
+        rows = [(f"LFQA {u['system']}", u["docs"], u["sentence"], u["supported"],
+                 f"q{u['question_id']} {u['system']} labels {u['labels']}; question: {u['question'][:100]!r}", None,
+                 u["question"]) for u in units]
+    else:
+        units, left_out = summac.units(args.mirror, args.portion, read_before(args))
+        rows = [(f"SummaC {u['set']}", u["document"], u["summary"], u["consistent"], u["note"], None) for u in units]
     out: dict[str, list[dict]] = {}
-    for group, doc, summary, consistent, note, span_gold in sorted(rows, key=lambda x: x[0]):
-        out.setdefault(group, []).append({"answer": summary, "contexts": [doc], "note": note,
+    for group, doc, summary, consistent, note, span_gold, *question in sorted(rows, key=lambda x: x[0]):
+        out.setdefault(group, []).append({"answer": summary, "contexts": doc if isinstance(doc, list) else [doc],
+                                          "question": question[0] if question else "", "note": note,
                                           "gold": lambda _c, ok=consistent: ok, "span_gold": span_gold,
                                           "label": "consistent" if consistent else "inconsistent"})
     return out, left_out
+
+
+def read_before(args: argparse.Namespace, faithbench_too: bool = True) -> list[str]:
+    """The documents of the sets read before a new source (QAGS, SummEdits and, after it, FaithBench):
+    a new source leaves out the rows whose document is one of them."""
+    r = P.Reader(args.mirror, None, args.data)
+    docs = [x["premise"] for x in P.qags(r)] + [d["document"] for d in r.shared("summedits/items.jsonl.gz")]
+    return docs + ([s["source"] for s in faithbench.samples(args.mirror)] if faithbench_too else [])
 
 
 def _summedits_gold(consistent: bool, sentences: list[str], seed: set[str]):
@@ -196,7 +219,7 @@ def measure_pairs(rows: list[dict]) -> dict:
 
 
 def measure_texts(rows: list[dict]) -> dict:
-    claims = [answer_claims("", x["answer"]) for x in rows]
+    claims = [answer_claims(x.get("question", ""), x["answer"]) for x in rows]
     verdicts = verdicts_of([(c, x["contexts"]) for c, x in zip(claims, rows)])
     flat_v, flat_g, flat_c, flat_n = [], [], [], []
     for x, cs, vs in zip(rows, claims, verdicts):
@@ -251,10 +274,12 @@ def table(results: dict[str, dict]) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--source", choices=("nli", "aggrefact", "faithbench", "dialogue"), default="nli",
+    ap.add_argument("--source", choices=("nli", "aggrefact", "faithbench", "dialogue", "summac", "lfqa"), default="nli",
                     help="nli: the pair and text sets of training/prepare_nli_data.py; aggrefact, faithbench: "
                          "human-labelled summaries with their documents; dialogue: human-labelled dialogue "
-                         "responses with their knowledge (BEGIN, Q2, FaithDial audit)")
+                         "responses with their knowledge (BEGIN, Q2, FaithDial audit); summac: Polytope, FactCC "
+                         "and SummEval summaries as the SummaC benchmark stored them; lfqa: long-form answer "
+                         "sentences against retrieved documents (Chen et al. 2023)")
     ap.add_argument("--portion", choices=("dev", "report", "train"), default="dev")
     ap.add_argument("--mirror", type=Path, required=True,
                     help="folder of the fetched source snapshots (as for python -m training.prepare_nli_data)")
@@ -308,7 +333,7 @@ def main() -> None:
                                                "rules were final).", "", *lines])
         else:
             raise SystemExit("--write-docs writes the portions no rule was chosen on only: "
-                             "--portion train, or --source aggrefact|faithbench|dialogue --portion report")
+                             "--portion train, or --source aggrefact|faithbench|dialogue|summac|lfqa --portion report")
 
 
 def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:

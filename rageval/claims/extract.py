@@ -5,7 +5,10 @@ Steps, each a plain rule:
 1. split into sentences (:func:`rageval.text.sentences.split_sentences`), strip list markers;
 2. drop what is not a claim: questions, greetings and sign-offs, abstentions ("I don't know",
    "the documents do not say"), and sentences left with no content word after removing
-   hedge and framing phrases ("I think", "Based on the context,");
+   hedge and framing phrases ("I think", "Based on the context,"). A *yes* or *no* that opens a
+   sentence, or stands alone before one, is kept at the head of that sentence's claim ("Yes, the
+   maximum score is 300."): it answers the question, which the rest may not prove ("Do you bowl?"),
+   so a copy of the rest alone never makes the claim SUPPORTED;
 3. split clauses where it is safe: on ``;``; on ``, and`` / ``, but`` / ``, while`` / ``, whereas``
    when a new subject follows with a verb of its own (:func:`has_own_verb`: "..., raw material
    costs, and the uncertainty associated with COVID." is one list, so one claim); on ``and`` + a verb when the sentence starts with a named subject
@@ -31,7 +34,7 @@ import re
 from rageval.text.hedges import abstention_cues
 from rageval.text.numbers import quantities
 from rageval.text.sentences import split_sentences
-from rageval.text.words import content_stems
+from rageval.text.words import STOPWORDS, content_stems
 
 _LIST_MARK = re.compile(r"^\s*(?:[-*•·]|\d+[.)]|\(?[a-z]\))\s+")
 _GREETING = re.compile(
@@ -46,7 +49,7 @@ _FRAMING = re.compile(
     r"(?:context|documents?|passages?|information|sources?|text|excerpts?|data)(?: provided| given)?\s*,\s*|"
     r"(?:i think|i believe|i guess|i suppose|i would say|it seems|it appears)(?: that)?\s*,?\s+|"
     r"(?:as far as i know|to my knowledge|in summary|in short|overall|to summari[sz]e|"
-    r"to answer your question|yes|no|well|so|basically|essentially|in fact|actually|indeed|however|"
+    r"to answer your question|well|so|basically|essentially|in fact|actually|indeed|however|"
     r"also|additionally|furthermore|moreover|in addition|finally|first|second|third|lastly)\s*,\s*)",
     re.IGNORECASE,
 )
@@ -70,19 +73,40 @@ _VERB_AFTER_AND = re.compile(
 )
 
 
+#: a yes or no that answers the question (kept with its sentence, step 2)
+_YES_NO = re.compile(r"^(?:(yes|yeah|yep|yup)|(no|nope))\b[\s!.,;:]*", re.IGNORECASE)
+
+
+def _after_reply(reply: str, text: str) -> str:
+    """``Yes, <text>``, the text's first word in lower case when it is a function word ("The")."""
+    first = text.split(maxsplit=1)[0]
+    if first.lower() in STOPWORDS and first[1:].islower():
+        text = text[0].lower() + text[1:]
+    return f"{reply}, {text}"
+
+
 def answer_sentences(answer: str) -> list[str]:
-    """The sentences of ``answer`` that may carry claims (steps 1-2), framing phrases removed."""
+    """The sentences of ``answer`` that may carry claims (steps 1-2), framing phrases removed and an
+    opening yes or no kept as ``Yes, `` / ``No, `` (also one that stood alone before the sentence)."""
     out: list[str] = []
+    reply = ""
     for span in split_sentences(answer):
         text = _LIST_MARK.sub("", " ".join(span.text.split())).strip()
-        if not text or text.endswith("?") or _GREETING.match(text) or abstention_cues(text):
+        yes_no = _YES_NO.match(text)
+        if yes_no:
+            reply, text = ("Yes" if yes_no.group(1) else "No"), text[yes_no.end():].strip()
+        if not text:
+            continue
+        if text.endswith("?") or _GREETING.match(text) or abstention_cues(text):
+            reply = ""
             continue
         prev = None
         while prev != text:
             prev = text
             text = _FRAMING.sub("", text).strip()
         if text and (content_stems(text) or quantities(text)):
-            out.append(text[0].upper() + text[1:])
+            out.append(_after_reply(reply, text) if reply else text[0].upper() + text[1:])
+        reply = ""
     return out
 
 
