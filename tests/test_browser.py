@@ -129,15 +129,16 @@ def streamlit_server(tmp_path_factory):
 def app(streamlit_server, monkeypatch, request) -> App:
     """The shared server, and this test's own project in its home: a fresh copy of
     tests/test_app.py's project (built once per test process, in this one, whose models are then
-    loaded for the tests after it), named after the test and given its own id before the test
-    opens it, as a user's copy would be; the server indexes its chunks from the copied embedding
-    cache. Every address the test opens names this project."""
+    loaded for the tests after it), named after the test (a clash fails) and given its own id
+    before the test opens it, as a user's copy would be; the server indexes its chunks from the
+    copied embedding cache. Every address the test opens names this project."""
     from tests.test_app import build_project
 
     proc, url, home, log = streamlit_server
     assert proc.poll() is None, f"the shared streamlit server exited with code {proc.returncode}"
     monkeypatch.setenv("RAGEVAL_HOME", str(home))
-    name = "t-" + request.node.name.removeprefix("test_")[:40].replace("_", "-")
+    # short, as the sidebar and the README's screenshots show it: the test name's first three words
+    name = "-".join(request.node.name.split("_")[1:4])
     copy_of("browser", lambda project, _: build_project(project.slug), name)
     return App(url, name, log)
 
