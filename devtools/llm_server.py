@@ -186,6 +186,16 @@ class FakeLLMServer:
                 setattr(self, name, set(value) if name == "models" and value is not None else value)
         return self
 
+    def end_latency(self) -> "FakeLLMServer":
+        """No latency from now on, and every call still sleeping out its latency (or a hang) answers
+        at once; counters and bodies are kept. For a test that holds calls until something has
+        happened elsewhere (``script(latency=...)`` long, then this) instead of guessing a duration."""
+        with self._lock:
+            self.latency = 0.0
+            self._release.set()
+            self._release = threading.Event()
+        return self
+
     # -- observations
     def count(self, path: str | None = None) -> int:
         """Requests received in all, or for one path (e.g. ``/v1/chat/completions``)."""

@@ -70,6 +70,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_CLAIM_VERIFIER", "rules", "offline claim check: rules (a claim copied from a context is "
             "SUPPORTED, every other one UNVERIFIED) or xenc (opt-in learned NLI cross-encoder: 0.32 3-way on "
             "hand-written claims vs 0.39 always SUPPORTED; Climate-FEVER 0.383 vs majority class 0.673)"),
+    Setting("RAGEVAL_RAY_STOP_GRACE", "5", "seconds the cleanup of a killed Ray driver's local cluster waits "
+            "after SIGTERM before it sends SIGKILL", float),
     Setting("RAGEVAL_PRICES", "", "a JSON price table laid over the shipped one (cost estimates and usage)"),
     Setting("OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible server of every LLM role"),
     Setting("OPENAI_API_KEY", "", "API key of every LLM role (a local server may need none)"),

@@ -1,8 +1,10 @@
 """One end-to-end test in a real browser: Debian's Chromium driven by the playwright package.
 
-The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME holding the
-small project of tests/test_app.py (built once per test process through the library, its
-database copied for each test: tests/projects.py). In the browser:
+The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME, one server
+and one Chromium per test module (tests/test_browser_testsets.py starts its own). Each test works on
+its own copy of the small project of tests/test_app.py (built once per test process through the
+library, its database copied for each test: tests/projects.py) in a browser context of its own, as
+separate users of one server would. In the browser:
 open the app, upload a .txt on Documents through the hidden file input and see it ingested,
 then open Answers and see claims highlighted while hostile document text stays inert; and a new
 user's whole path (create a project, upload two documents and a QA set, run, open an answer, see
@@ -21,7 +23,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlencode
 
 import pytest
 
@@ -67,27 +71,50 @@ def _env(home: Path) -> dict[str, str]:
             "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
 
 
-@pytest.fixture
-def server(tmp_path, monkeypatch):
-    """``streamlit run app.py`` over a home of the test's own (each test changes its project) holding
-    project ``t``: a copy of tests/test_app.py's project, built once per test process (in this one,
-    whose models are then loaded for the tests after it), given its own id before the server starts,
-    as a user's copy would be; the server indexes its chunks from the copied embedding cache."""
-    from tests.test_app import build_project
+@pytest.fixture(scope="module")
+def chromium():
+    """Chromium through playwright, started once for the module's tests (its start costs a second
+    or two); each test opens a context of its own (its own cookies, storage, tabs and viewport)."""
+    from playwright.sync_api import sync_playwright
 
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    copy_of("browser", lambda project, _: build_project(project.slug), "t")
-    env = _env(tmp_path / "home")
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@dataclass(frozen=True)
+class App:
+    """The test's view of the shared server: its address, this test's own project, the server's log."""
+    url: str
+    project: str
+    log: Path
+
+    def at(self, page: str = "", **params: str) -> str:
+        """The address of ``page`` ("" is Home) on this test's project, with ``params``."""
+        return f"{self.url}/{page}?" + urlencode({"project": self.project, **params}, safe=",")
+
+
+@pytest.fixture(scope="module")
+def streamlit_server(tmp_path_factory):
+    """``streamlit run app.py`` over a home of its own, once per test module (its start, and the
+    first script run that imports the library, cost seconds): ``(process, url, home, log)``. Each
+    test works on a project of its own in that home (:func:`app`), as separate users of one server
+    would."""
+    folder = tmp_path_factory.mktemp("streamlit")
+    home, log_path = folder / "home", folder / "streamlit.log"
     port = free_port()
-    log = (tmp_path / "streamlit.log").open("w")
+    log = log_path.open("w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless=true",
          "--server.address=127.0.0.1", f"--server.port={port}", "--browser.gatherUsageStats=false",
          "--server.fileWatcherType=none"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        cwd=ROOT, env=_env(home), stdout=log, stderr=subprocess.STDOUT)
     try:
         wait_healthy(port, proc)
-        yield f"http://127.0.0.1:{port}"
+        yield proc, f"http://127.0.0.1:{port}", home, log_path
     finally:
         proc.terminate()
         try:
@@ -98,48 +125,63 @@ def server(tmp_path, monkeypatch):
         log.close()
 
 
-def test_upload_a_document_then_inspect_answers(server, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+@pytest.fixture
+def app(streamlit_server, monkeypatch, request) -> App:
+    """The shared server, and this test's own project in its home: a fresh copy of
+    tests/test_app.py's project (built once per test process, in this one, whose models are then
+    loaded for the tests after it), named after the test (a clash fails) and given its own id
+    before the test opens it, as a user's copy would be; the server indexes its chunks from the
+    copied embedding cache. Every address the test opens names this project."""
+    from tests.test_app import build_project
+
+    proc, url, home, log = streamlit_server
+    assert proc.poll() is None, f"the shared streamlit server exited with code {proc.returncode}"
+    monkeypatch.setenv("RAGEVAL_HOME", str(home))
+    # short, as the sidebar and the README's screenshots show it: the test name's first three words
+    name = "-".join(request.node.name.split("_")[1:4])
+    copy_of("browser", lambda project, _: build_project(project.slug), name)
+    return App(url, name, log)
+
+
+def test_upload_a_document_then_inspect_answers(chromium, app, tmp_path):
+    from playwright.sync_api import expect
 
     expect.set_options(timeout=WAIT_MS)  # the first ingest loads the embedding model in the server
     doc = tmp_path / "warehouse.txt"
     doc.write_text("The warehouse opens at 7 am on weekdays and at 9 am on Saturdays.", encoding="utf-8")
     dialogs: list[str] = []
     outside: list[str] = []
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=FLAGS,
-                                                   viewport={"width": 1400, "height": 1400})
-        try:
-            page = ctx.new_page()
-            page.set_default_timeout(WAIT_MS)
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.on("request", lambda r: outside.append(r.url) if "127.0.0.1:9/" in r.url else None)
-            page.goto(server)
-            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: outside.append(r.url) if "127.0.0.1:9/" in r.url else None)
+        page.goto(app.at())
+        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
 
-            page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
-            expect(page.get_by_role("heading", name="Documents")).to_be_visible()
-            page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(doc))
-            expect(page.get_by_text("warehouse.txt", exact=True).first).to_be_visible()
-            page.get_by_role("button", name="Ingest").click()
-            expect(page.get_by_text("warehouse.txt: 1 page(s), 1 chunk(s), added")).to_be_visible()
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
+        expect(page.get_by_role("heading", name="Documents")).to_be_visible()
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(doc))
+        expect(page.get_by_text("warehouse.txt", exact=True).first).to_be_visible()
+        page.get_by_role("button", name="Ingest").click()
+        expect(page.get_by_text("warehouse.txt: 1 page(s), 1 chunk(s), added")).to_be_visible()
 
-            page.locator('[data-testid="stSidebarNav"] a', has_text="Answers").click()
-            expect(page.get_by_role("heading", name="Answers")).to_be_visible()
-            expect(page.get_by_text("entity mismatch: Japan vs China")).to_be_visible()
-            contradicted = page.locator('span[title="CONTRADICTED"]', has_text="Green tea originated in Japan.")
-            expect(contradicted).to_be_visible()
-            # hostile text from the document and the "model" is shown as text and loads nothing
-            expect(page.get_by_text("<script>alert(1)</script>", exact=False).filter(visible=True).first).to_be_visible()
-            assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
-            page.screenshot(path=str(tmp_path / "answers.png"), full_page=True)
-            shots = os.environ.get("RAGEVAL_SCREENSHOTS")
-            if shots:
-                Path(shots).mkdir(parents=True, exist_ok=True)
-                page.screenshot(path=str(Path(shots) / "answers.png"), full_page=True)
-        finally:
-            ctx.close()
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Answers").click()
+        expect(page.get_by_role("heading", name="Answers")).to_be_visible()
+        expect(page.get_by_text("entity mismatch: Japan vs China")).to_be_visible()
+        contradicted = page.locator('span[title="CONTRADICTED"]', has_text="Green tea originated in Japan.")
+        expect(contradicted).to_be_visible()
+        # hostile text from the document and the "model" is shown as text and loads nothing
+        expect(page.get_by_text("<script>alert(1)</script>", exact=False).filter(visible=True).first).to_be_visible()
+        assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
+        page.screenshot(path=str(tmp_path / "answers.png"), full_page=True)
+        shots = os.environ.get("RAGEVAL_SCREENSHOTS")
+        if shots:
+            Path(shots).mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(Path(shots) / "answers.png"), full_page=True)
+    finally:
+        ctx.close()
     assert dialogs == [], "a script from document text ran"
     assert outside == [], "markdown from document text loaded a resource"
 
@@ -170,9 +212,8 @@ def _shot(page, tmp_path: Path, name: str) -> None:
         page.screenshot(path=str(Path(shots) / f"{name}.png"), full_page=False)
 
 
-def _server_log(tmp_path: Path) -> str:
+def _server_log(log: Path) -> str:
     """The end of the Streamlit server's output, for a failure message (a traceback, a busy project)."""
-    log = tmp_path / "streamlit.log"
     return f"\n--- streamlit.log ---\n{log.read_text(errors='replace')[-3000:]}" if log.exists() else ""
 
 
@@ -213,7 +254,7 @@ def _toast_covers_nothing(page, button) -> None:
     assert button.evaluate(UNCOVERED), "something covers the button"
 
 
-def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_path):
+def test_new_user_path_from_empty_project_to_claims_with_verdicts(chromium, app, tmp_path):
     """Create a project, upload two documents and a QA set, run, open an answer, see verdicts.
 
     Fails with the page's text when something expected is missing, and when the page requested
@@ -221,166 +262,160 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(server, tmp_pa
     """
     from urllib.parse import urlsplit
 
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     expect.set_options(timeout=WAIT_MS)
     for name, text in (("warehouse.txt", DOC_A), ("depot.md", DOC_B), ("questions.csv", QA_CSV)):
         (tmp_path / name).write_text(text, encoding="utf-8")
     outside: list[str] = []
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=FLAGS,
-                                                   viewport={"width": 1400, "height": 1000})
-        page = ctx.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.on("request", lambda r: outside.append(r.url)
-                if urlsplit(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
-        try:
-            page.goto(server)
-            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
-            expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the runs compared
-            expect(page.locator('[data-testid="stDataFrame"] canvas').first).to_be_visible()
-            _settled(page)  # the table's canvas painted before the screenshot
-            _shot(page, tmp_path, "home")
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(WAIT_MS)
+    page.on("request", lambda r: outside.append(r.url)
+            if urlsplit(r.url).hostname not in ("127.0.0.1", None) and not r.url.startswith("data:") else None)
+    try:
+        page.goto(app.at())
+        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+        expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the runs compared
+        expect(page.locator('[data-testid="stDataFrame"] canvas').first).to_be_visible()
+        _settled(page)  # the table's canvas painted before the screenshot
+        _shot(page, tmp_path, "home")
 
-            # a project, created in plain sight; it starts empty
-            field = page.get_by_role("textbox", name="New project")
-            field.fill("e2e")
-            field.press("Enter")
-            page.get_by_role("button", name="Create").click()
-            expect(page.get_by_text("Created project e2e")).to_be_visible()
-            expect(page.get_by_role("heading", name="Project e2e")).to_be_visible()
+        # a project, created in plain sight; it starts empty
+        field = page.get_by_role("textbox", name="New project")
+        field.fill("e2e")
+        field.press("Enter")
+        page.get_by_role("button", name="Create").click()
+        expect(page.get_by_text("Created project e2e")).to_be_visible()
+        expect(page.get_by_role("heading", name="Project e2e")).to_be_visible()
 
-            _nav(page, "Documents")
-            page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
-                [str(tmp_path / "warehouse.txt"), str(tmp_path / "depot.md")])
-            expect(page.get_by_text("depot.md", exact=True).first).to_be_visible()
-            page.get_by_role("button", name="Ingest").click()
-            expect(page.get_by_text("warehouse.txt: 1 page(s)")).to_be_visible()
-            expect(page.get_by_text("depot.md: 1 page(s)")).to_be_visible()
-            _shot(page, tmp_path, "documents")
+        _nav(page, "Documents")
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(
+            [str(tmp_path / "warehouse.txt"), str(tmp_path / "depot.md")])
+        expect(page.get_by_text("depot.md", exact=True).first).to_be_visible()
+        page.get_by_role("button", name="Ingest").click()
+        expect(page.get_by_text("warehouse.txt: 1 page(s)")).to_be_visible()
+        expect(page.get_by_text("depot.md: 1 page(s)")).to_be_visible()
+        _shot(page, tmp_path, "documents")
 
-            _nav(page, "QA sets")
-            page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
-                str(tmp_path / "questions.csv"))
-            expect(page.get_by_text("questions.csv", exact=True).first).to_be_visible()
-            page.get_by_role("button", name="Import", exact=True).click()
-            expect(page.get_by_text("Imported 3 question(s) as questions.")).to_be_visible()
-            _shot(page, tmp_path, "qa_sets")
+        _nav(page, "QA sets")
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
+            str(tmp_path / "questions.csv"))
+        expect(page.get_by_text("questions.csv", exact=True).first).to_be_visible()
+        page.get_by_role("button", name="Import", exact=True).click()
+        expect(page.get_by_text("Imported 3 question(s) as questions.")).to_be_visible()
+        _shot(page, tmp_path, "qa_sets")
 
-            _nav(page, "Run")
-            expect(page.get_by_text("Everything offline: no model calls, no cost.")).to_be_visible()
-            page.get_by_role("button", name="Start run").click()
-            # progress (or the end) shows without a reload; how soon is a speed figure (bench/), not asserted
-            expect(page.get_by_text(PROGRESS).or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=WAIT_MS)
-            _shot(page, tmp_path, "run_progress")
-            expect(page.get_by_text("Finished:").first).to_be_visible(timeout=240_000)  # the message (and a toast)
-            _toast_covers_nothing(page, page.get_by_role("button", name="Open its answers"))
-            _shot(page, tmp_path, "run")
-            page.get_by_role("button", name="Open its answers").click()
+        _nav(page, "Run")
+        expect(page.get_by_text("Everything offline: no model calls, no cost.")).to_be_visible()
+        page.get_by_role("button", name="Start run").click()
+        # progress (or the end) shows without a reload; how soon is a speed figure (bench/), not asserted
+        expect(page.get_by_text(PROGRESS).or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=WAIT_MS)
+        _shot(page, tmp_path, "run_progress")
+        expect(page.get_by_text("Finished:").first).to_be_visible(timeout=240_000)  # the message (and a toast)
+        _toast_covers_nothing(page, page.get_by_role("button", name="Open its answers"))
+        _shot(page, tmp_path, "run")
+        page.get_by_role("button", name="Open its answers").click()
 
-            expect(page.get_by_role("heading", name="Answers")).to_be_visible()
-            expect(page.get_by_text("Claims (").first).to_be_visible()
-            badges = page.locator("td span", has_text=re.compile(r"^(SUPPORTED|CONTRADICTED|NOT_MENTIONED)$"))
-            expect(badges.first).to_be_visible()
-            page.get_by_text("Claims (").first.scroll_into_view_if_needed()
-            page.mouse.wheel(0, -350)
-            _shot(page, tmp_path, "answers")
-            page.get_by_role("tab", name="Plots").click()
-            expect(page.locator(".js-plotly-plot").first).to_be_visible()
-            _shot(page, tmp_path, "plots")
+        expect(page.get_by_role("heading", name="Answers")).to_be_visible()
+        expect(page.get_by_text("Claims (").first).to_be_visible()
+        badges = page.locator("td span", has_text=re.compile(r"^(SUPPORTED|CONTRADICTED|NOT_MENTIONED)$"))
+        expect(badges.first).to_be_visible()
+        page.get_by_text("Claims (").first.scroll_into_view_if_needed()
+        page.mouse.wheel(0, -350)
+        _shot(page, tmp_path, "answers")
+        page.get_by_role("tab", name="Plots").click()
+        expect(page.locator(".js-plotly-plot").first).to_be_visible()
+        _shot(page, tmp_path, "plots")
 
-            # Correlations: no run has ratings yet, and the page says so; chosen by hand, the run gets an
-            # analysis all the same (metric x metric), and its heatmap renders
-            _nav(page, "Correlations")
-            expect(page.get_by_text("None of the finished runs has human ratings yet")).to_be_visible()
-            page.locator('[data-testid="stMultiSelect"]').first.click()
-            page.get_by_role("option").first.click()
-            page.keyboard.press("Escape")
-            page.get_by_role("button", name="Compute and store").click()
-            expect(page.get_by_role("heading", name="Agreement with the human score")).to_be_visible(timeout=WAIT_MS)
-            expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
-            _shot(page, tmp_path, "correlations")
-        except Exception as exc:  # noqa: BLE001 - playwright's timeouts too: fail with what the page showed
-            raise AssertionError(f"{exc}\n--- page text ---\n{page.inner_text('body')[:4000]}"
-                                 f"{_server_log(tmp_path)}") from exc
-        finally:
-            ctx.close()
+        # Correlations: no run has ratings yet, and the page says so; chosen by hand, the run gets an
+        # analysis all the same (metric x metric), and its heatmap renders
+        _nav(page, "Correlations")
+        expect(page.get_by_text("None of the finished runs has human ratings yet")).to_be_visible()
+        page.locator('[data-testid="stMultiSelect"]').first.click()
+        page.get_by_role("option").first.click()
+        page.keyboard.press("Escape")
+        page.get_by_role("button", name="Compute and store").click()
+        expect(page.get_by_role("heading", name="Agreement with the human score")).to_be_visible(timeout=WAIT_MS)
+        expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
+        _shot(page, tmp_path, "correlations")
+    except Exception as exc:  # noqa: BLE001 - playwright's timeouts too: fail with what the page showed
+        raise AssertionError(f"{exc}\n--- page text ---\n{page.inner_text('body')[:4000]}"
+                             f"{_server_log(app.log)}") from exc
+    finally:
+        ctx.close()
     assert outside == [], f"the page requested outside hosts: {sorted(set(outside))[:10]}"
 
 
-def _project_runs(tmp_path: Path, monkeypatch) -> list:
-    """The server's project ``t`` runs, read through the library (the server holds no connection idle)."""
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+def _project_runs(app: App) -> list:
+    """The runs of the test's project, read through the library (the server holds no connection idle;
+    the ``app`` fixture points RAGEVAL_HOME at the server's home)."""
     from rageval.store import runs as run_store
 
-    return run_store.runs(open_project("t").db_path)
+    return run_store.runs(open_project(app.project).db_path)
 
 
-def test_links_ratings_and_runs_announced_across_tabs(server, tmp_path, monkeypatch):
+def test_links_ratings_and_runs_announced_across_tabs(chromium, app, tmp_path):
     """Two tabs on one server: a pasted link and a reload reopen a question; a rating saves and moves
     on; a run started in tab A is announced in tab B; Compare states its verdict in a sentence."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     expect.set_options(timeout=WAIT_MS)
-    pipeline_run = next(r.id for r in _project_runs(tmp_path, monkeypatch) if r.kind == "pipeline")
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=FLAGS,
-                                                   viewport={"width": 1280, "height": 1000})
-        a, b = ctx.new_page(), ctx.new_page()
-        for page in (a, b):
-            page.set_default_timeout(WAIT_MS)
-        try:
-            # a link someone pasted: that run, that question; a reload keeps it
-            a.bring_to_front()
-            a.goto(f"{server}/answers?project=t&run={pipeline_run}&question=q3")
-            expect(a.get_by_role("heading", name="Answers")).to_be_visible()
-            expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
-            a.reload()
-            expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
-            assert "question=q3" in a.url and f"run={pipeline_run}" in a.url, a.url
+    pipeline_run = next(r.id for r in _project_runs(app) if r.kind == "pipeline")
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    a, b = ctx.new_page(), ctx.new_page()
+    for page in (a, b):
+        page.set_default_timeout(WAIT_MS)
+    try:
+        # a link someone pasted: that run, that question; a reload keeps it
+        a.bring_to_front()
+        a.goto(app.at("answers", run=pipeline_run, question="q3"))
+        expect(a.get_by_role("heading", name="Answers")).to_be_visible()
+        expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
+        a.reload()
+        expect(a.get_by_text("Which city did the 1669 eruption damage?").filter(visible=True).first).to_be_visible()
+        assert "question=q3" in a.url and f"run={pipeline_run}" in a.url, a.url
 
-            # tab B rates: save and next moves to the next answer, and the address follows
-            b.bring_to_front()  # a hidden tab does not paint: Chromium pauses its animation frames
-            b.goto(f"{server}/human_review?project=t&run={pipeline_run}&rater=e2e&question=q1")
-            expect(b.get_by_text("e2e: 0 of 3 answers rated")).to_be_visible()
-            b.get_by_text("4 Good").click()
-            b.get_by_role("button", name="Save and next").click()
-            expect(b.get_by_text("e2e: 1 of 3 answers rated")).to_be_visible()
-            expect(b.get_by_text("2. Where did green tea originate?").filter(visible=True).first).to_be_visible()
-            expect(b).to_have_url(re.compile(r"question=q2"))
+        # tab B rates: save and next moves to the next answer, and the address follows
+        b.bring_to_front()  # a hidden tab does not paint: Chromium pauses its animation frames
+        b.goto(app.at("human_review", run=pipeline_run, rater="e2e", question="q1"))
+        expect(b.get_by_text("e2e: 0 of 3 answers rated")).to_be_visible()
+        b.get_by_text("4 Good").click()
+        b.get_by_role("button", name="Save and next").click()
+        expect(b.get_by_text("e2e: 1 of 3 answers rated")).to_be_visible()
+        expect(b.get_by_text("2. Where did green tea originate?").filter(visible=True).first).to_be_visible()
+        expect(b).to_have_url(re.compile(r"question=q2"))
 
-            # tab A starts a run; tab B, still on Human review, announces it with its link
-            a.bring_to_front()
-            a.goto(f"{server}/run?project=t")
-            a.get_by_role("button", name="Start run").click()
-            expect(a.get_by_text(PROGRESS).or_(a.get_by_text("Finished:")).first).to_be_visible(timeout=WAIT_MS)
-            b.bring_to_front()
-            expect(b.get_by_text("Finished:").first).to_be_visible(timeout=900_000)  # 11 default metrics, a busy machine
-            expect(b.get_by_role("button", name="Open its answers")).to_be_visible()
-            _toast_covers_nothing(b, b.get_by_role("button", name="Open its answers"))  # at 1280 px
+        # tab A starts a run; tab B, still on Human review, announces it with its link
+        a.bring_to_front()
+        a.goto(app.at("run"))
+        a.get_by_role("button", name="Start run").click()
+        expect(a.get_by_text(PROGRESS).or_(a.get_by_text("Finished:")).first).to_be_visible(timeout=WAIT_MS)
+        b.bring_to_front()
+        expect(b.get_by_text("Finished:").first).to_be_visible(timeout=900_000)  # 11 default metrics, a busy machine
+        expect(b.get_by_role("button", name="Open its answers")).to_be_visible()
+        _toast_covers_nothing(b, b.get_by_role("button", name="Open its answers"))  # at 1280 px
 
-            # Compare the two pipeline runs: the verdict is a sentence, and the per-question lists
-            a.bring_to_front()
-            new_run = next(r.id for r in _project_runs(tmp_path, monkeypatch)
-                           if r.kind == "pipeline" and r.id != pipeline_run)
-            a.goto(f"{server}/compare?project=t&runs={pipeline_run},{new_run}&metric=token_f1")
-            expect(a.get_by_role("heading", name="Compare runs")).to_be_visible()
-            expect(a.get_by_text(re.compile(r"difference|scores (higher|lower)|reliable")).first).to_be_visible()
-            expect(a.get_by_role("heading", name="Per question: what got worse, what got better")).to_be_visible()
-            expect(a.get_by_text(re.compile(r"^(Worse|Better) in B \(\d+\)$")).first).to_be_visible()
+        # Compare the two pipeline runs: the verdict is a sentence, and the per-question lists
+        a.bring_to_front()
+        new_run = next(r.id for r in _project_runs(app)
+                       if r.kind == "pipeline" and r.id != pipeline_run)
+        a.goto(app.at("compare", runs=f"{pipeline_run},{new_run}", metric="token_f1"))
+        expect(a.get_by_role("heading", name="Compare runs")).to_be_visible()
+        expect(a.get_by_text(re.compile(r"difference|scores (higher|lower)|reliable")).first).to_be_visible()
+        expect(a.get_by_role("heading", name="Per question: what got worse, what got better")).to_be_visible()
+        expect(a.get_by_text(re.compile(r"^(Worse|Better) in B \(\d+\)$")).first).to_be_visible()
 
-            # the new run's eleven metric cards at 1280 px: every title whole, none ending in "…"
-            a.goto(f"{server}/answers?project=t&run={new_run}")
-            expect(a.locator('[data-testid="stMetricLabel"]').nth(10)).to_be_visible()
-            _settled(a)
-            assert a.evaluate(CUT_TITLES) == []
-        except Exception as exc:  # noqa: BLE001 - fail with what the pages showed
-            raise AssertionError(f"{exc}{_server_log(tmp_path)}\n--- tab A ---\n{a.inner_text('body')[:3000]}"
-                                 f"\n--- tab B ---\n{b.inner_text('body')[:3000]}") from exc
-        finally:
-            ctx.close()
+        # the new run's eleven metric cards at 1280 px: every title whole, none ending in "…"
+        a.goto(app.at("answers", run=new_run))
+        expect(a.locator('[data-testid="stMetricLabel"]').nth(10)).to_be_visible()
+        _settled(a)
+        assert a.evaluate(CUT_TITLES) == []
+    except Exception as exc:  # noqa: BLE001 - fail with what the pages showed
+        raise AssertionError(f"{exc}{_server_log(app.log)}\n--- tab A ---\n{a.inner_text('body')[:3000]}"
+                             f"\n--- tab B ---\n{b.inner_text('body')[:3000]}") from exc
+    finally:
+        ctx.close()
 
 
 def _click_another_sentence(where) -> str:
@@ -397,72 +432,69 @@ def _click_another_sentence(where) -> str:
     return sentences.nth(1).inner_text().strip().split("] ", 1)[1].removesuffix(" (proposed)")
 
 
-def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(server, tmp_path, monkeypatch):
+def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, app, tmp_path):
     """Human review's claim queue: two one-click labels and one by its key, its evidence changed by a click
     on another sentence; Correlations then shows the rater's claims and the verifier's agreement, and Home
     the prediction-powered estimate it did not show before; on Answers a key labels the claim in the box
     (its evidence clicked) and the box moves to the next claim."""
-    from playwright.sync_api import expect, sync_playwright
+    from playwright.sync_api import expect
 
     from tests.claim_fixtures import add_claims
 
     expect.set_options(timeout=WAIT_MS)
-    pipeline_run = next(r.id for r in _project_runs(tmp_path, monkeypatch) if r.kind == "pipeline")
+    pipeline_run = next(r.id for r in _project_runs(app) if r.kind == "pipeline")
     verdicts = ("SUPPORTED", "UNVERIFIED", "CONTRADICTED")
-    add_claims(open_project("t"), pipeline_run, [
+    add_claims(open_project(app.project), pipeline_run, [
         {"item_id": f"q{i}", "signature": "faithfulness|judge:heuristic|v1", "ordinal": k, "judge": "heuristic",
          "text": f"Claim {k} of answer {i}.", "verdict": verdicts[(i + k) % 3], "confidence": 1.0}
         for i in (1, 2, 3) for k in (0, 1)])
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=FLAGS,
-                                                   viewport={"width": 1280, "height": 1000})
-        page = ctx.new_page()
-        page.set_default_timeout(WAIT_MS)
-        try:
-            page.goto(f"{server}/?project=t")
-            expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
-            expect(page.get_by_text("Prediction-powered estimates")).to_have_count(0)
-            page.goto(f"{server}/correlations?project=t")
-            expect(page.get_by_text("No claim labels yet")).to_be_visible()
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    page = ctx.new_page()
+    page.set_default_timeout(WAIT_MS)
+    try:
+        page.goto(app.at())
+        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+        expect(page.get_by_text("Prediction-powered estimates")).to_have_count(0)
+        page.goto(app.at("correlations"))
+        expect(page.get_by_text("No claim labels yet")).to_be_visible()
 
-            page.goto(f"{server}/human_review?project=t&run={pipeline_run}&rater=e2e")
-            page.get_by_role("radio", name="Claims").or_(page.get_by_role("button", name="Claims")).first.click()
-            expect(page.get_by_text("6 claim(s) left for e2e")).to_be_visible()
-            expect(page.get_by_text("no verdict yet (UNVERIFIED)")).to_be_visible()  # UNVERIFIED first
-            for n, name in enumerate(("Supported (1)", "Not mentioned (3)")):
-                page.get_by_role("button", name=name).click()
-                expect(page.get_by_text(f"{5 - n} claim(s) left for e2e")).to_be_visible()
-            clicked = _click_another_sentence(page.locator("body"))  # the evidence: one click on a sentence
-            page.keyboard.press("2")  # the third by its key: Contradicted
-            expect(page.get_by_text("3 claim(s) left for e2e")).to_be_visible()
-            from rageval.store import claim_labels as cstore
+        page.goto(app.at("human_review", run=pipeline_run, rater="e2e"))
+        page.get_by_role("radio", name="Claims").or_(page.get_by_role("button", name="Claims")).first.click()
+        expect(page.get_by_text("6 claim(s) left for e2e")).to_be_visible()
+        expect(page.get_by_text("no verdict yet (UNVERIFIED)")).to_be_visible()  # UNVERIFIED first
+        for n, name in enumerate(("Supported (1)", "Not mentioned (3)")):
+            page.get_by_role("button", name=name).click()
+            expect(page.get_by_text(f"{5 - n} claim(s) left for e2e")).to_be_visible()
+        clicked = _click_another_sentence(page.locator("body"))  # the evidence: one click on a sentence
+        page.keyboard.press("2")  # the third by its key: Contradicted
+        expect(page.get_by_text("3 claim(s) left for e2e")).to_be_visible()
+        from rageval.store import claim_labels as cstore
 
-            stored = cstore.labels(open_project("t").db_path, [pipeline_run])
-            assert sorted(r["label"] for r in stored) == ["CONTRADICTED", "NOT_MENTIONED", "SUPPORTED"]
-            assert next(r["evidence"] for r in stored if r["label"] == "CONTRADICTED") == clicked
+        stored = cstore.labels(open_project(app.project).db_path, [pipeline_run])
+        assert sorted(r["label"] for r in stored) == ["CONTRADICTED", "NOT_MENTIONED", "SUPPORTED"]
+        assert next(r["evidence"] for r in stored if r["label"] == "CONTRADICTED") == clicked
 
-            page.goto(f"{server}/correlations?project=t")
-            expect(page.get_by_text(re.compile(r"1 rater\(s\) labelled 3 claim\(s\)"))).to_be_visible()
-            expect(page.get_by_text("Claim verifiers against people")).to_be_visible()
-            expect(page.get_by_text(re.compile(r"Confusion matrix: offline rule"))).to_be_visible()
-            page.goto(f"{server}/?project=t")
-            expect(page.get_by_text("Prediction-powered estimates")).to_be_visible()
-            expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED: \d")).first).to_be_visible()
+        page.goto(app.at("correlations"))
+        expect(page.get_by_text(re.compile(r"1 rater\(s\) labelled 3 claim\(s\)"))).to_be_visible()
+        expect(page.get_by_text("Claim verifiers against people")).to_be_visible()
+        expect(page.get_by_text(re.compile(r"Confusion matrix: offline rule"))).to_be_visible()
+        page.goto(app.at())
+        expect(page.get_by_text("Prediction-powered estimates")).to_be_visible()
+        expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED: \d")).first).to_be_visible()
 
-            # Answers: the keys act on the claim in the box, which moves on after each label
-            page.goto(f"{server}/answers?project=t&run={pipeline_run}&question=q1")
-            page.get_by_text("Label these claims").click()
-            page.get_by_label("Your name").fill("e2f")
-            page.get_by_label("Your name").press("Enter")
-            box = page.locator(".st-key-ans_claim_current")
-            expect(box).to_contain_text("▶ 1. Claim 0 of answer 1.")
-            clicked = _click_another_sentence(box)
-            page.keyboard.press("1")
-            expect(box).to_contain_text("▶ 2. Claim 1 of answer 1.")
-            (row,) = [r for r in cstore.labels(open_project("t").db_path, [pipeline_run]) if r["rater"] == "e2f"]
-            assert (row["claim"], row["label"], row["evidence"]) == ("Claim 0 of answer 1.", "SUPPORTED", clicked)
-        except Exception as exc:  # noqa: BLE001 - fail with what the page showed
-            raise AssertionError(f"{exc}{_server_log(tmp_path)}\n--- page ---\n{page.inner_text('body')[:3000]}") from exc
-        finally:
-            ctx.close()
+        # Answers: the keys act on the claim in the box, which moves on after each label
+        page.goto(app.at("answers", run=pipeline_run, question="q1"))
+        page.get_by_text("Label these claims").click()
+        page.get_by_label("Your name").fill("e2f")
+        page.get_by_label("Your name").press("Enter")
+        box = page.locator(".st-key-ans_claim_current")
+        expect(box).to_contain_text("▶ 1. Claim 0 of answer 1.")
+        clicked = _click_another_sentence(box)
+        page.keyboard.press("1")
+        expect(box).to_contain_text("▶ 2. Claim 1 of answer 1.")
+        (row,) = [r for r in cstore.labels(open_project(app.project).db_path, [pipeline_run]) if r["rater"] == "e2f"]
+        assert (row["claim"], row["label"], row["evidence"]) == ("Claim 0 of answer 1.", "SUPPORTED", clicked)
+    except Exception as exc:  # noqa: BLE001 - fail with what the page showed
+        raise AssertionError(f"{exc}{_server_log(app.log)}\n--- page ---\n{page.inner_text('body')[:3000]}") from exc
+    finally:
+        ctx.close()

@@ -9,7 +9,7 @@ import pytest
 
 from rageval.project import open_project
 from rageval.store import runs as run_store
-from tests.test_browser import CHROMIUM, FLAGS, WAIT_MS, _nav, _server_log, server  # noqa: F401
+from tests.test_browser import CHROMIUM, WAIT_MS, _nav, _server_log, app, chromium, streamlit_server  # noqa: F401
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")
@@ -25,57 +25,55 @@ def idle(page) -> None:
     page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden")
 
 
-def test_generate_edit_drop_save(server, tmp_path):
-    from playwright.sync_api import expect, sync_playwright
+def test_generate_edit_drop_save(chromium, app, tmp_path):
+    from playwright.sync_api import expect
 
     expect.set_options(timeout=WAIT_MS)
-    with sync_playwright() as p:
-        ctx = p.chromium.launch_persistent_context(str(tmp_path / "profile"), executable_path=str(CHROMIUM),
-                                                   headless=True, args=FLAGS, viewport={"width": 1400, "height": 1400})
-        try:
-            page = ctx.new_page()
-            page.set_default_timeout(WAIT_MS)
-            page.goto(f"{server}/?project=t")
-            _nav(page, "QA sets")
-            page.get_by_text("Generate from documents").click()
-            expect(page.get_by_text("not a substitute for a set written by an LLM or a person")).to_be_visible()
-            for label, value in (("Questions", "3"), ("Name of the new set", "reviewed")):
-                box = page.get_by_label(label)
-                box.fill(value)
-                box.press("Enter")
-            expect(page.get_by_label("Name of the new set")).to_have_value("reviewed")
-            page.get_by_role("button", name="Generate").click()
-            expect(page.get_by_text("Review reviewed")).to_be_visible()
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(app.at())
+        _nav(page, "QA sets")
+        page.get_by_text("Generate from documents").click()
+        expect(page.get_by_text("not a substitute for a set written by an LLM or a person")).to_be_visible()
+        for label, value in (("Questions", "3"), ("Name of the new set", "reviewed")):
+            box = page.get_by_label(label)
+            box.fill(value)
+            box.press("Enter")
+        expect(page.get_by_label("Name of the new set")).to_have_value("reviewed")
+        page.get_by_role("button", name="Generate").click()
+        expect(page.get_by_text("Review reviewed")).to_be_visible()
 
-            grid = page.locator('[data-testid="stDataFrame"]').first
-            grid.scroll_into_view_if_needed()
-            idle(page)
-            time.sleep(1.0)  # the grid draws on a canvas after its frame appears
-            box = grid.bounding_box()
-            row = lambda i: box["y"] + ROW_PX + ROW_PX * i + ROW_PX // 2  # noqa: E731
-            editor = page.locator("#portal textarea")  # the grid's cell editor, opened by Enter
-            for _ in range(10):  # the canvas takes clicks only once drawn: select the cell until it opens
-                page.mouse.click(box["x"] + 150, row(0))  # the question of row 1: select, edit, replace
-                page.keyboard.press("Enter")
-                try:
-                    editor.wait_for(timeout=3000)
-                    break
-                except Exception:
-                    page.keyboard.press("Escape")
-            editor.fill(EDITED)
-            editor.press("Enter")
-            idle(page)
-            page.mouse.click(box["x"] + 30, row(1))  # row 2's keep box: select, untick
-            page.keyboard.press("Space")
-            idle(page)
-            page.get_by_role("button", name="Save the set").click()
-            expect(page.get_by_text("Saved reviewed: 2 accepted, 1 dropped.")).to_be_visible()
-            expect(page.locator('[data-testid="stDownloadButton"]', has_text="JSONL")).to_be_visible()
-            page.screenshot(path=str(tmp_path / "generated.png"), full_page=True)
-        except Exception as exc:
-            raise AssertionError(f"{exc}{_server_log(tmp_path)}") from exc
-        finally:
-            ctx.close()
-    items = run_store.qa_items(open_project("t").db_path, "reviewed", include_dropped=True)
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        idle(page)
+        time.sleep(1.0)  # the grid draws on a canvas after its frame appears
+        box = grid.bounding_box()
+        row = lambda i: box["y"] + ROW_PX + ROW_PX * i + ROW_PX // 2  # noqa: E731
+        editor = page.locator("#portal textarea")  # the grid's cell editor, opened by Enter
+        for _ in range(10):  # the canvas takes clicks only once drawn: select the cell until it opens
+            page.mouse.click(box["x"] + 150, row(0))  # the question of row 1: select, edit, replace
+            page.keyboard.press("Enter")
+            try:
+                editor.wait_for(timeout=3000)
+                break
+            except Exception:
+                page.keyboard.press("Escape")
+        editor.fill(EDITED)
+        editor.press("Enter")
+        idle(page)
+        page.mouse.click(box["x"] + 30, row(1))  # row 2's keep box: select, untick
+        page.keyboard.press("Space")
+        idle(page)
+        page.get_by_role("button", name="Save the set").click()
+        expect(page.get_by_text("Saved reviewed: 2 accepted, 1 dropped.")).to_be_visible()
+        expect(page.locator('[data-testid="stDownloadButton"]', has_text="JSONL")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "generated.png"), full_page=True)
+    except Exception as exc:
+        raise AssertionError(f"{exc}{_server_log(app.log)}") from exc
+    finally:
+        ctx.close()
+    items = run_store.qa_items(open_project(app.project).db_path, "reviewed", include_dropped=True)
     assert [it["status"] for it in items] == ["accepted", "dropped", "accepted"]
     assert items[0]["question"] == EDITED and all(it["relevant"] and it["references"] for it in items)

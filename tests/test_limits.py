@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 from fpdf import FPDF
@@ -72,14 +74,35 @@ def test_two_concurrent_ingests_embed_each_chunk_once(tmp_path, monkeypatch, llm
     for i in range(6):
         (docs / f"d{i}.txt").write_text(f"Document {i}. " + " ".join(f"sentence {i}-{j} about topic {j}."
                                                                      for j in range(120)), encoding="utf-8")
-    llm_env.script(latency=3.0)  # a slow embedding server: the two ingests overlap for sure
+    # the embedding server holds every call until one ingest waits for the other: they overlap for
+    # sure, and no longer than that
+    llm_env.script(latency=600.0)
     home = tmp_path / "home"
     env = {**os.environ, "RAGEVAL_HOME": str(home), "PYTHONPATH": str(ROOT)}
     cmd = [sys.executable, "-m", "rageval", "ingest", str(docs), "--corpus", "c", "--embedder", "openai:emb",
            "--chunk-size", "300", "--chunk-overlap", "0"]
     procs = [subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for _ in range(2)]
-    outs = [p.communicate(timeout=300) for p in procs]
+    errs: list[list[str]] = [[], []]
+    waiting = threading.Event()
+
+    def read(proc: subprocess.Popen, lines: list[str]) -> None:
+        for line in proc.stderr:
+            lines.append(line)
+            if line.startswith("waiting: another ingest"):
+                waiting.set()
+
+    readers = [threading.Thread(target=read, args=(p, e), daemon=True) for p, e in zip(procs, errs)]
+    for r in readers:
+        r.start()
+    deadline = time.monotonic() + 300
+    while not waiting.wait(0.1):  # an ingest that ended before the other waited fails the test
+        assert all(p.poll() is None for p in procs) and time.monotonic() < deadline, errs
+    llm_env.end_latency()
+    for p, r in zip(procs, readers):
+        p.wait(timeout=300)
+        r.join(timeout=30)
+    outs = [(p.stdout.read(), "".join(e)) for p, e in zip(procs, errs)]
     assert all(p.returncode == 0 for p in procs), outs
     monkeypatch.setenv("RAGEVAL_HOME", str(home))
     chunks = corpus_store.chunks(open_project("default").db_path, "c", "recursive-300-0")

@@ -24,6 +24,7 @@ import sys
 import time
 from pathlib import Path
 
+from rageval.settings import value
 from rageval.store.owners import process_alive, this_process
 
 MARKER = "rageval-driver.json"
@@ -63,8 +64,11 @@ def holders(folder: Path) -> list[int]:
     return found
 
 
-def clean(folder: Path, *, grace: float = 5.0) -> list[int]:
-    """Stop the processes of ``folder`` (SIGTERM, then SIGKILL after ``grace`` s) and remove it; their pids."""
+def clean(folder: Path, *, grace: float | None = None) -> list[int]:
+    """Stop the processes of ``folder`` (SIGTERM, then SIGKILL after ``grace`` s: by default
+    ``RAGEVAL_RAY_STOP_GRACE``, 5) and remove it; their pids. Ray's agents outlive SIGTERM by more
+    than 5 s, so the grace is most of a cleanup's time."""
+    grace = value("RAGEVAL_RAY_STOP_GRACE") if grace is None else grace
     pids = holders(folder)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:
