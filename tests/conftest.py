@@ -69,16 +69,50 @@ def xenc_verifier():
     return shipped_verifier(make_embedder("local"))
 
 
-#: test modules that hold the suite's longest tests (browser, Ray, killed runs, demo builds), longest
-#: first, measured with ``--durations``. They run first: under ``--dist worksteal`` a long test started
-#: last keeps one test process busy after the other has run out of tests.
-LONG_FIRST = ("test_browser.py", "test_kill_resume.py", "test_scale_ray.py", "test_app_demo_claims.py",
-              "test_pipeline.py", "test_ray_cleanup.py", "test_browser_testsets.py", "test_app_claims.py",
-              "test_embed_fused.py", "test_cli_human.py", "test_limits.py", "test_score_resume.py")
+#: test modules that hold the suite's longest tests (browser, Ray, killed runs, demo builds) and
+#: about how many seconds each takes in one idle run of the suite (setup + call + teardown of its
+#: tests, ``--durations=0``); only their order and rough size matter.
+LONG_MODULES = {"test_browser.py": 95, "test_scale_ray.py": 55, "test_app_claims.py": 30,
+                "test_ray_cleanup.py": 22, "test_kill_resume.py": 18, "test_parallel.py": 17,
+                "test_browser_testsets.py": 15, "test_embed_fused.py": 14, "test_pipeline.py": 13,
+                "test_app_demo_claims.py": 10, "test_hostile_ingest_lock.py": 11, "test_score_resume.py": 6,
+                "test_limits.py": 5, "test_cli_human.py": 3}
 
 
-def pytest_collection_modifyitems(items):
-    """Run the modules of :data:`LONG_FIRST` first, in its order; every module's tests stay together
-    and in their order (so module fixtures are set up once)."""
-    rank = {name: i for i, name in enumerate(LONG_FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(rank)))
+def long_first_blocks(items: list, workers: int) -> list:
+    """``items`` ordered so that each test process starts on its share of the long modules.
+
+    pytest-xdist's ``worksteal`` hands the collected list out in contiguous blocks, the ``i``-th of
+    ``remaining // (workers - i)`` items, and a process that runs out takes tests from the end of
+    another's queue. So the long modules are shared among the blocks (longest first, each to the block
+    with the least long seconds so far), each block opens with its long modules, and the other tests
+    fill the blocks in their collected order: no process runs every long test while the other
+    waits for work, and no long test starts last. A long module's tests stay together and in their
+    order (its fixtures are set up once); the other tests keep their collected order (a module cut by
+    a block's end sets up its module fixtures in both processes, as stealing may also do). One
+    process: the long modules first."""
+    by_module: dict[str, list] = {}
+    for item in items:
+        by_module.setdefault(item.path.name, []).append(item)
+    long = sorted((m for m in by_module if m in LONG_MODULES), key=lambda m: -LONG_MODULES[m])
+    loads, shares = [0] * workers, [[] for _ in range(workers)]
+    for module in long:
+        i = loads.index(min(loads))
+        loads[i] += LONG_MODULES[module]
+        shares[i].extend(by_module[module])
+    rest = [item for item in items if item.path.name not in LONG_MODULES]
+    out, remaining = [], len(items)
+    for i, share in enumerate(shares):
+        size = remaining // (workers - i)
+        fill = max(0, size - len(share))
+        block = share + rest[:fill]
+        rest = rest[fill:]
+        out.extend(block)
+        remaining -= len(block)
+    return out + rest
+
+
+def pytest_collection_modifyitems(config, items):
+    """Order the tests by :func:`long_first_blocks` for this run's number of test processes."""
+    workers = getattr(config, "workerinput", {}).get("workercount", 1)
+    items[:] = long_first_blocks(items, workers)
