@@ -4,7 +4,7 @@
     python -m bench.bench_suite --rev 56fea22        # an earlier commit, in a temporary worktree
     python -m bench.bench_suite -- -n 0              # extra pytest arguments after --
 
-Runs ``python -m pytest -q -p no:cacheprovider [extra]`` (the README's test command without its
+Runs ``python -m pytest -q -p no:cacheprovider -rfE [extra]`` (the README's test command without its
 install steps, which take no part in the time) with a fresh ``RAGEVAL_HOME``, in the current
 Python environment, and prints one Markdown row: commit, extra arguments, tests passed / failed,
 wall seconds, CPU seconds of every process the suite started (user + system, from
@@ -32,7 +32,7 @@ def run_suite(folder: Path, extra: list[str]) -> dict:
     load = os.getloadavg()[0]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *extra],
+    proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-rfE", *extra],
                           cwd=folder, env=env, capture_output=True, text=True)
     wall = time.monotonic() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -40,7 +40,9 @@ def run_suite(folder: Path, extra: list[str]) -> dict:
     summary = (proc.stdout.strip().splitlines() or [""])[-1]
     counts = {k: int(n) for n, k in re.findall(r"(\d+) (passed|failed|errors?|xfailed|skipped)", summary)}
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return {"wall": wall, "cpu": cpu, "load": load, "counts": counts, "rc": proc.returncode, "summary": summary}
+    failed = [line for line in proc.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
+    return {"wall": wall, "cpu": cpu, "load": load, "counts": counts, "rc": proc.returncode, "summary": summary,
+            "failed": failed}
 
 
 def main() -> None:
@@ -67,7 +69,7 @@ def main() -> None:
           f"| {c.get('failed', 0) + c.get('error', 0) + c.get('errors', 0)} | {r['wall']:.1f} | {r['cpu']:.1f} "
           f"| {r['load']:.2f} |")
     if r["rc"] != 0:
-        print(f"pytest exited {r['rc']}: {r['summary']}", file=sys.stderr)
+        print(f"pytest exited {r['rc']}: {r['summary']}", *r["failed"], sep="\n", file=sys.stderr)
 
 
 if __name__ == "__main__":
