@@ -56,7 +56,8 @@ from rageval.text.words import ALL_NEGATIONS, fold, words
 #: :func:`rageval.claims.offline.rules_version`); 2: a part of a sentence needs a verb of its own;
 #: 3: Markdown's inline marks and a claim's leading list marker are dropped; a bare name or title
 #: (:func:`_bare_name`) is no claim; 4: an opening yes or no stays with its claim
-#: (:func:`rageval.claims.extract.answer_sentences`), so a copy of the rest alone is not the claim
+#: (:func:`rageval.claims.extract.answer_sentences`; a "no" only before punctuation), so a copy of
+#: the rest alone is not the claim
 RULES_REVISION = 4
 MIN_WORDS = 3
 #: words before the copied text that make it not asserted (English and Italian, accent-folded)

@@ -73,8 +73,9 @@ _VERB_AFTER_AND = re.compile(
 )
 
 
-#: a yes or no that answers the question (kept with its sentence, step 2)
-_YES_NO = re.compile(r"^(?:(yes|yeah|yep|yup)|(no|nope))\b[\s!.,;:]*", re.IGNORECASE)
+#: a yes or no that answers the question (kept with its sentence, step 2); a "no" only before
+#: punctuation or the end, since "No one knows" and "No two cases are alike" start a statement
+_YES_NO = re.compile(r"^(?:(yes|yeah|yep|yup)\b[\s!.,;:]*|(no|nope)(?:\s*[!.,;:]+\s*|\s*$))", re.IGNORECASE)
 
 
 def _after_reply(reply: str, text: str) -> str:
