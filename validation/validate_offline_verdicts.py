@@ -62,8 +62,10 @@ audit), one row per source and model, a response's one knowledge snippet as its 
 ``--source summac`` reads Polytope, FactCC and SummEval as the SummaC benchmark stored them
 (:mod:`validation.summac`), one row per set; ``--source lfqa`` reads long-form answers sentence by
 sentence against their retrieved documents (:mod:`validation.lfqa`), one row per answering system,
-claims extracted with the question. All five add a second reading restricted to the claims whose gold is unambiguous (those of consistent summaries or responses), with every SUPPORTED claim of an
-inconsistent one listed beside the error spans the annotators marked.
+claims extracted with the question. All five add a second reading restricted to the claims whose
+gold is unambiguous (those of consistent texts), with every SUPPORTED claim of an inconsistent text
+listed beside its note (the annotators' error spans or labels), and a reading restricted to texts of
+one claim.
 
 Figures: SUPPORTED precision with a Wilson 95% interval; coverage (decided / all claims; offline
 only SUPPORTED is decided); gold-supported claims marked CONTRADICTED; beside them the
@@ -152,8 +154,8 @@ def text_sets(r: P.Reader, portion: str) -> dict[str, list[dict]]:
 def summary_sets(args: argparse.Namespace) -> tuple[dict[str, list[dict]], Counter]:
     """Group -> texts ``{answer, contexts, gold, label, note}`` of the summaries or responses of
     ``args.source`` (AggreFact by origin dataset, FaithBench by summarizer, the dialogue sets by source
-    and model, SummaC by set, LFQA by system) in ``args.portion``, and the rows left out by reason (the loaders:
-    :mod:`validation.aggrefact`, :mod:`validation.faithbench`, :mod:`validation.dialogue`,
+    and model, SummaC by set, LFQA by system) in ``args.portion``, and the rows left out by reason
+    (the loaders: :mod:`validation.aggrefact`, :mod:`validation.faithbench`, :mod:`validation.dialogue`,
     :mod:`validation.summac`, :mod:`validation.lfqa`)."""
     if args.source == "aggrefact":
         units, left_out = aggrefact.units(args.mirror, args.portion)
