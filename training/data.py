@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import json
 import os
+import subprocess
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -24,6 +25,23 @@ def data_root() -> Path:
 
 
 DATA = data_root()
+
+
+def snapshot_file(mirror: Path, repo: str, path: str, rev: str = "HEAD", missing_ok: bool = False) -> bytes | None:
+    """A file of a fetched repository snapshot (``MIRROR/<owner>+<name>/repo``, a bare git
+    directory) at ``rev``; None when ``missing_ok`` and the snapshot does not hold it (its largest
+    files are listed but absent), else a CalledProcessError."""
+    proc = subprocess.run(["git", f"--git-dir={mirror / repo / 'repo'}", "show", f"{rev}:{path}"], capture_output=True)
+    if proc.returncode and missing_ok:
+        return None
+    proc.check_returncode()
+    return proc.stdout
+
+
+def snapshot_names(mirror: Path, repo: str, folder: str, rev: str = "HEAD") -> list[str]:
+    """The paths of the files directly in ``folder/`` of a fetched repository snapshot at ``rev``."""
+    return subprocess.run(["git", f"--git-dir={mirror / repo / 'repo'}", "ls-tree", "--name-only", rev, f"{folder}/"],
+                          check=True, capture_output=True).stdout.decode().split()
 
 
 def read_jsonl(path: Path) -> list[dict]:

@@ -43,7 +43,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
-from training.data import DATA, ROOT
+from training.data import DATA, ROOT, snapshot_file
 
 SOURCES_JSON = ROOT / "training" / "data" / "nli_sources.json"
 DEV_SHARE = 15  # percent of each train/dev source's groups that go to dev
@@ -69,10 +69,7 @@ class Reader:
         return blob
 
     def git(self, repo: str, path: str) -> str:
-        blob = subprocess.run(
-            ["git", f"--git-dir={self.mirror / repo / 'repo'}", "show", f"HEAD:{path}"],
-            check=True, capture_output=True,
-        ).stdout
+        blob = snapshot_file(self.mirror, repo, path)
         return self._note(f"github:{repo.replace('+', '/')}:{path}", blob).decode("utf-8")
 
     def wheel_file(self, path: str) -> str:

@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import ast
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 
+from training.data import snapshot_file
 from validation.xlsx import sheets
 
 REPO = "Liyan06+AggreFact"
@@ -46,8 +46,7 @@ ORIGINS = {"xsumfaith": "XSumFaith", "cliff": "CLIFF", "goyaldurrett2021": "Goya
 
 
 def _rows(mirror: Path, path: str) -> list[dict[str, str]]:
-    blob = subprocess.run(["git", f"--git-dir={mirror / REPO / 'repo'}", "show", f"HEAD:{path}"],
-                          check=True, capture_output=True).stdout
+    blob = snapshot_file(mirror, REPO, path)
     return [dict(r, sheet=name) for name, rows in sheets(blob).items() for r in rows]
 
 

@@ -36,10 +36,10 @@ from __future__ import annotations
 import csv
 import io
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 
+from training.data import snapshot_file
 from validation.portions import norm, require_portion, seeded_portion, take
 
 SEED = 42
@@ -58,8 +58,8 @@ AUDIT_FILES.update({f"data-audit/gold/{name}.csv": ("gold", bench)
 
 def _show(mirror: Path, repo: str, path: str) -> str | None:
     """A file of a snapshot, or None when the snapshot does not store it (large files are absent)."""
-    proc = subprocess.run(["git", f"--git-dir={mirror / repo / 'repo'}", "show", f"HEAD:{path}"], capture_output=True)
-    return proc.stdout.decode("utf-8", errors="replace") if proc.returncode == 0 else None
+    blob = snapshot_file(mirror, repo, path, missing_ok=True)
+    return None if blob is None else blob.decode("utf-8", errors="replace")
 
 
 def portion_of(knowledge: str) -> str:

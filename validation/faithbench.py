@@ -24,21 +24,17 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 from rageval.claims.containment import normalise
+from training.data import snapshot_file, snapshot_names
 from validation.portions import norm, require_portion, seeded_portion, take
 
 REPO = "vectara+FaithBench"
 SEED = 33
 DEV_SHARE = 30
 OVERLAP_CHARS = 120
-
-
-def _git(mirror: Path, *args: str) -> bytes:
-    return subprocess.run(["git", f"--git-dir={mirror / REPO / 'repo'}", *args], check=True, capture_output=True).stdout
 
 
 def portion_of(source: str) -> str:
@@ -49,10 +45,10 @@ def portion_of(source: str) -> str:
 def samples(mirror: Path) -> list[dict]:
     """Every sample of every released batch, ``{batch, source, summary, summarizer, spans, offsets,
     consistent}`` (``offsets``: each annotated span's ``(start, end)`` in the summary)."""
-    names = _git(mirror, "ls-tree", "--name-only", "HEAD", "data_for_release/").decode().split()
+    names = snapshot_names(mirror, REPO, "data_for_release")
     out = []
     for name in sorted(n for n in names if re.fullmatch(r"data_for_release/batch_\d+\.json", n)):
-        for s in json.loads(_git(mirror, "show", f"HEAD:{name}"))["samples"]:
+        for s in json.loads(snapshot_file(mirror, REPO, name))["samples"]:
             spans = [f"{'/'.join(a['label'])}: {a['summary_span']!r}" for a in s.get("annotations") or []]
             out.append({"batch": name.rsplit("/", 1)[1], "source": s["source"], "summary": s["summary"],
                         "summarizer": s["metadata"]["summarizer"], "spans": sorted(set(spans)),

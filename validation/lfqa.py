@@ -23,10 +23,10 @@ Fixed here before any verdict figure of this source was computed:
 from __future__ import annotations
 
 import json
-import subprocess
 from collections import Counter
 from pathlib import Path
 
+from training.data import snapshot_file
 from validation.portions import require_portion, seeded_portion
 
 REPO = "timchen0618+LFQA-Verification"
@@ -37,9 +37,7 @@ DEV_SHARE = 30
 
 
 def _json(mirror: Path, path: str):
-    text = subprocess.run(["git", f"--git-dir={mirror / REPO / 'repo'}", "show", f"HEAD:{path}"],
-                          check=True, capture_output=True).stdout
-    return json.loads(text)
+    return json.loads(snapshot_file(mirror, REPO, path))
 
 
 def portion_of(question_id: str) -> str:

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import ast
 import json
-import subprocess
 from collections import Counter
 from pathlib import Path
 
+from training.data import snapshot_file
 from validation.portions import norm, require_portion, seeded_portion, take
 
 REPO = "tingofurro+summac"
@@ -59,9 +59,7 @@ def rows(mirror: Path) -> list[dict]:
     """Every row of the three sets: ``{set, model, document, summary, consistent, note}``."""
     out = []
     for name, title in SETS.items():
-        text = subprocess.run(["git", f"--git-dir={mirror / REPO / 'repo'}", "show", f"{COMMIT}:data/{name}.json"],
-                              check=True, capture_output=True).stdout
-        for key, row in json.loads(text).items():
+        for key, row in json.loads(snapshot_file(mirror, REPO, f"data/{name}.json", rev=COMMIT)).items():
             out.append({"set": title, "model": row.get("model_name") or "", "document": row.get("document") or "",
                         "summary": row.get("claim") or "", "consistent": consistent(name, row),
                         "note": f"{key} {row.get('model_name') or row.get('ID') or row.get('id') or ''}; "

@@ -64,11 +64,11 @@ def holders(folder: Path) -> list[int]:
     return found
 
 
-def clean(folder: Path, *, grace: float | None = None) -> list[int]:
-    """Stop the processes of ``folder`` (SIGTERM, then SIGKILL after ``grace`` s: by default
-    ``RAGEVAL_RAY_STOP_GRACE``, 5) and remove it; their pids. Ray's agents outlive SIGTERM by more
-    than 5 s, so the grace is most of a cleanup's time."""
-    grace = value("RAGEVAL_RAY_STOP_GRACE") if grace is None else grace
+def clean(folder: Path) -> list[int]:
+    """Stop the processes of ``folder`` (SIGTERM, then SIGKILL after ``RAGEVAL_RAY_STOP_GRACE``
+    seconds, 5 by default) and remove it; their pids. Ray's agents outlive SIGTERM by more than
+    5 s, so the grace is most of a cleanup's time."""
+    grace = value("RAGEVAL_RAY_STOP_GRACE")
     pids = holders(folder)
     for sig in (signal.SIGTERM, signal.SIGKILL):
         for pid in pids:
