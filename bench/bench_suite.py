@@ -3,6 +3,8 @@
     python -m bench.bench_suite                      # the working tree, pytest.ini's own options
     python -m bench.bench_suite --rev 56fea22        # an earlier commit, in a temporary worktree
     python -m bench.bench_suite -- -n 0              # extra pytest arguments after --
+    python -m bench.bench_suite --same-tests-as d503637               # only the tests both trees hold
+    python -m bench.bench_suite --rev d503637 --same-tests-as HEAD    # the same tests on the earlier commit
 
 Runs ``python -m pytest -q -p no:cacheprovider -rfE [extra]`` (the README's test command without its
 install steps, which take no part in the time) with a fresh ``RAGEVAL_HOME``, in the current
@@ -10,6 +12,11 @@ Python environment, and prints one Markdown row: commit, extra arguments, tests 
 wall seconds, CPU seconds of every process the suite started (user + system, from
 ``getrusage(RUSAGE_CHILDREN)``) and the load average before the start. Take the figure on an idle
 machine: the suite uses every core.
+
+``--same-tests-as REV`` runs only the tests whose IDs (``pytest --collect-only -q``) both the timed
+tree and REV hold, in the timed tree's own collected order (an ID list in another order can break
+tests that share a module's fixtures), passed to pytest in an ``@file``: a suite compared with an
+earlier one on the same tests, since tests added later are not the code's cost.
 """
 from __future__ import annotations
 
@@ -45,27 +52,60 @@ def run_suite(folder: Path, extra: list[str]) -> dict:
             "failed": failed}
 
 
+def _worktree(rev: str) -> Path:
+    folder = Path(tempfile.mkdtemp(prefix="suite-rev-"))
+    subprocess.run(["git", "worktree", "add", "--detach", str(folder), rev], cwd=ROOT, check=True, capture_output=True)
+    return folder
+
+
+def collected(folder: Path) -> list[str]:
+    """The test IDs pytest collects in ``folder``, in its order."""
+    env = {**os.environ, "RAGEVAL_HOME": tempfile.mkdtemp(prefix="suite-home-")}
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-n", "0"],
+                         cwd=folder, env=env, capture_output=True, text=True).stdout
+    shutil.rmtree(env["RAGEVAL_HOME"], ignore_errors=True)
+    return [line for line in out.splitlines() if "::" in line]
+
+
+def same_tests_file(folder: Path, other_rev: str) -> Path:
+    """An ``@file`` of the tests ``folder`` and ``other_rev`` both hold, in ``folder``'s order."""
+    other = _worktree(other_rev)
+    try:
+        theirs = set(collected(other))
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, check=False)
+    ids = [i for i in collected(folder) if i in theirs]
+    path = Path(tempfile.mkdtemp(prefix="suite-ids-")) / "ids.txt"
+    path.write_text("\n".join(ids) + "\n", encoding="utf-8")
+    print(f"{len(ids)} tests held by both trees", file=sys.stderr)
+    return path
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rev", default=None, help="a commit to time instead of the working tree")
+    ap.add_argument("--same-tests-as", default=None, metavar="REV",
+                    help="run only the tests that REV also holds (module docstring)")
     ap.add_argument("extra", nargs="*", help="pytest arguments (after --)")
     args = ap.parse_args()
     folder, label = ROOT, "working tree"
     if args.rev:
-        folder = Path(tempfile.mkdtemp(prefix="suite-rev-"))
-        subprocess.run(["git", "worktree", "add", "--detach", str(folder), args.rev], cwd=ROOT, check=True,
-                       capture_output=True)
+        folder = _worktree(args.rev)
         label = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=ROOT, check=True,
                                capture_output=True, text=True).stdout.strip()
     try:
-        r = run_suite(folder, args.extra)
+        extra = list(args.extra)
+        if args.same_tests_as:
+            extra.append(f"@{same_tests_file(folder, args.same_tests_as)}")
+        r = run_suite(folder, extra)
     finally:
         if args.rev:
             subprocess.run(["git", "worktree", "remove", "--force", str(folder)], cwd=ROOT, check=False)
     c = r["counts"]
     print("| commit | pytest arguments | passed | failed | wall s | CPU s | load before |")
     print("|---|---|---|---|---|---|---|")
-    print(f"| {label} | {' '.join(args.extra) or '(pytest.ini)'} | {c.get('passed', 0)} "
+    tests = f"same tests as {args.same_tests_as} " if args.same_tests_as else ""
+    print(f"| {label} | {tests}{' '.join(args.extra) or '(pytest.ini)'} | {c.get('passed', 0)} "
           f"| {c.get('failed', 0) + c.get('error', 0) + c.get('errors', 0)} | {r['wall']:.1f} | {r['cpu']:.1f} "
           f"| {r['load']:.2f} |")
     if r["rc"] != 0:
