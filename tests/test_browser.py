@@ -425,8 +425,10 @@ def _click_another_sentence(where) -> str:
 
     sentences = where.locator('[class*="_ev_"][class*="_list"] button')
     expect(sentences.first).to_have_attribute("data-testid", "stBaseButton-primary")
+    # the rerun of the label before it over: the list may still be drawing, and a click during a
+    # rerun can be dropped
+    _settled(where.page)
     assert sentences.count() > 1, "the contexts have one sentence only: nothing else to click"
-    _settled(where.page)  # the rerun of the label before it over: a click during a rerun can be dropped
     sentences.nth(1).click()
     expect(sentences.nth(1)).to_have_attribute("data-testid", "stBaseButton-primary")
     expect(sentences.first).to_have_attribute("data-testid", "stBaseButton-tertiary")
