@@ -1,6 +1,7 @@
 """Shared pytest fixtures. Keep this file small and generic; put helpers in their own modules."""
 from __future__ import annotations
 
+import functools
 import os
 
 from rageval.embed.processes import one_blas_thread
@@ -29,6 +30,22 @@ def _one_scoring_process(monkeypatch):
     """Tests score in their own process (monkeypatched embedders stay visible); the worker
     processes are tested where asked for (``workers=2``, tests/test_parallel.py)."""
     monkeypatch.setenv("RAGEVAL_WORKERS", "1")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_component_scan():
+    """One scan for Streamlit custom components per test process, its result reused by every AppTest.
+
+    Each new ``AppTest`` scans the metadata of every installed package for components (about 0.4
+    CPU-s over this project's ~180 packages; a server scans once, at its start), and the suite makes
+    hundreds of them. The packages do not change while the tests run, so one scan answers them all;
+    the app uses no custom component, and the scan itself still runs, once."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = functools.cache(manifest_scanner.scan_component_manifests)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: list(scan()))
+        yield
 
 
 @pytest.fixture(scope="session")
