@@ -1,7 +1,7 @@
 """One end-to-end test in a real browser: Debian's Chromium driven by the playwright package.
 
 The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME, one server
-and one Chromium per test module (tests/test_browser_testsets.py starts its own). Each test works on
+and one Chromium for the module's tests (each start costs CPU-seconds). Each test works on
 its own copy of the small project of tests/test_app.py (built once per test process through the
 library, its database copied for each test: tests/projects.py) in a browser context of its own, as
 separate users of one server would. In the browser:
@@ -11,7 +11,10 @@ user's whole path (create a project, upload two documents and a QA set, run, ope
 claims with verdicts) with no request to any host but 127.0.0.1, taking the README's screenshots
 (``RAGEVAL_SCREENSHOTS=docs/img``); and the shared views: a pasted link (and a reload) reopens a
 question, a rating saves and moves on (the address follows), a run started in one tab is announced
-in another, Compare states its verdict.
+in another, Compare states its verdict; human review's claim queue labels claims, and Correlations and
+Home then show the agreement and the prediction-powered estimate; the QA sets page generates a set from
+the documents, a question is edited in the review table and a row dropped, and the saved set holds the
+edit and the reviewer's decisions.
 Skipped only when /usr/bin/chromium is absent (``apt-get install -y chromium``; .ci/run does it).
 """
 from __future__ import annotations
@@ -501,3 +504,71 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, ap
         raise AssertionError(f"{exc}{_server_log(app.log)}\n--- page ---\n{page.inner_text('body')[:3000]}") from exc
     finally:
         ctx.close()
+
+
+#: the question the QA sets test types over the first generated one
+EDITED = "Which city did the 1669 eruption partly destroy?"
+#: the review table's rows are 35 px high under a 35 px header (Streamlit's data editor)
+ROW_PX = 35
+
+
+def _idle(page) -> None:
+    """Wait until the app has finished the rerun an edit started (its status widget gone)."""
+    time.sleep(0.5)
+    page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden")
+
+
+def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
+    from playwright.sync_api import expect
+
+    from rageval.store import runs as run_store
+
+    expect.set_options(timeout=WAIT_MS)
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(app.at())
+        _nav(page, "QA sets")
+        page.get_by_text("Generate from documents").click()
+        expect(page.get_by_text("not a substitute for a set written by an LLM or a person")).to_be_visible()
+        for label, value in (("Questions", "3"), ("Name of the new set", "reviewed")):
+            box = page.get_by_label(label)
+            box.fill(value)
+            box.press("Enter")
+        expect(page.get_by_label("Name of the new set")).to_have_value("reviewed")
+        page.get_by_role("button", name="Generate").click()
+        expect(page.get_by_text("Review reviewed")).to_be_visible()
+
+        grid = page.locator('[data-testid="stDataFrame"]').first
+        grid.scroll_into_view_if_needed()
+        _idle(page)
+        time.sleep(1.0)  # the grid draws on a canvas after its frame appears
+        box = grid.bounding_box()
+        row = lambda i: box["y"] + ROW_PX + ROW_PX * i + ROW_PX // 2  # noqa: E731
+        editor = page.locator("#portal textarea")  # the grid's cell editor, opened by Enter
+        for _ in range(10):  # the canvas takes clicks only once drawn: select the cell until it opens
+            page.mouse.click(box["x"] + 150, row(0))  # the question of row 1: select, edit, replace
+            page.keyboard.press("Enter")
+            try:
+                editor.wait_for(timeout=3000)
+                break
+            except Exception:
+                page.keyboard.press("Escape")
+        editor.fill(EDITED)
+        editor.press("Enter")
+        _idle(page)
+        page.mouse.click(box["x"] + 30, row(1))  # row 2's keep box: select, untick
+        page.keyboard.press("Space")
+        _idle(page)
+        page.get_by_role("button", name="Save the set").click()
+        expect(page.get_by_text("Saved reviewed: 2 accepted, 1 dropped.")).to_be_visible()
+        expect(page.locator('[data-testid="stDownloadButton"]', has_text="JSONL")).to_be_visible()
+        page.screenshot(path=str(tmp_path / "generated.png"), full_page=True)
+    except Exception as exc:
+        raise AssertionError(f"{exc}{_server_log(app.log)}") from exc
+    finally:
+        ctx.close()
+    items = run_store.qa_items(open_project(app.project).db_path, "reviewed", include_dropped=True)
+    assert [it["status"] for it in items] == ["accepted", "dropped", "accepted"]
+    assert items[0]["question"] == EDITED and all(it["relevant"] and it["references"] for it in items)
