@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import functools
+import gc
 import os
+import threading
 
 from rageval.embed.processes import one_blas_thread
 
@@ -45,6 +47,39 @@ def _one_component_scan():
     scan = functools.cache(manifest_scanner.scan_component_manifests)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(manifest_scanner, "scan_component_manifests", lambda max_workers=None: list(scan()))
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _app_test_waits_on_its_run():
+    """AppTest waits for its script run by told, not by asking: the end of the run sets an event.
+
+    Streamlit's ``require_widgets_deltas`` polls every millisecond, each poll scanning every event
+    of the run so far, and each wake-up takes the GIL from the script thread it waits for. This
+    wait returns at the same moment (the run's SHUTDOWN event) and times out the same way (the run
+    stopped and joined, then the same RuntimeError)."""
+    from streamlit.runtime.scriptrunner import ScriptRunnerEvent
+    from streamlit.testing.v1 import local_script_runner
+
+    def wait(runner, timeout: float = 3) -> None:
+        over = threading.Event()
+
+        def seen(sender, event, **kwargs) -> None:
+            if event == ScriptRunnerEvent.SHUTDOWN:
+                over.set()
+
+        runner.on_event.connect(seen, weak=False)
+        try:  # connected first, then asked: a SHUTDOWN before either is in the record
+            if runner.script_stopped() or over.wait(timeout):
+                return
+        finally:
+            runner.on_event.disconnect(seen)
+        runner.request_stop()
+        runner.join()
+        raise RuntimeError(f"AppTest script run timed out after {timeout}(s)")
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(local_script_runner, "require_widgets_deltas", wait)
         yield
 
 
@@ -133,3 +168,12 @@ def pytest_collection_modifyitems(config, items):
     """Order the tests by :func:`long_first_blocks` for this run's number of test processes."""
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
     items[:] = long_first_blocks(items, workers)
+
+
+def pytest_collection_finish(session):
+    """What collection imported (about a million objects: scipy, pandas, streamlit, Ray, the test
+    modules) lives until the process ends, so it is moved out of the garbage collector's sight: each
+    full collection then walks only what the tests made (``gc.freeze``; about 11 CPU-s were spent
+    in the collector over a whole run before)."""
+    gc.collect()
+    gc.freeze()
