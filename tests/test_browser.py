@@ -429,10 +429,17 @@ def _click_another_sentence(where) -> str:
     sentences = where.locator('[class*="_ev_"][class*="_list"] button')
     expect(sentences.first).to_have_attribute("data-testid", "stBaseButton-primary")
     # the rerun of the label before it over: the list may still be drawing, and a click during a
-    # rerun can be dropped
-    _settled(where.page)
-    assert sentences.count() > 1, "the contexts have one sentence only: nothing else to click"
-    sentences.nth(1).click()
+    # rerun can be dropped (or land on the list that rerun replaces). A pick is idempotent (the
+    # clicked sentence becomes the evidence), so a click that did not take is made again.
+    for _ in range(3):
+        _settled(where.page)
+        assert sentences.count() > 1, "the contexts have one sentence only: nothing else to click"
+        sentences.nth(1).click()
+        try:
+            expect(sentences.first).to_have_attribute("data-testid", "stBaseButton-tertiary", timeout=10_000)
+            break
+        except AssertionError:
+            continue
     expect(sentences.nth(1)).to_have_attribute("data-testid", "stBaseButton-primary")
     expect(sentences.first).to_have_attribute("data-testid", "stBaseButton-tertiary")
     return sentences.nth(1).inner_text().strip().split("] ", 1)[1].removesuffix(" (proposed)")
