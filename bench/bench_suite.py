@@ -5,6 +5,7 @@
     python -m bench.bench_suite -- -n 0              # extra pytest arguments after --
     python -m bench.bench_suite --same-tests-as d503637               # only the tests both trees hold
     python -m bench.bench_suite --rev d503637 --same-tests-as HEAD    # the same tests on the earlier commit
+    python -m bench.bench_suite --added-since d503637                 # the cost of the tests d503637 lacks, by module
 
 Runs ``python -m pytest -q -p no:cacheprovider -rfE [extra]`` (the README's test command without its
 install steps, which take no part in the time) with a fresh ``RAGEVAL_HOME``, in the current
@@ -17,6 +18,11 @@ machine: the suite uses every core.
 tree and REV hold, in the timed tree's own collected order (an ID list in another order can break
 tests that share a module's fixtures), passed to pytest in an ``@file``: a suite compared with an
 earlier one on the same tests, since tests added later are not the code's cost.
+
+``--added-since REV`` runs the whole suite with ``--durations=0 --durations-min=0`` and then
+prints where its test-seconds went: in all, in the tests REV does not hold, and those by module
+(setup + call + teardown of each test, summed over both test processes, so about twice the wall
+time they add).
 """
 from __future__ import annotations
 
@@ -29,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -49,7 +56,7 @@ def run_suite(folder: Path, extra: list[str]) -> dict:
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     failed = [line for line in proc.stdout.splitlines() if line.startswith(("FAILED ", "ERROR "))]
     return {"wall": wall, "cpu": cpu, "load": load, "counts": counts, "rc": proc.returncode, "summary": summary,
-            "failed": failed}
+            "failed": failed, "stdout": proc.stdout}
 
 
 def _worktree(rev: str) -> Path:
@@ -67,13 +74,40 @@ def collected(folder: Path) -> list[str]:
     return [line for line in out.splitlines() if "::" in line]
 
 
-def same_tests_file(folder: Path, other_rev: str) -> Path:
-    """An ``@file`` of the tests ``folder`` and ``other_rev`` both hold, in ``folder``'s order."""
-    other = _worktree(other_rev)
+def collected_at(rev: str) -> set[str]:
+    """The test IDs commit ``rev`` holds (collected in a temporary worktree)."""
+    other = _worktree(rev)
     try:
-        theirs = set(collected(other))
+        return set(collected(other))
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(other)], cwd=ROOT, check=False)
+
+
+def test_seconds(stdout: str) -> Counter:
+    """Seconds per test ID, setup + call + teardown, from pytest's ``--durations`` lines."""
+    seconds: Counter = Counter()
+    for took, test_id in re.findall(r"^\s*([\d.]+)s (?:setup|call|teardown)\s+(.+?)\s*$", stdout, re.M):
+        seconds[test_id] += float(took)
+    return seconds
+
+
+def print_added_cost(stdout: str, rev: str, top: int = 12) -> None:
+    """Where the test-seconds went: in all, in the tests ``rev`` lacks, and those by module."""
+    theirs, seconds = collected_at(rev), test_seconds(stdout)
+    added = {t: s for t, s in seconds.items() if t not in theirs}
+    by_module: Counter = Counter()
+    for test_id, s in added.items():
+        by_module[test_id.split("::")[0]] += s
+    print(f"\n{sum(seconds.values()):.1f} test-seconds in all; {sum(added.values()):.1f} in the {len(added)} "
+          f"tests {rev} does not hold\n")
+    print("| module | test-seconds in tests added since " + rev + " |\n|---|---|")
+    for module, s in by_module.most_common(top):
+        print(f"| {module} | {s:.1f} |")
+
+
+def same_tests_file(folder: Path, other_rev: str) -> Path:
+    """An ``@file`` of the tests ``folder`` and ``other_rev`` both hold, in ``folder``'s order."""
+    theirs = collected_at(other_rev)
     ids = [i for i in collected(folder) if i in theirs]
     path = Path(tempfile.mkdtemp(prefix="suite-ids-")) / "ids.txt"
     path.write_text("\n".join(ids) + "\n", encoding="utf-8")
@@ -86,6 +120,8 @@ def main() -> None:
     ap.add_argument("--rev", default=None, help="a commit to time instead of the working tree")
     ap.add_argument("--same-tests-as", default=None, metavar="REV",
                     help="run only the tests that REV also holds (module docstring)")
+    ap.add_argument("--added-since", default=None, metavar="REV",
+                    help="also print the test-seconds of the tests REV does not hold, by module")
     ap.add_argument("extra", nargs="*", help="pytest arguments (after --)")
     args = ap.parse_args()
     folder, label = ROOT, "working tree"
@@ -97,6 +133,8 @@ def main() -> None:
         extra = list(args.extra)
         if args.same_tests_as:
             extra.append(f"@{same_tests_file(folder, args.same_tests_as)}")
+        if args.added_since:
+            extra += ["--durations=0", "--durations-min=0"]
         r = run_suite(folder, extra)
     finally:
         if args.rev:
@@ -108,6 +146,8 @@ def main() -> None:
     print(f"| {label} | {tests}{' '.join(args.extra) or '(pytest.ini)'} | {c.get('passed', 0)} "
           f"| {c.get('failed', 0) + c.get('error', 0) + c.get('errors', 0)} | {r['wall']:.1f} | {r['cpu']:.1f} "
           f"| {r['load']:.2f} |")
+    if args.added_since:
+        print_added_cost(r["stdout"], args.added_since)
     if r["rc"] != 0:
         print(f"pytest exited {r['rc']}: {r['summary']}", *r["failed"], sep="\n", file=sys.stderr)
 
