@@ -48,7 +48,7 @@ def test_signature_pins_the_verifier_version(monkeypatch):
     from rageval.claims import offline
     from rageval.claims.verifier import version
 
-    assert re.fullmatch(r"rules-[0-9a-f]{8}", offline.version())  # the default: containment, else UNVERIFIED
+    assert re.fullmatch(r"contain-r\d+/[0-9a-f]{8}", offline.version())  # the default: containment, else UNVERIFIED
     assert f"verifier:{offline.version()}" in get_metric("faithfulness").signature()
     monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")  # the opt-in cross-encoder
     assert f"verifier:{version()}" in get_metric("faithfulness").signature()

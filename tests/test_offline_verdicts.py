@@ -191,13 +191,13 @@ def test_the_cross_encoder_is_an_explicit_opt_in(monkeypatch):
     from rageval.claims import offline
     from rageval.errors import ConfigError
 
-    assert offline.chosen() == "rules" and offline.version().startswith("rules-")
+    assert offline.chosen() == "rules" and offline.version().startswith("contain-r")
     assert "0.32" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
     assert "0.673" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
     from rageval.cli.base import judge_help
     assert "UNVERIFIED" in judge_help() and "0.32" in judge_help() and "0.673" in judge_help()  # --judge's help
     monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")
-    assert offline.chosen() == "xenc" and not offline.version().startswith("rules-")
+    assert offline.chosen() == "xenc" and not offline.version().startswith("contain-")
     monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "guess")
     with pytest.raises(ConfigError, match="RAGEVAL_CLAIM_VERIFIER"):
         offline.chosen()

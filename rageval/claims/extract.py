@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 
 from rageval.text.hedges import abstention_cues
+from rageval.text.markdown import markup, unmarked
 from rageval.text.numbers import quantities
 from rageval.text.sentences import split_sentences
 from rageval.text.words import STOPWORDS, content_stems
@@ -245,14 +246,43 @@ def extract_claims(answer: str) -> list[str]:
     >>> extract_claims("I don't know. The documents do not say.")
     []
     """
-    claims: list[str] = []
+    return [c for _, claims in _claims_by_sentence(answer) for c in claims]
+
+
+def sentence_claims(question: str, answer: str) -> list[tuple[str, list[str]]]:
+    """``(sentence, its claims)`` for each sentence of ``answer`` that carries claims
+    (:func:`answer_sentences`), in order; none for a short answer (its one claim is the question's,
+    :func:`answer_claims`). A sentence's Markdown marks are dropped before it is split into
+    clauses (:func:`rageval.text.markdown.unmarked`), so a bold span cut in two leaves no piece an
+    unmatched ``**``.
+
+    >>> sentence_claims("", "**The reset takes 3 min; the light turns green.**")
+    [('**The reset takes 3 min; the light turns green.**', ['The reset takes 3 min.', 'The light turns green.'])]
+    """
+    if is_short_answer(answer) and (content_stems(answer) or quantities(answer)):
+        return []
+    return _claims_by_sentence(answer)
+
+
+def _claims_by_sentence(answer: str) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
     subject: str | None = None
     for sentence in answer_sentences(answer):
-        for clause in _split_clauses(sentence):
+        clauses = _split_clauses(sentence)
+        if len(clauses) > 1 and markup(sentence):
+            clauses = _split_clauses(unmarked(sentence))
+        claims = []
+        for clause in clauses:
             clause, subject = _resolve_pronoun(clause, subject)
             if len(content_stems(clause)) + len(quantities(clause)) >= 1:
                 claims.append(_finish(clause))
-    return claims
+        out.append((sentence, claims))
+    return out
+
+
+def as_claim(sentence: str) -> str:
+    """``sentence`` in the form of a claim (trimmed, capitalised, a final full stop)."""
+    return _finish(sentence)
 
 
 def resolved_sentences(answer: str) -> list[str]:

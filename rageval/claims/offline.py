@@ -16,15 +16,15 @@ signature then names its version instead of this module's.
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from typing import Any, Sequence
 
 from rageval import settings
-from rageval.claims import containment, cues, extract, hints
+from rageval.claims import containment, extract, guards, hints
 from rageval.claims.features import FeatureExtractor
-from rageval.claims.verdict import UNVERIFIED, Verdict
+from rageval.claims.verdict import SUPPORTED, UNVERIFIED, Verdict
 from rageval.errors import ConfigError
 from rageval.text.lang import guess_language
-from rageval.util import tables_hash
 
 SETTING = "RAGEVAL_CLAIM_VERIFIER"
 CHOICES = ("rules", "xenc")
@@ -42,11 +42,92 @@ def chosen() -> str:
     return name
 
 
+#: the modules whose code and tables make the offline verdicts (hashed into :meth:`ContainChecker.version`)
+RULE_MODULES = ("rageval.claims.offline", "rageval.claims.containment", "rageval.claims.guards",
+                "rageval.claims.extract", "rageval.claims.hints", "rageval.claims.cues", "rageval.text.markdown",
+                "rageval.text.sentences", "rageval.text.words", "rageval.text.numbers", "rageval.text.number_tables",
+                "rageval.text.hedges")
+
+
+def code_hash(modules: Sequence[str] = RULE_MODULES) -> str:
+    """8 hex characters of sha256 over the syntax trees of ``modules`` without their docstrings
+    (comments are not in the tree), so the hash moves whenever a rule's code or a table written in
+    those modules changes, and not when only their prose does."""
+    import ast
+    import hashlib
+    import importlib
+
+    digest = hashlib.sha256()
+    for name in modules:
+        tree = ast.parse(Path(importlib.import_module(name).__file__).read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            body = getattr(node, "body", None)
+            if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                    and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                    and isinstance(body[0].value.value, str)):
+                node.body = body[1:] or [ast.Pass()]
+        digest.update(name.encode() + b"\0" + ast.dump(tree, annotate_fields=False).encode() + b"\0")
+    return digest.hexdigest()[:8]
+
+
+class ContainChecker:
+    """The offline claim check, a named rule set with a revision: a claim copied from a context
+    sentence that asserts it as it stands (:func:`rageval.claims.containment.check`) and that no
+    whole-context guard withdraws (:mod:`rageval.claims.guards`) is SUPPORTED; a copy that is
+    refused is UNVERIFIED with a hint naming the cue; any other claim is left to the caller
+    (None). *Copies stay copies*: when a sentence of the answer is itself such a copy, every claim
+    extracted from it is SUPPORTED by that sentence, so no rewritten fragment ("Curie won two
+    prizes" from "She won two prizes") loses the copy. ``docs/claim-rules.md`` has one heading per
+    revision; :data:`RULES` declares each rule a guard or a normalisation."""
+
+    name = "contain"
+    #: bumped with a heading in docs/claim-rules.md whenever a verdict of the recorded development
+    #: cases moves (tests/data/claim_rules_golden.json)
+    revision = 5
+
+    def version(self) -> str:
+        """``contain-r<revision>/<code hash>``, e.g. ``contain-r5/1a2b3c4d``."""
+        return f"{self.name}-r{self.revision}/{code_hash()}"
+
+    def signature(self) -> str:
+        """The signature part every claim metric carries: ``verifier:<version>``."""
+        return f"verifier:{self.version()}"
+
+    def decide(self, claims: Sequence[str], contexts: Sequence[str], question: str = "", answer: str = "",
+               skip: frozenset[str] = frozenset()) -> list[Verdict | None]:
+        """Per claim: SUPPORTED, UNVERIFIED with a withdrawal hint, or None (not a copy); the rules
+        named in ``skip`` are not applied (the direction tests switch one guard off)."""
+        found = [containment.check(c, contexts, question, answer, skip) for c in claims]
+        if "copies stay copies" in skip or all(v is not None and v.label == SUPPORTED for v in found):
+            return found
+        whole: dict[str, Verdict] = {}
+        for sentence, parts in extract.sentence_claims(question, answer):
+            if len(parts) > 1 or (parts and parts[0] != extract.as_claim(sentence)):
+                v = containment.check(sentence, contexts, question, answer, skip)
+                if v is not None and v.label == SUPPORTED:
+                    whole.update((p, v) for p in parts)
+        return [whole.get(c, v) if v is None or v.label != SUPPORTED else v for c, v in zip(claims, found)]
+
+
+#: every rule of the checker: (name, kind, what it does). A *guard* can only remove SUPPORTED; a
+#: *normalisation* changes what is compared (a claim's or a context's form, its unit), so it may
+#: add SUPPORTED. Each guard named here can be switched off by ``decide(skip=...)``.
+RULES = (
+    ("normalise", "normalisation", "case, quotes, dashes, whitespace, zero-width characters, Markdown marks"),
+    ("segment", "normalisation", "one sentence segmenter for contexts and answers (rageval.text.sentences)"),
+    ("copies stay copies", "normalisation", "a copied answer sentence supports every claim extracted from it"),
+    ("sentence", "guard", "the copy's own sentence asserts it as it stands (containment.refusal)"),
+    ("verbless part", "guard", "a part of a sentence needs a verb of its own; a bare name is no claim"),
+    *((name, "guard", fn.__doc__ or name) for name, fn in guards.GUARDS),
+)
+#: the registered offline checkers by name (one, as sacrebleu registers its tokenizers)
+CHECKERS = {"contain": ContainChecker}
+CHECKER = CHECKERS["contain"]()
+
+
 def rules_version() -> str:
-    """``rules-<8 hex>``: a hash of the containment rules' word lists and patterns (with their
-    ``RULES_REVISION``, bumped when their code changes), the hint cues and the extraction rules
-    (a short answer's question claim, the verb a split-off clause needs)."""
-    return "rules-" + tables_hash(containment, cues, hints, extract)
+    """The offline checker's version, :meth:`ContainChecker.version`."""
+    return CHECKER.version()
 
 
 def version() -> str:
@@ -58,7 +139,7 @@ def version() -> str:
 
 
 class RulesVerifier:
-    """Containment, else UNVERIFIED with evidence and hints (the module docstring)."""
+    """The registered checker's verdicts, else UNVERIFIED with evidence and hints (the module docstring)."""
 
     def __init__(self, embedder: Any = None):
         self.features = FeatureExtractor(embedder)
@@ -66,13 +147,14 @@ class RulesVerifier:
     def verify(self, claims: Sequence[str], contexts: Sequence[str]) -> list[Verdict]:
         return self.verify_many([(claims, contexts)])[0]
 
-    def verify_many(self, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
-        copied = [[containment.contained(t, contexts) for t in claims] for claims, contexts in jobs]
-        rest = [([t for t, v in zip(claims, vs) if v is None], contexts)
-                for (claims, contexts), vs in zip(jobs, copied)]
+    def verify_many(self, jobs: Sequence[tuple]) -> list[list[Verdict]]:
+        """``[(claims, contexts[, question, answer]), ...]`` -> verdict lists."""
+        decided = [CHECKER.decide(job[0], job[1], *job[2:4]) for job in jobs]
+        rest = [([t for t, v in zip(job[0], vs) if v is None], job[1]) for job, vs in zip(jobs, decided)]
         ranked = iter([f for fs in self.features.many(rest) for f in fs])
         out = []
-        for (claims, contexts), vs in zip(jobs, copied):
+        for job, vs in zip(jobs, decided):
+            claims, contexts = job[0], job[1]
             joined = "\n".join(contexts)
             lang = guess_language(" ".join(claims)[:500] + " " + joined[:2000]) if claims else None
             out.append([v if v is not None else unverified(t, next(ranked), lang, joined)
@@ -95,7 +177,7 @@ _shared: list[Any] = [None, None, None]
 _lock = threading.RLock()
 
 
-def offline_verify(embedder: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
+def offline_verify(embedder: Any, jobs: Sequence[tuple]) -> list[list[Verdict]]:
     """``verify_many`` of the chosen offline verifier, one per (embedder object, choice) so its
     vector cache is reused, one caller at a time."""
     name = chosen()
