@@ -50,6 +50,7 @@ from typing import Sequence
 from rageval.claims.extract import has_own_verb
 from rageval.claims import guards
 from rageval.claims.verdict import CONTRADICTED, NOT_MENTIONED, SUPPORTED, UNVERIFIED, Verdict
+from rageval.text.lang import guess_language
 from rageval.text.markdown import markup, unmarked
 from rageval.text.sentences import enclosing, split_sentences
 from rageval.text.words import ALL_NEGATIONS, fold, words
@@ -220,7 +221,8 @@ def _verdict(ctx: str, ci: int, start: int, end: int, asked: guards.Asked,
         return None
     prefix, rest = unmarked(ctx, evidence.start, start), unmarked(ctx, end, evidence.end)
     part = bool(prefix.strip(_OPENING) or rest.strip(_CLOSING))
-    if "verbless part" not in skip and not has_own_verb(ctx[start:end]) and (part or _bare_name(ctx[start:end])):
+    if ("verbless part" not in skip and (part or _bare_name(ctx[start:end]))
+            and not has_own_verb(ctx[start:end], guess_language(evidence.text))):
         return None  # a part of its sentence with no verb of its own, or a bare name or title: no claim
     hint = ("sentence" not in skip and refusal(prefix, rest)) or guards.withdrawal(guards.Copy(ctx, start, end, evidence), asked, skip)
     if hint:

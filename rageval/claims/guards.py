@@ -202,15 +202,19 @@ def another_entity(copy: Copy, asked: Asked) -> str | None:
     return None
 
 
-#: (name, guard) in the order they run; each returns a hint or None
-GUARDS: tuple[tuple[str, Callable[[Copy, Asked], str | None]], ...] = (
-    ("header", header), ("quiz", quiz), ("hypothetical", hypothetical), ("quotation", quotation),
-    ("later correction", later_correction), ("another entity", another_entity))
+#: (name, guard, what it withdraws) in the order they run; each guard returns a hint or None
+GUARDS: tuple[tuple[str, Callable[[Copy, Asked], str | None], str], ...] = (
+    ("header", header, "a copy under a header that negates or relabels it (myths, not included, deprecated ...)"),
+    ("quiz", quiz, "a copy in a quiz frame (true or false, vero o falso)"),
+    ("hypothetical", hypothetical, "a copy after a hypothesis (imagine, suppose, supponiamo ...)"),
+    ("quotation", quotation, "a copy inside quotation marks"),
+    ("later correction", later_correction, "a copy that a later sentence corrects, retracts or doubts"),
+    ("another entity", another_entity, "a copy whose pronoun or bare definite subject points at another entity"))
 
 
 def withdrawal(copy: Copy, asked: Asked, skip: frozenset[str] = frozenset()) -> str | None:
     """The hint of the first guard of :data:`GUARDS` (those not in ``skip``) that withdraws the copy."""
-    for name, guard in GUARDS:
+    for name, guard, _ in GUARDS:
         if name not in skip:
             hint = guard(copy, asked)
             if hint:

@@ -25,6 +25,7 @@ from rageval.claims.features import FeatureExtractor
 from rageval.claims.verdict import SUPPORTED, UNVERIFIED, Verdict
 from rageval.errors import ConfigError
 from rageval.text.lang import guess_language
+from rageval.text.pipeline import pipeline_version
 
 SETTING = "RAGEVAL_CLAIM_VERIFIER"
 CHOICES = ("rules", "xenc")
@@ -46,28 +47,38 @@ def chosen() -> str:
 RULE_MODULES = ("rageval.claims.offline", "rageval.claims.containment", "rageval.claims.guards",
                 "rageval.claims.extract", "rageval.claims.hints", "rageval.claims.cues", "rageval.text.markdown",
                 "rageval.text.sentences", "rageval.text.words", "rageval.text.numbers", "rageval.text.number_tables",
-                "rageval.text.hedges")
+                "rageval.text.hedges", "rageval.text.lang", "rageval.text.pipeline")
+
+
+def tree_hash(source: str) -> str:
+    """sha256 of the syntax tree of Python ``source`` without its docstrings (comments are not in
+    the tree), so it moves whenever code or a table written in it changes, not when only prose does.
+
+    >>> tree_hash("X = 1  # one") == tree_hash("'Doc.'\\nX = 1"), tree_hash("X = 1") == tree_hash("X = 2")
+    (True, False)
+    """
+    import ast
+    import hashlib
+
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree, annotate_fields=False).encode("utf-8")).hexdigest()
 
 
 def code_hash(modules: Sequence[str] = RULE_MODULES) -> str:
-    """8 hex characters of sha256 over the syntax trees of ``modules`` without their docstrings
-    (comments are not in the tree), so the hash moves whenever a rule's code or a table written in
-    those modules changes, and not when only their prose does."""
-    import ast
+    """8 hex characters over :func:`tree_hash` of each of ``modules`` and the spaCy pipeline's
+    version (:func:`rageval.text.pipeline.pipeline_version`, whose tags the English verb test reads)."""
     import hashlib
     import importlib
 
-    digest = hashlib.sha256()
-    for name in modules:
-        tree = ast.parse(Path(importlib.import_module(name).__file__).read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            body = getattr(node, "body", None)
-            if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
-                    and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-                    and isinstance(body[0].value.value, str)):
-                node.body = body[1:] or [ast.Pass()]
-        digest.update(name.encode() + b"\0" + ast.dump(tree, annotate_fields=False).encode() + b"\0")
-    return digest.hexdigest()[:8]
+    parts = [f"{name}:{tree_hash(Path(importlib.import_module(name).__file__).read_text(encoding='utf-8'))}"
+             for name in modules]
+    return hashlib.sha256("\n".join([*parts, pipeline_version()]).encode("utf-8")).hexdigest()[:8]
 
 
 class ContainChecker:
@@ -118,7 +129,7 @@ RULES = (
     ("copies stay copies", "normalisation", "a copied answer sentence supports every claim extracted from it"),
     ("sentence", "guard", "the copy's own sentence asserts it as it stands (containment.refusal)"),
     ("verbless part", "guard", "a part of a sentence needs a verb of its own; a bare name is no claim"),
-    *((name, "guard", fn.__doc__ or name) for name, fn in guards.GUARDS),
+    *((name, "guard", what) for name, _, what in guards.GUARDS),
 )
 #: the registered offline checkers by name (one, as sacrebleu registers its tokenizers)
 CHECKERS = {"contain": ContainChecker}
