@@ -17,7 +17,7 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion report --write-docs  # once
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
-figures were read error by error (the fragment rule of ``RULES_REVISION`` 2 came from that
+figures were read error by error (the fragment rule of revision 2, ``contain-r2``, came from that
 reading): it is a development set now, never to be called held out. ``train`` is the one portion
 no offline rule was chosen on: the rows ``training/prepare_nli_data.py`` puts in its train
 portion, which only trained the opt-in cross-encoder (no part of offline verdicts), and WiCE's

@@ -1,10 +1,10 @@
-"""A claim copied from the contexts is SUPPORTED by containment, before any model runs.
+"""A claim copied from the contexts is SUPPORTED by containment when its context lets the copy stand.
 
 Both texts are *normalised* (:func:`normalise`): lower case; curly and angled quotes made
 straight; every dash (hyphen, en and em dash, minus) one ``-``; soft hyphens and zero-width
 characters dropped; each run of whitespace (line breaks included) one space, and none after an
 apostrophe (``dell' Area`` is ``dell'area``); Markdown's inline marks dropped, their text kept
-(:func:`markup`: ``**bold**``, ``*em*``, ``_em_``, `` `code` ``, ``[text](url)``). The claim also
+(:func:`rageval.text.markdown.markup`: ``**bold**``, ``*em*``, ``_em_``, `` `code` ``, ``[text](url)``). The claim also
 loses its final punctuation and a leading list marker or heading ``#`` (a context's are outside
 its sentences already, :func:`rageval.text.sentences.split_sentences`). Dropping marks never
 joins what the sentences keep apart: an occurrence must still lie within one sentence or two
@@ -19,16 +19,27 @@ sentence asserts it as it stands:
   (``if``, ``whether``, ``unless``, ``false``, ``se``, ``qualora`` ...: :data:`NOT_ASSERTED`): "It
   is not true that the fee is 20 EUR" does not support "the fee is 20 EUR";
 - it starts the sentence, or follows only articles, a framing phrase that does not restrict it
-  ("However,", "According to the manual,": :data:`_FRAME`) or a coordinating ``and`` / ``but`` /
-  ``;`` (:data:`_JOIN`); an introductory phrase ("In winter, the office opens at 9") restricts;
+  ("However,", "Fact:": :data:`_FRAME`), an attribution to the document itself ("According to the
+  manual,": :data:`_ATTRIBUTION` with a source of :data:`_OWN_SOURCE`; "According to critics," is
+  refused) or a coordinating ``and`` / ``but`` / ``;`` (:data:`_JOIN`); an introductory phrase
+  ("In winter, the office opens at 9") restricts;
+- no ``?`` follows it in its sentence (a question, in any language, asserts nothing);
 - it ends the sentence (only closing punctuation after it), or the rest of the sentence starts at
   a clause boundary with a non-restricting link (``, which``, ``, and``, ``; ``...: :data:`_LINKS`)
-  and holds no restricting word (``only``, ``except``, ``if``, ``unless``, ``until``, ``solo``,
-  ``tranne``...: :data:`RESTRICTING`): "the office opens at 9, which is early" supports "the office
-  opens at 9"; "the office opens at 9 in winter" and "..., except on Sundays" do not.
+  and holds no restricting or withdrawing word (``only``, ``except``, ``if``, ``until``,
+  ``retracted``, ``withdrawn``, ``solo``, ``tranne``...: :data:`RESTRICTING`) and no condition
+  (``as long as``, ``although``, ``purché``...: :data:`_CONDITION`): "the office opens at 9, which
+  is early" supports "the office opens at 9"; "the office opens at 9 in winter", "..., except on
+  Sundays" and "..., which was later retracted" do not.
+
+Then the whole-context guards run (:func:`rageval.claims.guards.withdrawal`). A copy refused by its
+sentence or by a guard is UNVERIFIED with its sentence as evidence and the hint of
+:func:`refusal` or of the guard (:func:`check`); :func:`contained` keeps only SUPPORTED verdicts
+(the judge path sends every other claim to the judge).
 
 A copied claim that is only part of its sentence (words of the sentence before or after it)
-must have a verb of its own (:func:`rageval.claims.extract.has_own_verb`): "the continuing
+must have a verb of its own (:func:`rageval.claims.extract.has_own_verb`, spaCy's tagger for
+English, word rules for Italian, the language guessed from its sentence): "the continuing
 uncertainty associated with COVID" after "..., raw material costs, and" is an item of the
 sentence's list, a noun phrase that states nothing by itself. A whole sentence is the
 document's own unit and needs no verb (a table row "Cap: 190 EUR", a list item, "Come in,
@@ -55,13 +66,6 @@ from rageval.text.markdown import markup, unmarked
 from rageval.text.sentences import enclosing, split_sentences
 from rageval.text.words import ALL_NEGATIONS, fold, words
 
-#: bumped when the rules' code changes (their word lists and patterns are hashed on their own,
-#: :func:`rageval.claims.offline.rules_version`); 2: a part of a sentence needs a verb of its own;
-#: 3: Markdown's inline marks and a claim's leading list marker are dropped; a bare name or title
-#: (:func:`_bare_name`) is no claim; 4: an opening yes or no stays with its claim
-#: (:func:`rageval.claims.extract.answer_sentences`; a "no" only before punctuation), so a copy of
-#: the rest alone is not the claim
-RULES_REVISION = 4
 MIN_WORDS = 3
 #: words before the copied text that make it not asserted (English and Italian, accent-folded)
 NOT_ASSERTED = frozenset(

@@ -1,17 +1,14 @@
 """The offline claim check (no judge): SUPPORTED only where the text proves it, UNVERIFIED otherwise.
 
-A claim contained in one context sentence or two adjacent ones, as the sentence asserts it
-(:func:`rageval.claims.containment.contained`), is SUPPORTED. Every other claim is UNVERIFIED:
-nothing offline is shown to decide it right often enough (three learned verifiers scored at or
-below always answering SUPPORTED on claims written by people; docs/validation.md). An UNVERIFIED
-claim keeps its most likely evidence sentence, whole with its span (the sentence of highest
+A claim copied from a context that lets the copy stand (:class:`ContainChecker`, the one
+registered checker :data:`CHECKER`; docs/claim-rules.md) is SUPPORTED. Every other claim is
+UNVERIFIED: nothing offline is shown to decide it right often enough (three learned verifiers,
+now in ``training/``, scored at or below always answering SUPPORTED on claims written by people;
+docs/validation.md). A withdrawn copy keeps its sentence and the hint naming the cue; any other
+UNVERIFIED claim keeps its most likely evidence sentence, whole with its span (the sentence of highest
 keyword coverage + cosine of the sentence vectors, :class:`rageval.claims.features.FeatureExtractor`,
 whose vector cache is reused), and the hints of :func:`rageval.claims.hints.hints`. No offline
 path writes CONTRADICTED or NOT_MENTIONED; only a judge does (:mod:`rageval.claims.judge`).
-
-The NLI cross-encoder (:class:`rageval.claims.verifier.CrossEncoderVerifier`) is an explicit
-opt-in, ``RAGEVAL_CLAIM_VERIFIER=xenc`` (:data:`XENC_HELP` gives its measured figures); the
-signature then names its version instead of this module's.
 """
 from __future__ import annotations
 
@@ -19,29 +16,11 @@ import threading
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval import settings
 from rageval.claims import containment, extract, guards, hints
 from rageval.claims.features import FeatureExtractor
 from rageval.claims.verdict import SUPPORTED, UNVERIFIED, Verdict
-from rageval.errors import ConfigError
 from rageval.text.lang import guess_language
 from rageval.text.pipeline import pipeline_version
-
-SETTING = "RAGEVAL_CLAIM_VERIFIER"
-CHOICES = ("rules", "xenc")
-XENC_HELP = ("xenc: the learned NLI cross-encoder decides claims that are not copied (opt-in; measured 0.32 "
-             "3-way accuracy on 152 hand-written claims where always SUPPORTED scores 0.39, and 0.383 on "
-             "Climate-FEVER where the majority class scores 0.673: its verdicts are guesses)")
-
-
-def chosen() -> str:
-    """The offline verifier: ``rules`` (default) or ``xenc`` (``RAGEVAL_CLAIM_VERIFIER``); a
-    ConfigError names another value."""
-    name = settings.value(SETTING).lower()
-    if name not in CHOICES:
-        raise ConfigError(f"{SETTING}={name!r} must be one of {', '.join(CHOICES)} (rules is the default)")
-    return name
-
 
 #: the modules whose code and tables make the offline verdicts (hashed into :meth:`ContainChecker.version`)
 RULE_MODULES = ("rageval.claims.offline", "rageval.claims.containment", "rageval.claims.guards",
@@ -136,17 +115,9 @@ CHECKERS = {"contain": ContainChecker}
 CHECKER = CHECKERS["contain"]()
 
 
-def rules_version() -> str:
-    """The offline checker's version, :meth:`ContainChecker.version`."""
-    return CHECKER.version()
-
-
 def version() -> str:
-    """The version of the chosen offline verifier (part of every claim metric's signature)."""
-    if chosen() == "xenc":
-        from rageval.claims.verifier import version as xenc_version
-        return xenc_version()
-    return rules_version()
+    """The offline checker's version (part of every claim metric's signature)."""
+    return CHECKER.version()
 
 
 class RulesVerifier:
@@ -184,20 +155,14 @@ def unverified(claim: str, f: Any, lang: str | None, context: str = "") -> Verdi
                    coverage=round(float(f.vector[0]), 4), hints=found)
 
 
-_shared: list[Any] = [None, None, None]
+_shared: list[Any] = [None, None]
 _lock = threading.RLock()
 
 
 def offline_verify(embedder: Any, jobs: Sequence[tuple]) -> list[list[Verdict]]:
-    """``verify_many`` of the chosen offline verifier, one per (embedder object, choice) so its
-    vector cache is reused, one caller at a time."""
-    name = chosen()
+    """``verify_many`` of :class:`RulesVerifier`, one per embedder object so its vector cache is
+    reused, one caller at a time."""
     with _lock:
-        if _shared[0] is not embedder or _shared[2] != name:
-            if name == "xenc":
-                from rageval.claims.verifier import shipped_verifier
-                made = shipped_verifier(embedder)
-            else:
-                made = RulesVerifier(embedder)
-            _shared[:] = [embedder, made, name]
+        if _shared[0] is not embedder:
+            _shared[:] = [embedder, RulesVerifier(embedder)]
         return _shared[1].verify_many(jobs)
