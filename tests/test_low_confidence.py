@@ -3,7 +3,6 @@ table, faithfulness card), the customer HTML report (a low-confidence CONTRADICT
 firm contradiction) and ``score --details``; and the flag is stored with each claim."""
 from __future__ import annotations
 
-import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
