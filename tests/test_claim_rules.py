@@ -119,3 +119,19 @@ def test_every_revision_has_a_heading_in_the_changelog():
     headings = re.findall(r"^## contain-r(\d+)\b", text, re.M)
     assert [int(h) for h in headings] == list(range(CHECKER.revision, 0, -1)), \
         f"docs/claim-rules.md needs one '## contain-rN' heading per revision, newest first, up to {CHECKER.revision}"
+
+
+def test_a_copied_answer_sentence_supports_every_claim_extracted_from_it():
+    sentence = "Washington Roebling was born in 1837 and was largely confined to his room after 1872."
+    claims = answer_claims("", sentence)
+    assert claims == ["Washington Roebling was born in 1837.",
+                      "Washington Roebling was largely confined to his room after 1872."]  # rewritten pieces
+    verdicts = CHECKER.decide(claims, [sentence], "", sentence)
+    assert [v.label for v in verdicts] == [SUPPORTED, SUPPORTED] and {v.evidence for v in verdicts} == {sentence}
+    assert [v is None or v.label for v in CHECKER.decide(claims, [sentence], "", sentence,
+                                                        skip=frozenset({"copies stay copies"}))] != [SUPPORTED] * 2
+
+
+def test_a_bold_span_cut_by_a_clause_split_leaves_no_unmatched_marks():
+    answer = "**The reset takes about three minutes; the status light then turns green.**"
+    assert answer_claims("", answer) == ["The reset takes about three minutes.", "The status light then turns green."]
