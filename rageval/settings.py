@@ -67,9 +67,6 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_MAX_SCORE_ROWS", "1000000", "most rows of a scored file or baseline `check` reads", int),
     Setting("RAGEVAL_WORKERS", "", "worker processes for ingest, run and score (unset: one per core; 1: this process only; --workers)",
             int),
-    Setting("RAGEVAL_CLAIM_VERIFIER", "rules", "offline claim check: rules (a claim copied from a context is "
-            "SUPPORTED, every other one UNVERIFIED) or xenc (opt-in learned NLI cross-encoder: 0.32 3-way on "
-            "hand-written claims vs 0.39 always SUPPORTED; Climate-FEVER 0.383 vs majority class 0.673)"),
     Setting("RAGEVAL_RAY_STOP_GRACE", "5", "seconds the cleanup of a killed Ray driver's local cluster waits "
             "after SIGTERM before it sends SIGKILL", float),
     Setting("RAGEVAL_PRICES", "", "a JSON price table laid over the shipped one (cost estimates and usage)"),

@@ -8,10 +8,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from rageval.claims import xenc as X
+from training import claim_xenc as X
 from rageval.errors import ConfigError
 
-REFERENCE = Path(__file__).parent / "data" / "xenc_reference.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "training" / "data" / "xenc_reference.json"
+
+
+pytestmark = pytest.mark.skipif(
+    not X.PARAMS_PATH.is_file(), reason="the cross-encoder's parameters left the package: restore them with "
+    "git show def967a:rageval/models/claim_xenc.npz > training/models/claim_xenc.npz")
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,7 @@ import pytest
 from rageval.claims import judge as claim_judge
 from rageval.claims.cues import antonym_clash, names
 from rageval.claims.extract import extract_claims, resolved_sentences
-from rageval.claims.verifier import LearnedVerifier
+from training.claim_verifiers import LearnedVerifier
 from rageval.errors import ConfigError
 from rageval.llm.replies import JSONReply, validator
 from rageval.metrics.base import evaluate, get_metric

@@ -1,4 +1,4 @@
-"""Cases met in the demo for the opt-in cross-encoder (RAGEVAL_CLAIM_VERIFIER=xenc, never the default):
+"""Cases met in the demo for the learned cross-encoder of training/ (no part of the product):
 tables, model numbers, parentheses, numbers found elsewhere in a chunk, swapped names, off-topic
 refutations; and advice to the reader for the extractor."""
 import pytest

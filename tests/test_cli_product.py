@@ -140,9 +140,10 @@ def test_wheel_has_the_command_and_the_data_files(tmp_path):
     names = set(zipfile.ZipFile(wheel).namelist())
     for needed in ("rageval/prompts/generator.txt", "rageval/store/migrations/001_init.sql", "rageval/prices.json",
                    "rageval/demo/corpus/travel_expense_policy.pdf", "rageval/demo/sample_qa.csv",
-                   "rageval/models/answer_correctness.json", "rageval/models/claim_verifier.json",
+                   "rageval/models/answer_correctness.json",
                    "rageval/aligncheck/__init__.py", "rageval/prompts/aligncheck_triples.txt", "rageval/demo/qa.jsonl"):
         assert needed in names, needed
+    assert not any("claim_xenc" in n or "claim_verifier" in n for n in names)  # no learned claim verifier ships
     meta = next(n for n in names if n.endswith("entry_points.txt"))
     assert "rageval = rageval.cli:console" in zipfile.ZipFile(wheel).read(meta).decode()
     requires = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("METADATA"))).decode()

@@ -3,12 +3,10 @@ table, faithfulness card), the customer HTML report (a low-confidence CONTRADICT
 firm contradiction) and ``score --details``; and the flag is stored with each claim."""
 from __future__ import annotations
 
-import json
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from rageval.claims import verifier
 from rageval.project import open_project
 from rageval.report.html import run_report_html
 from rageval.views.answer_table import answer_table
@@ -79,25 +77,3 @@ def test_report_never_shows_a_low_confidence_contradiction_as_firm(project):
     assert "possibly contradicted (low confidence)" in page and "border-style:dashed" in page
     assert ">CONTRADICTED</span>" not in page and ">SUPPORTED</span>" in page
     assert "1 of 2 claims low confidence" in page and "<td class='num'>0.55</td>" in page
-
-
-def test_score_details_give_confidence_and_the_flag(tmp_path, monkeypatch, capsys):
-    from rageval.cli import main
-
-    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")  # confidence comes only from the opt-in cross-encoder
-    monkeypatch.setattr(verifier.CrossEncoderVerifier, "low_below", 1.01)  # every model verdict is unsure
-    rows = tmp_path / "answers.jsonl"
-    rows.write_text(json.dumps({"id": "q1", "question": "Tea?", "contexts": [CONTEXT],
-                                "answer": "Green tea originated in Japan. Brew it at 70 to 80 degrees Celsius."})
-                    + "\n", encoding="utf-8")
-    assert main(["score", str(rows), "--metrics", "faithfulness", "--details"]) == 0
-    (row,) = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    by_text = {c["text"]: c for c in row["claims"]}
-    modelled, copied = by_text["Green tea originated in Japan."], by_text["Brew it at 70 to 80 degrees Celsius."]
-    assert modelled["low_confidence"] is True and 0 < modelled["confidence"] < 1.01
-    assert copied["low_confidence"] is False and copied["confidence"] == 1.0  # containment is certain
-    # and the flag is stored with the claim (details JSON of the claims table)
-    stored = run_store.claims(open_project("default").db_path, run_store.runs(open_project("default").db_path)[0].id)
-    assert {c["text"]: c["details"]["low_confidence"] for c in stored} == {
-        "Green tea originated in Japan.": True, "Brew it at 70 to 80 degrees Celsius.": False}

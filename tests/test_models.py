@@ -2,8 +2,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-import shutil
 
 import numpy as np
 import pytest
@@ -28,15 +28,11 @@ def test_every_shipped_file_is_read_by_the_one_loader_and_named_in_rebuild():
 
 
 def test_each_signature_names_the_loader_hash():
-    from rageval.claims import model as M
-    from rageval.claims import xenc as X
     from rageval.metrics.correctness import load_model
     from rageval.metrics.semantic import shipped_idf
 
     assert load_model()["hash"] == models.load("answer_correctness").hash
     assert shipped_idf()[1] == "table-" + models.load("wordpiece_idf").hash
-    assert X.load().version == "xenc-" + models.load("claim_xenc").hash
-    assert M.load().version == M.version_of(models.load("claim_verifier").raw)
 
 
 def test_digest_joins_parts_with_a_nul():
@@ -45,14 +41,16 @@ def test_digest_joins_parts_with_a_nul():
 
 
 def test_bad_files_name_the_file_and_the_fix(tmp_path):
-    with pytest.raises(ConfigError, match=r"missing\.json.*cannot be read.*train_claim_verifier"):
-        models.load("claim_verifier", meta_path=tmp_path / "missing.json")
+    with pytest.raises(ConfigError, match=r"missing\.json.*cannot be read.*train_correctness"):
+        models.load("answer_correctness", meta_path=tmp_path / "missing.json")
     (tmp_path / "bad.json").write_text("{not json")
     with pytest.raises(ConfigError, match="bad.json.*train_correctness"):
         models.load("answer_correctness", meta_path=tmp_path / "bad.json")
-    npz = tmp_path / "x.npz"
-    shutil.copy(models.path("claim_xenc", ".npz"), npz)
+    npz, meta = tmp_path / "x.npz", tmp_path / "x.json"
+    np.savez(npz, w=np.ones(3, dtype=np.float32))
+    meta.write_text(json.dumps({"sha256": hashlib.sha256(npz.read_bytes()).hexdigest()}))
+    assert models.load("x", arrays_path=npz, meta_path=meta).arrays["w"].shape == (3,)
     raw = npz.read_bytes()
     npz.write_bytes(raw[:-1] + bytes([raw[-1] ^ 1]))
     with pytest.raises(ConfigError, match="sha256|cannot be read"):
-        models.load("claim_xenc", arrays_path=npz, meta_path=models.path("claim_xenc"))
+        models.load("x", arrays_path=npz, meta_path=meta)

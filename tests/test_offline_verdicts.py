@@ -186,21 +186,19 @@ def test_with_no_decided_claim_the_value_is_unscored_with_its_reason_never_0_or_
         assert score.details["coverage"] == 0.0
 
 
-def test_the_cross_encoder_is_an_explicit_opt_in(monkeypatch):
-    from rageval import settings
-    from rageval.claims import offline
-    from rageval.errors import ConfigError
+def test_the_product_ships_one_offline_checker_and_no_learned_verifier():
+    from importlib.util import find_spec
 
-    assert offline.chosen() == "rules" and offline.version().startswith("rules-")
-    assert "0.32" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
-    assert "0.673" in settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning
+    from rageval import models, settings
+    from rageval.claims import offline
     from rageval.cli.base import judge_help
-    assert "UNVERIFIED" in judge_help() and "0.32" in judge_help() and "0.673" in judge_help()  # --judge's help
-    monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "xenc")
-    assert offline.chosen() == "xenc" and not offline.version().startswith("rules-")
-    monkeypatch.setenv("RAGEVAL_CLAIM_VERIFIER", "guess")
-    with pytest.raises(ConfigError, match="RAGEVAL_CLAIM_VERIFIER"):
-        offline.chosen()
+
+    assert offline.version() == offline.CHECKER.version() and list(offline.CHECKERS) == ["contain"]
+    assert "RAGEVAL_CLAIM_VERIFIER" not in {s.name for s in settings.SETTINGS}
+    assert "UNVERIFIED" in judge_help() and "CONTRADICTED" in judge_help()  # --judge's help
+    for gone in ("rageval.claims.verifier", "rageval.claims.xenc", "rageval.claims.model"):
+        assert find_spec(gone) is None, gone
+    assert not list(models.FOLDER.glob("claim_*")), "a learned claim verifier's weights are in rageval/models/"
 
 
 def test_unverified_round_trips_through_store_score_files_and_exports(tmp_path, monkeypatch, capsys):

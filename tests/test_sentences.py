@@ -225,3 +225,15 @@ def test_pdf_table_rows_stay_one_unit_each():
     assert "Travel rates apply to every trip booked after March 2025." in units
     assert "Rates are reviewed every January." in units
     assert [r.text for r in table_rows(text)][0] == "City: Oslo; Lodging: 180 EUR; Meals: 65 EUR."
+
+
+def test_an_abbreviation_after_markdown_marks_ends_no_sentence():
+    text = "Case 12. **Ms. R., aged 54, was admitted on 3 May.** She left."
+    assert [s.text for s in split_sentences(text)] == ["Case 12.", "**Ms. R., aged 54, was admitted on 3 May.**",
+                                                      "She left."]
+
+
+def test_a_long_word_before_a_full_stop_ends_the_sentence_before_a_lower_case_name():
+    text = "Please test them very carefully. gzip is used for backups. See e.g. zlib for more."
+    assert [s.text for s in split_sentences(text)] == ["Please test them very carefully.",
+                                                      "gzip is used for backups.", "See e.g. zlib for more."]

@@ -13,8 +13,8 @@ Steps (seeded, 2 cores, a few minutes; the slow part is the MiniLM features, cac
    weighted so that no source gives more than 1500 rows' weight; generated contradictions that
    no check of the features sees are left out); the all-features configuration with the best
    dev 3-way accuracy is kept (the dev ablation table is printed and saved);
-3. ``--write`` saves the parameters to rageval/models/claim_verifier.json and records a few
-   feature vectors with this script's probabilities in tests/data/claim_verifier_recorded.json
+3. ``--write`` saves the parameters to training/models/claim_verifier.json and records a few
+   feature vectors with this script's probabilities in training/data/claim_verifier_recorded.json
    (the test checks that rageval's NumPy inference reproduces them).
 The test split is not looked at here (validation/validate_claims.py reports on it).
 """
@@ -35,8 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
 SEED = 13
-MODEL = ROOT / "rageval" / "models" / "claim_verifier.json"
-RECORDED = ROOT / "tests" / "data" / "claim_verifier_recorded.json"
+MODEL = ROOT / "training" / "models" / "claim_verifier.json"
+RECORDED = ROOT / "training" / "data" / "claim_verifier_recorded.json"
 
 
 def load_pairs(folder: Path) -> list[dict]:
@@ -111,7 +111,7 @@ def features(folder: Path, rows: list[dict], refresh: bool = False) -> np.ndarra
     return np.stack([known[k] for k in keys])
 
 
-# --- the model (the forward pass mirrors rageval.claims.model.forward) ----------------------
+# --- the model (the forward pass mirrors training.claim_mlp.forward) ----------------------
 
 def forward(params: dict, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     Z = (X - params["mean"]) / params["std"]
@@ -232,7 +232,7 @@ def main(argv=None) -> int:
         pick = np.random.default_rng(SEED).choice(np.flatnonzero(dv), 8, replace=False)
         xs = X[pick].round(6)
         P = forward(rounded, xs)[0]
-        from rageval.claims.model import load
+        from training.claim_mlp import load
 
         RECORDED.write_text(json.dumps({"version": load(MODEL).version, "features": xs.tolist(),
                                         "probabilities": P.tolist()}, indent=1) + "\n")

@@ -28,9 +28,9 @@ ones), over the sources whose labels annotators gave: generated (``gen_``) and d
 (``derived_``) rows are scored in the log and never select. The best step's parameters are kept (``best.pt``); ``state.pt`` (parameters, optimiser,
 step, random state) is written every ``--ckpt-minutes`` for ``--resume``.
 
-Export. ``--export`` writes the best parameters to ``rageval/models/claim_xenc.npz`` (float32),
-the config, training log and sha256 to ``rageval/models/claim_xenc.json``, torch logits of 20
-fixed pairs to ``tests/data/xenc_reference.json`` (the NumPy inference is tested against them)
+Export. ``--export`` writes the best parameters to ``training/models/claim_xenc.npz`` (float32),
+the config, training log and sha256 to ``training/models/claim_xenc.json``, torch logits of 20
+fixed pairs to ``training/data/xenc_reference.json`` (the NumPy inference is tested against them)
 and torch logits for every dev and report row to ``<ckpt>/logits_{dev,report}.jsonl``.
 """
 from __future__ import annotations
@@ -365,11 +365,11 @@ def export(args) -> None:
     model.gelu = numpy_gelu
     tok = tokenizer(args.minilm, cfg["max_len"])
     arrays = {k: v.detach().numpy().astype(np.float32) for k, v in best["model"].items()}
-    out_npz = ROOT / "rageval" / "models" / "claim_xenc.npz"
+    out_npz = ROOT / "training" / "models" / "claim_xenc.npz"
     np.savez(out_npz, **arrays)
     digest = hashlib.sha256(out_npz.read_bytes()).hexdigest()
     log = [json.loads(line) for line in (args.ckpt / "log.jsonl").open()] if (args.ckpt / "log.jsonl").exists() else []
-    meta_path = ROOT / "rageval" / "models" / "claim_xenc.json"
+    meta_path = ROOT / "training" / "models" / "claim_xenc.json"
     meta = json.loads(meta_path.read_text()) if meta_path.exists() else {}
     meta.update({
         "format": "MiniLM-L6 + LoRA cross-encoder (training/train_nli_adapter.py)",
@@ -381,7 +381,7 @@ def export(args) -> None:
     })
     meta_path.write_text(json.dumps(meta, indent=1) + "\n")
     ref = predict(model, tok, [{"premise": p, "claim": c} for p, c in REFERENCE_PAIRS], batch=4)
-    (ROOT / "tests" / "data" / "xenc_reference.json").write_text(json.dumps(
+    (ROOT / "training" / "data" / "xenc_reference.json").write_text(json.dumps(
         {"sha256": digest, "pairs": [{"premise": p, "claim": c, "logits": [float(x) for x in lg]}
                                      for (p, c), lg in zip(REFERENCE_PAIRS, ref)]}, indent=1) + "\n")
     for part in args.export_logits:

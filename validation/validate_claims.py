@@ -32,9 +32,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rageval.claims import model as M
+from training import claim_mlp as M
 from rageval.claims.features import NAMES
-from rageval.claims.verifier import LearnedVerifier
+from training.claim_verifiers import LearnedVerifier
 from rageval.metrics.base import evaluate, get_metric
 from rageval.text.lang import guess_language
 from rageval.types import Resources, Sample

@@ -1,14 +1,14 @@
 """Calibrate the NLI cross-encoder verifier on development rows, then report it once on the report portions.
 
     python -m training.prepare_nli_data                       # training/nli_data/{train,dev,report}.jsonl
-    python -m validation.validate_nli calibrate [--dev-cap 120]  # writes calibration into rageval/models/claim_xenc.json
+    python -m validation.validate_nli calibrate [--dev-cap 120]  # writes calibration into training/models/claim_xenc.json
     python -m validation.validate_nli compare --other-params OLD.npz --other-meta OLD.json [--c-bias 1.0]
     python -m validation.validate_nli report [--write-docs]      # the report portions, once
 
-Both run the product's path: :class:`rageval.claims.verifier.CrossEncoderVerifier` on
+Both run the product's path: :class:`training.claim_verifiers.CrossEncoderVerifier` on
 ``([claim], [premise])`` (the premise split into sentences, the top candidates read by the
 cross-encoder) and, beside it on the same rows, the MLP verifier it replaces
-(:class:`~rageval.claims.verifier.LearnedVerifier`). Labels: SUPPORTED = E, CONTRADICTED = C,
+(:class:`~training.claim_verifiers.LearnedVerifier`). Labels: SUPPORTED = E, CONTRADICTED = C,
 NOT_MENTIONED = N; a binary "not entailed" row (NOT) counts a verdict as right when it is not
 SUPPORTED.
 
@@ -23,7 +23,7 @@ precision >= ``--c-precision`` on the 3-way development rows (if none does, the 
 precision that still keeps 10% of them). Writes all three into claim_xenc.json.
 
 ``compare`` (development only): the shipped parameters against another parameter file (for
-example ``git show REV:rageval/models/claim_xenc.npz > old.npz``, and its JSON), argmax at T = 1
+example ``git show REV:training/models/claim_xenc.npz > old.npz``, and its JSON), argmax at T = 1
 on the same development rows as ``calibrate``, plus the team's hand-written pairs and the derived
 WiCE pairs: mean per-source accuracy, the share of supported or neutral claims read CONTRADICTED,
 CONTRADICTED precision and recall, NOT_MENTIONED recall; each model also with ``--c-bias``
@@ -48,10 +48,10 @@ from pathlib import Path
 
 import numpy as np
 
-from rageval.claims import xenc as X
+from training import claim_xenc as X
 from rageval.claims.containment import contained
 from rageval.claims.extract import extract_claims
-from rageval.claims.verifier import CrossEncoderVerifier, LearnedVerifier, decisive
+from training.claim_verifiers import CrossEncoderVerifier, LearnedVerifier, decisive
 from rageval.embed.cache import make_embedder
 from training.data import DATA, read_jsonl
 from validation.docs_section import replace_section
@@ -372,8 +372,8 @@ def collect(args) -> dict:
 def calibrate_mlp(args) -> None:
     """Temperature and low-confidence threshold of the shipped MLP verifier, fitted on the same
     development rows as the cross-encoder's (its labels (S, C, NM) read as (E, C, N)); written
-    into rageval/models/claim_verifier.json (``temperature``, ``low_confidence_below``)."""
-    from rageval.claims import model as M
+    into training/models/claim_verifier.json (``temperature``, ``low_confidence_below``)."""
+    from training import claim_mlp as M
 
     rows = real_dev_rows(args.dev_cap)
     gold = [r["label"] for r in rows]

@@ -17,7 +17,7 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion report --write-docs  # once
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
-figures were read error by error (the fragment rule of ``RULES_REVISION`` 2 came from that
+figures were read error by error (the fragment rule of revision 2, ``contain-r2``, came from that
 reading): it is a development set now, never to be called held out. ``train`` is the one portion
 no offline rule was chosen on: the rows ``training/prepare_nli_data.py`` puts in its train
 portion, which only trained the opt-in cross-encoder (no part of offline verdicts), and WiCE's
@@ -27,10 +27,10 @@ its ``test`` split as ``report``), no QAGS and no Climate-FEVER (report only); i
 binary-MNLI rows (human-labelled, read by no offline check). No set is sampled: the largest is
 16,616 pairs and containment takes seconds (fixed here before any figure of this portion was seen).
 
-The offline check is the product's default (:class:`rageval.claims.offline.RulesVerifier`): a claim
-contained in one sentence or two adjacent ones, as the sentence asserts it
-(:func:`rageval.claims.containment.contained`), is SUPPORTED; every other claim UNVERIFIED. Only
-the verdicts are measured, so this script calls ``contained`` itself (the verifier's first and only
+The offline check is the product's (:data:`rageval.claims.offline.CHECKER`, docs/claim-rules.md): a
+claim copied from one sentence or two adjacent ones that asserts it as it stands, with nothing in
+its context withdrawing it, is SUPPORTED; every other claim UNVERIFIED. Only the verdicts are
+measured, so this script calls the checker's ``decide`` itself (the verifier's first and only
 deciding step) and skips the evidence ranking and hints an UNVERIFIED claim gets (they never
 change a verdict; ``tests/test_offline_verdicts.py`` checks that the verifier writes only these two).
 
@@ -83,8 +83,7 @@ from collections import Counter
 from pathlib import Path
 
 from rageval.claims.extract import answer_claims
-from rageval.claims.containment import contained
-from rageval.claims.offline import rules_version
+from rageval.claims.offline import CHECKER
 from rageval.claims.verdict import CONTRADICTED, SUPPORTED, UNVERIFIED, Verdict
 from training import prepare_nli_data as P
 from training.data import DATA
@@ -208,9 +207,11 @@ def _summedits_gold(consistent: bool, sentences: list[str], seed: set[str]):
     return gold
 
 
-def verdicts_of(jobs: list[tuple[list[str], list[str]]]) -> list[list[Verdict]]:
-    """The offline verdicts of ``[(claims, contexts)]``: containment, else UNVERIFIED (no evidence ranking)."""
-    return [[contained(c, ctx) or Verdict(UNVERIFIED) for c in claims] for claims, ctx in jobs]
+def verdicts_of(jobs: list[tuple]) -> list[list[Verdict]]:
+    """The offline verdicts of ``[(claims, contexts[, question, answer])]``: the registered checker's
+    (:data:`rageval.claims.offline.CHECKER`), else UNVERIFIED (no evidence ranking)."""
+    return [[v if v is not None else Verdict(UNVERIFIED) for v in CHECKER.decide(job[0], job[1], *job[2:4])]
+            for job in jobs]
 
 
 def measure_pairs(rows: list[dict]) -> dict:
@@ -222,7 +223,7 @@ def measure_pairs(rows: list[dict]) -> dict:
 
 def measure_texts(rows: list[dict]) -> dict:
     claims = [answer_claims(x.get("question", ""), x["answer"]) for x in rows]
-    verdicts = verdicts_of([(c, x["contexts"]) for c, x in zip(claims, rows)])
+    verdicts = verdicts_of([(c, x["contexts"], x.get("question", ""), x["answer"]) for c, x in zip(claims, rows)])
     flat_v, flat_g, flat_c, flat_n = [], [], [], []
     for x, cs, vs in zip(rows, claims, verdicts):
         for c, v in zip(cs, vs):
@@ -316,7 +317,7 @@ def main() -> None:
     if args.source != "nli":
         lines += summary_reading(results, left_out)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").is_file() else "?"
-    lines += ["", f"Rules `{rules_version()}`, portion `{args.portion}`, {cpu:.0f} CPU-s, "
+    lines += ["", f"Rules `{CHECKER.version()}`, portion `{args.portion}`, {cpu:.0f} CPU-s, "
               f"{time.perf_counter() - wall0:.0f} s wall, load average at the end {load}."]
     print("\n".join(lines))
     if args.errors:

@@ -115,7 +115,8 @@ def analyse(samples: Sequence[Sample], resources: Resources, judge: Spec, metric
 
 def _heuristic(samples: Sequence[Sample], embedder: Any, name: str) -> list[Analysis]:
     claims = [answer_claims(s.question or "", s.answer or "") for s in samples]
-    verdicts = offline_verify(embedder, [(c, s.contexts) for c, s in zip(claims, samples)])
+    verdicts = offline_verify(embedder, [(c, s.contexts, s.question or "", s.answer or "")
+                                         for c, s in zip(claims, samples)])
     meta = {"judge": "heuristic", "method": "offline", "verifier": verifier_version(), "embedder": name}
     return [_finish(s, [claim_record(s, t, v) for t, v in zip(c, vs)], meta)
             for s, c, vs in zip(samples, claims, verdicts)]
@@ -131,7 +132,7 @@ def _judged(samples: Sequence[Sample], llm: Any, judge: Spec) -> list[Analysis]:
         claims = judge_path.extract_one(llm, s.question, s.answer or "")
         if isinstance(claims, judge_path.Failure):
             return Analysis(claims.status, claims.reason, (), {}, {**meta, "stage": "extract", "raw": claims.raw})
-        copied = [contained(t, s.contexts) for t in claims]  # copied claims never reach the judge
+        copied = [contained(t, s.contexts, s.question or "", s.answer or "") for t in claims]  # copies skip the judge
         rest = [t for t, v in zip(claims, copied) if v is None]
         judged = judge_path.verify(llm, [(rest, s.contexts)])[0] if rest else []
         if isinstance(judged, judge_path.Failure):

@@ -32,7 +32,10 @@ from __future__ import annotations
 import re
 
 from rageval.text.hedges import abstention_cues
+from rageval.text.markdown import markup, unmarked
 from rageval.text.numbers import quantities
+from rageval.text.lang import guess_language
+from rageval.text.pipeline import tags
 from rageval.text.sentences import split_sentences
 from rageval.text.words import STOPWORDS, content_stems
 
@@ -122,78 +125,45 @@ _COPULA_QUESTION = re.compile(r"^\s*(?:what|who|which)\s+(is|are|was|were)\s+(?P
                               re.IGNORECASE)
 
 
-#: past forms that are never a participle: always a finite verb
-_PAST_ONLY = frozenset("""became began took gave grew rose fell wrote went came saw knew threw chose broke spoke
-    drove flew ran ate drew wore sang swam forgot""".split())
-#: forms shared by the past tense and the participle, and regular ``-ed`` forms: finite unless
-#: they read as a participle that modifies a noun (:data:`_PARTICIPLE_PHRASES`)
-_PAST_OR_PARTICIPLE = frozenset("""won lost made held led sold bought built said told found kept left met paid sent
-    spent brought caught taught meant thought stood""".split())
-#: a participle and the word after it: "the goods made in China", "the uncertainty associated with
-#: COVID", "the firm owned by Ann" (any form before ``by``)
-_PARTICIPLE_PHRASES = frozenset(tuple(p.split("_")) for p in """associated_with related_to based_on based_in
-    located_in linked_to compared_with compared_to known_as made_in made_of made_from used_for used_in used_as
-    involved_in included_in contained_in published_in found_in held_in sold_in built_in caused_by due_to
-    designed_for intended_for dedicated_to devoted_to aimed_at focused_on concerned_with connected_to
-    connected_with combined_with faced_with coupled_with""".split())
-_PREPOSITIONS = frozenset("""by with to in on at for from of as into onto under over through during after before
-    between among within without via per across against toward towards upon about around""".split())
-#: words after which an ``-ed`` or ``-s`` word is an adjective or a noun ("the increased costs", "the rules")
-_NOUN_BEFORE = frozenset("""the a an this these that those its his her their our your my each every no some any
-    all both many several few more most""".split())
-_JOINS = frozenset("and or but nor".split())
-_SUBJECT_PRONOUNS = frozenset("he she it they we i you there egli lui lei essi esse noi voi".split())
-#: subject pronouns that are never an object: a word after them is their verb wherever they stand
-_NOMINATIVE = frozenset("he she they we i egli essi esse".split())
-_NOT_VERBS = frozenset("need speed seed feed hundred indeed red bed shed breed weed bleed embed".split())
-#: Italian finite endings read as a verb (3rd person plural, imperfect, past): "registrano", "aveva", "chiuse" is missed
+#: Penn Treebank tags of a finite verb: past, present (both persons), modal
+_FINITE_TAGS = frozenset({"VBD", "VBP", "VBZ", "MD"})
+#: Italian subject pronouns: a word after one is its verb wherever it stands
+_IT_SUBJECTS = frozenset("egli lui lei essi esse noi voi".split())
+#: Italian finite endings read as a verb (3rd person plural, imperfect, past): "registrano", "aveva"; "chiuse" is missed
 _IT_FINITE = re.compile(r"^\w{2,}(?:ano|ono|ava|eva|iva|avano|evano|ivano)$|^\w{3,}ò$")
 
 
-def has_own_verb(text: str) -> bool:
-    """Whether ``text`` has a finite verb of its own, read by word rules (no parser): an
-    auxiliary, copula or modal (:data:`_FINITE`, English and Italian); a subject pronoun with a
-    word after it ("it packs small", "instead, they focus"); a past form that is never a participle (:data:`_PAST_ONLY`);
-    a form shared with the participle or a regular ``-ed`` form, unless ``by`` or a participle's
-    usual word follows (:data:`_PARTICIPLE_PHRASES`: "associated with" modifies a noun) or an
-    article comes before ("the increased cost"); an
-    ``-s`` form with a word after it and none of an article, number, preposition or ``and`` before
-    it ("the tent weighs 2 kg"; "the new tariffs." ends on a noun);
-    an Italian finite ending (:data:`_IT_FINITE`). A noun phrase has none: "The continuing
-    uncertainty associated with COVID." It errs towards a verb where a plural noun after an
-    adjective has a word after it ("higher prices in May").
+def has_own_verb(text: str, language: str | None = None) -> bool:
+    """Whether ``text`` has a finite verb of its own. English (``language``, else
+    :func:`rageval.text.lang.guess_language` of the text): a token that spaCy's English pipeline
+    tags as a finite verb (:data:`_FINITE_TAGS`, :func:`rageval.text.pipeline.tags`). Other
+    languages (Italian: no tagger ships) by word rules: an auxiliary, copula or modal
+    (:data:`_FINITE`), a subject pronoun with a word after it, or an Italian finite ending
+    (:data:`_IT_FINITE`). A noun phrase has none: "The continuing uncertainty associated with COVID."
 
-    >>> has_own_verb("the tent weighs 2 kg"), has_own_verb("the continuing uncertainty associated with COVID")
+    >>> has_own_verb("children swim in the lake"), has_own_verb("the continuing uncertainty associated with COVID")
+    (True, False)
+    >>> has_own_verb("i dati registrano un calo", "it"), has_own_verb("il calo dei dati", "it")
     (True, False)
     """
+    if (language or guess_language(text)) == "en":
+        return any(tag in _FINITE_TAGS for _, _, tag in tags(text))
     if _FINITE.search(text):
         return True
     toks = [t.lower() for t in re.findall(r"[\w'’-]+", text)]
-    if any(t in _SUBJECT_PRONOUNS and (i == 0 or t in _NOMINATIVE) for i, t in enumerate(toks[:-1])):
-        return True
-    for i, t in enumerate(toks):
-        before = toks[i - 1] if i else ""
-        after = toks[i + 1] if i + 1 < len(toks) else ""
-        if t in _PAST_ONLY or _IT_FINITE.match(t):
-            return True
-        if (t in _PAST_OR_PARTICIPLE or (re.fullmatch(r"[a-z]{2,}ed", t) and t not in _NOT_VERBS)) \
-                and after != "by" and (t, after) not in _PARTICIPLE_PHRASES and before not in _NOUN_BEFORE:
-            return True
-        if (i and after and re.fullmatch(r"[a-z]{2,}[^siu'\u2019]s", t)
-                and before not in _NOUN_BEFORE | _PREPOSITIONS | _JOINS and not before[:1].isdigit()):
-            return True
-    return False
+    return (any(t in _IT_SUBJECTS for t in toks[:-1])
+            or any(_IT_FINITE.match(t) for t in toks))
 
 
 def is_short_answer(answer: str) -> bool:
-    """One sentence of at most ``SHORT_WORDS`` words, with no finite verb (:data:`_FINITE`).
+    """One sentence of at most ``SHORT_WORDS`` words, with no finite verb (:func:`has_own_verb`).
 
-    >>> is_short_answer("€1.32 billion."), is_short_answer("WPA3"), is_short_answer("The fee is 20 EUR.")
+    >>> is_short_answer("€1.32 billion."), is_short_answer("WPA3"), is_short_answer("The router supports WPA3.")
     (True, True, False)
     """
     text = " ".join(answer.split())
     return (bool(text) and not text.endswith("?") and len(split_sentences(text)) == 1
-            and len(text.split()) <= SHORT_WORDS and not _FINITE.search(text))
+            and len(text.split()) <= SHORT_WORDS and not has_own_verb(text))
 
 
 def question_claim(question: str, value: str) -> str:
@@ -245,14 +215,43 @@ def extract_claims(answer: str) -> list[str]:
     >>> extract_claims("I don't know. The documents do not say.")
     []
     """
-    claims: list[str] = []
+    return [c for _, claims in _claims_by_sentence(answer) for c in claims]
+
+
+def sentence_claims(question: str, answer: str) -> list[tuple[str, list[str]]]:
+    """``(sentence, its claims)`` for each sentence of ``answer`` that carries claims
+    (:func:`answer_sentences`), in order; none for a short answer (its one claim is the question's,
+    :func:`answer_claims`). A sentence's Markdown marks are dropped before it is split into
+    clauses (:func:`rageval.text.markdown.unmarked`), so a bold span cut in two leaves no piece an
+    unmatched ``**``.
+
+    >>> sentence_claims("", "**The reset takes 3 min; the light turns green.**")
+    [('**The reset takes 3 min; the light turns green.**', ['The reset takes 3 min.', 'The light turns green.'])]
+    """
+    if is_short_answer(answer) and (content_stems(answer) or quantities(answer)):
+        return []
+    return _claims_by_sentence(answer)
+
+
+def _claims_by_sentence(answer: str) -> list[tuple[str, list[str]]]:
+    out: list[tuple[str, list[str]]] = []
     subject: str | None = None
     for sentence in answer_sentences(answer):
-        for clause in _split_clauses(sentence):
+        clauses = _split_clauses(sentence)
+        if len(clauses) > 1 and markup(sentence):
+            clauses = _split_clauses(unmarked(sentence))
+        claims = []
+        for clause in clauses:
             clause, subject = _resolve_pronoun(clause, subject)
             if len(content_stems(clause)) + len(quantities(clause)) >= 1:
                 claims.append(_finish(clause))
-    return claims
+        out.append((sentence, claims))
+    return out
+
+
+def as_claim(sentence: str) -> str:
+    """``sentence`` in the form of a claim (trimmed, capitalised, a final full stop)."""
+    return _finish(sentence)
 
 
 def resolved_sentences(answer: str) -> list[str]:

@@ -144,11 +144,10 @@ def env_default(name: str) -> str:
 
 
 def judge_help() -> str:
-    """The help of ``--judge``: what the offline default decides, and the opt-in cross-encoder with
-    its measured figures (the RAGEVAL_CLAIM_VERIFIER row of :mod:`rageval.settings`)."""
-    xenc = settings.setting("RAGEVAL_CLAIM_VERIFIER").meaning.split(" or xenc (", 1)[1].rstrip(")")
-    return ("heuristic | openai:MODEL; heuristic has no judge: a claim copied from a context is SUPPORTED and every "
-            f"other claim UNVERIFIED (never CONTRADICTED or NOT_MENTIONED); RAGEVAL_CLAIM_VERIFIER=xenc: {xenc}")
+    """The help of ``--judge``: what the offline default decides (docs/claim-rules.md)."""
+    return ("heuristic | openai:MODEL; heuristic has no judge: a claim copied from a context that lets the copy "
+            "stand is SUPPORTED and every other claim UNVERIFIED (never CONTRADICTED or NOT_MENTIONED; "
+            "docs/claim-rules.md)")
 
 
 def language_arg(p: argparse.ArgumentParser) -> None:

@@ -1,8 +1,9 @@
 """The parameters that ship with rageval, read one way: :func:`load`.
 
 A shipped model ``NAME`` is ``rageval/models/NAME.json`` (its metadata, or the whole model when
-it is small: the answer-correctness weights, the claim MLP, the BERTScore idf table) and, for a
-model with large arrays, ``NAME.npz`` beside it (the claim cross-encoder). :func:`load` reads
+it is small: the answer-correctness weights, the BERTScore idf table) and, for a model with large
+arrays, ``NAME.npz`` beside it. The learned claim verifiers of ``training/`` are read through
+:func:`load` too, with their paths given (``training/models/``). :func:`load` reads
 both and returns a :class:`Shipped`: the JSON as ``meta``, the arrays of the ``.npz`` as float32
 ``arrays`` (empty without one), and ``hash``.
 
@@ -31,8 +32,6 @@ FOLDER = Path(__file__).resolve().parent
 #: how each shipped model is rebuilt (named in every error about its files)
 REBUILD = {
     "answer_correctness": "run python -m training.train_correctness to train the correctness model",
-    "claim_verifier": "retrain with python -m training.train_claim_verifier --write",
-    "claim_xenc": "re-export both with python -m training.train_nli_adapter --export",
     "wordpiece_idf": "rebuild it with python -m training.build_idf",
 }
 HASH_CHARS = 10

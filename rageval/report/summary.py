@@ -81,10 +81,10 @@ def is_low_confidence(claim: dict[str, Any]) -> bool:
     return bool(details.get("low_confidence", claim.get("low_confidence")))
 
 
-#: the signature part of claims the offline rules decided (:func:`rageval.claims.offline.rules_version`
+#: the signature part of claims the offline rules decided (:meth:`rageval.claims.offline.ContainChecker.signature`
 #: in :func:`rageval.metrics.judged.offline_parts`): their verdicts carry no probability (SUPPORTED
 #: by containment is certain, UNVERIFIED is no verdict), so "low confidence" says nothing of them
-RULES_VERDICTS = "verifier:rules-"
+RULES_VERDICTS = "verifier:contain-"
 
 
 def low_confidence_claims(project: Project, run_id: str) -> tuple[int, int]:

@@ -37,7 +37,11 @@ The text is read line by line first, then each block of lines by punctuation:
      sentence); cut by mistake, a piece of a sentence would read as a whole one;
    - after an abbreviation used before a number (``No. 5``, ``art. 3``, ``pag. 12``, ``n. 4``:
      :data:`NUMBER_ABBREVIATIONS`) when a digit follows;
-   - followed by a lower-case letter, or closing a list number at the start of a block.
+   - followed by a lower-case letter (unless the word before the stop has six or more letters, so
+     it is no abbreviation: "... very carefully. gzip is used ..." is two sentences), or closing a
+     list number at the start of a block.
+
+   A word's Markdown marks are not part of it: "**Ms. R." is the abbreviation ``Ms.``.
 
    End punctuation may be followed by Markdown's closing marks (``**``, ``_``, `` ` ``) before the
    whitespace. Decimal numbers (``3.5``, ``1.500,00``) have no space after their separator, so never split.
@@ -83,6 +87,9 @@ _LIST_ITEM = re.compile(r"[ \t]*(?:[-*+•·]|\d{1,3}[.)])[ \t]+(?=\S)")
 _MD_HEADING = re.compile(r"[ \t]*#{1,6}[ \t]+")
 _FIELD = re.compile(r"[ \t]*[A-Z\u00C0-\u00DE][^\s:]*(?:[ \t][^\s:]+){0,%d}:[ \t]+\S" % (FIELD_WORDS - 1))
 _FINAL_PUNCT = tuple(".!?;:,")
+#: a word of six or more letters before a full stop is no abbreviation: the stop ends the sentence
+#: even before a lower-case word ("... test them very carefully. gzip is used for backups")
+_LONG_WORD = re.compile(r"[a-z]{6,}")
 
 
 @dataclass(frozen=True)
@@ -208,11 +215,12 @@ def _sentences_in(text: str, start: int, end: int, spans: list[Span]) -> None:
         if m.group().startswith("."):
             piece = block[cut:m.start()]
             last = re.search(r"(\S+)$", piece)
-            word = last.group(1).lower().lstrip("(\"'\u201c\u2018\u00ab") if last else ""
+            word = last.group(1).lower().lstrip("(\"'\u201c\u2018\u00ab*_`") if last else ""
             nxt = block[m.end():m.end() + 1]
             opener = re.match(r"\W{0,3}(\w+)", block[m.end():])
             list_number = cut == 0 and re.fullmatch(r"\s*\(?(?:\d+|[a-z])", piece) is not None
-            if (word in ABBREVIATIONS or re.fullmatch(r"[^\W\d_]", word) or nxt.islower() or list_number
+            lower_next = nxt.islower() and not (m.group().startswith(". ") and _LONG_WORD.fullmatch(word))
+            if (word in ABBREVIATIONS or re.fullmatch(r"[^\W\d_]", word) or lower_next or list_number
                     or (word in END_ABBREVIATIONS and not (opener and opener.group(1).lower() in OPENERS))
                     or (word in NUMBER_ABBREVIATIONS and nxt.isdigit())):
                 continue
@@ -247,7 +255,7 @@ def rules_text() -> str:
     """The segmenter's rules as one string (hashed into :func:`rageval.text.version`)."""
     return "\n".join([" ".join(sorted(ABBREVIATIONS)), " ".join(sorted(END_ABBREVIATIONS)), " ".join(sorted(OPENERS)),
                       " ".join(sorted(NUMBER_ABBREVIATIONS)), str(HEADING_WORDS), str(WRAP_SHARE), _END.pattern,
-                      _FIELD.pattern, "wraps:v1",
+                      _FIELD.pattern, "wraps:v1", _LONG_WORD.pattern, "marks-before-abbreviations:v1",
                       _LIST_ITEM.pattern, _MD_HEADING.pattern, "blocks:v2"])
 
 

@@ -1,4 +1,4 @@
-"""The learned claim verifier's parameters (rageval/models/claim_verifier.json) and its NumPy
+"""The learned claim verifier's parameters (training/models/claim_verifier.json) and its NumPy
 forward pass.
 
 The model (trained by training/train_claim_verifier.py) is a one-hidden-layer MLP over the feature
@@ -30,7 +30,7 @@ from rageval.claims.verdict import DEFAULT_LOW_CONFIDENCE_BELOW
 from rageval.errors import ConfigError
 
 NAME = "claim_verifier"
-MODEL_PATH = models.path(NAME)
+MODEL_PATH = Path(__file__).resolve().parent / "models" / f"{NAME}.json"
 #: constants of the decision rule (part of the version): the verdict is the most probable label
 DECISION = {"rule": "argmax"}
 
@@ -73,11 +73,11 @@ def load(path: Path | str | None = None) -> ClaimModel:
     ConfigError names a missing or bad file."""
     from rageval.claims.features import NAMES
 
-    shipped_model = models.load(NAME, meta_path=path)
+    shipped_model = models.load(NAME, meta_path=path or MODEL_PATH)
     data = shipped_model.meta
     if tuple(data.get("features", ())) != NAMES:
         raise ConfigError(f"{path or MODEL_PATH} was trained on other features than rageval.claims.features.NAMES; "
-                          f"{models.REBUILD[NAME]}")
+                          "retrain with python -m training.train_claim_verifier --write")
     arr = {k: np.asarray(data[k], dtype=np.float64) for k in ("mean", "std", "W1", "b1", "W2", "b2")}
     return ClaimModel(tuple(data["labels"]), tuple(data["features"]), version=version_of(shipped_model.raw),
                       temperature=float(data.get("temperature", 1.0)),

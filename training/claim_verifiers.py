@@ -1,11 +1,11 @@
-"""The learned offline claim verifiers, an explicit opt-in only (``RAGEVAL_CLAIM_VERIFIER=xenc``,
-:mod:`rageval.claims.offline`; the default offline check never guesses): measured on claims
-written by people they are wrong too often to show as verdicts (the cross-encoder: 0.32 3-way on
+"""The learned claim verifiers, kept for study and no part of the product (the product's offline
+check never guesses: :mod:`rageval.claims.offline`): measured on claims written by people they are
+wrong too often to show as verdicts (the cross-encoder: 0.32 3-way on
 152 hand-written claims, where always SUPPORTED scores 0.39; 0.383 on Climate-FEVER, where the
 majority class scores 0.673; docs/validation.md). Labelled ``verifier:<version>`` in signatures: the
-NLI cross-encoder (:class:`CrossEncoderVerifier`, :mod:`rageval.claims.xenc`; :data:`SHIPPED`)
+NLI cross-encoder (:class:`CrossEncoderVerifier`, :mod:`training.claim_xenc`; :data:`SHIPPED`)
 and the feature MLP it replaced, kept for comparison (:class:`LearnedVerifier`, a learned model over
-alignment, number, name and polarity features: :mod:`rageval.claims.features`, :mod:`rageval.claims.model`).
+alignment, number, name and polarity features: :mod:`rageval.claims.features`, :mod:`training.claim_mlp`).
 
 First, a claim copied from a context (:func:`rageval.claims.containment.contained`) is SUPPORTED
 with confidence 1.0 and its whole sentence as evidence; the model runs only on the other claims.
@@ -28,13 +28,12 @@ verdict is the most probable label and its ``confidence`` that probability. Evid
 """
 from __future__ import annotations
 
-import threading
 from typing import Any, Sequence
 
 import numpy as np
 
-from rageval.claims import model as M
-from rageval.claims import xenc as X
+from training import claim_mlp as M
+from training import claim_xenc as X
 from rageval.claims.containment import contained
 from rageval.claims.diagnose import specifics_missing
 from rageval.claims.features import NAMES, FeatureExtractor, PairFeatures
@@ -169,7 +168,7 @@ def evidence_index(logits: np.ndarray, decisive_index: int, label_index: int | N
 
 
 class CrossEncoderVerifier:
-    """Verifies claims with the NLI cross-encoder (:mod:`rageval.claims.xenc`) on the
+    """Verifies claims with the NLI cross-encoder (:mod:`training.claim_xenc`) on the
     ``XENC_CANDIDATES`` sentences that :class:`FeatureExtractor` ranks first (keyword coverage,
     then cosine of the sentence vectors: the same single embedding call), each read with its
     neighbours. For candidate ``j`` the raw logits ``l_j`` give ``q_j = softmax(l_j / T)``; the
@@ -261,19 +260,6 @@ class CrossEncoderVerifier:
         why = ("adds " + ", ".join(novel) + " which the context does not contain") if novel else "not stated in the context"
         return Verdict(NOT_MENTIONED, s.text, s.ctx, span, why + "; the closest passage is shown", novel=novel,
                        evidence_role="closest passage", **common)
-
-_shared: list[Any] = [None, None]
-_lock = threading.RLock()
-
-
-def learned_verify(embedder: Any, jobs: Sequence[tuple[Sequence[str], Sequence[str]]]) -> list[list[Verdict]]:
-    """``verify_many`` of the shipped verifier (:func:`shipped_verifier`), one per embedder object
-    (its vector cache is reused), one caller at a time."""
-    with _lock:
-        if _shared[0] is not embedder:
-            _shared[0], _shared[1] = embedder, shipped_verifier(embedder)
-        return _shared[1].verify_many(jobs)
-
 
 def _contradiction(f, reader: str, *, checks_apply: bool) -> tuple[str, str | None, bool]:
     """Why a claim reads as CONTRADICTED: the checks that fired on the evidence sentence (when

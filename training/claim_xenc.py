@@ -1,7 +1,7 @@
 """The NLI cross-encoder: MiniLM-L6 with a low-rank adapter and a 3-way head, NumPy inference.
 
 Trained by training/train_nli_adapter.py on human-labelled inference and fact-verification pairs
-(training/prepare_nli_data.py); the shipped parameters are ``rageval/models/claim_xenc.npz`` (a
+(training/prepare_nli_data.py); the shipped parameters are ``training/models/claim_xenc.npz`` (a
 few MB) beside ``claim_xenc.json`` (their sha256, the training configuration and log, the
 calibration and the low-confidence threshold).
 
@@ -32,8 +32,9 @@ from rageval import models
 from rageval.embed.minilm import _encode_batch, _MiniLM, bucket_width, build_minilm, minilm_folder, minilm_tokenizer
 
 NAME = "claim_xenc"
-PARAMS_PATH = models.path(NAME, ".npz")
-META_PATH = models.path(NAME)
+FOLDER = Path(__file__).resolve().parent / "models"
+PARAMS_PATH = FOLDER / f"{NAME}.npz"
+META_PATH = FOLDER / f"{NAME}.json"
 LABELS = ("E", "N", "C")
 _LINEARS = {
     "q": "attention.self.query", "k": "attention.self.key", "v": "attention.self.value",
