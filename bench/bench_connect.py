@@ -46,10 +46,14 @@ def main() -> None:
     os.environ["RAGEVAL_NO_AUTODEMO"] = "1"
     import duckdb
 
+    from devtools.projects import small_project
+    from rageval.config import RunConfig
+    from rageval.runs.pipeline import run
     from rageval.store import db
-    from tests.test_app import build_project
 
-    path = str(build_project()["project"].db_path)
+    project = small_project(Path(tempfile.mkdtemp(prefix="bench-connect-project-")), name="connect")
+    run(project, RunConfig(corpus="c", qa_set="qa", top_k=3, metrics=("exact_match", "token_f1")))
+    path = str(project.db_path)
     read = "SELECT id, status FROM runs ORDER BY created"
     write = ("INSERT INTO project_meta VALUES ('bench', 'x')", "DELETE FROM project_meta WHERE key = 'bench'")
 

@@ -29,7 +29,7 @@ computed when every text was padded to a multiple of 16 (before the packed pass)
 now skip; ``attention_positions`` is what attention still pads to.
 
 ``--unfused`` adds a third side, alternating with the two others: the same embedder with the forward
-pass as it was before the fused one (tests/minilm_unfused.py, bit for bit the same vectors), so
+pass as it was before the fused one (devtools/minilm_unfused.py, bit for bit the same vectors), so
 the fusion's gain is read in one run under one load; minor page faults (fresh memory pages the
 kernel maps) are counted for both NumPy sides.
 
@@ -179,7 +179,7 @@ def main() -> None:
         worker = _STWorker(args.st_python, str(minilm_folder()), sentences, args.batch, args.threads, args.st_path)
     before = None
     if args.unfused:
-        from tests.test_embed_fused import UnfusedEmbedder
+        from devtools.minilm_unfused import UnfusedEmbedder
 
         before = UnfusedEmbedder(batch_size=args.batch)
         before.embed(sentences[:4])

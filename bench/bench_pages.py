@@ -140,7 +140,7 @@ def first_progress() -> tuple[float, float]:
     from rageval.config import RunConfig
     from rageval.runs.pipeline import start_run
     from rageval.runs.worker import RunWorkers
-    from tests.projects import small_project
+    from devtools.projects import small_project
 
     project = small_project(Path(tempfile.mkdtemp()), name="progress")
     run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", top_k=3, metrics=("token_f1", "faithfulness")))

@@ -1,7 +1,7 @@
 """How far apart a text's vector and a row's metric values are when they are computed under other
 batch compositions: with other texts, alone, in small packs, in worker processes, in shards.
 
-The tests compare such results within 1e-6 (tests/rounding.py); this prints the largest
+The tests compare such results within 1e-6 (devtools/rounding.py); this prints the largest
 differences actually seen, on the tests' own inputs plus the demo corpus sentence by sentence,
 and any discrete difference (status, reason, verdict, evidence text), which must be none.
 
@@ -31,10 +31,10 @@ def _vector_differences() -> dict:
     from rageval.embed.minilm import MiniLMEmbedder
     from rageval.embed.processes import embed_parallel
     from rageval.embed.sentences import sentence_texts
-    from tests.test_embed_packed import TEXTS
+    from devtools.samples import EMBED_TEXTS
 
     corpus = Path(__file__).resolve().parents[1] / "rageval" / "demo" / "corpus"
-    texts = list(dict.fromkeys(TEXTS + sentence_texts([p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))])))
+    texts = list(dict.fromkeys(EMBED_TEXTS + sentence_texts([p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))])))
     embedder = MiniLMEmbedder()
     together = embedder.embed(texts)
     alone = np.vstack([embedder.embed([t]) for t in texts])
@@ -53,7 +53,7 @@ def _vector_differences() -> dict:
 def _compare(one: list, many: list) -> dict:
     """The largest difference over every float (values and details, whose figures are rounded to
     6 decimals), and the discrete differences (none expected)."""
-    from tests.rounding import assert_same_within_rounding, largest_float_difference
+    from devtools.rounding import assert_same_within_rounding, largest_float_difference
 
     discrete = []
     try:
@@ -70,9 +70,9 @@ def _worker_differences() -> dict:
     from rageval.metrics.base import evaluate, parse_metric_list
     from rageval.scale.parallel import evaluate_parallel
     from rageval.types import Resources
-    from tests.test_parallel import _samples
+    from devtools.samples import parallel_samples
 
-    samples = _samples()
+    samples = parallel_samples()
     metrics = parse_metric_list(list(DEFAULT_METRICS) + ["groundedness", "answer_relevance"])
     one = evaluate(samples, metrics, Resources(embedder_factory=lambda: CachedEmbedder(MiniLMEmbedder())))
     shared = CachedEmbedder(MiniLMEmbedder())
@@ -89,7 +89,7 @@ def _shard_differences() -> dict:
     import pyarrow.parquet as pq
 
     from rageval.cli import main
-    from tests.test_shards import METRICS, ROWS
+    from devtools.samples import SHARD_METRICS, SHARD_ROWS
 
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["RAGEVAL_HOME"] = str(Path(tmp) / "home")
@@ -97,13 +97,13 @@ def _shard_differences() -> dict:
         def score(name: str, rows: list) -> list:
             src = Path(tmp) / f"{name}.jsonl"
             src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
-            assert main(["score", str(src), "--metrics", METRICS, "--details", "--no-store", "--workers", "1",
+            assert main(["score", str(src), "--metrics", SHARD_METRICS, "--details", "--no-store", "--workers", "1",
                          "--out", str(Path(tmp) / f"{name}.parquet")]) == 0
             return [{k: v for k, v in r.items() if k != "source"} for r in pq.read_table(Path(tmp) / f"{name}.parquet").to_pylist()]
 
-        whole = score("whole", ROWS)
-        parts = score("part-0", ROWS[:6]) + score("part-1", ROWS[6:])
-    return {"rows": len(ROWS), "metrics": METRICS, **_compare(whole, parts)}
+        whole = score("whole", SHARD_ROWS)
+        parts = score("part-0", SHARD_ROWS[:6]) + score("part-1", SHARD_ROWS[6:])
+    return {"rows": len(SHARD_ROWS), "metrics": SHARD_METRICS, **_compare(whole, parts)}
 
 
 def main() -> dict:

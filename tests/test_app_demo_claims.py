@@ -21,12 +21,12 @@ def demo_built(tmp_path_factory):
     scored with three of the default metrics instead of all (faithfulness gives the claims;
     answer_correctness_offline picks the report's worst answers, as in the demo;
     tests/test_pipeline.py does the same). The build starts on a copy of the demo corpus's ingest,
-    made once per test process (tests/projects.py): the build's own ingest then finds every
+    made once per test process (devtools/projects.py): the build's own ingest then finds every
     document stored and every vector in the embedding cache. What is read here is made after the
     ingest; the build from nothing is tests/test_pipeline.py's."""
     from rageval import config as config_module
     from rageval import demo
-    from tests.projects import demo_corpus
+    from devtools.projects import demo_corpus
 
     small = ("token_f1", "faithfulness", "answer_correctness_offline")
     with pytest.MonkeyPatch.context() as mp:

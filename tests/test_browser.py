@@ -3,7 +3,7 @@
 The app runs as ``streamlit run app.py`` on a free port over a temporary RAGEVAL_HOME, one server
 and one Chromium for the module's tests (each start costs CPU-seconds). Each test works on
 its own copy of the small project of tests/test_app.py (built once per test process through the
-library, its database copied for each test: tests/projects.py) in a browser context of its own, as
+library, its database copied for each test: devtools/projects.py) in a browser context of its own, as
 separate users of one server would. In the browser:
 open the app, upload a .txt on Documents through the hidden file input and see it ingested,
 then open Answers and see claims highlighted while hostile document text stays inert; and a new
@@ -33,7 +33,7 @@ from urllib.parse import urlencode
 import pytest
 
 from rageval.project import open_project
-from tests.projects import copy_of
+from devtools.projects import copy_of
 
 CHROMIUM = Path("/usr/bin/chromium")
 #: how long any one step may take before the test fails: generous, since a cold machine (Chromium's

@@ -12,7 +12,7 @@ import pytest
 from rageval import index
 from rageval.config import RunConfig
 from rageval.runs.pipeline import execute, start_run
-from tests.projects import small_project
+from devtools.projects import small_project
 
 
 def _free_port() -> int:

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from rageval.cli import main
-from tests.projects import QA, write_docs
+from devtools.projects import QA, write_docs
 
 
 @pytest.fixture()

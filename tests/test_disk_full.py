@@ -68,7 +68,7 @@ def test_a_full_disk_during_a_run_is_named_and_the_run_resumes(tmp_path, monkeyp
     from rageval.config import RunConfig
     from rageval.runs.pipeline import start_run
     from rageval.store import items
-    from tests.projects import small_project
+    from devtools.projects import small_project
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     project = small_project(tmp_path, "full")

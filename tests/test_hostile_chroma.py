@@ -11,7 +11,7 @@ import pytest
 from rageval import index
 from rageval.cli import main
 from rageval.project import open_project
-from tests.projects import write_docs
+from devtools.projects import write_docs
 from tests.test_chroma_server import chroma_server  # noqa: F401  (the fixture)
 
 SECRET = "The vault code of the copy is 4471. Only the copy ever ingested this vault document."

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 from rageval.project import open_project, project_lock
-from tests.projects import DOCS
+from devtools.projects import DOCS
 
 ROOT = Path(__file__).resolve().parents[1]
 

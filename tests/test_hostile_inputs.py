@@ -7,7 +7,7 @@ import json
 import pytest
 
 from rageval.cli import main
-from tests.projects import QA, write_docs
+from devtools.projects import QA, write_docs
 
 BIG = "9" * 400  # a serial number: infinite as a float
 

@@ -20,7 +20,7 @@ from rageval.project import open_project
 from rageval.store import llm_cache, owners
 from rageval.store import runs as store
 from devtools.judge_responder import respond
-from tests.projects import demo_project
+from devtools.projects import demo_project
 
 ROOT = Path(__file__).resolve().parents[1]
 ITEMS = 16
@@ -147,7 +147,7 @@ def test_the_run_pages_run_list_reaps_and_offers_resume(tmp_path, monkeypatch):
 def test_a_lock_timeout_mid_run_marks_the_run_interrupted(tmp_path, monkeypatch, capsys):
     from rageval.runs import pipeline
     from rageval.errors import ProjectBusyError
-    from tests.projects import small_project
+    from devtools.projects import small_project
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     project = small_project(tmp_path)

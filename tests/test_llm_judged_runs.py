@@ -7,14 +7,14 @@ from rageval.demo import DEMO_CORPUS, DEMO_QA
 from rageval.runs.pipeline import estimate, execute, start_run
 from rageval.store import runs as store
 from devtools.judge_responder import respond
-from tests.projects import demo_project
+from devtools.projects import demo_project
 
 FOUR = ("faithfulness", "ragas_answer_correctness", "ragas_answer_relevance", "context_relevance")
 
 
 @pytest.fixture(scope="module")
 def judged_project(tmp_path_factory):
-    """One demo project for the module (tests.projects.demo_project); each test uses its own
+    """One demo project for the module (devtools.projects.demo_project); each test uses its own
     model names, so no test replays another's cache."""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(tmp_path_factory.mktemp("judged") / "home"))

@@ -13,7 +13,7 @@ from rageval.runs.pipeline import execute, start_run
 from rageval.project import open_project
 from rageval.store import runs as store
 from devtools.judge_responder import respond
-from tests.projects import demo_project
+from devtools.projects import demo_project
 
 JUDGED = ("faithfulness", "contradicted_share", "context_relevance", "answer_relevance", "groundedness",
           "hedging", "token_f1")
@@ -21,7 +21,7 @@ JUDGED = ("faithfulness", "contradicted_share", "context_relevance", "answer_rel
 
 @pytest.fixture(scope="module")
 def _demo_home(tmp_path_factory):
-    """The demo corpus and QA set in one project for this module's tests (tests.projects.demo_project)."""
+    """The demo corpus and QA set in one project for this module's tests (devtools.projects.demo_project)."""
     home = tmp_path_factory.mktemp("llm-run") / "home"
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("RAGEVAL_HOME", str(home))
@@ -122,7 +122,7 @@ def test_reply_that_never_parsed_is_not_cached(tmp_path, llm_env):
 
 def test_ingest_and_run_with_an_openai_compatible_embedder(tmp_path, monkeypatch, llm_env, capsys):
     from rageval.cli import main
-    from tests.projects import QA, write_docs
+    from devtools.projects import QA, write_docs
     import json
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
@@ -141,7 +141,7 @@ def test_two_runs_with_an_online_embedder_in_one_process_both_finish(tmp_path, m
     """Each run closes its LLM client at the end; the second one (as in the app) must embed its
     new questions through its own client, never through the first run's closed one."""
     from rageval.cli import main
-    from tests.projects import QA, write_docs
+    from devtools.projects import QA, write_docs
     import json
 
     from rageval.llm.client import LLMClient

@@ -1,7 +1,7 @@
 """Scoring in worker processes equals scoring in one process: every status, reason, verdict and
 evidence text exactly, every value and vector within float32 rounding (1e-6; a worker embeds a
 text with other texts than one process does, and BLAS sums a row in an order that depends on the
-product's shape on some CPUs, see tests/rounding.py); the workers run one BLAS thread each and
+product's shape on some CPUs, see devtools/rounding.py); the workers run one BLAS thread each and
 hand back the vectors they computed."""
 import os
 
@@ -16,30 +16,15 @@ from rageval.types import Resources, Sample
 from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
 from rageval.scale.parallel import evaluate_parallel, shared_sentences
 from rageval.util import sha256_hex
-from tests.rounding import assert_same_within_rounding, assert_vectors_close
-
-CONTEXTS = (
-    "Mount Etna is 3,357 metres high. It is the highest active volcano in Europe. It lies in Sicily.",
-    "Green tea brews best at 70 to 80 degrees. Boiling water makes it bitter.",
-    "| Product | Price |\n| --- | --- |\n| Atlas | 12 EUR |\n| Borealis | 15 EUR |",
-    "The museum opened in 1889 and has 4 floors. Entry is free on Sundays.",
-)
+from devtools.rounding import assert_same_within_rounding, assert_vectors_close
+from devtools.samples import PARALLEL_CONTEXTS, parallel_samples
 
 
-def _samples(n=10):
-    out = []
-    for i in range(n):
-        ctx = (CONTEXTS[i % 4], CONTEXTS[(i + 1) % 4], f"Passage {i} says nothing about this question.")
-        answers = ["Etna is 3,357 metres high.", "Green tea brews at 95 degrees.", "Atlas costs 12 EUR.",
-                   "I am not sure, maybe the museum opened in 1890."]
-        out.append(Sample(id=f"s{i}", question=f"What is true of item {i % 4}?", answer=answers[i % 4],
-                          contexts=ctx, references=(answers[(i + i // 4) % 4],),
-                          retrieved_ids=("a", "b", "c"), relevant_ids={"a": 1}, context_ids=("a", "b", "c")))
-    return out
+
 
 
 def test_worker_processes_give_the_values_of_one_process():
-    samples = _samples()
+    samples = parallel_samples()
     metrics = parse_metric_list(list(DEFAULT_METRICS) + ["groundedness", "answer_relevance"])
     one = evaluate(samples, metrics, Resources(embedder_factory=lambda: CachedEmbedder(MiniLMEmbedder())))
     shared = CachedEmbedder(MiniLMEmbedder())
@@ -56,7 +41,7 @@ def test_worker_processes_give_the_values_of_one_process():
 
 
 def test_only_the_context_sentences_of_two_or_more_shards_are_embedded_ahead():
-    samples = _samples(6)  # CONTEXTS[0] in samples 0, 3 and 4; the "Passage i" sentences in one sample each
+    samples = parallel_samples(6)  # PARALLEL_CONTEXTS[0] in samples 0, 3 and 4; the "Passage i" sentences in one sample each
     got = shared_sentences(samples, [(0, 3), (3, 6)])
     assert "Mount Etna is 3,357 metres high." in got and "It lies in Sicily." in got
     assert not [t for t in got if t.startswith("Passage")]

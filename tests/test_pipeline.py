@@ -6,7 +6,7 @@ from rageval.config import RunConfig
 from rageval.errors import ConfigError
 from rageval.runs.pipeline import execute, start_run
 from rageval.store import runs as store
-from tests.projects import small_project
+from devtools.projects import small_project
 
 METRICS = ("exact_match", "token_f1", "recall@5", "mrr")
 

@@ -13,7 +13,7 @@ from rageval.report.exports import export_run, run_table, table_csv
 from rageval.report.exports import to_parquet_bytes
 from rageval.runs.scoring import parse_answers, score
 from rageval.store import runs as store
-from tests.projects import small_project
+from devtools.projects import small_project
 
 METRICS = tuple(dict.fromkeys(DEFAULT_METRICS + ("recall@3", "precision@3", "hit_rate@3", "map", "rouge1",
                                                  "token_recall")))

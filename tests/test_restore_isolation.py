@@ -17,7 +17,7 @@ from rageval.project import open_project
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as store
 from rageval.store.meta import index_state, set_index_state
-from tests.projects import write_docs
+from devtools.projects import write_docs
 from tests.test_chroma_server import chroma_server  # noqa: F401  (the fixture)
 from tests.test_hostile_chroma import SECRET, _qa, _use
 

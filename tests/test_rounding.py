@@ -1,11 +1,11 @@
-"""The comparison the cross-batch tests use (tests/rounding.py) lets floats move within 1e-6 and
+"""The comparison the cross-batch tests use (devtools/rounding.py) lets floats move within 1e-6 and
 nothing else: a changed status, verdict, evidence text, count, key or None fails it."""
 import json
 
 import numpy as np
 import pytest
 
-from tests.rounding import assert_same_within_rounding, assert_states_close, assert_vectors_close
+from devtools.rounding import assert_same_within_rounding, assert_states_close, assert_vectors_close
 
 ROW = {"id": "r1", "faithfulness": 0.5, "faithfulness_status": None, "n_claims": 3,
        "claims": json.dumps([{"text": "Etna is high.", "verdict": "SUPPORTED", "cosine": 0.328811}]),
@@ -54,7 +54,7 @@ def test_vectors_and_states():
 
 
 def test_any_pack_asks_for_the_bits_only_where_the_blas_has_a_row_period(monkeypatch):
-    import tests.rounding as rounding
+    import devtools.rounding as rounding
 
     v = np.array([[0.6, 0.8]], np.float32)
     monkeypatch.setattr(rounding, "pack_independent_bits", lambda: True)

@@ -135,7 +135,7 @@ def test_a_judged_run_with_a_rubric_file(tmp_path, monkeypatch, llm_env, capsys)
     answer, the values are stored and show in the leaderboard and the exports like any metric."""
     from rageval.report.exports import export_run
     from rageval.report.leaderboard import leaderboard
-    from tests.projects import QA, write_docs
+    from devtools.projects import QA, write_docs
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     llm_env.script(responder=respond)

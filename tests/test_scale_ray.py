@@ -1,7 +1,7 @@
 """`score --engine ray` on one local Ray cluster (started once for this module, bound to 127.0.0.1
 with a short temp dir): the parts equal single-process `score` reason for reason, verdict for
 verdict and value for value within float32 rounding (1e-6: a part embeds its texts with other
-texts than one process does, see tests/rounding.py), offline and judged; a killed worker's part is retried; a re-run does nothing; the parts
+texts than one process does, see devtools/rounding.py), offline and judged; a killed worker's part is retried; a re-run does nothing; the parts
 import into a project as the same run `score` stores.
 
 Skipped when Ray is not installed (`pip install "rageval[ray]"`).
@@ -24,8 +24,8 @@ from rageval.scale.ray_engine import RayOptions, score_with_ray  # noqa: E402
 from rageval.scale.unit import Plan  # noqa: E402
 from rageval.store import runs as store  # noqa: E402
 from devtools.judge_responder import respond  # noqa: E402
-from tests.test_shards import ROWS as BASE  # noqa: E402
-from tests.rounding import assert_same_within_rounding  # noqa: E402
+from devtools.samples import SHARD_ROWS as BASE  # noqa: E402
+from devtools.rounding import assert_same_within_rounding  # noqa: E402
 
 # 90 distinct rows (each answer numbered, so no two rows ask the judge the same thing): enough for
 # uneven parts on two workers; what Ray adds does not grow with the rows

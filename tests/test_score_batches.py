@@ -13,7 +13,7 @@ from rageval.llm.session import model_session
 from rageval.runs.scoring import in_order, score, score_file
 from rageval.store.db import connect
 from rageval.types import Sample
-from tests.projects import small_project
+from devtools.projects import small_project
 
 FOUR = ["faithfulness", "ragas_answer_correctness", "ragas_answer_relevance", "context_relevance"]
 

@@ -18,7 +18,7 @@ from rageval.scale.unit import Plan
 from rageval.testsets.generate import generate_set
 from rageval.types import Judge, Resources, Spec
 from rageval.views import qa_sets
-from tests.projects import small_project
+from devtools.projects import small_project
 
 ROWS = [{"id": "a1", "question": "How high is Mount Etna?", "answer": "About 3,357 metres.",
          "contexts": ["Mount Etna stands about 3,357 metres high."], "reference": "3,357 metres"}]

@@ -1,6 +1,6 @@
 """Scoring over shards: `score --out part-NNN.parquet` per shard, DuckDB reads the parts together,
 and the combined result equals scoring the whole file at once: ids and statuses exactly, values
-within float32 rounding (1e-6: a shard embeds its texts with other texts, see tests/rounding.py)."""
+within float32 rounding (1e-6: a shard embeds its texts with other texts, see devtools/rounding.py)."""
 from __future__ import annotations
 
 import json
@@ -8,24 +8,9 @@ import json
 import duckdb
 
 from rageval.cli import main
-from tests.rounding import assert_same_within_rounding
+from devtools.rounding import assert_same_within_rounding
+from devtools.samples import SHARD_METRICS, SHARD_ROWS
 
-ROWS = [
-    {"id": f"r{i:02d}", "question": q, "answer": a, "reference": ref, "contexts": ctx}
-    for i, (q, a, ref, ctx) in enumerate([
-        ("Capital of France?", "Paris is the capital.", "Paris", ["Paris is the capital of France."]),
-        ("Tallest mountain?", "Mount Everest, 8,849 m.", "Everest", ["Everest is 8,849 metres high."]),
-        ("Who wrote Hamlet?", "Shakespeare wrote it around 1600.", "William Shakespeare", ["Hamlet is by Shakespeare."]),
-        ("Boiling point of water?", "100 degrees Celsius at sea level.", "100 °C", ["Water boils at 100 °C."]),
-        ("Largest ocean?", "The Atlantic.", "The Pacific Ocean", ["The Pacific is the largest ocean."]),
-        ("Speed of light?", "About 300,000 km per second.", "299,792 km/s", ["Light travels at 299,792 km/s."]),
-        ("No reference here?", "An answer without gold.", "", ["Some context."]),
-        ("Capital of Italy?", "Rome, la città eterna.", "Rome", ["Roma è la capitale d'Italia."]),
-        ("First man on the moon?", "Neil Armstrong in 1969.", "Neil Armstrong", ["Armstrong walked on the Moon in 1969."]),
-        ("Chemical symbol of gold?", "Au.", "Au", []),
-    ])
-]
-METRICS = "token_f1,bleu,rougeL,exact_match,faithfulness,bertscore_f1,answer_similarity"
 
 
 def _write(path, rows):
@@ -35,17 +20,17 @@ def _write(path, rows):
 
 def test_two_shards_equal_the_whole_file(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    whole = _write(tmp_path / "all.jsonl", ROWS)
-    parts = [_write(tmp_path / "shard-000.jsonl", ROWS[:6]), _write(tmp_path / "shard-001.jsonl", ROWS[6:])]
-    assert main(["score", str(whole), "--metrics", METRICS, "--out", str(tmp_path / "whole.parquet")]) == 0
+    whole = _write(tmp_path / "all.jsonl", SHARD_ROWS)
+    parts = [_write(tmp_path / "shard-000.jsonl", SHARD_ROWS[:6]), _write(tmp_path / "shard-001.jsonl", SHARD_ROWS[6:])]
+    assert main(["score", str(whole), "--metrics", SHARD_METRICS, "--out", str(tmp_path / "whole.parquet")]) == 0
     for i, part in enumerate(parts):
-        assert main(["score", str(part), "--metrics", METRICS, "--out", str(tmp_path / f"part-{i:03d}.parquet")]) == 0
+        assert main(["score", str(part), "--metrics", SHARD_METRICS, "--out", str(tmp_path / f"part-{i:03d}.parquet")]) == 0
     capsys.readouterr()
     con = duckdb.connect()
-    cols = ", ".join(["id"] + [c for m in METRICS.split(",") for c in (m, f"{m}_status")])
+    cols = ", ".join(["id"] + [c for m in SHARD_METRICS.split(",") for c in (m, f"{m}_status")])
     combined = con.execute(f"SELECT {cols} FROM read_parquet('{tmp_path}/part-*.parquet') ORDER BY id").fetchall()
     at_once = con.execute(f"SELECT {cols} FROM read_parquet('{tmp_path}/whole.parquet') ORDER BY id").fetchall()
-    assert len(combined) == len(ROWS)
+    assert len(combined) == len(SHARD_ROWS)
     assert_same_within_rounding(combined, at_once)  # ids, statuses and reasons exactly
     sources = con.execute(f"SELECT DISTINCT source FROM read_parquet('{tmp_path}/part-*.parquet') ORDER BY 1").fetchall()
     assert sources == [("shard-000.jsonl",), ("shard-001.jsonl",)]
@@ -58,7 +43,7 @@ def test_two_shards_equal_the_whole_file(tmp_path, monkeypatch, capsys):
 
 def test_jsonl_and_parquet_outputs_hold_the_same_values(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    src = _write(tmp_path / "a.jsonl", ROWS[:4])
+    src = _write(tmp_path / "a.jsonl", SHARD_ROWS[:4])
     assert main(["score", str(src), "--metrics", "token_f1,bleu", "--no-store", "--out", str(tmp_path / "o.jsonl")]) == 0
     assert main(["score", str(src), "--metrics", "token_f1,bleu", "--no-store", "--out", str(tmp_path / "o.parquet")]) == 0
     capsys.readouterr()

@@ -16,7 +16,7 @@ from rageval.testsets.generate import generate_set
 from rageval.testsets.items import Candidate
 from rageval.testsets.template import options, template_candidates
 from tests.fakes import BowEmbedder
-from tests.projects import DOCS, small_project
+from devtools.projects import DOCS, small_project
 
 
 @pytest.mark.parametrize("sentence, language, expected", [

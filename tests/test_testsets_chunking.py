@@ -8,7 +8,7 @@ from rageval.cli import main
 from rageval.config import ChunkingConfig
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as store
-from tests.projects import small_project
+from devtools.projects import small_project
 
 CHUNKING = ["--chunking", "chars", "--chunk-size", "300", "--chunk-overlap", "40"]
 

@@ -17,7 +17,7 @@ from rageval.testsets.generate import MAX_ASKED, estimate, generate_set
 from rageval.testsets.items import NOT_IN_DOCUMENTS
 from rageval.testsets.llm import Planner, chunk_entities, multi_hop_partners, nearest_neighbours
 from devtools import testset_responder
-from tests.projects import demo_project
+from devtools.projects import demo_project
 
 CHAT = "/v1/chat/completions"
 

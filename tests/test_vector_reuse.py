@@ -11,8 +11,8 @@ from rageval.types import Resources, Sample
 from rageval.runs.pipeline import execute, start_run
 from rageval.store import corpus as corpus_store
 from tests.fakes import FakeEmbedder
-from tests.projects import small_project
-from tests.rounding import assert_vectors_close
+from devtools.projects import small_project
+from devtools.rounding import assert_vectors_close
 
 
 

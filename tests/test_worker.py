@@ -47,7 +47,7 @@ def test_a_pipeline_run_reports_each_answer_and_each_metric(tmp_path, monkeypatc
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     from rageval.config import RunConfig
     from rageval.runs.pipeline import execute, start_run
-    from tests.projects import small_project
+    from devtools.projects import small_project
 
     project = small_project(tmp_path, name="prog")
     run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", top_k=3, metrics=("token_f1", "exact_match")))

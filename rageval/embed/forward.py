@@ -15,7 +15,7 @@
   wherever :func:`row_period` finds a period. Where it finds none (returns 1) they are equal
   within float32 rounding only (differences under 1e-6 measured, docs/benchmarks.md "Batch
   composition and float32 rounding"), and so are the values of metrics computed in other packs,
-  processes or shards; the tests compare those within 1e-6 (tests/rounding.py). Within a project
+  processes or shards; the tests compare those within 1e-6 (devtools/rounding.py). Within a project
   a text is embedded once and read from the cache after that, so a project's values agree.
 """
 from __future__ import annotations

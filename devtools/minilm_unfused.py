@@ -8,6 +8,7 @@ from typing import Callable
 import numpy as np
 
 from rageval.embed.forward import _MiniLM, pack_layout
+from rageval.embed.minilm import MiniLMEmbedder
 
 
 def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float) -> np.ndarray:
@@ -157,3 +158,10 @@ def encode_packed(
             ctx[g.rows] = _attention(qkv[g.index], bias, model.heads)[g.real]
         x = _layer_tail(model, layer, x, ctx)
     return x, offsets, groups
+
+
+class UnfusedEmbedder(MiniLMEmbedder):
+    """The embedder with the pass before the fused one: same packs, same pooling."""
+
+    def _encode(self, model, id_lists, width, scratch=None):
+        return encode_packed(model, id_lists, width)
