@@ -65,6 +65,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_MAX_DEPTH", "32", "deepest nesting of a JSON row (--max-depth)", int),
     Setting("RAGEVAL_MAX_SCORE_FILE_MB", "500", "largest scored file or baseline `check` reads, in MB (docs/gate.md)", float),
     Setting("RAGEVAL_MAX_SCORE_ROWS", "1000000", "most rows of a scored file or baseline `check` reads", int),
+    Setting("RAGEVAL_MAX_LABEL_FILE_MB", "10", "largest ratings or claim-labels file imported, in MB", float),
+    Setting("RAGEVAL_MAX_LABEL_ROWS", "50000", "most rows of a ratings or claim-labels file imported", int),
     Setting("RAGEVAL_WORKERS", "", "worker processes for ingest, run and score (unset: one per core; 1: this process only; --workers)",
             int),
     Setting("RAGEVAL_CLAIM_VERIFIER", "rules", "offline claim check: rules (a claim copied from a context is "

@@ -19,9 +19,10 @@ def _run_list(text: str) -> list[str]:
 def cmd_ratings_import(args: argparse.Namespace) -> int:
     """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator, rating, optional run)."""
     from rageval.human import import_ratings
+    from rageval.ingest.rows import read_label_file
 
     path = input_file(args.file)
-    result = import_ratings(project(args), path.name, path.read_bytes(), run=args.run)
+    result = import_ratings(project(args), path.name, read_label_file(path), run=args.run)
     return report_import(args, result, "rating(s)")
 
 

@@ -11,9 +11,10 @@ def cmd_labels_import(args: argparse.Namespace) -> int:
     """Import people's claim labels (CSV/JSON/JSONL: item_id or question, claim or claim_index, rater,
     label SUPPORTED/CONTRADICTED/NOT_MENTIONED/skip, optional run, evidence, evidence_chunk, span_start, span_end)."""
     from rageval.human.claim_labels import import_claim_labels
+    from rageval.ingest.rows import read_label_file
 
     path = input_file(args.file)
-    result = import_claim_labels(project(args), path.name, path.read_bytes(), run=args.run)
+    result = import_claim_labels(project(args), path.name, read_label_file(path), run=args.run)
     return report_import(args, result, "claim label(s)")
 
 

@@ -32,7 +32,7 @@ from rageval import stats
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.human.ratings import _Lookup, require_run
-from rageval.ingest.rows import RowProblem, read_table
+from rageval.ingest.rows import RowProblem, read_label_table
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
 
@@ -131,7 +131,7 @@ def _text(rec: dict[str, Any], key: str) -> str | None:
 
 def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str | None = None) -> ClaimLabelsImport:
     """Validate a claim-labels file against the project's runs and claims (nothing is stored)."""
-    table = read_table(source, data)
+    table = read_label_table(source, data)
     records = [(n, {_ALIASES.get(k, k): v for k, v in rec.items()}) for n, rec in table.records]
     errors = list(table.problems)
     found = sorted({k for _, rec in records for k in rec})

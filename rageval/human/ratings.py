@@ -23,7 +23,7 @@ import pandas as pd
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.project import Project
-from rageval.ingest.rows import RowProblem, read_table
+from rageval.ingest.rows import RowProblem, read_label_table
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 
@@ -104,7 +104,7 @@ class _Lookup:
 
 def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
     """Validate the rows of a ratings file against the project's runs (nothing is stored)."""
-    table = read_table(source, data)
+    table = read_label_table(source, data)
     records, errors = table.records, table.problems
     records = [(n, {_ALIASES.get(k, k): v for k, v in rec.items()}) for n, rec in records]
     found = sorted({k for _, rec in records for k in rec})
