@@ -43,3 +43,66 @@ def test_a_claim_labels_file_past_the_size_limit_is_refused_before_it_is_read(pr
     assert cstore.labels(project.db_path, ["runA"]) == []
     with pytest.raises(InputError, match="RAGEVAL_MAX_LABEL_FILE_MB"):  # the app's upload: the same limit
         cl.import_claim_labels(project, "labels.jsonl", path.read_bytes())
+
+
+HOSTILE = "ann\x1b]0;pwned\x07\x1b[31m \u202elee\x9b2J"
+
+
+def test_control_characters_in_a_name_are_removed_where_it_enters_and_a_name_of_nothing_else_refused(project):
+    from rageval import human
+    from rageval.errors import ConfigError
+    from rageval.store import human as hstore
+
+    csv = f"run,item_id,annotator,rating\nrunA,q00,{HOSTILE},4\nrunA,q01,\x1b[31m\u202e,3\n"
+    result = human.import_ratings(project, "ratings.csv", csv.encode())
+    assert [r[2] for r in result.rows] == ["ann lee"]
+    assert [e.row for e in result.errors] == [2] and "missing annotator" in result.errors[0].reason
+    human.rate(project, "runA", "q02", "bob\x1b[1m\u202e\x00", 5)  # the app's name box
+    with pytest.raises(ConfigError, match="annotator name is needed"):
+        human.rate(project, "runA", "q03", "\x1b[2J\u2066", 5)
+    stored = {(r["item_id"], r["annotator"]) for r in hstore.ratings(project.db_path, ["runA"])}
+    assert {("q00", "ann lee"), ("q02", "bob")} <= stored
+    assert all(name.isprintable() for _, name in stored)
+
+    labels = json.dumps({"run": "runA", "item_id": "q00", "claim_index": 0, "rater": HOSTILE, "label": "S"}) + "\n"
+    assert [r["rater"] for r in cl.import_claim_labels(project, "labels.jsonl", labels.encode()).rows] == ["ann lee"]
+    cl.label_claim(project, "runA", "q01", "Claim 0 of answer 1.", "cy\u202e\x07", "S", ordinal=0)
+    assert sorted({r["rater"] for r in cstore.labels(project.db_path, ["runA"])}) == ["ann lee", "cy"]
+    assert all(r["annotator"].isprintable() for r in hstore.ratings(project.db_path, ["runA"]))
+
+
+def test_an_export_never_carries_control_or_bidi_characters_of_a_name_to_the_terminal(project):
+    from rageval import human
+    from rageval.store import human as hstore
+
+    # a name stored raw before names were cleaned (an old database): the export neutralises it
+    hstore.save_ratings(project.db_path, [("runA", "q00", HOSTILE, 4)])
+    cstore.save_labels(project.db_path, [{"run_id": "runA", "item_id": "q00", "claim": "Claim 0 of answer 0.",
+                                          "ordinal": 0, "rater": HOSTILE, "label": "SUPPORTED", "evidence": None,
+                                          "evidence_chunk": None, "span_start": None, "span_end": None}])
+    for fmt in ("csv", "jsonl"):
+        for text in (human.export_ratings(project, ["runA"], fmt), cl.export_claim_labels(project, ["runA"], fmt)):
+            assert not any(ch in text for ch in "\x1b\x07\x9b\u202e"), repr(text)
+            assert "ann lee" in text
+
+
+def test_a_ratings_file_without_an_annotator_column_needs_annotator_named_and_then_imports(project, tmp_path, capsys):
+    from rageval.store import human as hstore
+
+    path = tmp_path / "maria.csv"
+    path.write_text("item_id,rating\nq00,4\nq01,2\nq02,\n", encoding="utf-8")
+    args = ["ratings", "import", str(path), "--run", "runA", "--project", project.slug]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "missing column annotator" in err and "--annotator NAME" in err
+    assert main([*args, "--annotator", "maria\u202e"]) == 1  # one row rejected (no rating), the others stored
+    out = capsys.readouterr().out
+    assert "2 rating(s) imported, 1 row(s) rejected" in out
+    stored = {(r["item_id"], r["annotator"], r["rating"]) for r in hstore.ratings(project.db_path, ["runA"])}
+    assert {("q00", "maria", 4), ("q01", "maria", 2)} <= stored
+    # a row's own annotator wins; a blank cell takes the named one
+    mixed = b"item_id,annotator,rating\nq03,zoe,5\nq04,,3\n"
+    from rageval import human
+
+    result = human.import_ratings(project, "mixed.csv", mixed, run="runA", annotator="maria")
+    assert sorted(r[1:3] for r in result.rows) == [("q03", "zoe"), ("q04", "maria")]

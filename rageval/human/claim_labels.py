@@ -33,6 +33,7 @@ from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.human.ratings import _Lookup, require_run
 from rageval.ingest.rows import RowProblem, read_label_table
+from rageval.text.hygiene import person_name
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
 
@@ -157,9 +158,9 @@ def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str |
                 raise ValueError(f"unknown run {row_run!r}")
             item_id = lookup.item(row_run, rec)
             claim, index = claims[row_run].resolve(row_run, item_id, rec)
-            rater = str(rec.get("rater") or "").strip()
+            rater = person_name(rec.get("rater"))
             if not rater:
-                raise ValueError("missing rater")
+                raise ValueError("missing rater (or a name of control characters only)")
             label = parse_label(rec.get("label"))
             start, end = _span(rec)
         except ValueError as exc:
@@ -191,9 +192,9 @@ def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str
                 ordinal: int | None = None, evidence: str | None = None, evidence_chunk: str | None = None,
                 span: tuple[int, int] | None = None) -> None:
     """Store one rater's label of one claim (the app's buttons); ``label=None``-like values are refused."""
-    rater = (rater or "").strip()
+    rater = person_name(rater)
     if not rater:
-        raise ConfigError("a rater name is needed")
+        raise ConfigError("a rater name is needed (one that is not only control characters)")
     try:
         label = parse_label(label)
     except ValueError as exc:
@@ -206,8 +207,10 @@ def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str
 
 def export_claim_labels(project: Project, run_ids: Sequence[str], fmt: str = "csv") -> str:
     """The claim labels of runs as CSV (or JSONL), columns ``EXPORT_COLUMNS``; it imports back as is."""
+    # a name stored before names were cleaned where they enter goes out cleaned (as in export_ratings)
     recs = [{"run": r["run_id"], "claim_index": r["ordinal"], **{k: r[k] for k in EXPORT_COLUMNS
-                                                                 if k not in ("run", "claim_index")}}
+                                                                 if k not in ("run", "claim_index")},
+             "rater": person_name(r["rater"])}
             for r in cstore.labels(project.db_path, run_ids)]
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in recs)
