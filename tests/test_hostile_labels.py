@@ -106,3 +106,67 @@ def test_a_ratings_file_without_an_annotator_column_needs_annotator_named_and_th
 
     result = human.import_ratings(project, "mixed.csv", mixed, run="runA", annotator="maria")
     assert sorted(r[1:3] for r in result.rows) == [("q03", "zoe"), ("q04", "maria")]
+
+
+def _verdicts(rater: str, label: str, items=range(4)) -> str:
+    return "".join(json.dumps({"run": "runA", "item_id": f"q{i:02d}", "claim_index": 0, "rater": rater,
+                               "label": label}) + "\n" for i in items)
+
+
+def test_a_re_import_says_whose_labels_it_replaced_and_keeps_them_for_agreement_as_of_a_time(project, tmp_path,
+                                                                                               capsys):
+    import time
+
+    from rageval.store.db import connect
+
+    first = cl.import_claim_labels(project, "first.jsonl", _verdicts("ann", "S").encode())
+    assert first.replaced == {}
+    time.sleep(0.05)
+    with connect(project.db_path) as con:  # the store's clock between the two imports
+        between = con.execute("SELECT CAST(now() AS TIMESTAMP)").fetchone()[0]
+    time.sleep(0.05)
+    again = tmp_path / "second.jsonl"
+    again.write_text(_verdicts("ann", "C", range(2)) + _verdicts("ann", "S", range(2, 4)) + _verdicts("bob", "S"),
+                     encoding="utf-8")
+    assert main(["claim-labels", "import", str(again), "--project", project.slug]) == 0
+    out = capsys.readouterr().out
+    assert "8 claim label(s) imported, 0 row(s) rejected" in out
+    assert "2 earlier label(s) replaced (ann 2); the earlier ones are kept in the label history" in out
+    old = [(h["item_id"], h["rater"], h["label"], h["replaced_by"]) for h in cstore.history(project.db_path, ["runA"])]
+    assert old == [("q00", "ann", "SUPPORTED", "import second.jsonl"), ("q01", "ann", "SUPPORTED", "import second.jsonl")]
+    now = cl.labels_frame(project, ["runA"])
+    then = cl.labels_frame(project, ["runA"], as_of=between)
+    assert sorted(now.loc[now.rater == "ann", "label"]) == ["CONTRADICTED"] * 2 + ["SUPPORTED"] * 2
+    assert list(then["rater"]) == ["ann"] * 4 and set(then["label"]) == {"SUPPORTED"}  # bob came later
+    assert cl.rater_agreement(then)["raters"] == 1 and cl.rater_agreement(now)["raters"] == 2
+    ask = ["agreement", "--claims", "--runs", "runA", "--project", project.slug, "--json"]
+    assert main([*ask, "--as-of", between.isoformat()]) == 0
+    assert json.loads(capsys.readouterr().out)["raters"]["raters"] == 1
+    assert main(ask) == 0 and json.loads(capsys.readouterr().out)["raters"]["raters"] == 2
+    assert main([*ask, "--as-of", "last tuesday"]) == 2 and "--as-of 'last tuesday'" in capsys.readouterr().err
+
+
+def test_three_concurrent_imports_each_say_what_they_replaced_and_lose_nothing(project, tmp_path):
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    procs = []
+    for label in ("S", "C", "NM"):
+        path = tmp_path / f"{label}.jsonl"
+        path.write_text(_verdicts("ann", label), encoding="utf-8")
+        procs.append(subprocess.Popen([sys.executable, "-m", "rageval", "claim-labels", "import", str(path),
+                                       "--project", project.slug, "--json"], cwd=root, env=env,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert all(p.returncode == 0 for p in procs), outs
+    replaced = [json.loads(out).get("replaced", {}).get("ann", 0) for out, _ in outs]
+    assert sorted(replaced) == [0, 4, 4]  # whichever came first replaced nothing; each later one all four
+    history = cstore.history(project.db_path, ["runA"])
+    assert len(history) == 8 and all(h["rater"] == "ann" for h in history)
+    current = {r["label"] for r in cstore.labels(project.db_path, ["runA"]) if r["rater"] == "ann"}
+    assert len(current) == 1  # one import's labels, whole: never a mix
+    assert {h["label"] for h in history} | current == {"SUPPORTED", "CONTRADICTED", "NOT_MENTIONED"}

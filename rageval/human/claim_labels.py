@@ -9,7 +9,9 @@ from 0, as exported), the ``rater`` (or ``annotator``) and the ``label`` (case i
 ``C``, ``NM`` and ``skipped`` accepted). Optional: ``evidence`` (the sentence), ``evidence_chunk``,
 ``span_start`` and ``span_end`` (both or neither, start <= end). Bad rows are named ``row N (line
 L)`` with their reason and the good rows are stored; a second row for the same (claim, rater) in
-one file is a duplicate; importing again replaces a rater's earlier label.
+one file is a duplicate; importing again replaces a rater's earlier label: the import says how many
+of whose labels it replaced, and the earlier label is kept in the label history (with when and by
+which file it was replaced), so agreement can be recomputed as of a time (``labels_frame(as_of=)``).
 
 Agreement between raters on claims (SKIP left out): Krippendorff's alpha (nominal) over claims with
 two or more labels, and Cohen's kappa (unweighted) for every pair of raters, each with a seeded
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Sequence
@@ -64,10 +66,13 @@ def parse_label(value: Any) -> str:
 
 @dataclass(frozen=True)
 class ClaimLabelsImport:
-    """What an import stored (label rows) and what it rejected."""
+    """What an import stored (label rows), what it rejected, and whose earlier labels it replaced
+    (``replaced``: rater -> how many of that rater's labels now differ; the earlier ones are kept in
+    the label history)."""
 
     rows: list[dict[str, Any]]
     errors: list[RowProblem] = field(default_factory=list)
+    replaced: dict[str, int] = field(default_factory=dict)
 
     @property
     def imported(self) -> int:
@@ -184,7 +189,8 @@ def import_claim_labels(project: Project, source: str, data: bytes, *, run: str 
     require_run(project, run)
     result = parse_claim_labels(project, Path(source).name, data, run=run)
     if result.rows:
-        cstore.save_labels(project.db_path, result.rows)
+        replaced = cstore.save_labels(project.db_path, result.rows, source=f"import {Path(source).name}")
+        result = replace(result, replaced=replaced)
     return result
 
 
@@ -220,10 +226,12 @@ def export_claim_labels(project: Project, run_ids: Sequence[str], fmt: str = "cs
     return csv_text(frame)
 
 
-def labels_frame(project: Project, run_ids: Sequence[str]) -> pd.DataFrame:
-    """Long-form labels: run_id, item_id, claim, ordinal, rater, label, evidence ..., question."""
-    return pd.DataFrame(cstore.labels(project.db_path, run_ids),
-                        columns=[*cstore.LABEL_COLUMNS, "question"])
+def labels_frame(project: Project, run_ids: Sequence[str], *, as_of: Any = None) -> pd.DataFrame:
+    """Long-form labels: run_id, item_id, claim, ordinal, rater, label, evidence ..., question; with
+    ``as_of`` (a timestamp) the labels as they stood then, from the label history."""
+    rows = (cstore.labels(project.db_path, run_ids) if as_of is None
+            else cstore.labels_as_of(project.db_path, run_ids, as_of))
+    return pd.DataFrame(rows, columns=[*cstore.LABEL_COLUMNS, "question"])
 
 
 def gold_labels(long: pd.DataFrame) -> dict[tuple[str, str, str], str]:
