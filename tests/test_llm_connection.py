@@ -172,3 +172,42 @@ def test_an_offline_client_loads_no_openai_package():
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("variable", ["HTTP_PROXY", "ALL_PROXY"])
+def test_proxies_come_from_the_environment_as_httpx_reads_them(variable, monkeypatch):
+    for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy",
+                 "no_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    with LocalServer(chat_ok) as proxy:
+        monkeypatch.setenv(variable, proxy.url())
+        env = {"OPENAI_BASE_URL": "http://llm.example.invalid:8000/v1", "OPENAI_API_KEY": KEY}
+        with make_llm_client({"judge": "openai:m"}, env=env, use_cache=False) as llm:
+            reply = llm.chat("judge", USER)
+        assert reply.status == "ok" and reply.text == "fine", reply.error
+        assert proxy.requests[0][:2] == ("POST", "http://llm.example.invalid:8000/v1/chat/completions")
+        monkeypatch.setenv("NO_PROXY", "llm.example.invalid")  # bypassed: straight to the (unknown) host
+        with make_llm_client({"judge": "openai:m"}, env=env, use_cache=False, max_retries=0) as llm:
+            bypassed = llm.chat("judge", USER)
+        assert bypassed.status == "failed" and len(proxy.requests) == 1
+
+
+def test_a_compressed_reply_is_refused_unread_as_its_size_could_not_be_bounded():
+    import gzip
+
+    bomb = gzip.compress(b" " * (64 << 20))  # 64 MB of spaces in about 64 kB
+
+    def compressed(handler):
+        handler.send_response(200)
+        for name, value in {"Content-Type": "application/json", "Content-Encoding": "gzip",
+                            "Content-Length": str(len(bomb))}.items():
+            handler.send_header(name, value)
+        handler.end_headers()
+        handler.wfile.write(bomb)
+
+    with LocalServer(compressed) as server:
+        env = {"OPENAI_BASE_URL": server.url() + "/v1", "OPENAI_API_KEY": KEY, "RAGEVAL_LLM_MAX_REPLY_MB": "1"}
+        with make_llm_client({"judge": "openai:m"}, env=env, use_cache=False, max_retries=3) as llm:
+            reply = llm.chat("judge", USER)
+    assert reply.status == "failed" and reply.reason == "llm_error: compressed reply" and reply.attempts == 1
+    assert server.requests[0][2]["accept-encoding"] == "identity"

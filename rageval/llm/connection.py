@@ -19,8 +19,9 @@ offline command never imports them. What a request raises, for the client's retr
 - :class:`TimedOut`: no connection within the connect timeout, or no data within the read timeout;
 - :class:`CertificateFailed`: the server's TLS certificate is not trusted (not worth retrying);
 - :class:`ConnectionFailed`: no reply otherwise (refused, unknown host, reset);
-- :class:`LimitExceeded`: the deadline passed, the reply ran past its size, or a redirect to
-  another origin was refused (not retried: the same request would do the same again);
+- :class:`LimitExceeded`: the deadline passed, the reply ran past its size, a redirect to another
+  origin was refused, or a compressed reply (every request asks for none: its inflated size could
+  not be bounded) (not retried: the same request would do the same again);
 - ValueError: a 2xx reply whose body is not JSON.
 """
 from __future__ import annotations
@@ -64,20 +65,35 @@ class StatusError(Exception):
         super().__init__(self.message)
 
 
-class RedirectRefused(Exception):
-    """A reply redirected the request to another origin (raised by the HTTP client's response hook)."""
+class ReplyRefused(Exception):
+    """A reply the HTTP client's response hook refused before reading it; ``short`` names why."""
+
+    def __init__(self, short: str, message: str):
+        self.short = short
+        super().__init__(message)
 
 
-def _refuse_other_origins(response: Any) -> None:
-    """The response hook: a redirect whose Location is another scheme, host or port is not followed."""
+#: asked of every server: a reply's size is bounded as read, which a compressed one would escape
+#: (a few MB of gzip can inflate to gigabytes)
+IDENTITY = {"Accept-Encoding": "identity"}
+
+
+def _check_reply(response: Any) -> None:
+    """The response hook, before a body is read: a redirect whose Location is another scheme, host or
+    port is not followed; a compressed body (asked for none) is not read."""
+    encoding = response.headers.get("content-encoding", "identity").strip().lower()
+    if encoding not in ("", "identity"):
+        raise ReplyRefused("compressed reply", f"the server compressed its reply ({encoding}) though asked not to; "
+                           "it is not read, as its size could not be bounded")
     if not response.is_redirect:
         return
     here = response.request.url
     there = here.join(response.headers.get("location", ""))
     if (there.scheme, there.host, there.port) != (here.scheme, here.host, here.port):
-        raise RedirectRefused(f"the server redirected to another host ({there.scheme}://{there.host}"
-                              f"{'' if there.port is None else f':{there.port}'}); not followed, so the key is not "
-                              "sent there: set the base URL to where the server really is")
+        raise ReplyRefused("redirected to another host",
+                           f"the server redirected to another host ({there.scheme}://{there.host}"
+                           f"{'' if there.port is None else f':{there.port}'}); not followed, so the key is not "
+                           "sent there: set the base URL to where the server really is")
 
 
 class Connection:
@@ -116,8 +132,8 @@ class Connection:
         except ReplyTooLarge:
             raise LimitExceeded("reply too large", f"the reply ran past {self._max_bytes / 1e6:g} MB (the largest "
                                 f"reply read; {MAX_REPLY_SETTING} sets it)") from None
-        except RedirectRefused as exc:
-            raise LimitExceeded("redirected to another host", str(exc)) from None
+        except ReplyRefused as exc:
+            raise LimitExceeded(exc.short, str(exc)) from None
         except openai.APIStatusError as exc:
             raise StatusError(exc.status_code, exc.body, exc.response.headers, exc.code) from None
         except openai.APITimeoutError as exc:
@@ -178,10 +194,10 @@ def open_connection(base_url: str, api_key: str, *, timeout: float, connect_time
     from rageval.llm.bounded import http_client
 
     http = http_client(timeout=timeout, connect_timeout=connect_timeout, ca_bundle=ca_bundle,
-                       on_response=_refuse_other_origins)
+                       on_response=_check_reply)
     per_read = httpx2.Timeout(timeout, connect=min(connect_timeout, timeout))
     common = dict(api_key=api_key, max_retries=0, timeout=per_read, http_client=http,
-                  default_headers=dict(headers or {}))
+                  default_headers={**IDENTITY, **(headers or {})})
     if azure_api_version is not None:
         client = openai.AzureOpenAI(azure_endpoint=base_url, api_version=azure_api_version, **common)
     else:
