@@ -62,8 +62,8 @@ def test_hostile_replies_fail_their_item_within_the_deadline_in_bounded_memory()
         assert out[name]["status"] == "failed" and out[name]["reason"] == "llm_error: deadline", out[name]
         assert "3 s" in out[name]["error"] and "RAGEVAL_LLM_DEADLINE" in out[name]["error"]
         assert out[name]["attempts"] == 1
-    # the deadline is 3 s per request: its item ends by then (the slack is for a loaded machine's scheduling)
-    assert all(out[name]["seconds"] < 3 + 2 for name in handlers), out
+    # the deadline is 3 s per request: its item ends then (3.0-3.1 s here; the slack is for a loaded machine)
+    assert all(out[name]["seconds"] < 3 + 10 for name in handlers), out  # the servers run 20 s to hours
     assert out["peak_mb"] < 300, out
 
 
