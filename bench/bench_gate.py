@@ -2,6 +2,12 @@
 look-alike data tags in a prompt value.
 
     python -m bench.bench_gate [--rows 200000] [--chars 100000]
+    python -m bench.bench_gate --regression 1000000
+
+``--regression N``: instead, ``rageval check CURRENT --no-regression-from BASELINE --metrics
+token_f1,bleu`` in a child process over two JSONL files of ``N`` rows (an id and three metric
+values; the current side's token_f1 a little lower on every tenth row): its wall seconds, CPU
+seconds and peak resident memory (the child's ``ru_maxrss``), and its exit code (1: the drop was found).
 
 1. **check's reader** (rageval.gate.read via ``gate.from_file``): a JSONL file of ``--rows`` rows,
    each an id, a 200-character answer and three metric values (one value in 1,000 out of range);
@@ -65,12 +71,46 @@ def _fence(chars: int) -> dict:
     return out
 
 
+def _regression(rows: int) -> dict:
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = {}
+        for side in ("current", "baseline"):
+            paths[side] = Path(tmp) / f"{side}.jsonl"
+            with paths[side].open("w", encoding="utf-8") as fh:
+                for i in range(rows):
+                    value = (i % 100) / 100 - (0.05 if side == "current" and i % 10 == 0 and i % 100 >= 5 else 0)
+                    fh.write(json.dumps({"id": f"q{i}", "token_f1": value, "bleu": 0.5, "rougeL": (i % 7) / 7}) + "\n")
+        env = {**os.environ, "PYTHONPATH": str(root), "RAGEVAL_HOME": tmp}
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        wall = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "rageval", "check", str(paths["current"]), "--no-regression-from",
+                               str(paths["baseline"]), "--metrics", "token_f1,bleu", "--json"], cwd=root, env=env,
+                              capture_output=True, text=True)
+        wall = time.perf_counter() - wall
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        size = paths["current"].stat().st_size
+    return {"rows": rows, "file_mb": round(size / 1e6, 1), "exit": done.returncode, "wall_s": round(wall, 1),
+            "cpu_s": round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1),
+            "peak_rss_mb": round(after.ru_maxrss / 1024, 1), "stderr": done.stderr[-300:]}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=200_000)
     parser.add_argument("--chars", type=int, default=100_000)
+    parser.add_argument("--regression", type=int, default=0, metavar="N",
+                        help="measure `check --no-regression-from` over two files of N rows instead")
     args = parser.parse_args()
     load = Path("/proc/loadavg").read_text().split()[:3]
+    if args.regression:
+        print(json.dumps({"loadavg": load, "regression": _regression(args.regression)}))
+        return
     with tempfile.TemporaryDirectory() as tmp:
         reader = _read(_scored_file(Path(tmp), args.rows))
     print(json.dumps({"loadavg": load, "reader": reader, "fence": {"chars": args.chars, **_fence(args.chars)}}))

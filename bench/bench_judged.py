@@ -207,7 +207,7 @@ def whole_process_benchmark(args, start_server, server_stats) -> None:
         print(json.dumps({"bench": "judged_whole_process", "phase": label, "items": args.items, "wall_s": round(wall, 2),
                           "ideal_s": round(ideal, 2), "ratio": round(wall / ideal, 3) if ideal else None,
                           "chat_calls": chat, "peak_in_flight": info["peak_in_flight"], **_post_times(info, spawned, ended),
-                          "cpu_s": round(cpu, 2),
+                          "cpu_s": round(cpu, 2), "cpu_share": round(cpu / wall, 3),
                           "load_avg": [round(x, 2) for x in os.getloadavg()]}), flush=True)
 
 

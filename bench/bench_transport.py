@@ -1,14 +1,14 @@
-"""CPU per chat request through three HTTP clients, against the fake server in another process.
+"""CPU per chat request through rageval's connection and the clients under it, against the fake server in another process.
 
     python -m bench.bench_transport [--requests 800] [--threads 16] [--latency 0.02]
 
 Each client sends the same chat completion (JSON mode, two ~1,500-character messages) from
-``--threads`` threads, each thread with its own connection or the client's pool: rageval's
-:class:`rageval.llm.transport.Transport` (the standard library's ``http.client``), the openai
-client's raw ``post`` (what rageval used before) and ``httpx.Client.post`` (the clients that are
-not installed are skipped). Reported per client: CPU-milliseconds of this process per request
-(``time.process_time``; the server's CPU is not counted) and the wall time, plus the import time of
-each client's package in a fresh interpreter.
+``--threads`` threads: rageval's :class:`rageval.llm.connection.Connection` (the openai client with
+its retries off, over the bounded HTTP client of :mod:`rageval.llm.bounded`: what every rageval
+request costs), the openai client's own raw ``post`` with its default HTTP client (the bounds'
+share is the difference) and ``httpx2.Client.post`` (the HTTP layer alone). Reported per client:
+CPU-milliseconds of this process per request (``time.process_time``; the server's CPU is not
+counted) and the wall time, plus the import time of each client's package in a fresh interpreter.
 """
 from __future__ import annotations
 
@@ -25,6 +25,10 @@ from bench.bench_llm import start_server
 
 BODY = {"model": "bench", "temperature": 0, "seed": 0, "response_format": {"type": "json_object"},
         "messages": [{"role": "system", "content": "x" * 1500}, {"role": "user", "content": "reply in json " + "y" * 1500}]}
+
+
+#: what each client imports before its first request (rageval's connection loads the openai client then)
+IMPORTS = {"rageval.llm.connection": "rageval.llm.connection, rageval.llm.bounded, openai"}
 
 
 def per_request(make: Callable[[], Callable[[dict], Any]], requests: int, threads: int) -> dict:
@@ -50,29 +54,22 @@ def import_seconds(module: str) -> float:
 
 
 def clients(url: str) -> dict[str, Callable[[], Callable[[dict], Any]]]:
-    from rageval.llm.transport import Transport
+    import httpx2
+    import openai
 
-    shared_transport = Transport(url, "k", timeout=60, connect_timeout=5)
-    made: dict[str, Callable[[], Callable[[dict], Any]]] = {
-        "rageval.llm.transport": lambda: (lambda body: shared_transport.post("/chat/completions", body))}
-    try:
-        import openai
+    from rageval.llm.connection import open_connection
 
-        oa = openai.OpenAI(api_key="k", base_url=url, max_retries=0)
-        made["openai"] = lambda: (lambda body: oa.post("/chat/completions", body=body, cast_to=object))
-    except ImportError:
-        pass
-    try:
-        import httpx
-
-        hx = httpx.Client(timeout=httpx.Timeout(60, connect=5),
-                          limits=httpx.Limits(max_connections=64, max_keepalive_connections=64))
-        headers = {"Authorization": "Bearer k", "Content-Type": "application/json"}
-        made["httpx"] = lambda: (lambda body: hx.post(url + "/chat/completions", content=json.dumps(body).encode(),
-                                                      headers=headers).json())
-    except ImportError:
-        pass
-    return made
+    connection = open_connection(url, "k", timeout=60, connect_timeout=5, deadline=300, max_reply_bytes=8_000_000)
+    oa = openai.OpenAI(api_key="k", base_url=url, max_retries=0)
+    hx = httpx2.Client(timeout=httpx2.Timeout(60, connect=5),
+                       limits=httpx2.Limits(max_connections=64, max_keepalive_connections=64))
+    headers = {"Authorization": "Bearer k", "Content-Type": "application/json"}
+    return {
+        "rageval.llm.connection": lambda: (lambda body: connection.post("/chat/completions", body)),
+        "openai": lambda: (lambda body: oa.post("/chat/completions", body=body, cast_to=httpx2.Response).json()),
+        "httpx2": lambda: (lambda body: hx.post(url + "/chat/completions", content=json.dumps(body).encode(),
+                                                headers=headers).json()),
+    }
 
 
 def main() -> None:
@@ -87,7 +84,7 @@ def main() -> None:
             make()(BODY)  # warm: the first connection, lazy imports
             print(json.dumps({"bench": "transport", "client": name, "requests": args.requests, "threads": args.threads,
                               **per_request(make, args.requests, args.threads),
-                              "import_s": import_seconds(name)}), flush=True)
+                              "import_s": import_seconds(IMPORTS.get(name, name))}), flush=True)
     finally:
         proc.terminate()
         proc.wait(timeout=10)

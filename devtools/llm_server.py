@@ -14,7 +14,9 @@ Script it per test with :meth:`FakeLLMServer.script`:
   ``hang_seconds``, ``models`` (known model names; others get 404 model_not_found),
   ``reject_json_mode`` (400 when ``response_format`` is sent), ``reject_json_schema`` (400 when
   a ``json_schema`` response_format is sent; JSON mode is fine), ``require_key`` (any other
-  bearer token gets a 401 that echoes it back, as careless servers do).
+  bearer token gets a 401 that echoes it back, as careless servers do), ``hold`` (a function of a
+  POST's JSON body: a POST it is true for gets no answer until :meth:`FakeLLMServer.end_latency`,
+  so a test can let a child process get exactly so far and no further, whatever the machine's speed).
 
 Faults: ``429``, ``503`` (both with Retry-After), ``500``, ``hang`` (no reply for
 ``hang_seconds``), ``drop`` (close the connection), ``broken_body`` (truncated HTTP JSON),
@@ -45,6 +47,8 @@ from typing import Any, Callable
 FAULTS = ("429", "503", "500", "hang", "drop", "broken_body", "truncated", "prose", "empty", "fenced",
           "model_not_found", "unauthorized", "slow")
 TEXT_FAULTS = ("truncated", "prose", "empty", "fenced")
+#: the longest a held POST waits for its release (a test that forgets to release it still ends)
+HOLD_SECONDS = 600.0
 PROSE = "I looked at the context carefully. The statement seems to be supported, mostly."
 
 
@@ -135,6 +139,7 @@ class FakeLLMServer:
             self.reject_json_schema = False
             self.require_key: str | None = None
             self.dim = 8
+            self.hold: Callable[[dict[str, Any]], bool] | None = None
             self._counts: dict[str, int] = {}
             self._posts = 0
             self._bodies: list[tuple[str, dict[str, Any]]] = []
@@ -165,7 +170,7 @@ class FakeLLMServer:
                plan: dict[int, str] | None = None, rates: dict[str, float] | None = None, seed: int | None = None,
                **settings: Any) -> "FakeLLMServer":
         """Set the responder, the fault plan/rates and any of latency, retry_after, hang_seconds,
-        slow_seconds, models, reject_json_mode, reject_json_schema, require_key, dim. Unknown names or
+        slow_seconds, models, reject_json_mode, reject_json_schema, require_key, dim, hold. Unknown names or
         faults raise ValueError."""
         for fault in list((plan or {}).values()) + list(rates or {}):
             if fault not in FAULTS:
@@ -181,17 +186,18 @@ class FakeLLMServer:
                 self._rng = random.Random(seed)
             for name, value in settings.items():
                 if name not in ("latency", "retry_after", "hang_seconds", "slow_seconds", "models",
-                                "reject_json_mode", "reject_json_schema", "require_key", "dim"):
+                                "reject_json_mode", "reject_json_schema", "require_key", "dim", "hold"):
                     raise ValueError(f"unknown setting {name!r}")
                 setattr(self, name, set(value) if name == "models" and value is not None else value)
         return self
 
     def end_latency(self) -> "FakeLLMServer":
-        """No latency from now on, and every call still sleeping out its latency (or a hang) answers
-        at once; counters and bodies are kept. For a test that holds calls until something has
+        """No latency and no hold from now on, and every call still sleeping out its latency (or a hang,
+        or held) answers at once; counters and bodies are kept. For a test that holds calls until something has
         happened elsewhere (``script(latency=...)`` long, then this) instead of guessing a duration."""
         with self._lock:
             self.latency = 0.0
+            self.hold = None
             self._release.set()
             self._release = threading.Event()
         return self
@@ -315,6 +321,9 @@ def _make_handler(server: FakeLLMServer) -> type[BaseHTTPRequestHandler]:
                 server._end()
 
         def _post(self, body: dict[str, Any], fault: str | None) -> None:
+            hold = server.hold
+            if hold is not None and hold(body):
+                server._sleep(HOLD_SECONDS)  # until end_latency(), reset() or stop()
             server._sleep(server.latency + (server.slow_seconds if fault == "slow" else 0.0))
             retry = {"Retry-After": server.retry_after} if server.retry_after is not None else {}
             model = body.get("model", "")

@@ -65,6 +65,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_MAX_DEPTH", "32", "deepest nesting of a JSON row (--max-depth)", int),
     Setting("RAGEVAL_MAX_SCORE_FILE_MB", "500", "largest scored file or baseline `check` reads, in MB (docs/gate.md)", float),
     Setting("RAGEVAL_MAX_SCORE_ROWS", "1000000", "most rows of a scored file or baseline `check` reads", int),
+    Setting("RAGEVAL_MAX_LABEL_FILE_MB", "10", "largest ratings or claim-labels file imported, in MB", float),
+    Setting("RAGEVAL_MAX_LABEL_ROWS", "50000", "most rows of a ratings or claim-labels file imported", int),
     Setting("RAGEVAL_WORKERS", "", "worker processes for ingest, run and score (unset: one per core; 1: this process only; --workers)",
             int),
     Setting("RAGEVAL_RAY_STOP_GRACE", "5", "seconds the cleanup of a killed Ray driver's local cluster waits "
@@ -74,8 +76,19 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("OPENAI_API_KEY", "", "API key of every LLM role (a local server may need none)"),
     Setting("OPENAI_ORG_ID", "", "OpenAI organization sent with every LLM request (OpenAI-Organization header)"),
     Setting("OPENAI_PROJECT_ID", "", "OpenAI project sent with every LLM request (OpenAI-Project header)"),
+    Setting("AZURE_OPENAI_ENDPOINT", "", "an Azure OpenAI endpoint (https://NAME.openai.azure.com) for every LLM role, "
+            "over OPENAI_BASE_URL; the model given is the deployment name"),
+    Setting("AZURE_OPENAI_API_KEY", "", "API key of an Azure OpenAI endpoint (sent as the api-key header)"),
+    Setting("OPENAI_API_VERSION", "2024-10-21", "api-version of the requests to an Azure OpenAI endpoint"),
+    Setting("RAGEVAL_LLM_DEADLINE", "300", "seconds one request to a model server may take in all (connect, send, "
+            "wait, read); a request past it fails its item, not retried", float),
+    Setting("RAGEVAL_LLM_MAX_REPLY_MB", "8", "largest reply read from a model server, in MB; a longer one is cut off "
+            "and fails its item, not retried", float),
+    Setting("RAGEVAL_LLM_CA_BUNDLE", "", "a PEM file of CA certificates trusted for model servers besides the "
+            "default ones (a private or company CA)"),
     Setting("RAGEVAL_ROLE_BASE_URL", "", "server of one role, over OPENAI_BASE_URL"),
-    Setting("RAGEVAL_ROLE_API_KEY", "", "API key of one role, over OPENAI_API_KEY"),
+    Setting("RAGEVAL_ROLE_AZURE_ENDPOINT", "", "an Azure OpenAI endpoint for one role, over every base URL"),
+    Setting("RAGEVAL_ROLE_API_KEY", "", "API key of one role, over AZURE_OPENAI_API_KEY and OPENAI_API_KEY"),
     Setting("RAGEVAL_ROLE_RPM", "", "requests per minute a role may send (unset: no cap)", int),
     Setting("RAGEVAL_ROLE_TPM", "", "tokens per minute a role may send (unset: no cap)", int),
 )

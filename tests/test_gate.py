@@ -162,3 +162,26 @@ def test_an_unfinished_run_fails_unless_allowed(home, capsys):
     rstore.set_run_status(project.db_path, "r0", "finished")
     assert main(["check", "--project", "part", "--run", "r0", "--fail-under", "token_f1=0"]) == 0
     assert "PASS  run finished: run r0 is finished with all 10 answers" in capsys.readouterr().out
+
+
+def test_the_regression_check_holds_no_resample_matrix_per_pair(home):
+    # 20,000 pairs: the bootstrap's (2000, n) index matrix alone was 160 MB (8 kB a pair, 8.4 GiB at
+    # the documented 1,000,000 rows); it is now drawn a block at a time, a few MB whatever n is
+    import tracemalloc
+
+    n = 20_000
+    rng = np.random.default_rng(5)
+    base = rng.random(n)
+    now = np.clip(base - 0.02 * (rng.random(n) < 0.5), 0, 1)
+    scored(home / "cur.jsonl", now.tolist())
+    scored(home / "old.jsonl", base.tolist())
+    current, baseline = gate.from_file(home / "cur.jsonl"), gate.from_file(home / "old.jsonl")
+    tracemalloc.start()
+    try:
+        result = gate.run_gate(current, baseline=baseline)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    check = next(c for c in result.checks if "regression" in c.name)
+    assert check.details["paired"] == n and check.details["ci_low"] < check.details["diff"] < check.details["ci_high"]
+    assert peak < 40e6, f"{peak / 1e6:.0f} MB for {n} pairs"

@@ -72,11 +72,13 @@ def rated(home, monkeypatch):
     return project
 
 
-def _human_review(files) -> AppTest:
+def _human_review(files, annotator: str | None = None) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=120)
     at.session_state["project"] = "h"
     at.run()
     at.switch_page("pages/human_review.py").run()
+    if annotator is not None:
+        at.text_input(key="hr_import_annotator").set_value(annotator).run()
     at.file_uploader(key="hr_upload").set_value(files).run()
     at.button(key="hr_import").click().run()
     return at
@@ -90,6 +92,16 @@ def test_a_ratings_file_without_annotator_is_one_line_in_the_app(rated):
     assert "Traceback" not in errors[0]
     assert not any("Details" == ex.label for ex in at.expander)  # no crash box
     assert at.text_input(key="hr_annotator") is not None and at.selectbox(key="hr_run").value == "r0"
+
+
+def test_a_ratings_file_without_annotator_is_imported_with_the_apps_annotator_field(rated):
+    from rageval.store import human as hstore
+
+    at = _human_review(("ratings.csv", b"item_id,rating\nq00,4\nq01,2\n", "text/csv"), annotator=" maria ")
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("2 rating(s) imported, 0 row(s) rejected" in s.value for s in at.success)
+    stored = {(r["item_id"], r["annotator"], r["rating"]) for r in hstore.ratings(rated.db_path, ["r0"])}
+    assert {("q00", "maria", 4), ("q01", "maria", 2)} <= stored
 
 
 def test_infinite_ratings_in_the_apps_import_box_reject_only_their_rows(rated):

@@ -48,6 +48,14 @@ def _fetched(project, run_id) -> Counter:
     return Counter(c["key"] for c in llm_cache.call_rows(project.db_path, run_id) if not c["cached"])
 
 
+def _mentions(texts: list[str]):
+    """The fake server's hold: a chat call whose messages contain one of ``texts``."""
+    def hold(body: dict) -> bool:
+        said = " ".join(str(m.get("content", "")) for m in body.get("messages", []))
+        return any(t in said for t in texts)
+    return hold
+
+
 def _cli(home: Path, *args: str) -> subprocess.Popen:
     env = {**os.environ, "RAGEVAL_HOME": str(home), "PYTHONPATH": str(ROOT)}
     return subprocess.Popen([sys.executable, "-m", "rageval", *args] + ["--project", "kill"],
@@ -67,18 +75,23 @@ def test_sigkill_then_resume_equals_an_uninterrupted_run(tmp_path, monkeypatch, 
     project = _project(home, monkeypatch)
     run_id = start_run(project, RunConfig(**CONFIG))
     llm_env.reset()
-    llm_env.script(responder=respond, seed=11, rates=FAULTS, latency=0.02)
+    # every call about an item after the first batch of 8 is held: the child stores that batch and can
+    # go no further, so it is killed there however fast or slow the machine is
+    later = [item["question"] for item in store.qa_items(project.db_path, DEMO_QA)[8:]]
+    llm_env.script(responder=respond, seed=11, rates=FAULTS, latency=0.02, hold=_mentions(later))
     child = _cli(home, "run", "--resume", run_id)
     deadline = time.monotonic() + 240
-    while llm_env.count("/v1/chat/completions") < 0.7 * total_posts:  # past the first batch of 8
+    while len(store.run_state(project.db_path, run_id)[2]) < 8:  # the first batch is stored
         assert child.poll() is None, child.communicate()
-        assert time.monotonic() < deadline, "the child made too few calls"
-        time.sleep(0.01)
+        assert time.monotonic() < deadline, "the child stored no batch"
+        time.sleep(0.05)
+    assert llm_env.count("/v1/chat/completions") < total_posts  # it stopped short of the whole run
     os.kill(child.pid, signal.SIGKILL)
     child.wait(timeout=30)
+    llm_env.end_latency()  # the held calls answer the dead child
 
     done_before = store.run_state(project.db_path, run_id)[2]  # the ids of its stored items
-    assert 0 < len(done_before) < len(expected[0])
+    assert len(done_before) == 8 < len(expected[0])
     cached_at_kill = set(llm_cache.load_index(project.db_path, ["test-model"], 10**9)[1])
     fetched_at_kill = _fetched(project, run_id)
     assert store.get_run(project.db_path, run_id).status == "running"  # as the dead process left it

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from devtools.judge_responder import respond
 from rageval.scale import ray_cleanup
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,7 +51,7 @@ def test_the_next_start_removes_a_dead_drivers_folder_and_processes_only(tmp_pat
             h.wait()
 
 
-def test_a_ray_driver_killed_with_sigkill_leaves_no_process_or_folder(tmp_path):
+def test_a_ray_driver_killed_with_sigkill_leaves_no_process_or_folder(tmp_path, llm_env):
     pytest.importorskip("ray", reason='Ray is not installed; install the extra: pip install "rageval[ray]"')
     from tests.test_scale_ray import ROWS
 
@@ -60,13 +61,16 @@ def test_a_ray_driver_killed_with_sigkill_leaves_no_process_or_folder(tmp_path):
     # test asserts that they are gone afterwards, not how long they were given
     env = {**os.environ, "RAGEVAL_HOME": str(tmp_path / "home"), "PYTHONPATH": str(ROOT),
            "RAGEVAL_RAY_STOP_GRACE": "0.5"}
+    # the judge's calls are held: the actor's first call tells that it is scoring a part, and no part
+    # can finish, so the driver is killed mid-way however fast or slow the machine is
+    llm_env.script(responder=respond, models=["judge-model"], hold=lambda body: True)
     log = (tmp_path / "stderr.txt").open("w")
     child = subprocess.Popen([sys.executable, "-m", "rageval", "score", str(answers), "--engine", "ray", "--metrics",
-                              "token_f1,faithfulness", "--out", str(tmp_path / "out"), "--workers", "1",
-                              "--part-rows", "20", "--progress"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                             stderr=log)
+                              "token_f1,faithfulness", "--judge", "openai:judge-model", "--out", str(tmp_path / "out"),
+                              "--workers", "1", "--part-rows", "20", "--progress"], cwd=ROOT, env=env,
+                             stdout=subprocess.DEVNULL, stderr=log)
     deadline = time.monotonic() + 300
-    while "rows: " not in (tmp_path / "stderr.txt").read_text():  # its actor is scoring parts
+    while llm_env.count("/v1/chat/completions") == 0:  # its actor is scoring a part
         assert child.poll() is None, (tmp_path / "stderr.txt").read_text()[-2000:]
         assert time.monotonic() < deadline, "the Ray driver never started scoring"
         time.sleep(0.2)

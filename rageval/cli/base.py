@@ -184,11 +184,17 @@ def workers(value: str) -> int:
 
 def report_import(args: argparse.Namespace, result: Any, noun: str) -> int:
     """Print a ratings or claim-labels import: each rejected row, then ``"N <noun> imported, M row(s)
-    rejected"`` (``{"imported", "errors"}`` with ``--json``). EXIT_PARTIAL when a row was rejected or
-    nothing was imported."""
+    rejected"`` and, when the import replaced earlier labels (``result.replaced``: rater -> count),
+    how many of whose (``{"imported", "errors", "replaced"}`` with ``--json``). EXIT_PARTIAL when a
+    row was rejected or nothing was imported."""
     errors = [row_problem(e) for e in result.errors]
-    emit(args, {"imported": result.imported, "errors": errors},
-         "\n".join([f"ERROR {e}" for e in result.errors]
-                   + [f"{result.imported} {noun} imported, {len(errors)} row(s) rejected"]))
+    replaced = dict(getattr(result, "replaced", None) or {})
+    lines = [f"ERROR {e}" for e in result.errors] + [f"{result.imported} {noun} imported, {len(errors)} row(s) rejected"]
+    if replaced:
+        whose = ", ".join(f"{rater} {n}" for rater, n in sorted(replaced.items(), key=lambda kv: (-kv[1], kv[0])))
+        lines.append(f"{sum(replaced.values())} earlier label(s) replaced ({whose}); the earlier ones are kept in "
+                     "the label history (agreement --claims --as-of TIME)")
+    emit(args, {"imported": result.imported, "errors": errors, **({"replaced": replaced} if replaced else {})},
+         "\n".join(lines))
     return EXIT_PARTIAL if errors or not result.imported else EXIT_OK
 

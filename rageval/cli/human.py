@@ -17,11 +17,12 @@ def _run_list(text: str) -> list[str]:
 
 
 def cmd_ratings_import(args: argparse.Namespace) -> int:
-    """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator, rating, optional run)."""
+    """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator (or --annotator), rating, optional run)."""
     from rageval.human import import_ratings
+    from rageval.ingest.rows import read_label_file
 
     path = input_file(args.file)
-    result = import_ratings(project(args), path.name, path.read_bytes(), run=args.run)
+    result = import_ratings(project(args), path.name, read_label_file(path), run=args.run, annotator=args.annotator)
     return report_import(args, result, "rating(s)")
 
 
@@ -99,6 +100,8 @@ def register(commands: Commands) -> None:
     p = ratings["import"]
     p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL with item_id (or question), annotator, rating")
     p.add_argument("--run", metavar="ID", help="the rated run (else each row's 'run' column)")
+    p.add_argument("--annotator", metavar="NAME",
+                   help="the annotator of the rows that name none (a file of one person's ratings without the column)")
     p = ratings["export"]
     p.add_argument("--run", required=True, metavar="ID[,ID]", help="run id(s) whose ratings to export")
     p.add_argument("--out", metavar="FILE", help="file to write (default: stdout)")

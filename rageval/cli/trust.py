@@ -11,9 +11,10 @@ def cmd_labels_import(args: argparse.Namespace) -> int:
     """Import people's claim labels (CSV/JSON/JSONL: item_id or question, claim or claim_index, rater,
     label SUPPORTED/CONTRADICTED/NOT_MENTIONED/skip, optional run, evidence, evidence_chunk, span_start, span_end)."""
     from rageval.human.claim_labels import import_claim_labels
+    from rageval.ingest.rows import read_label_file
 
     path = input_file(args.file)
-    result = import_claim_labels(project(args), path.name, path.read_bytes(), run=args.run)
+    result = import_claim_labels(project(args), path.name, read_label_file(path), run=args.run)
     return report_import(args, result, "claim label(s)")
 
 
@@ -33,9 +34,22 @@ def cmd_claim_agreement(args: argparse.Namespace) -> int:
     """Raters' agreement on claims and every claim verifier's agreement with people's labels."""
     from rageval.views.trust import agreement_payload, agreement_text, claim_agreement
 
-    rows, raters = claim_agreement(project(args), names(args.runs) or None, n_boot=args.n_boot, width=args.width)
+    rows, raters = claim_agreement(project(args), names(args.runs) or None, n_boot=args.n_boot, width=args.width,
+                                   as_of=_timestamp(args.as_of) if args.as_of else None)
     emit(args, agreement_payload(rows, raters), agreement_text(rows, raters))
     return EXIT_OK
+
+
+def _timestamp(text: str) -> str:
+    """``--as-of``'s text as an ISO timestamp (a date alone is its midnight); ConfigError when it is none."""
+    from datetime import datetime
+
+    from rageval.errors import ConfigError
+
+    try:
+        return datetime.fromisoformat(text.strip()).replace(tzinfo=None).isoformat(sep=" ")
+    except ValueError:
+        raise ConfigError(f"--as-of {text!r} is not a date or time; give e.g. 2026-12-05 or 2026-12-05T14:30") from None
 
 
 def cmd_estimate(args: argparse.Namespace) -> int:
@@ -58,6 +72,9 @@ def add_agreement_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--claims", action="store_true",
                    help="agreement on claim labels: raters, and every claim verifier against people (all runs "
                         "when --runs is not given)")
+    p.add_argument("--as-of", metavar="TIME",
+                   help="with --claims: the labels as they stood at TIME (e.g. 2026-12-05T14:30, the label history; "
+                        "the store's clock, UTC here)")
     p.add_argument("--width", type=float, default=0.2,
                    help="with --claims: the kappa CI width to size the labels needed for (default: %(default)s)")
 

@@ -116,12 +116,12 @@ def claim_runs(project: Project) -> list[str]:
 
 
 def verifier_agreement(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,
-                       seed: int = 0, width: float = 0.2) -> list[VerifierAgreement]:
+                       seed: int = 0, width: float = 0.2, as_of: Any = None) -> list[VerifierAgreement]:
     """Every verifier's agreement with the labels over ``run_ids`` (all runs when None), most
-    labelled first."""
+    labelled first; ``as_of``: with the labels as they stood at that time (the label history)."""
     run_ids = list(run_ids) if run_ids is not None else claim_runs(project)
     rows = verdict_frame(project, run_ids)
-    gold = gold_labels(labels_frame(project, run_ids))
+    gold = gold_labels(labels_frame(project, run_ids, as_of=as_of))
     out = [agreement_of(part, gold, signature=str(sig), judge=str(part["judge"].iloc[0]), n_boot=n_boot,
                         seed=seed, width=width)
            for sig, part in rows.groupby("signature", sort=True)]

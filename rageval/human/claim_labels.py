@@ -9,7 +9,9 @@ from 0, as exported), the ``rater`` (or ``annotator``) and the ``label`` (case i
 ``C``, ``NM`` and ``skipped`` accepted). Optional: ``evidence`` (the sentence), ``evidence_chunk``,
 ``span_start`` and ``span_end`` (both or neither, start <= end). Bad rows are named ``row N (line
 L)`` with their reason and the good rows are stored; a second row for the same (claim, rater) in
-one file is a duplicate; importing again replaces a rater's earlier label.
+one file is a duplicate; importing again replaces a rater's earlier label: the import says how many
+of whose labels it replaced, and the earlier label is kept in the label history (with when and by
+which file it was replaced), so agreement can be recomputed as of a time (``labels_frame(as_of=)``).
 
 Agreement between raters on claims (SKIP left out): Krippendorff's alpha (nominal) over claims with
 two or more labels, and Cohen's kappa (unweighted) for every pair of raters, each with a seeded
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any, Sequence
@@ -32,7 +34,8 @@ from rageval import stats
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.human.ratings import _Lookup, require_run
-from rageval.ingest.rows import RowProblem, read_table
+from rageval.ingest.rows import RowProblem, read_label_table
+from rageval.text.hygiene import person_name
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
 
@@ -63,10 +66,13 @@ def parse_label(value: Any) -> str:
 
 @dataclass(frozen=True)
 class ClaimLabelsImport:
-    """What an import stored (label rows) and what it rejected."""
+    """What an import stored (label rows), what it rejected, and whose earlier labels it replaced
+    (``replaced``: rater -> how many of that rater's labels now differ; the earlier ones are kept in
+    the label history)."""
 
     rows: list[dict[str, Any]]
     errors: list[RowProblem] = field(default_factory=list)
+    replaced: dict[str, int] = field(default_factory=dict)
 
     @property
     def imported(self) -> int:
@@ -131,7 +137,7 @@ def _text(rec: dict[str, Any], key: str) -> str | None:
 
 def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str | None = None) -> ClaimLabelsImport:
     """Validate a claim-labels file against the project's runs and claims (nothing is stored)."""
-    table = read_table(source, data)
+    table = read_label_table(source, data)
     records = [(n, {_ALIASES.get(k, k): v for k, v in rec.items()}) for n, rec in table.records]
     errors = list(table.problems)
     found = sorted({k for _, rec in records for k in rec})
@@ -157,9 +163,9 @@ def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str |
                 raise ValueError(f"unknown run {row_run!r}")
             item_id = lookup.item(row_run, rec)
             claim, index = claims[row_run].resolve(row_run, item_id, rec)
-            rater = str(rec.get("rater") or "").strip()
+            rater = person_name(rec.get("rater"))
             if not rater:
-                raise ValueError("missing rater")
+                raise ValueError("missing rater (or a name of control characters only)")
             label = parse_label(rec.get("label"))
             start, end = _span(rec)
         except ValueError as exc:
@@ -183,7 +189,8 @@ def import_claim_labels(project: Project, source: str, data: bytes, *, run: str 
     require_run(project, run)
     result = parse_claim_labels(project, Path(source).name, data, run=run)
     if result.rows:
-        cstore.save_labels(project.db_path, result.rows)
+        replaced = cstore.save_labels(project.db_path, result.rows, source=f"import {Path(source).name}")
+        result = replace(result, replaced=replaced)
     return result
 
 
@@ -191,9 +198,9 @@ def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str
                 ordinal: int | None = None, evidence: str | None = None, evidence_chunk: str | None = None,
                 span: tuple[int, int] | None = None) -> None:
     """Store one rater's label of one claim (the app's buttons); ``label=None``-like values are refused."""
-    rater = (rater or "").strip()
+    rater = person_name(rater)
     if not rater:
-        raise ConfigError("a rater name is needed")
+        raise ConfigError("a rater name is needed (one that is not only control characters)")
     try:
         label = parse_label(label)
     except ValueError as exc:
@@ -206,8 +213,10 @@ def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str
 
 def export_claim_labels(project: Project, run_ids: Sequence[str], fmt: str = "csv") -> str:
     """The claim labels of runs as CSV (or JSONL), columns ``EXPORT_COLUMNS``; it imports back as is."""
+    # a name stored before names were cleaned where they enter goes out cleaned (as in export_ratings)
     recs = [{"run": r["run_id"], "claim_index": r["ordinal"], **{k: r[k] for k in EXPORT_COLUMNS
-                                                                 if k not in ("run", "claim_index")}}
+                                                                 if k not in ("run", "claim_index")},
+             "rater": person_name(r["rater"])}
             for r in cstore.labels(project.db_path, run_ids)]
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in recs)
@@ -217,10 +226,12 @@ def export_claim_labels(project: Project, run_ids: Sequence[str], fmt: str = "cs
     return csv_text(frame)
 
 
-def labels_frame(project: Project, run_ids: Sequence[str]) -> pd.DataFrame:
-    """Long-form labels: run_id, item_id, claim, ordinal, rater, label, evidence ..., question."""
-    return pd.DataFrame(cstore.labels(project.db_path, run_ids),
-                        columns=[*cstore.LABEL_COLUMNS, "question"])
+def labels_frame(project: Project, run_ids: Sequence[str], *, as_of: Any = None) -> pd.DataFrame:
+    """Long-form labels: run_id, item_id, claim, ordinal, rater, label, evidence ..., question; with
+    ``as_of`` (a timestamp) the labels as they stood then, from the label history."""
+    rows = (cstore.labels(project.db_path, run_ids) if as_of is None
+            else cstore.labels_as_of(project.db_path, run_ids, as_of))
+    return pd.DataFrame(rows, columns=[*cstore.LABEL_COLUMNS, "question"])
 
 
 def gold_labels(long: pd.DataFrame) -> dict[tuple[str, str, str], str]:

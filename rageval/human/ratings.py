@@ -8,7 +8,11 @@ row (never rounded), and so are values outside 1-5, infinities (``inf``, ``1e400
 ``1e999``) and text that is not a number. Rows are named ``row N (line L)`` as in every import. A second row
 for the same (answer, annotator) in one file is rejected as a duplicate; importing a file again
 replaces an annotator's earlier rating of that answer. A missing column is reported once, with
-the columns found, and nothing is imported. Good rows are stored and counted.
+the columns found, and nothing is imported. Good rows are stored and counted. A file of one
+annotator's ratings may leave the column out and be imported with that annotator named
+(``annotator=``: ``--annotator NAME``, the app's Annotator field), which also fills blank cells.
+An annotator's name is stored as :func:`rageval.text.hygiene.person_name` cleans it (no control or
+bidi character); a name of nothing else is refused.
 """
 from __future__ import annotations
 
@@ -23,7 +27,8 @@ import pandas as pd
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
 from rageval.project import Project
-from rageval.ingest.rows import RowProblem, read_table
+from rageval.ingest.rows import RowProblem, read_label_table
+from rageval.text.hygiene import person_name
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 
@@ -102,13 +107,25 @@ class _Lookup:
         return matches[0]
 
 
-def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
-    """Validate the rows of a ratings file against the project's runs (nothing is stored)."""
-    table = read_table(source, data)
+def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None = None,
+                  annotator: str | None = None) -> RatingsImport:
+    """Validate the rows of a ratings file against the project's runs (nothing is stored).
+
+    ``annotator``: the annotator of the rows that name none (a file without the column, or a blank
+    cell); a row's own annotator wins.
+    """
+    default = None
+    if annotator is not None:
+        default = person_name(annotator)
+        if not default:
+            raise ConfigError(f"--annotator {annotator!r} is not a name (empty, or control characters only)")
+    table = read_label_table(source, data)
     records, errors = table.records, table.problems
     records = [(n, {_ALIASES.get(k, k): v for k, v in rec.items()}) for n, rec in records]
     found = sorted({k for _, rec in records for k in rec})
-    missing = [c for c in ("annotator", "rating") if records and c not in found]
+    missing = [c if c != "annotator" else "annotator (or name the file's annotator: --annotator NAME, the app's "
+               "Annotator field)" for c in ("annotator", "rating")
+               if records and c not in found and not (c == "annotator" and default)]
     if records and "item_id" not in found and "question" not in found:
         missing.insert(0, "item_id (or question)")
     if records and run is None and "run" not in found:
@@ -126,20 +143,21 @@ def parse_ratings(project: Project, source: str, data: bytes, *, run: str | None
             if row_run not in lookup.known_runs:
                 raise ValueError(f"unknown run {row_run!r}")
             item_id = lookup.item(row_run, rec)
-            annotator = str(rec.get("annotator") or "").strip()
-            if not annotator:
-                raise ValueError("missing annotator")
+            who = person_name(rec.get("annotator")) or default
+            if not who:
+                raise ValueError("missing annotator (or a name of control characters only); --annotator NAME "
+                                 "names the annotator of the rows that give none")
             rating = parse_rating(rec.get("rating"))
         except ValueError as exc:
             errors.append(table.error(n, str(exc)))
             continue
-        key = (row_run, item_id, annotator)
+        key = (row_run, item_id, who)
         if key in seen:
-            errors.append(table.error(n, f"duplicate rating of item {item_id!r} by {annotator!r}"
+            errors.append(table.error(n, f"duplicate rating of item {item_id!r} by {who!r}"
                                          f" (first given in row {seen[key]})"))
             continue
         seen[key] = n
-        rows.append((row_run, item_id, annotator, rating))
+        rows.append((row_run, item_id, who, rating))
     errors.sort(key=lambda e: e.row)
     return RatingsImport(rows, errors)
 
@@ -150,10 +168,12 @@ def require_run(project: Project, run: str | None) -> None:
         raise ConfigError(f"no run {run!r} in project {project.slug}; list them with: python -m rageval runs")
 
 
-def import_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
-    """Parse, validate and store a ratings file; the good rows are stored even when others fail."""
+def import_ratings(project: Project, source: str, data: bytes, *, run: str | None = None,
+                   annotator: str | None = None) -> RatingsImport:
+    """Parse, validate and store a ratings file; the good rows are stored even when others fail
+    (``annotator``: the annotator of the rows that name none, :func:`parse_ratings`)."""
     require_run(project, run)
-    result = parse_ratings(project, Path(source).name, data, run=run)
+    result = parse_ratings(project, Path(source).name, data, run=run, annotator=annotator)
     if result.rows:
         hstore.save_ratings(project.db_path, result.rows)
     return result
@@ -161,9 +181,9 @@ def import_ratings(project: Project, source: str, data: bytes, *, run: str | Non
 
 def rate(project: Project, run: str, item_id: str, annotator: str, rating: int) -> None:
     """Store one annotator's rating of one answer (the Human review page)."""
-    annotator = annotator.strip()
+    annotator = person_name(annotator)
     if not annotator:
-        raise ConfigError("an annotator name is needed")
+        raise ConfigError("an annotator name is needed (one that is not only control characters)")
     hstore.save_ratings(project.db_path, [(run, item_id, annotator, parse_rating(rating))])
 
 
@@ -171,7 +191,10 @@ def export_ratings(project: Project, run_ids: Sequence[str], fmt: str = "csv") -
     """The ratings of runs as CSV (or JSONL): run, item_id, question, annotator, rating, created."""
     rows = hstore.ratings(project.db_path, run_ids)
     cols = ("run", "item_id", "question", "annotator", "rating", "created")
-    recs = [{"run": r["run_id"], **{k: r[k] for k in cols[1:]}} for r in rows]
+    # a name stored before names were cleaned where they enter goes out cleaned: no control or bidi
+    # character reaches the terminal that prints the file (formula cells: csv_text)
+    recs = [{"run": r["run_id"], **{k: r[k] for k in cols[1:]}, "annotator": person_name(r["annotator"])}
+            for r in rows]
     if fmt == "jsonl":
         return "".join(json.dumps(r, ensure_ascii=False, default=str) + "\n" for r in recs)
     return csv_text(pd.DataFrame(recs, columns=list(cols)))

@@ -25,11 +25,12 @@ def verifier_name(signature: str, judge: str) -> str:
 
 
 def verifier_rows(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,
-                  width: float = 0.2) -> list[dict[str, Any]]:
+                  width: float = 0.2, as_of: Any = None) -> list[dict[str, Any]]:
     """One row per verifier: name, labelled claims, decided n, coverage, accuracy, kappa with CI, the
-    precision / recall of each verdict, and the labels a CI of ``width`` needs."""
+    precision / recall of each verdict, and the labels a CI of ``width`` needs (``as_of``: against the
+    labels as they stood at that time)."""
     rows = []
-    for a in verifiers.verifier_agreement(project, run_ids, n_boot=n_boot, width=width):
+    for a in verifiers.verifier_agreement(project, run_ids, n_boot=n_boot, width=width, as_of=as_of):
         row = {"verifier": verifier_name(a.signature, a.judge), "claims": a.claims, "labelled": a.labelled, "n": a.n,
                "coverage": a.coverage, "accuracy": a.accuracy, "kappa": a.kappa.value, "kappa_low": a.kappa.low,
                "kappa_high": a.kappa.high, "labels_for_ci": a.needed, "width": a.width, "signature": a.signature,

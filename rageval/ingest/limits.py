@@ -42,6 +42,19 @@ file size           500 MB               ``RAGEVAL_MAX_SCORE_FILE_MB``
 rows                1,000,000            ``RAGEVAL_MAX_SCORE_ROWS``
 ==================  ===================  =========================================
 
+Files of people's labels (a ratings file, a claim-labels file) are parsed whole and every row
+is checked against the project's runs, so they have limits too (:class:`LabelFileLimits`), checked
+before the file is parsed (size) and before its rows are checked (rows); a file over one is refused
+whole, naming the file, the limit and the setting, and nothing of it is stored (a 43 MB file of
+claim labels took 1.3 GB and four minutes before):
+
+==================  ===================  =========================================
+limit               default              set with
+==================  ===================  =========================================
+file size           10 MB                ``RAGEVAL_MAX_LABEL_FILE_MB``
+rows                50,000               ``RAGEVAL_MAX_LABEL_ROWS``
+==================  ===================  =========================================
+
 JSONL, CSV and Parquet are read row by row and keep only the id and the numbers, so memory grows
 with the rows (about 250 bytes per row with three metrics: ``bench/bench_gate.py``), not with the
 text in them; a ``.json`` file is one
@@ -63,6 +76,8 @@ DEFAULT_FIELD_CHARS = settings.default("RAGEVAL_MAX_FIELD_CHARS")
 DEFAULT_DEPTH = settings.default("RAGEVAL_MAX_DEPTH")
 DEFAULT_SCORE_FILE_MB = settings.default("RAGEVAL_MAX_SCORE_FILE_MB")
 DEFAULT_SCORE_ROWS = settings.default("RAGEVAL_MAX_SCORE_ROWS")
+DEFAULT_LABEL_FILE_MB = settings.default("RAGEVAL_MAX_LABEL_FILE_MB")
+DEFAULT_LABEL_ROWS = settings.default("RAGEVAL_MAX_LABEL_ROWS")
 
 
 def _at_least_one(limits: object, names: tuple[str, ...]) -> None:
@@ -173,3 +188,37 @@ class ScoreFileLimits:
             return (f"file has more than {self.max_rows:,} rows, over the limit (raise it with "
                     "RAGEVAL_MAX_SCORE_ROWS)")
         return None
+
+
+@dataclass(frozen=True)
+class LabelFileLimits:
+    """The largest file (bytes) and the most rows of a ratings or claim-labels file (module docstring)."""
+
+    max_bytes: int = int(DEFAULT_LABEL_FILE_MB * 1_000_000)
+    max_rows: int = DEFAULT_LABEL_ROWS
+
+    def __post_init__(self) -> None:
+        _at_least_one(self, ("max_bytes", "max_rows"))
+
+    @classmethod
+    def from_env(cls) -> "LabelFileLimits":
+        """``RAGEVAL_MAX_LABEL_FILE_MB`` / ``RAGEVAL_MAX_LABEL_ROWS``, else the defaults."""
+        return cls(max_bytes=int(settings.value("RAGEVAL_MAX_LABEL_FILE_MB") * 1_000_000),
+                   max_rows=int(settings.value("RAGEVAL_MAX_LABEL_ROWS")))
+
+    def size_error(self, size: int) -> str | None:
+        if size > self.max_bytes:
+            return (f"file is {_mb(size)}, over the limit of {_mb(self.max_bytes)} for a file of labels; nothing "
+                    "was imported (split it, or raise the limit with RAGEVAL_MAX_LABEL_FILE_MB)")
+        return None
+
+    def rows_error(self, rows: int) -> str | None:
+        if rows > self.max_rows:
+            return (f"file has {rows:,} rows, over the limit of {self.max_rows:,} for a file of labels; nothing "
+                    "was imported (split it, or raise the limit with RAGEVAL_MAX_LABEL_ROWS)")
+        return None
+
+
+def _mb(size: int) -> str:
+    """``43.0 MB``; a size under 0.1 MB in bytes (``1,000 bytes``), so two small sizes never read alike."""
+    return f"{size / 1e6:,.1f} MB" if size >= 100_000 else f"{size:,} bytes"

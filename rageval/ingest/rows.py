@@ -28,7 +28,7 @@ from rageval.errors import InputError
 from rageval.files import read_cell
 from rageval.ingest.json_array import array_elements, array_lines
 from rageval.ingest.fields import loads_json
-from rageval.ingest.limits import RowLimits
+from rageval.ingest.limits import LabelFileLimits, RowLimits
 from rageval.text.hygiene import clean_value
 
 ALIASES = {
@@ -349,4 +349,29 @@ def add_records(table: Table, records: Iterable[tuple[int, Any]], *, limits: Row
                 clean[k] = value
         table.records.append((n, clean))
     table.columns = [c for c in seen_columns if c]
+    return table
+
+
+def read_label_file(path: Any, *, limits: LabelFileLimits | None = None) -> bytes:
+    """The bytes of a ratings or claim-labels file, its size checked before it is read (InputError past
+    ``RAGEVAL_MAX_LABEL_FILE_MB``: :class:`rageval.ingest.limits.LabelFileLimits`)."""
+    limits = limits or LabelFileLimits.from_env()
+    error = limits.size_error(path.stat().st_size)
+    if error:
+        raise InputError(error, source=path.name)
+    return path.read_bytes()
+
+
+def read_label_table(source: str, data: bytes, *, limits: LabelFileLimits | None = None) -> Table:
+    """:func:`read_table` of a ratings or claim-labels file, refused whole (InputError naming the limit
+    and its setting) when it is larger than ``RAGEVAL_MAX_LABEL_FILE_MB`` (checked before parsing) or
+    has more rows than ``RAGEVAL_MAX_LABEL_ROWS`` (checked before any row is matched to a run)."""
+    limits = limits or LabelFileLimits.from_env()
+    error = limits.size_error(len(data))
+    if error:
+        raise InputError(error, source=source)
+    table = read_table(source, data)
+    error = limits.rows_error(len(table.records) + len(table.problems))
+    if error:
+        raise InputError(error, source=source)
     return table

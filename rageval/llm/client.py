@@ -1,4 +1,4 @@
-"""The LLM client: every model call goes through here (over :mod:`rageval.llm.transport`; no openai package).
+"""The LLM client: every model call goes through here (over the openai client, :mod:`rageval.llm.connection`).
 
 Roles
     ``generator`` (answers), ``judge`` (judged metrics), ``embedder`` (vectors). A role's spec is
@@ -13,8 +13,11 @@ runs only before a role's first network call, so it makes none either. ``use_cac
 off reads and writes.
 
 Retries
-    Requests go through :class:`rageval.llm.transport.Transport` (one per role, keep-alive
-    connections, an explicit connect and read timeout, no retries of its own); this module retries
+    Requests go through :class:`rageval.llm.connection.Connection` (one openai client per role,
+    its retries off; a connect and a read timeout; a deadline per request, ``RAGEVAL_LLM_DEADLINE``,
+    and a largest reply, ``RAGEVAL_LLM_MAX_REPLY_MB``, either of which fails the call at once with a
+    reason naming it; an untrusted TLS certificate fails the role at once, naming
+    ``RAGEVAL_LLM_CA_BUNDLE``); this module retries
     timeouts, connection errors, malformed responses, 408/409/429 and 5xx up to ``max_retries``
     times, waiting ``Retry-After`` when sent (429/503, capped at 60 s), else
     ``min(20 s, backoff_base * 2**attempt) * U(0.5, 1)``; only the call that got the 429 waits.
@@ -42,6 +45,7 @@ import weakref
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence, TypeVar
 
+from rageval import settings
 from rageval.errors import ConfigError, LLMError, RagevalError
 from rageval.llm.cost import UsageSummary, load_prices, summarize_calls
 from rageval.llm.embeddings import Embeddings
@@ -51,10 +55,13 @@ from rageval.llm.preflight import LazyPreflight, check_role
 from rageval.llm.pool import AIMDLimiter, BoundedPool, LimiterStats, RateCap, backoff_delay, parse_retry_after
 from rageval.llm.replies import ChatReply, JSONReply
 from rageval.llm.roles import (
-    DEFAULT_BASE_URL, RoleConfig, api_key, connection_detail, display_url, openai_headers, roles_from_env,
-    scrub, server_message, status_error,
+    DEFAULT_BASE_URL, RoleConfig, api_key, certificate_error, connection_detail, display_url, openai_headers,
+    roles_from_env, scrub, server_message, status_error,
 )
-from rageval.llm.transport import ConnectionFailed, StatusError, TimedOut, Transport
+from rageval.llm.connection import (
+    CA_SETTING, CertificateFailed, Connection, ConnectionFailed, LimitExceeded, StatusError, TimedOut,
+    open_connection,
+)
 from rageval.store.llm_cache import LLMStore
 
 NO_KEY = "not-needed"
@@ -67,6 +74,8 @@ R = TypeVar("R")
 log = logging.getLogger("rageval.llm")
 
 
+#: seconds one request of the reachability check may take in all
+PREFLIGHT_DEADLINE = 30.0
 #: pool workers per limiter slot (see LLMClient.__init__)
 POOL_WORKERS_PER_SLOT = 2
 
@@ -79,7 +88,8 @@ class LLMClient:
                  prices: dict | None = None, env: Mapping[str, str] = os.environ,
                  secrets: Mapping[str, Any] | None = None, backoff_base: float = 0.5, backoff_cap: float = 20.0,
                  connect_timeout: float = 5.0, embed_batch: int = 64, preflight: bool = False,
-                 throttle_window: float = 10.0):
+                 throttle_window: float = 10.0, deadline: float | None = None, max_reply_mb: float | None = None,
+                 ca_bundle: str | None = None):
         if concurrency < 1:
             raise ConfigError(f"concurrency={concurrency} must be at least 1")
         self._roles = dict(roles)
@@ -89,6 +99,14 @@ class LLMClient:
         self.run_id = run_id
         self.concurrency = concurrency
         self._timeout, self._connect_timeout = float(timeout), float(connect_timeout)
+        # the bounds of one request (rageval.llm.bounded), the settings unless given here
+        self._deadline = float(settings.value("RAGEVAL_LLM_DEADLINE", env) if deadline is None else deadline)
+        mb = settings.value("RAGEVAL_LLM_MAX_REPLY_MB", env) if max_reply_mb is None else max_reply_mb
+        self._max_reply_bytes = int(float(mb) * 1_000_000)
+        self._ca_bundle = settings.value(CA_SETTING, env) if ca_bundle is None else ca_bundle
+        if self._deadline <= 0 or self._max_reply_bytes <= 0:
+            raise ConfigError(f"RAGEVAL_LLM_DEADLINE={self._deadline:g} and RAGEVAL_LLM_MAX_REPLY_MB={mb} "
+                              "must be above 0")
         self._max_retries = int(max_retries)
         self._backoff_base, self._backoff_cap = float(backoff_base), float(backoff_cap)
         self._embed_batch = int(embed_batch)
@@ -101,7 +119,7 @@ class LLMClient:
         # concurrency 1 stays strictly one call after another, in order
         self._pool = BoundedPool(concurrency if concurrency <= 1 else POOL_WORKERS_PER_SLOT * concurrency)
         self._store = LLMStore(store_path, [c.model for c in self._roles.values()], read=use_cache, write=use_cache)
-        self._clients: dict[str, Transport] = {}
+        self._clients: dict[str, Connection] = {}
         self._lock = threading.Lock()
         self._fatal: dict[tuple[str, str], LLMError] = {}
         # preflight=True: each role's server is checked before that role's FIRST network call,
@@ -136,21 +154,26 @@ class LLMClient:
         """``text`` with the API keys and anything key-shaped replaced by ``***``."""
         return scrub(text, self._secrets)
 
-    def _make_client(self, role: str, *, timeout: float, connect: float) -> Transport:
+    def _make_client(self, role: str, *, timeout: float, connect: float, deadline: float) -> Connection:
         cfg = self._roles[role]
         url = cfg.base_url or DEFAULT_BASE_URL
         try:
-            return Transport(url, self._keys[role] or NO_KEY, timeout=timeout, connect_timeout=connect,
-                             headers=self._headers)
+            return open_connection(url, self._keys[role] or NO_KEY, timeout=timeout, connect_timeout=connect,
+                                   deadline=deadline, max_reply_bytes=self._max_reply_bytes,
+                                   ca_bundle=self._ca_bundle, headers=self._headers,
+                                   azure_api_version=cfg.azure_api_version)
+        except OSError as exc:  # the CA bundle (ssl.SSLError is an OSError)
+            raise ConfigError(f"{CA_SETTING}={self._ca_bundle!r} cannot be read as PEM certificates: {exc}") from None
         except ValueError:
             where = cfg.base_url_env or f"RAGEVAL_{role.upper()}_BASE_URL / OPENAI_BASE_URL"
             raise ConfigError(f"the {role} server URL {self.scrub(url)!r} is not an http(s) URL; check {where} "
                               "(e.g. http://localhost:8000/v1)") from None
 
-    def _client(self, role: str) -> Transport:
+    def _client(self, role: str) -> Connection:
         with self._lock:
             if role not in self._clients:
-                self._clients[role] = self._make_client(role, timeout=self._timeout, connect=self._connect_timeout)
+                self._clients[role] = self._make_client(role, timeout=self._timeout, connect=self._connect_timeout,
+                                                        deadline=self._deadline)
             return self._clients[role]
 
     def _log(self, role: str, model: str, key: str, kind: str, *, tokens_in: int = 0, tokens_out: int = 0,
@@ -169,7 +192,7 @@ class LLMClient:
         return status_error(self._roles[role], model, exc.status_code, self._server_message(exc), exc.code)
 
     # ------------------------------------------------------------ the retry loop
-    def _call(self, role: str, model: str, send: Callable[[Transport], T], *, tokens: int = 0) -> tuple[T, int]:
+    def _call(self, role: str, model: str, send: Callable[[Connection], T], *, tokens: int = 0) -> tuple[T, int]:
         """``send(client)`` with the rate caps, the limiter and retries; returns ``(result, attempts)``.
 
         ``tokens`` (the request's estimated tokens) is what each attempt takes from the role's
@@ -204,8 +227,16 @@ class LLMClient:
                         self._fatal[(role, model)] = error
                     raise _attempted(error, attempt + 1) from None
                 short, message = f"http {status}", f"HTTP {status}: {self._server_message(exc)}"
+            except LimitExceeded as exc:  # the same request would pass its bounds again: not retried
+                url = display_url(self._roles[role].base_url)
+                raise _attempted(LLMError(f"the {role} call to {model} at {url} failed: {exc}",
+                                          reason=f"llm_error: {exc.short}"), attempt + 1) from None
+            except CertificateFailed as exc:  # no retry trusts a certificate: the role fails fast
+                error = certificate_error(self._roles[role], str(exc))
+                self._fatal[(role, model)] = error
+                raise _attempted(error, attempt + 1) from None
             except TimedOut:
-                short, message = "timeout", f"no reply within {self._timeout:g} s"
+                short, message = "timeout", f"no data within {self._timeout:g} s"
             except ConnectionFailed as exc:
                 short, message = "connection error", connection_detail(exc)
             except MALFORMED as exc:
@@ -266,7 +297,7 @@ class LLMClient:
         """Check that the role's server answers and knows the model; raise LLMError if not
         (:func:`rageval.llm.preflight.check_role`)."""
         cfg = self._role(role)
-        client = self._make_client(role, timeout=10.0, connect=3.0)
+        client = self._make_client(role, timeout=10.0, connect=3.0, deadline=min(self._deadline, PREFLIGHT_DEADLINE))
         try:
             check_role(cfg, client, lambda exc: self._status_error(role, cfg.model, exc))
         finally:

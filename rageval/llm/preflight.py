@@ -1,6 +1,6 @@
 """The reachability check of one role's server: is it there, does it know the model?
 
-Lists ``/models`` (3 attempts, the caller's transport has a 3 s connect timeout); when the model is
+Lists ``/models`` (3 attempts, the caller's connection has a 3 s connect timeout); when the model is
 not listed or the list is not served, sends one tiny request (a 1-token chat, or one
 embedding). The LLM client runs it before a role's FIRST network call (never when every call is
 answered from the cache): :class:`LazyPreflight`.
@@ -12,17 +12,30 @@ import time
 from typing import Callable, Iterable
 
 from rageval.errors import LLMError
-from rageval.llm.roles import RoleConfig, connection_detail, unreachable_error
-from rageval.llm.transport import ConnectionFailed, StatusError, Transport
+from rageval.llm.connection import CertificateFailed, Connection, ConnectionFailed, LimitExceeded, StatusError
+from rageval.llm.roles import RoleConfig, certificate_error, connection_detail, display_url, unreachable_error
 
 
-def check_role(cfg: RoleConfig, client: Transport, status_error: Callable[[StatusError], LLMError]) -> None:
-    """Raise LLMError when ``cfg``'s server cannot be reached, refuses the key, or lacks the model."""
+def check_role(cfg: RoleConfig, client: Connection, status_error: Callable[[StatusError], LLMError]) -> None:
+    """Raise LLMError when ``cfg``'s server cannot be reached, refuses the key, or lacks the model; a
+    server whose certificate is not trusted, or that breaks a request's bounds, fails the check."""
+    try:
+        _check(cfg, client, status_error)
+    except CertificateFailed as exc:
+        raise certificate_error(cfg, str(exc)) from None
+    except LimitExceeded as exc:
+        raise LLMError(f"the {cfg.role} at {display_url(cfg.base_url)} failed the reachability check: {exc}",
+                       reason=f"llm_error: {exc.short}") from None
+
+
+def _check(cfg: RoleConfig, client: Connection, status_error: Callable[[StatusError], LLMError]) -> None:
     listed: set[str] = set()
     for attempt in range(3):
         try:
             listed = {m["id"] for m in client.get("/models")["data"]}
             break
+        except CertificateFailed:
+            raise
         except ConnectionFailed as exc:
             if attempt == 2:
                 raise unreachable_error(cfg, connection_detail(exc)) from None
@@ -41,6 +54,8 @@ def check_role(cfg: RoleConfig, client: Transport, status_error: Callable[[Statu
         else:
             client.post("/chat/completions", {"model": cfg.model, "max_tokens": 1,
                                               "messages": [{"role": "user", "content": "ping"}]})
+    except CertificateFailed:
+        raise
     except ConnectionFailed as exc:
         raise unreachable_error(cfg, connection_detail(exc)) from None
     except StatusError as exc:

@@ -6,11 +6,15 @@ objects that travel through runs, logs and the config hash never hold it.
 
 Environment variables (or ``st.secrets`` passed as ``secrets=``; a secret wins over an
 environment variable of the same name, a per-role name wins over the shared one)
-    base URL: ``RAGEVAL_<ROLE>_BASE_URL``, else ``OPENAI_BASE_URL``, else OpenAI's API;
-    API key:  ``RAGEVAL_<ROLE>_API_KEY``,  else ``OPENAI_API_KEY``. A server without keys (vLLM,
-    Ollama, llama.cpp) needs only the base URL. A key is read when the client is made and goes
-    only into the Authorization header: never into RoleConfig, DuckDB, logs or error messages
-    (messages are scrubbed of the key, of ``Bearer ...`` and of anything shaped like ``sk-...``).
+    base URL: ``RAGEVAL_<ROLE>_AZURE_ENDPOINT``, ``RAGEVAL_<ROLE>_BASE_URL``, ``AZURE_OPENAI_ENDPOINT``,
+    ``OPENAI_BASE_URL``, the first set, else OpenAI's API; an ``..._AZURE_ENDPOINT`` makes the role
+    an Azure OpenAI one (``api-key`` header, ``OPENAI_API_VERSION`` as the ``api-version`` query, the
+    model as the deployment name);
+    API key:  ``RAGEVAL_<ROLE>_API_KEY``, then ``AZURE_OPENAI_API_KEY`` for an Azure role, then
+    ``OPENAI_API_KEY``. A server without keys (vLLM, Ollama, llama.cpp) needs only the base URL. A
+    key is read when the client is made and goes only into the request's key header: never into
+    RoleConfig, DuckDB, logs or error messages (messages are scrubbed of the key, of ``Bearer ...``
+    and of anything shaped like ``sk-...``).
 """
 from __future__ import annotations
 
@@ -40,6 +44,7 @@ class RoleConfig:
     base_url_env: str | None = None  # the variable the base URL came from
     rpm: int | None = None           # requests per minute cap (RAGEVAL_<ROLE>_RPM), None = none
     tpm: int | None = None           # tokens per minute cap (RAGEVAL_<ROLE>_TPM), None = none
+    azure_api_version: str | None = None  # an Azure OpenAI role: its api-version (OPENAI_API_VERSION)
 
 
 def lookup(names: Sequence[str], env: Mapping[str, str],
@@ -68,10 +73,16 @@ def role_config(role: str, model: str, *, env: Mapping[str, str] = os.environ,
     if role not in ROLES:
         raise ConfigError(f"unknown model role {role!r}; roles are: {', '.join(ROLES)}")
     up = role.upper()
-    base, base_env = lookup((f"RAGEVAL_{up}_BASE_URL", "OPENAI_BASE_URL"), env, secrets)
-    _, key_env = lookup((f"RAGEVAL_{up}_API_KEY", "OPENAI_API_KEY"), env, secrets)
+    base, base_env = lookup((f"RAGEVAL_{up}_AZURE_ENDPOINT", f"RAGEVAL_{up}_BASE_URL", "AZURE_OPENAI_ENDPOINT",
+                             "OPENAI_BASE_URL"), env, secrets)
+    azure = base_env is not None and "AZURE" in base_env
+    keys = (f"RAGEVAL_{up}_API_KEY", "AZURE_OPENAI_API_KEY", "OPENAI_API_KEY") if azure else \
+        (f"RAGEVAL_{up}_API_KEY", "OPENAI_API_KEY")
+    _, key_env = lookup(keys, env, secrets)
     rpm, tpm = (_cap(f"RAGEVAL_{up}_{kind}", env, secrets) for kind in ("RPM", "TPM"))
-    return RoleConfig(role, model, base.rstrip("/") if base else None, key_env, base_env, rpm, tpm)
+    version = (lookup(("OPENAI_API_VERSION",), env, secrets)[0] or settings.default("OPENAI_API_VERSION")) \
+        if azure else None
+    return RoleConfig(role, model, base.rstrip("/") if base else None, key_env, base_env, rpm, tpm, version)
 
 
 def _cap(name: str, env: Mapping[str, str], secrets: Mapping[str, Any] | None) -> int | None:
@@ -194,6 +205,11 @@ def unreachable_error(cfg: RoleConfig, detail: str) -> LLMError:
         where = f"RAGEVAL_{up}_BASE_URL / OPENAI_BASE_URL"
     return LLMError(f"the {cfg.role} at {display_url(cfg.base_url)} is unreachable: {detail}; check {where}",
                     reason="llm_error: unreachable")
+
+
+def certificate_error(cfg: RoleConfig, detail: str) -> LLMError:
+    """The LLMError for a server whose TLS certificate is not trusted (``detail`` names the CA setting)."""
+    return LLMError(f"the {cfg.role} at {display_url(cfg.base_url)}: {detail}", reason="llm_error: certificate")
 
 
 def connection_detail(exc: BaseException) -> str:

@@ -1,6 +1,6 @@
 """What goes over the wire for a chat call: the raw request and reading its reply.
 
-Requests go through the role's :class:`rageval.llm.transport.Transport` as plain JSON (no typed
+Requests go through the role's :class:`rageval.llm.connection.Connection` as plain JSON (no typed
 params or reply models to build). A server without ``usage`` gets the ~4 characters per token rule.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Mapping
 
-from rageval.llm.transport import StatusError, Transport
+from rageval.llm.connection import Connection, StatusError
 
 #: words a 400 about an unsupported ``response_format`` contains (OpenAI, vLLM, llama.cpp, Ollama)
 FORMAT_WORDS = re.compile(r"response_format|json|schema|format|structured", re.IGNORECASE)
@@ -18,7 +18,7 @@ class FormatRejected(Exception):
     """The server answered 400 to a request's ``response_format`` (not retried: downgraded)."""
 
 
-def post(client: Transport, path: str, body: dict[str, Any]) -> dict[str, Any]:
+def post(client: Connection, path: str, body: dict[str, Any]) -> dict[str, Any]:
     """The JSON object the server answers to ``body`` at ``path``; ValueError if it is not one."""
     reply = client.post(path, body)
     if not isinstance(reply, Mapping):
@@ -26,10 +26,10 @@ def post(client: Transport, path: str, body: dict[str, Any]) -> dict[str, Any]:
     return reply
 
 
-def send_chat(client: Transport, request: dict[str, Any],
+def send_chat(client: Connection, request: dict[str, Any],
               server_message: Callable[[StatusError], str]) -> tuple[str | None, int, int, str | None]:
     """One chat completion: ``(text, tokens_in, tokens_out, finish_reason)``; raises the
-    transport's errors, ValueError for an odd reply, and :class:`FormatRejected` for a 400 that
+    connection's errors, ValueError for an odd reply, and :class:`FormatRejected` for a 400 that
     names the ``response_format`` (the caller moves the server down one mode)."""
     body = {k: request[k] for k in ("model", "messages", "temperature", "seed", "max_tokens")
             if request[k] is not None}

@@ -183,20 +183,40 @@ class Difference:
 #: resamples averaged at once: the gathered values of 64 resamples of 5,000 items (2.5 MB) stay in
 #: cache, where all 2,000 at once made an 80 MB array (each row's mean is the same either way)
 _BOOT_BLOCK = 64
+#: the most resample indices drawn in one call (64 MB of int32): up to it the draws are one
+#: (n_boot, n) array, as they always were; past it (more than 8,388 items at 2,000 resamples) they
+#: are drawn a block of rows at a time, so memory stays at about 2**24 x 12 bytes whatever n is
+_BOOT_DRAWN = 1 << 24
 
 
 def paired_bootstrap(a, b, *, n_boot: int = 2000, seed: int = 0, confidence: float = 0.95) -> Difference:
-    """Bootstrap CI of the mean difference of two systems on the same items (items resampled)."""
+    """Bootstrap CI of the mean difference of two systems on the same items (items resampled).
+
+    ``d = a - b`` over the pairs where both are finite; ``n_boot`` resamples of ``n`` indices drawn
+    uniformly with replacement (``numpy.random.default_rng(seed)``); the CI is the percentile
+    interval of the resamples' means. Up to ``n_boot * n = 2**24`` the indices are one draw of
+    shape ``(n_boot, n)``; larger inputs draw them a block of rows at a time (another stream of the
+    same seed: seeded and repeatable, a different sample of resamples), so a million pairs need
+    tens of MB instead of 8 GB.
+    """
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     ok = np.isfinite(a) & np.isfinite(b)
     d = a[ok] - b[ok]
     n = int(d.size)
     if n == 0:
         return Difference(None, None, None, 0)
+    rng = np.random.default_rng(seed)
     # int32 indices are the same draws as int64 ones (one 32-bit stream for any range below 2**32)
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n), dtype=np.int32 if n < 2**31 else np.int64)
+    dtype = np.int32 if n < 2**31 else np.int64
     means = np.empty(n_boot)
-    for lo in range(0, n_boot, _BOOT_BLOCK):
-        means[lo:lo + _BOOT_BLOCK] = d[idx[lo:lo + _BOOT_BLOCK]].mean(axis=1)
+    if n_boot * n <= _BOOT_DRAWN:
+        idx = rng.integers(0, n, size=(n_boot, n), dtype=dtype)
+        for lo in range(0, n_boot, _BOOT_BLOCK):
+            means[lo:lo + _BOOT_BLOCK] = d[idx[lo:lo + _BOOT_BLOCK]].mean(axis=1)
+    else:
+        rows = max(1, min(_BOOT_BLOCK, _BOOT_DRAWN // (4 * n)))  # a block's indices and values: ~12 x 4M bytes at most
+        for lo in range(0, n_boot, rows):
+            block = rng.integers(0, n, size=(min(rows, n_boot - lo), n), dtype=dtype)
+            means[lo:lo + len(block)] = d[block].mean(axis=1)
     lo, hi = np.quantile(means, [0.5 - confidence / 2.0, 0.5 + confidence / 2.0])
     return Difference(float(d.mean()), float(lo), float(hi), n)

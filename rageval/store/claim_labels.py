@@ -1,4 +1,4 @@
-"""SQL for people's claim labels (migration 008) and the claims they are matched with.
+"""SQL for people's claim labels (migration 008), their history (047) and the claims they are matched with.
 
 A label names its claim by ``(run_id, item_id, claim text)``, the text exactly as the ``claims``
 table holds it (an import resolves the text a file gives to the stored one). A verifier's claim
@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from rageval.store.db import connect, records, unnested
+from rageval.store.db import connect, records, unnest_select, unnested
 
 LABEL_COLUMNS = ("run_id", "item_id", "claim", "ordinal", "rater", "label", "evidence", "evidence_chunk",
                  "span_start", "span_end", "created")
@@ -22,29 +22,76 @@ def _in(values: Sequence[str]) -> str:
     return ", ".join("?" for _ in values) or "NULL"
 
 
-def save_labels(db: Path, rows: Sequence[dict[str, Any]]) -> None:
+#: what makes a label different from the rater's earlier one (a row equal in these is not replaced)
+_DECIDED = ("label", "evidence", "evidence_chunk", "span_start", "span_end")
+_KEY = "run_id = ? AND item_id = ? AND claim = ? AND rater = ?"
+
+
+def save_labels(db: Path, rows: Sequence[dict[str, Any]], *, source: str = "app") -> dict[str, int]:
     """Store label rows (keys of ``LABEL_COLUMNS`` but ``created``) in one transaction; a rater's
-    earlier label of the same claim is replaced (so is an earlier row of ``rows``)."""
+    earlier label of the same claim is replaced (so is an earlier row of ``rows``). An earlier label
+    that differs (in label, evidence or span) goes to ``claim_label_history`` first, with the time
+    and ``source`` (the import's file, ``"app"``). Returns, per rater, how many earlier labels were
+    replaced (the same transaction reads and writes them: a concurrent import cannot slip between)."""
     cols = LABEL_COLUMNS[:-1]
     last = {(r["run_id"], r["item_id"], r["claim"], r["rater"]): [r["run_id"], r["item_id"], r["claim"]]
             + [r.get(k) for k in cols[3:]] for r in rows}
-    select, params = unnested(_TYPES, list(last.values()))
+    _, params = unnested(_TYPES, list(last.values()))
+    select = unnest_select(_TYPES, cols)
+    differs = " OR ".join(f"l.{c} IS DISTINCT FROM n.{c}" for c in _DECIDED)
     with connect(db) as con:
         con.execute("BEGIN TRANSACTION")
+        con.execute(f"CREATE TEMP TABLE new_labels AS {select}", params)
+        replaced = con.execute(
+            f"INSERT INTO claim_label_history SELECT {', '.join('l.' + c for c in LABEL_COLUMNS)}, now(), ?"
+            " FROM claim_labels l JOIN new_labels n USING (run_id, item_id, claim, rater)"
+            f" WHERE {differs} RETURNING rater", [source]).fetchall()
         con.execute(
-            f"INSERT INTO claim_labels ({', '.join(cols)}) {select}"
+            f"INSERT INTO claim_labels ({', '.join(cols)}) SELECT * FROM new_labels"
             " ON CONFLICT (run_id, item_id, claim, rater) DO UPDATE SET ordinal = excluded.ordinal,"
             " label = excluded.label, evidence = excluded.evidence, evidence_chunk = excluded.evidence_chunk,"
-            " span_start = excluded.span_start, span_end = excluded.span_end, created = now()",
-            params,
-        )
+            " span_start = excluded.span_start, span_end = excluded.span_end,"  # an unchanged label keeps its time
+            f" created = CASE WHEN {' OR '.join(f'{c} IS DISTINCT FROM excluded.{c}' for c in _DECIDED)}"
+            " THEN now() ELSE created END")
+        con.execute("DROP TABLE new_labels")
+        con.execute("COMMIT")
+    counts: dict[str, int] = {}
+    for (rater,) in replaced:
+        counts[rater] = counts.get(rater, 0) + 1
+    return counts
+
+
+def delete_label(db: Path, run_id: str, item_id: str, claim: str, rater: str, *, source: str = "app") -> None:
+    """Remove a rater's label of a claim; the label goes to ``claim_label_history`` (replaced by ``source``)."""
+    key = [run_id, item_id, claim, rater]
+    with connect(db) as con:
+        con.execute("BEGIN TRANSACTION")
+        con.execute(f"INSERT INTO claim_label_history SELECT {', '.join(LABEL_COLUMNS)}, now(), ? FROM claim_labels"
+                    f" WHERE {_KEY}", [f"{source} (deleted)", *key])
+        con.execute(f"DELETE FROM claim_labels WHERE {_KEY}", key)
         con.execute("COMMIT")
 
 
-def delete_label(db: Path, run_id: str, item_id: str, claim: str, rater: str) -> None:
-    with connect(db) as con:
-        con.execute("DELETE FROM claim_labels WHERE run_id = ? AND item_id = ? AND claim = ? AND rater = ?",
-                    [run_id, item_id, claim, rater])
+def labels_as_of(db: Path, run_ids: Sequence[str], when: Any) -> list[dict[str, Any]]:
+    """The labels of the runs as they stood at ``when`` (a timestamp): each rater's label given at or
+    before it and not replaced by then, from the current labels and the history; with the question."""
+    cols = ", ".join(LABEL_COLUMNS)
+    return records(db, (
+        f"WITH standing AS (SELECT {cols} FROM claim_labels WHERE created <= CAST(? AS TIMESTAMP)"
+        f" UNION ALL SELECT {cols} FROM claim_label_history"
+        " WHERE created <= CAST(? AS TIMESTAMP) AND replaced > CAST(? AS TIMESTAMP))"
+        f" SELECT {', '.join('l.' + c for c in LABEL_COLUMNS)}, a.question FROM standing l"
+        " LEFT JOIN answers a ON a.run_id = l.run_id AND a.item_id = l.item_id"
+        f" WHERE l.run_id IN ({_in(run_ids)})"
+        " ORDER BY l.run_id, a.ordinal, l.item_id, l.ordinal, l.claim, l.rater"),
+        [str(when), str(when), str(when), *run_ids], (*LABEL_COLUMNS, "question"))
+
+
+def history(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
+    """The replaced and deleted labels of the runs, oldest replacement first."""
+    cols = (*LABEL_COLUMNS, "replaced", "replaced_by")
+    return records(db, f"SELECT {', '.join(cols)} FROM claim_label_history WHERE run_id IN ({_in(run_ids)})"
+                       " ORDER BY replaced, run_id, item_id, claim, rater", list(run_ids), cols)
 
 
 def labels(db: Path, run_ids: Sequence[str], *, item_id: str | None = None) -> list[dict[str, Any]]:

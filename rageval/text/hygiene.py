@@ -6,6 +6,9 @@ Two kinds of text come in:
   JSON allows but UTF-8 cannot encode, so DuckDB, Parquet and ``print`` would fail on them) are
   replaced by U+FFFD and counted, and NUL characters are removed and counted; nothing else
   changes, so offsets and meaning stay as the user wrote them. :func:`clean_text`.
+* **people's names** (raters, annotators: an import's column, the app's name box) go through
+  :func:`person_name`: escape sequences, controls, format and bidi characters removed, white space
+  collapsed; a name left empty is refused.
 * **display names** (file names of uploads and folders, project and run labels): also stripped
   of every control, format and bidi character (U+202E RIGHT-TO-LEFT OVERRIDE would flip the
   error line it is printed in), of directory parts (``../../etc/passwd`` -> ``passwd``),
@@ -93,6 +96,20 @@ def json_for_terminal(text: str) -> str:
     '{"a": "x\\u009b2J\\u202e"}'
     """
     return _JSON_INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", text)
+
+
+def person_name(raw: Any, *, limit: int = MAX_NAME) -> str:
+    r"""A rater's or annotator's name as it is stored: escape sequences removed whole, then every
+    control, format and bidi character; white space runs as one space, NFC, at most ``limit``
+    characters. ``""`` when nothing is left: the caller refuses the name.
+
+    >>> person_name("  ann]0;pwned  lee‮[31m ")
+    'ann lee'
+    """
+    text = _ESCAPE_SEQUENCES.sub("", clean_text(str(raw if raw is not None else "")).text)
+    text = "".join(" " if ch.isspace() else ch for ch in unicodedata.normalize("NFC", text)
+                   if ch.isspace() or unicodedata.category(ch) not in _NAME_DROP)
+    return _SPACES.sub(" ", text).strip()[:limit].rstrip()
 
 
 def xml_text(text: Any) -> str:

@@ -109,9 +109,11 @@ def rate(project: Project, run_id: str, item_id: str, annotator: str, rating: in
     human.rate(project, run_id, item_id, annotator, rating)
 
 
-def import_ratings(project: Project, source: str, data: bytes, *, run_id: str) -> RatingsImport:
-    """Parse, check and store a ratings file (CSV, JSON, JSONL) for the run; good rows are kept when others fail."""
-    return human.import_ratings(project, source, data, run=run_id)
+def import_ratings(project: Project, source: str, data: bytes, *, run_id: str,
+                   annotator: str | None = None) -> RatingsImport:
+    """Parse, check and store a ratings file (CSV, JSON, JSONL) for the run; good rows are kept when others
+    fail; ``annotator`` (the page's Annotator field, blank: none) names the annotator of rows that give none."""
+    return human.import_ratings(project, source, data, run=run_id, annotator=(annotator or "").strip() or None)
 
 
 def rejected_rows(result: RatingsImport) -> list[dict]:

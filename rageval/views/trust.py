@@ -42,11 +42,12 @@ def agreement_payload(rows: list[dict[str, Any]], raters: dict[str, Any]) -> dic
 
 
 def claim_agreement(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,
-                    width: float = 0.2) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """``(verifier rows, rater agreement)`` over ``run_ids`` (every run when None)."""
+                    width: float = 0.2, as_of: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``(verifier rows, rater agreement)`` over ``run_ids`` (every run when None); ``as_of`` (a
+    timestamp): with the labels as they stood then, from the label history."""
     run_ids = list(run_ids) if run_ids is not None else verifiers.claim_runs(project)
-    raters = claim_labels.rater_agreement(claim_labels.labels_frame(project, run_ids), n_boot=n_boot)
-    return verifier_rows(project, run_ids, n_boot=n_boot, width=width), raters
+    raters = claim_labels.rater_agreement(claim_labels.labels_frame(project, run_ids, as_of=as_of), n_boot=n_boot)
+    return verifier_rows(project, run_ids, n_boot=n_boot, width=width, as_of=as_of), raters
 
 
 def estimate_rows(project: Project, run_id: str, *, metric: str | None = None, tuned: bool = True
