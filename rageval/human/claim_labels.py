@@ -31,7 +31,7 @@ import pandas as pd
 from rageval import stats
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
-from rageval.human.ratings import _Lookup, require_run
+from rageval.human.ratings import _Lookup, file_rater, require_run
 from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
 from rageval.store import claim_labels as cstore
@@ -180,18 +180,26 @@ def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str |
 
 def import_claim_labels(project: Project, source: str, data: bytes, *, run: str | None = None) -> ClaimLabelsImport:
     """Parse, validate and store a claim-labels file; the good rows are stored even when others fail."""
-    require_run(project, run)
-    result = parse_claim_labels(project, Path(source).name, data, run=run)
-    if result.rows:
-        cstore.save_labels(project.db_path, result.rows)
+    from rageval.access import acting
+
+    with acting(project, "upload", "claim_labels_import", run, file=Path(source).name) as audit:
+        require_run(project, run)
+        result = parse_claim_labels(project, Path(source).name, data, run=run)
+        if result.rows:
+            cstore.save_labels(project.db_path, [{**r, "rater": file_rater(project, r["rater"])} for r in result.rows])
+        audit.update(rows=len(result.rows), rejected=len(result.errors))
     return result
 
 
 def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str, label: str, *,
                 ordinal: int | None = None, evidence: str | None = None, evidence_chunk: str | None = None,
                 span: tuple[int, int] | None = None) -> None:
-    """Store one rater's label of one claim (the app's buttons); ``label=None``-like values are refused."""
-    rater = (rater or "").strip()
+    """Store one rater's label of one claim (the app's buttons); ``label=None``-like values are refused.
+    Signed in, the label is signed with the actor's e-mail (:func:`rageval.access.signer`)."""
+    from rageval.access import record, require, signer
+
+    require(project, "label")
+    rater = signer(project, rater)
     if not rater:
         raise ConfigError("a rater name is needed")
     try:
@@ -202,6 +210,7 @@ def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str
     cstore.save_labels(project.db_path, [{"run_id": run, "item_id": item_id, "claim": claim, "ordinal": ordinal,
                                           "rater": rater, "label": label, "evidence": evidence,
                                           "evidence_chunk": evidence_chunk, "span_start": start, "span_end": end}])
+    record(project, "label", f"{run}/{item_id}", claim=claim, label=label, rater=rater)
 
 
 def export_claim_labels(project: Project, run_ids: Sequence[str], fmt: str = "csv") -> str:
