@@ -10,13 +10,60 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+import pandas as pd
 import streamlit as st
 
-from pages.parts.common import PAGES, demo_building, demo_gate as _demo_gate, md, show_error, url_arrived
-from rageval.views.frame import DEMO_PROJECT, Progress, autodemo, build_demo, demo_ready, list_projects, open_project
+from pages.parts.common import (PAGES, dataframe, demo_building, demo_gate as _demo_gate, identity, md, project,
+                                show_error, url_arrived)
+from rageval.errors import AccessError, RagevalError
+from rageval.views import frame
+from rageval.views.frame import (DEMO_PROJECT, LOCAL, Progress, autodemo, build_demo, create_project, demo_ready,
+                                 open_link, open_project, signed_in, visible_projects)
 
 # a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com
 st.set_page_config(page_title="rageval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
+
+
+def auth_configured() -> bool:
+    """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section: then every page needs sign-in."""
+    try:
+        return st.secrets.load_if_toml_exists() and "auth" in st.secrets
+    except Exception:  # noqa: BLE001 - an unreadable secrets file: Streamlit reports it; no sign-in then
+        return False
+
+
+def sign_in() -> None:
+    """Set this run's identity (docs/access.md): a demo link's viewer (``?demo=TOKEN``, checked again on
+    every run, so a revoked link stops at once), else with ``[auth]`` the signed-in person (the page stops
+    at a sign-in button until then), else the local user."""
+    token = st.query_params.get("demo") or st.session_state.get("_demo_token")
+    if token:
+        try:
+            st.session_state["_identity"] = open_link(token)
+        except AccessError as exc:
+            st.session_state.pop("_identity", None)
+            st.error(md(str(exc)))
+            st.stop()
+        st.session_state["_demo_token"] = token
+        st.session_state["project"] = st.session_state["_identity"].demo_project
+        if "demo" in st.query_params:
+            del st.query_params["demo"]  # the token leaves the address bar (and the history)
+        st.sidebar.caption("Read-only demo: this link opens one project")
+    elif auth_configured():
+        if not st.user.is_logged_in:
+            st.title("rageval")
+            st.markdown("Sign in with your organisation's account to see your projects.")
+            st.button("Sign in", type="primary", key="sign_in", on_click=st.login)
+            st.stop()
+        try:
+            st.session_state["_identity"] = signed_in(st.user.to_dict())
+        except AccessError as exc:
+            st.error(md(str(exc)))
+            st.stop()
+        st.sidebar.caption(f"Signed in as {md(st.session_state['_identity'].email)}")
+        st.sidebar.button("Sign out", key="sign_out", on_click=st.logout)
+    else:
+        st.session_state["_identity"] = LOCAL
 
 
 def ensure_demo() -> None:
@@ -72,7 +119,7 @@ def _create_project() -> None:
     if not name:
         return
     try:
-        created = open_project(name)
+        created = create_project(name, identity())
     except Exception as exc:  # noqa: BLE001 - shown as a message under the field, the app goes on
         st.session_state["new_project_error"] = str(exc)
     else:
@@ -83,12 +130,18 @@ def _create_project() -> None:
 
 
 def project_switcher() -> None:
-    if "project" not in st.session_state:
-        ensure_demo()
-        names = list_projects()
-        st.session_state["project"] = "demo" if "demo" in names else (names[0] if names else "default")
+    who = identity()
+    if who.via == "demo":
+        return  # a demo link shows its one project: nothing to switch to or create
+    names = visible_projects(who)
+    if "project" not in st.session_state or (not who.local and st.session_state["project"] not in names):
+        if who.local:
+            ensure_demo()
+        names = visible_projects(who)
+        st.session_state["project"] = "demo" if "demo" in names else (names[0] if names else
+                                                                        "default" if who.local else None)
     current = st.session_state["project"]
-    options = sorted(set(list_projects()) | {current})
+    options = sorted(set(names) | ({current} if current else set()))
     st.session_state["project_select"] = current  # the widget follows the chosen project
     with st.sidebar:
         st.selectbox("Project", options, key="project_select", on_change=_choose_project,
@@ -103,6 +156,58 @@ def project_switcher() -> None:
             st.success(f"Created project {md(current)}: upload documents to start.")
 
 
+def _access_action(action: str) -> None:
+    """Callback of the owner's box: add or remove a member, make or revoke a demo link."""
+    p, state = project(), st.session_state
+    try:
+        if action == "add":
+            frame.add_member(p, state.get("acc_email") or "", state["acc_role"])
+        elif action == "remove":
+            frame.remove_member(p, state.get("acc_email") or "")
+        elif action == "link":
+            base = str(getattr(st.context, "url", "") or "").split("?")[0].rsplit("/", 1)[0]
+            state["acc_link"] = frame.create_link(p, days=float(state["acc_days"])).url(base)
+        elif action == "revoke":
+            frame.revoke_link(p, state.get("acc_revoke") or "")
+        state.pop("acc_error", None)
+    except RagevalError as exc:
+        state["acc_error"] = str(exc)
+
+
+def access_box() -> None:
+    """A signed-in owner's sidebar box for the open project: members by e-mail and role, read-only demo
+    links (made, listed, revoked) and the audit trail (newest rows, all of it as CSV)."""
+    who = identity()
+    if who.local or who.via == "demo" or not st.session_state.get("project"):
+        return
+    p = project()
+    if not frame.may(p, "manage"):
+        return
+    with st.sidebar.expander("Members, demo links, audit trail"):
+        dataframe(pd.DataFrame([{k: m[k] for k in ("email", "role")} for m in frame.list_members(p)]),
+                  hide_index=True, key="acc_members")
+        st.text_input("E-mail", key="acc_email", placeholder="someone@example.com")
+        st.selectbox("Role", frame.ROLES, index=1, key="acc_role")
+        c1, c2 = st.columns(2)
+        c1.button("Add", key="acc_add", on_click=_access_action, args=("add",))
+        c2.button("Remove", key="acc_remove", on_click=_access_action, args=("remove",))
+        st.number_input("Demo link lasts (days)", 1, 90, 7, key="acc_days")
+        st.button("Make a read-only demo link", key="acc_make_link", on_click=_access_action, args=("link",))
+        if st.session_state.get("acc_link"):
+            st.code(st.session_state["acc_link"], language=None)
+            st.caption("Shown once: copy it now. Anyone holding it sees this project, read-only, until it expires.")
+        live = [r["id"] for r in frame.list_links(p) if r["live"]]
+        if live:
+            st.selectbox("Live demo links", live, key="acc_revoke")
+            st.button("Revoke", key="acc_revoke_go", on_click=_access_action, args=("revoke",))
+        if st.session_state.get("acc_error"):
+            st.error(md(st.session_state["acc_error"]))
+        st.download_button("Audit trail (CSV)", frame.audit_csv(p), f"{p.slug}-audit.csv", "text/csv", key="acc_audit")
+        trail = [{"when": str(r["created"]), "who": r["email"], "action": r["action"], "target": r["target"] or ""}
+                 for r in frame.audit_trail(p, limit=20)]
+        dataframe(pd.DataFrame(trail, columns=["when", "who", "action", "target"]), hide_index=True, key="acc_trail")
+
+
 # Navigation first, so the sidebar is right even while the demo is being built.
 _ICONS = {"home": "home", "documents": "description", "qa": "quiz", "run": "play_circle", "answers": "fact_check",
           "human_review": "rate_review", "correlations": "grid_on", "compare": "compare_arrows"}
@@ -113,8 +218,15 @@ _NAV = {key: st.Page(PAGES[key], title=_TITLES[key], icon=f":material/{_ICONS[ke
 nav = st.navigation(list(_NAV.values()))
 _page = next((key for key, page in _NAV.items() if page is nav), "home")
 
+sign_in()
 url_arrived(_page)  # a pasted link or a reload: open its project (pages apply the rest)
 project_switcher()
+if not identity().local and st.session_state.pop("_url_refused", None):  # the same words whether it exists or not
+    st.warning("That link names a project you cannot open: ask its owner to add you.")
+access_box()
+if identity().local and _page == "home":  # said in one place: Home
+    st.info("Sign-in is off: this app acts as one local user who owns every project, as on a laptop. To share it, "
+            "add an [auth] section to .streamlit/secrets.toml (docs/access.md).", icon=":material/lock_open:")
 if demo_building() and st.session_state.get("project") == "demo":
     demo_progress()
 if _demo_gate()["error"] is not None and not st.session_state.get("demo_error_shown"):

@@ -27,7 +27,7 @@ def label_claims(p, run_id: str, item_id: str) -> None:
     this fragment (inside the answer's: the verifiers' agreement above, 0.5 s to recompute on 10,000
     answers, follows when the answer's view reruns)."""
     with st.expander("Label these claims: your verdict, one click or key each"):
-        rater = st.text_input("Your name", key="ans_rater", placeholder="e.g. maria").strip()
+        rater = common.rater_name("label", key="ans_rater", placeholder="e.g. maria")
         if not rater:
             st.caption("Type your name to label claims; Human review has a queue of every claim of the run.")
             return

@@ -22,8 +22,8 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, ended_runs, finished_runs,
-    human_frame, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
+    agreement, answer_table, answer_view, bump, can, card_notes, claim_trust, comparison, ended_runs, finished_runs,
+    human_frame, identity, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
     review_annotators, review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
@@ -184,6 +184,19 @@ def run_page(main: Callable[[], None]) -> None:
         url_write()
 
 
+def rater_name(action: str, *, key: str, container: Any = st, **field: Any) -> str:
+    """Who rates or labels: the name typed in a "Your name" field without sign-in (as before), the
+    signed-in e-mail with it (the library signs with it anyway), "" for a viewer (told so once)."""
+    who = identity()
+    if not can(action):
+        container.caption("You can read this project; rating and labelling need the annotator role.")
+        return ""
+    if who.local:
+        return container.text_input("Your name", key=key, **field).strip()
+    container.caption(f"Signed as {md(who.email)}")
+    return who.email
+
+
 def need(ok: Any, message: str, page: str | None = None, label: str = "") -> None:
     """Stop the page with ``message`` (and a link to ``page``, where to get it) unless ``ok``."""
     if not ok:
@@ -246,8 +259,10 @@ def url_arrived(page: str) -> dict[str, str]:
     st.session_state["_url_page"] = page
     st.session_state["_url_keys"] = {}
     st.session_state["_url_run_open"] = True  # this script run has read the URL (run_page clears it)
-    if arrived.get("project") in frame.list_projects():  # a link to another project opens it (it must exist)
-        st.session_state["project"] = arrived["project"]
+    if arrived.get("project") in frame.visible_projects(identity()):  # a link to another project opens it
+        st.session_state["project"] = arrived["project"]  # (it must exist, and this session may open it)
+    elif arrived.get("project"):
+        st.session_state["_url_refused"] = arrived["project"]
     return arrived
 
 

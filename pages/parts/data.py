@@ -16,13 +16,37 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
+from rageval.errors import AccessError
 from rageval.views import frame
-from rageval.views.frame import Project, Run, open_project
+from rageval.views.frame import Identity, Project, Run, open_project
+
+
+def identity() -> Identity:
+    """Who acts in this session: set by app.py's sign-in gate on every script run (the signed-in person,
+    a demo link's viewer), the local user when sign-in is off."""
+    return st.session_state.get("_identity") or frame.LOCAL
 
 
 def project() -> Project:
-    """The project chosen in the sidebar (``default`` before app.py has chosen one)."""
-    return open_project(st.session_state.get("project") or None)
+    """The project chosen in the sidebar (``default`` before app.py has chosen one), acted on by
+    :func:`identity`: a project it may not open stops the page, showing nothing of it."""
+    who, slug = identity(), st.session_state.get("project") or None
+    if who.local:
+        return open_project(slug)
+    try:
+        if slug is None:
+            raise AccessError(f"{who.email} is not a member of any project yet: create one in the sidebar, "
+                              "or ask a project's owner to add you")
+        return frame.open_as(slug, who)
+    except AccessError as exc:
+        st.info(str(exc))
+        st.stop()
+
+
+def can(action: str) -> bool:
+    """Whether this session may ``action`` (upload, run, rate, label, manage) in the chosen project: pages
+    draw a control only then (the library refuses it anyway)."""
+    return frame.may(project(), action)
 
 
 def version() -> int:
