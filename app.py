@@ -13,57 +13,40 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages.parts.common import (PAGES, dataframe, demo_building, demo_gate as _demo_gate, identity, md, project,
-                                show_error, url_arrived)
+from pages.parts.common import (PAGES, auth_configured, dataframe, demo_building, demo_gate as _demo_gate, identity,
+                                md, project, show_error, url_arrived)
 from rageval.errors import AccessError, RagevalError
 from rageval.views import frame
-from rageval.views.frame import (DEMO_PROJECT, LOCAL, Progress, autodemo, build_demo, create_project, demo_ready,
-                                 open_link, open_project, signed_in, visible_projects)
+from rageval.views.frame import (DEMO_PROJECT, Progress, autodemo, build_demo, create_project, demo_ready,
+                                 open_project, visible_projects)
 
 # a local favicon: a material page icon as favicon is fetched from fonts.gstatic.com
 st.set_page_config(page_title="rageval", page_icon=str(Path(__file__).parent / "assets" / "favicon.png"), layout="wide")
 
 
-def auth_configured() -> bool:
-    """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section: then every page needs sign-in."""
-    try:
-        return st.secrets.load_if_toml_exists() and "auth" in st.secrets
-    except Exception:  # noqa: BLE001 - an unreadable secrets file: Streamlit reports it; no sign-in then
-        return False
-
-
 def sign_in() -> None:
-    """Set this run's identity (docs/access.md): a demo link's viewer (``?demo=TOKEN``, checked again on
-    every run, so a revoked link stops at once), else with ``[auth]`` the signed-in person (the page stops
-    at a sign-in button until then), else the local user."""
-    token = st.query_params.get("demo") or st.session_state.get("_demo_token")
-    if token:
-        try:
-            st.session_state["_identity"] = open_link(token)
-        except AccessError as exc:
-            st.session_state.pop("_identity", None)
-            st.error(md(str(exc)))
-            st.stop()
-        st.session_state["_demo_token"] = token
-        st.session_state["project"] = st.session_state["_identity"].demo_project
-        if "demo" in st.query_params:
-            del st.query_params["demo"]  # the token leaves the address bar (and the history)
+    """The gate every page passes (docs/access.md): a demo link (``?demo=TOKEN``) makes the session its
+    project's viewer; else with ``[auth]`` the page stops at a sign-in button until the person has signed
+    in; else the local user acts. The identity is worked out again on every run (pages/parts/data.py)."""
+    if st.query_params.get("demo"):
+        st.session_state["_demo_token"] = st.query_params["demo"]  # kept: a dead link stays dead
+        del st.query_params["demo"]  # the token leaves the address bar (and the history)
+    if not st.session_state.get("_demo_token") and auth_configured() and not st.user.is_logged_in:
+        st.title("rageval")
+        st.markdown("Sign in with your organisation's account to see your projects.")
+        st.button("Sign in", type="primary", key="sign_in", on_click=st.login)
+        st.stop()
+    try:
+        who = identity()
+    except AccessError as exc:
+        st.error(md(str(exc)))
+        st.stop()
+    if who.via == "demo":
+        st.session_state["project"] = who.demo_project
         st.sidebar.caption("Read-only demo: this link opens one project")
-    elif auth_configured():
-        if not st.user.is_logged_in:
-            st.title("rageval")
-            st.markdown("Sign in with your organisation's account to see your projects.")
-            st.button("Sign in", type="primary", key="sign_in", on_click=st.login)
-            st.stop()
-        try:
-            st.session_state["_identity"] = signed_in(st.user.to_dict())
-        except AccessError as exc:
-            st.error(md(str(exc)))
-            st.stop()
-        st.sidebar.caption(f"Signed in as {md(st.session_state['_identity'].email)}")
+    elif not who.local:
+        st.sidebar.caption(f"Signed in as {md(who.email)}")
         st.sidebar.button("Sign out", key="sign_out", on_click=st.logout)
-    else:
-        st.session_state["_identity"] = LOCAL
 
 
 def ensure_demo() -> None:

@@ -22,7 +22,7 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, can, card_notes, claim_trust, comparison, ended_runs, finished_runs,
+    agreement, answer_table, answer_view, auth_configured, bump, can, card_notes, claim_trust, comparison, ended_runs, finished_runs,
     human_frame, identity, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
     review_annotators, review_queue, run_stamp, stamp, summaries, version)
 
@@ -259,7 +259,11 @@ def url_arrived(page: str) -> dict[str, str]:
     st.session_state["_url_page"] = page
     st.session_state["_url_keys"] = {}
     st.session_state["_url_run_open"] = True  # this script run has read the URL (run_page clears it)
-    if arrived.get("project") in frame.visible_projects(identity()):  # a link to another project opens it
+    try:
+        visible = frame.visible_projects(identity())
+    except frame.AccessError:  # not signed in, or a dead demo link: the page itself stops (data.project)
+        visible = []
+    if arrived.get("project") in visible:  # a link to another project opens it
         st.session_state["project"] = arrived["project"]  # (it must exist, and this session may open it)
     elif arrived.get("project"):
         st.session_state["_url_refused"] = arrived["project"]

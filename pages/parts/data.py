@@ -21,19 +21,36 @@ from rageval.views import frame
 from rageval.views.frame import Identity, Project, Run, open_project
 
 
+def auth_configured() -> bool:
+    """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section: then every page needs sign-in."""
+    try:
+        return bool(st.secrets.load_if_toml_exists() and "auth" in st.secrets)
+    except Exception:  # noqa: BLE001 - an unreadable secrets file: Streamlit reports it; no sign-in then
+        return False
+
+
 def identity() -> Identity:
-    """Who acts in this session: set by app.py's sign-in gate on every script run (the signed-in person,
-    a demo link's viewer), the local user when sign-in is off."""
-    return st.session_state.get("_identity") or frame.LOCAL
+    """Who acts in this session, worked out again on every call (so a revoked demo link, or a sign-out,
+    stops at the next click whichever script runs): the viewer of a demo link app.py accepted, else with
+    ``[auth]`` the signed-in person, else the local user. AccessError when the link is no longer valid or
+    nobody has signed in."""
+    token = st.session_state.get("_demo_token")
+    if token:
+        return frame.open_link(token)
+    if auth_configured():
+        if not st.user.is_logged_in:
+            raise AccessError("sign in to see this page")
+        return frame.signed_in(st.user.to_dict())
+    return frame.LOCAL
 
 
 def project() -> Project:
     """The project chosen in the sidebar (``default`` before app.py has chosen one), acted on by
     :func:`identity`: a project it may not open stops the page, showing nothing of it."""
-    who, slug = identity(), st.session_state.get("project") or None
-    if who.local:
-        return open_project(slug)
     try:
+        who, slug = identity(), st.session_state.get("project") or None
+        if who.local:
+            return open_project(slug)
         if slug is None:
             raise AccessError(f"{who.email} is not a member of any project yet: create one in the sidebar, "
                               "or ask a project's owner to add you")
