@@ -28,9 +28,8 @@ def sign_in() -> None:
     """The gate every page passes (docs/access.md): a demo link (``?demo=TOKEN``) makes the session its
     project's viewer; else with ``[auth]`` the page stops at a sign-in button until the person has signed
     in; else the local user acts. The identity is worked out again on every run (pages/parts/data.py)."""
-    if st.query_params.get("demo"):
+    if st.query_params.get("demo"):  # it stays in the address bar (common.url_write), so a reload keeps it
         st.session_state["_demo_token"] = st.query_params["demo"]  # kept: a dead link stays dead
-        del st.query_params["demo"]  # the token leaves the address bar (and the history)
     if not st.session_state.get("_demo_token") and auth_configured() and not st.user.is_logged_in:
         st.title("rageval")
         st.markdown("Sign in with your organisation's account to see your projects.")
@@ -135,7 +134,7 @@ def project_switcher() -> None:
         c2.button("Create", key="create_project", on_click=_create_project)
         if st.session_state.get("new_project_error"):
             st.error(md(st.session_state["new_project_error"]))
-        elif st.session_state.pop("new_project_done", None) == current:  # shown once, after creating
+        elif current and st.session_state.pop("new_project_done", None) == current:  # shown once, after creating
             st.success(f"Created project {md(current)}: upload documents to start.")
 
 
@@ -144,14 +143,17 @@ def _access_action(action: str) -> None:
     p, state = project(), st.session_state
     try:
         if action == "add":
-            frame.add_member(p, state.get("acc_email") or "", state["acc_role"])
+            m = frame.add_member(p, state.get("acc_email") or "", state["acc_role"])
+            state["acc_done"] = f"{m['email']} is now {m['role']}"
         elif action == "remove":
             frame.remove_member(p, state.get("acc_email") or "")
+            state["acc_done"] = f"{state['acc_email'].strip().lower()} removed"
         elif action == "link":
             base = str(getattr(st.context, "url", "") or "").split("?")[0].rsplit("/", 1)[0]
             state["acc_link"] = frame.create_link(p, days=float(state["acc_days"])).url(base)
         elif action == "revoke":
             frame.revoke_link(p, state.get("acc_revoke") or "")
+            state["acc_done"] = f"demo link {state['acc_revoke']} revoked"
         state.pop("acc_error", None)
     except RagevalError as exc:
         state["acc_error"] = str(exc)
@@ -166,11 +168,12 @@ def access_box() -> None:
     p = project()
     if not frame.may(p, "manage"):
         return
-    with st.sidebar.expander("Members, demo links, audit trail"):
+    with st.sidebar.container(border=True):  # not an expander: a click in it reruns and would close one
+        st.markdown("**Members, demo links, audit trail**")
         dataframe(pd.DataFrame([{k: m[k] for k in ("email", "role")} for m in frame.list_members(p)]),
                   hide_index=True, key="acc_members")
         st.text_input("E-mail", key="acc_email", placeholder="someone@example.com")
-        st.selectbox("Role", frame.ROLES, index=1, key="acc_role")
+        st.radio("Role", frame.ROLES, index=1, key="acc_role", horizontal=True)
         c1, c2 = st.columns(2)
         c1.button("Add", key="acc_add", on_click=_access_action, args=("add",))
         c2.button("Remove", key="acc_remove", on_click=_access_action, args=("remove",))
@@ -185,6 +188,8 @@ def access_box() -> None:
             st.button("Revoke", key="acc_revoke_go", on_click=_access_action, args=("revoke",))
         if st.session_state.get("acc_error"):
             st.error(md(st.session_state["acc_error"]))
+        elif st.session_state.get("acc_done"):
+            st.success(md(st.session_state.pop("acc_done")))
         st.download_button("Audit trail (CSV)", frame.audit_csv(p), f"{p.slug}-audit.csv", "text/csv", key="acc_audit")
         trail = [{"when": str(r["created"]), "who": r["email"], "action": r["action"], "target": r["target"] or ""}
                  for r in frame.audit_trail(p, limit=20)]

@@ -186,10 +186,9 @@ def run_page(main: Callable[[], None]) -> None:
 
 def rater_name(action: str, *, key: str, container: Any = st, **field: Any) -> str:
     """Who rates or labels: the name typed in a "Your name" field without sign-in (as before), the
-    signed-in e-mail with it (the library signs with it anyway), "" for a viewer (told so once)."""
+    signed-in e-mail with it (the library signs with it anyway), "" for a viewer (the page says why)."""
     who = identity()
     if not can(action):
-        container.caption("You can read this project; rating and labelling need the annotator role.")
         return ""
     if who.local:
         return container.text_input("Your name", key=key, **field).strip()
@@ -294,6 +293,8 @@ def url_write(page: str | None = None) -> None:
         value = st.session_state.get(key)
         values[name] = None if value == default and not isinstance(default, float) else value  # short links
     wanted = {k: v for k, v in frame.view_params(page, values).items() if k != "_page"}
+    if st.session_state.get("_demo_token"):  # a demo link's session: a reload opens a new session with it
+        wanted["demo"] = st.session_state["_demo_token"]
     if wanted != _url_now():
         st.query_params.from_dict(wanted)
     st.session_state["_url_written"] = (page, wanted)
