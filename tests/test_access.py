@@ -101,11 +101,17 @@ def test_a_signed_in_import_marks_the_files_raters_and_records_the_importer(proj
 
 def test_agreement_counts_a_signed_in_person_once_whatever_they_type(proj):
     ann = as_(proj, ANN)
+    before = human.agreement(proj, ["runA"])["overall"]["annotators"]
     for item in ("q00", "q01"):
         human.rate(ann, "runA", item, "", 4)
-        human.rate(ann, "runA", item, ANN.email.upper(), 4)  # the same person, typed differently
+        human.rate(ann, "runA", item, ANN.email.upper(), 3)  # the same person, typed differently: replaces
     raters = {r["annotator"] for r in hstore.ratings(proj.db_path, ["runA"]) if r["annotator"].endswith("example.com")}
     assert raters == {ANN.email}
+    assert human.agreement(proj, ["runA"])["overall"]["annotators"] == before + 1
+    # without sign-in the typed names are what they are: two spellings are two raters, as before
+    human.rate(proj, "runA", "q00", "Dana", 4)
+    human.rate(proj, "runA", "q00", "dana", 4)
+    assert human.agreement(proj, ["runA"])["overall"]["annotators"] == before + 3
 
 
 def test_every_change_is_in_the_audit_trail_with_subject_and_e_mail(proj):

@@ -179,7 +179,9 @@ def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str |
 
 
 def import_claim_labels(project: Project, source: str, data: bytes, *, run: str | None = None) -> ClaimLabelsImport:
-    """Parse, validate and store a claim-labels file; the good rows are stored even when others fail."""
+    """Parse, validate and store a claim-labels file; the good rows are stored even when others fail.
+    Signed in, the file's raters are stored as ``file:NAME`` (:func:`~rageval.human.ratings.file_rater`)
+    and the import, with who made it, is in the audit trail."""
     from rageval.access import acting
 
     with acting(project, "upload", "claim_labels_import", run, file=Path(source).name) as audit:

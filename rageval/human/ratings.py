@@ -151,7 +151,9 @@ def require_run(project: Project, run: str | None) -> None:
 
 
 def import_ratings(project: Project, source: str, data: bytes, *, run: str | None = None) -> RatingsImport:
-    """Parse, validate and store a ratings file; the good rows are stored even when others fail."""
+    """Parse, validate and store a ratings file; the good rows are stored even when others fail. Each
+    row keeps the file's rater (``file_rater``) and who imported it (``imported_by``); signed in, the
+    rows are counted as :func:`file_rater` (``file:NAME``), never as a member who signs their own."""
     from rageval.access import acting
 
     with acting(project, "upload", "ratings_import", run, file=Path(source).name) as audit:
@@ -175,10 +177,11 @@ def rate(project: Project, run: str, item_id: str, annotator: str, rating: int) 
     signed with the actor's e-mail (:func:`rageval.access.signer`), whatever name is typed."""
     from rageval.access import acting, signer
 
-    with acting(project, "rate", "rate", f"{run}/{item_id}", rating=rating):
+    with acting(project, "rate", "rate", f"{run}/{item_id}", rating=rating) as audit:
         annotator = signer(project, annotator)
         if not annotator:
             raise ConfigError("an annotator name is needed")
+        audit["rater"] = annotator
         hstore.save_ratings(project.db_path, [(run, item_id, annotator, parse_rating(rating))])
 
 
