@@ -94,11 +94,11 @@ def sign_in(browser, url: str, email: str, path: str = ""):
     page.goto(f"{url}/{path}")
     page.get_by_role("button", name="Sign in").click()
     page.locator(f'button[name="sub"][value="sub-{email.split("@")[0]}"]').click()  # the provider's page
-    expect(page.get_by_text(f"Signed in as {email}")).to_be_visible()
+    expect(page.get_by_text(f"Signed in as {email}").first).to_be_visible()
     _settled(page)
     if path:  # the provider sends the browser back to the app's root: open the address asked for
         page.goto(f"{url}/{path}")
-        expect(page.get_by_text(f"Signed in as {email}")).to_be_visible()
+        expect(page.get_by_text(f"Signed in as {email}").first).to_be_visible()
         _settled(page)
     return ctx, page
 
@@ -116,10 +116,10 @@ def test_owner_adds_an_annotator_and_a_viewer_and_each_sees_what_the_role_allows
     try:
         ctx, page = sign_in(chromium, url, OWNER)
         contexts.append(ctx)
-        expect(page.get_by_text("is not a member of any project yet")).to_be_visible()
+        expect(page.get_by_text("is not a member of any project yet").first).to_be_visible()
         page.get_by_role("textbox", name="New project").fill("acme")
         page.get_by_role("button", name="Create").click()
-        expect(page.get_by_text("Created project acme")).to_be_visible()
+        expect(page.get_by_text("Created project acme").first).to_be_visible()
         _settled(page)
         side = page.locator('[data-testid="stSidebar"]')
         add = side.get_by_role("button", name="Add", exact=True)
@@ -130,7 +130,7 @@ def test_owner_adds_an_annotator_and_a_viewer_and_each_sees_what_the_role_allows
             _settled(page)
             expect(add).to_have_count(1)
             add.click()
-            expect(page.get_by_text(f"{email} is now {role}")).to_be_visible()
+            expect(page.get_by_text(f"{email} is now {role}").first).to_be_visible()
             _settled(page)
         assert {m["email"]: m["role"] for m in access.list_members(access.open_as("acme", access.LOCAL))} == {
             OWNER: "owner", ANN: "annotator", VIEWER: "viewer"}, _log(log)
@@ -138,24 +138,24 @@ def test_owner_adds_an_annotator_and_a_viewer_and_each_sees_what_the_role_allows
 
         ctx, page = sign_in(chromium, url, ANN, "human_review?project=acme")
         contexts.append(ctx)
-        expect(page.get_by_text(f"Signed as {ANN}")).to_be_visible()
+        expect(page.get_by_text(f"Signed as {ANN}").first).to_be_visible()
         page.get_by_text("4 Good").first.click()
         page.get_by_role("button", name="Save and next").click()
-        expect(page.get_by_text(f"{ANN}: 1 of 4 answers rated")).to_be_visible()
+        expect(page.get_by_text(f"{ANN}: 1 of 4 answers rated").first).to_be_visible()
         rows = hstore.ratings(access.open_as("acme", access.LOCAL).db_path, ["r0"])
         assert [(r["annotator"], r["rating"]) for r in rows] == [(ANN, 4)], _log(log)
 
         ctx, page = sign_in(chromium, url, VIEWER, "human_review?project=acme")
         contexts.append(ctx)
-        expect(page.get_by_text("Rating and labelling need the annotator role")).to_be_visible()
+        expect(page.get_by_text("Rating and labelling need the annotator role").first).to_be_visible()
         assert page.get_by_role("button", name="Save and next").count() == 0
         page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
-        expect(page.get_by_role("heading", name="Documents")).to_be_visible()
+        expect(page.get_by_role("heading", name="Documents").first).to_be_visible()
         _settled(page)
         assert page.locator('[data-testid="stFileUploader"]').count() == 0
         assert page.get_by_role("button", name="Ingest").count() == 0
         page.locator('[data-testid="stSidebarNav"] a', has_text="Run").click()
-        expect(page.get_by_role("heading", name="Run")).to_be_visible()
+        expect(page.get_by_role("heading", name="Run").first).to_be_visible()
         _settled(page)
         assert page.get_by_role("button", name="Start run").count() == 0
         assert page.get_by_text("Members, demo links, audit trail").count() == 0
@@ -189,24 +189,24 @@ def test_a_demo_link_shows_one_project_and_a_non_member_url_shows_nothing(chromi
         page = ctx.new_page()
         page.set_default_timeout(WAIT_MS)
         page.goto(link.url(url))
-        expect(page.get_by_role("heading", name="Project showcase")).to_be_visible()
-        expect(page.get_by_text("Read-only demo: this link opens one project")).to_be_visible()
+        expect(page.get_by_role("heading", name="Project showcase").first).to_be_visible()
+        expect(page.get_by_text("Read-only demo: this link opens one project").first).to_be_visible()
         _settled(page)
         assert page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').count() == 0  # no switcher
         assert page.locator('[data-testid="stSidebar"] input').count() == 0  # nor a project to create
         page.goto(link.url(url) + "&project=private-plans")  # the link with another project in the address
-        expect(page.get_by_role("heading", name="Project showcase")).to_be_visible()
+        expect(page.get_by_role("heading", name="Project showcase").first).to_be_visible()
         _settled(page)
         assert page.get_by_text("private-plans").count() == 0
         page.locator('[data-testid="stSidebarNav"] a', has_text="Human review").click()
-        expect(page.get_by_role("heading", name="Human review")).to_be_visible()
+        expect(page.get_by_role("heading", name="Human review").first).to_be_visible()
         _settled(page)
         assert page.get_by_role("button", name="Save and next").count() == 0
         assert page.locator('[data-testid="stFileUploader"]').count() == 0
 
         ctx, page = sign_in(chromium, url, STRANGER, "?project=private-plans")
         contexts.append(ctx)
-        expect(page.get_by_text("That link names a project you cannot open")).to_be_visible()
+        expect(page.get_by_text("That link names a project you cannot open").first).to_be_visible()
         _settled(page)
         assert page.get_by_text("private-plans").count() == 0, _log(log)
         assert page.get_by_role("heading", name="Project private-plans").count() == 0
@@ -214,7 +214,7 @@ def test_a_demo_link_shows_one_project_and_a_non_member_url_shows_nothing(chromi
         access.revoke_link(replace(shown, actor=access.Identity("sub-owner", OWNER)), link.id)
         page = contexts[0].pages[0]
         page.reload()
-        expect(page.get_by_text("this demo link is not valid")).to_be_visible()
+        expect(page.get_by_text("this demo link is not valid").first).to_be_visible()
         assert page.get_by_role("heading", name="Project showcase").count() == 0
     finally:
         for ctx in contexts:
