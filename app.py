@@ -181,7 +181,8 @@ def access_box() -> None:
         st.button("Make a read-only demo link", key="acc_make_link", on_click=_access_action, args=("link",))
         if st.session_state.get("acc_link"):
             st.code(st.session_state["acc_link"], language=None)
-            st.caption("Shown once: copy it now. Anyone holding it sees this project, read-only, until it expires.")
+            st.caption("Copy it now: only its hash is kept. Whoever holds it sees this project, read-only, until "
+                       "it expires or is revoked.")
         live = [r["id"] for r in frame.list_links(p) if r["live"]]
         if live:
             st.selectbox("Live demo links", live, key="acc_revoke")

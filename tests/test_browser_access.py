@@ -19,7 +19,8 @@ import pytest
 
 from rageval import access
 from rageval.store import human as hstore
-from tests.test_browser import CHROMIUM, FLAGS, ROOT, WAIT_MS, _env, _settled, chromium, free_port, wait_healthy  # noqa: F401
+from tests.test_browser import (CHROMIUM, ROOT, WAIT_MS, _env, _settled, free_port, wait_healthy,
+                                chromium)  # noqa: F401 - chromium: the module's browser fixture
 
 pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
                                 reason="needs Debian's chromium at /usr/bin/chromium (apt-get install -y chromium)")

@@ -22,9 +22,9 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, auth_configured, bump, can, card_notes, claim_trust, comparison, ended_runs, finished_runs,
-    human_frame, identity, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
-    review_annotators, review_queue, run_stamp, stamp, summaries, version)
+    agreement, answer_table, answer_view, auth_configured, bump, can, card_notes, claim_trust, comparison, ended_runs,
+    finished_runs, human_frame, identity, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts,
+    regressions, review_annotators, review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",

@@ -98,8 +98,8 @@ def register(commands: Commands) -> None:
                             "allow-as": cmd_members_allow_as})
     group["add"].add_argument("email", metavar="EMAIL", help="the member's e-mail as the identity provider gives it")
     group["add"].add_argument("--role", required=True, choices=("owner", "annotator", "viewer"),
-                              help="owner: members, settings, delete; annotator: label, rate, upload, run; viewer: read")
-    group["remove"].add_argument("email", metavar="EMAIL")
+                              help="owner: members, settings; annotator: label, rate, upload, run; viewer: read")
+    group["remove"].add_argument("email", metavar="EMAIL", help="the member to remove")
     group["allow-as"].add_argument("--off", action="store_true", help="refuse --as again")
     links = commands.group("links", "read-only demo links to one project: create, list, revoke",
                            {"create": cmd_links_create, "list": cmd_links_list, "revoke": cmd_links_revoke})
