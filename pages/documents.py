@@ -46,7 +46,8 @@ def main() -> None:
     if view.is_demo(p):
         st.info("This is the demo project. To evaluate your own files apart from it, create a project in the "
                 "sidebar first (a new project starts empty).")
-    upload(p)
+    if common.can("upload"):
+        upload(p)
     corpora = view.corpora(p)
     common.need(corpora, "No corpus yet: upload documents above to create one.")
     corpus = st.selectbox("Corpus to inspect", corpora, key="doc_view_corpus")

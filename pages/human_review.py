@@ -74,16 +74,18 @@ def main() -> None:
                    "the demo.")
     known = common.review_annotators(p, by_id[run_id])
     c1, c2, c3 = st.columns([2, 1, 1])
-    name = c1.text_input("Your name", key="hr_annotator", placeholder="e.g. maria",
-                         help="Known annotators: " + (", ".join(known) or "none yet")).strip()
+    name = common.rater_name("rate", key="hr_annotator", container=c1, placeholder="e.g. maria",
+                             help="Known annotators: " + (", ".join(known) or "none yet"))
     st.session_state.setdefault("hr_blind", True)
     blind = c2.toggle("Blinded", key="hr_blind", help="hide metric scores and other annotators' ratings")
     show_ctx = c3.toggle("Show retrieved context", key="hr_ctx")
-    review_parts.import_box(p, run_id)
-    if not blind:
+    if common.can("upload"):
+        review_parts.import_box(p, run_id)
+    if not blind and common.can("rate"):
         review_parts.discussion_box(p, run_id)
     mode = st.segmented_control("Review", ["Answers (1-5)", "Claims"], key="hr_mode", default="Answers (1-5)")
-    common.need(name, "Type your name to start rating (it resumes where you stopped).")
+    common.need(name, "Type your name to start rating (it resumes where you stopped)." if common.identity().local
+                else "Rating and labelling need the annotator role: ask an owner of this project.")
     if mode == "Claims":
         review_parts.claim_queue(p, run_id, name)
     else:

@@ -59,16 +59,18 @@ def view_set(p, names: list[str]) -> None:
 def main() -> None:
     p = common.project()
     st.title("QA sets")
-    import_set(p)
-    qa_generate.generate_section(p)
+    if common.can("upload"):
+        import_set(p)
+        qa_generate.generate_section(p)
     sets = view.qa_sets(p)
     if sets:
         st.markdown("**QA sets in this project**")
         common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "generator", "created"]), hide_index=True,
                      width="stretch")
         view_set(p, [s_["name"] for s_ in sets])
-    st.divider()
-    qa_score.score_own(p)
+    if common.can("upload"):
+        st.divider()
+        qa_score.score_own(p)
 
 
 common.run_page(main)

@@ -1,5 +1,4 @@
-"""Run: settings (with presets), the estimate, a refused start when a model is not set up, live
-progress in a background worker, the finished message, and stopped runs to resume."""
+"""Run: settings, presets, the estimate, a refused start, live progress, the finished message, stopped runs."""
 from __future__ import annotations
 
 import pandas as pd
@@ -52,12 +51,7 @@ def live(p) -> None:
     st.session_state["_live_was"] = bool(active)
 
 
-def main() -> None:
-    p = common.project()
-    st.title("Run")
-    corpora, sets = view.sources(p)
-    common.need(corpora, "A run needs a corpus with documents.", "documents", "Upload documents")
-    common.need(sets, "A run needs a QA set.", "qa", "Import a QA set")
+def start_box(p, corpora, sets) -> None:
     with st.container(border=True):
         run_parts.presets(p)
         config = run_parts.settings(p, corpora, sets)
@@ -75,14 +69,22 @@ def main() -> None:
             c3.caption("Everything offline: no model calls, no cost.")
     if clicked and config is not None:
         start(p, config)
+
+
+def main() -> None:
+    p = common.project()
+    st.title("Run")
+    corpora, sets = view.sources(p)
+    common.need(corpora, "A run needs a corpus with documents.", "documents", "Upload documents")
+    common.need(sets, "A run needs a QA set.", "qa", "Import a QA set")
+    if common.can("run"):
+        start_box(p, corpora, sets)
     workers = common.workers()
     st.fragment(live, run_every=1.0 if workers.active(p) else None)(p)
     runs = view.runs(p)
-    if not runs:
-        st.info("No runs yet: choose the settings above and start one.")
-        return
+    common.need(runs, "No runs yet: choose the settings above and start one.")
     stopped = [r for r in runs if view.resumable(r, active=r.id in workers.active(p))]
-    if stopped:
+    if stopped and common.can("run"):
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {r.id: r for r in stopped}
         run_id = c1.selectbox("Stopped runs", list(by_id), key="resume_pick", format_func=lambda i: (

@@ -46,3 +46,8 @@ class LLMError(RagevalError):
 class StoreFullError(RagevalError):
     """The disk holding a project's database is full: a write could not be made (see
     :func:`rageval.store.db.connect`). What was stored before is kept; the run is resumable."""
+
+
+class AccessError(RagevalError):
+    """The acting identity may not do this in this project (not a member, or its role is too low);
+    the message names the identity, the project, its role and the role the action needs. CLI exit 1."""

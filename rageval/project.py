@@ -13,6 +13,7 @@ from typing import Callable, Iterator
 
 from rageval import settings
 from rageval.errors import ConfigError
+from rageval.types import LOCAL, Identity
 
 _SLUG = re.compile(r"^[a-z0-9][a-z0-9_-]{0,62}$")
 
@@ -24,8 +25,12 @@ def home() -> Path:
 
 @dataclass(frozen=True)
 class Project:
+    """A project as seen by ``actor``: the service functions check what the actor may do
+    (:mod:`rageval.access`) and sign what it writes; the local user (the default) may do everything."""
+
     slug: str
     root: Path
+    actor: Identity = LOCAL
 
     @property
     def db_path(self) -> Path:

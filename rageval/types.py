@@ -263,3 +263,29 @@ class Resources:
     def judge_role(self) -> Judge:
         """``judge``, else the judge that ``llm`` runs (:meth:`Judge.of_client`)."""
         return self.judge if self.judge is not None else Judge.of_client(self.llm)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """Who acts on a project: a person signed in through the identity provider (``via="oidc"``: the
+    provider's ``subject`` and ``email``), a member named by the CLI's ``--as`` (``"cli"``), whoever
+    holds a demo link (``"demo"``: a viewer of ``demo_project`` only), or the local user (``"local"``:
+    the app without sign-in and the CLI on the server's own disk, owner of every project).
+    :mod:`rageval.access` decides what each may do; ``rageval.project.Project.actor`` carries it."""
+
+    subject: str
+    email: str
+    via: str = "oidc"
+    demo_project: str | None = None
+
+    @property
+    def local(self) -> bool:
+        return self.via == "local"
+
+    def signature(self) -> str:
+        """How the identity is shown and recorded: ``ann@example.com (sub 1234)``, ``local``."""
+        return self.email if self.local else f"{self.email} ({self.via} {self.subject})"
+
+
+#: the local user: the app without an ``[auth]`` section, the CLI without ``--as``
+LOCAL = Identity("local", "local", "local")

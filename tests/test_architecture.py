@@ -66,7 +66,8 @@ def test_pages_hold_no_sql():
 #: higher one. `index` sits with ingest (the ingest service writes the collection) and `demo`
 #: with views (it builds a project through runs and human); see docs/architecture.md.
 LAYERS = [
-    {"types", "text", "prompts", "store", "errors", "util", "settings", "project", "config", "models", "files"},
+    {"types", "text", "prompts", "store", "errors", "util", "settings", "project", "config", "models", "files",
+     "access"},
     {"ingest", "embed", "llm", "index"},
     {"judge", "generate", "claims", "aligncheck"},
     {"metrics"},

@@ -26,8 +26,10 @@ def label_claims(p, run_id: str, item_id: str) -> None:
     claim, a click on a claim's text moves it there. The clicks act in callbacks, before one rerun of
     this fragment (inside the answer's: the verifiers' agreement above, 0.5 s to recompute on 10,000
     answers, follows when the answer's view reruns)."""
+    if not common.can("label"):
+        return  # a viewer reads the verdicts above; labelling needs the annotator role
     with st.expander("Label these claims: your verdict, one click or key each"):
-        rater = st.text_input("Your name", key="ans_rater", placeholder="e.g. maria").strip()
+        rater = common.rater_name("label", key="ans_rater", placeholder="e.g. maria")
         if not rater:
             st.caption("Type your name to label claims; Human review has a queue of every claim of the run.")
             return

@@ -22,9 +22,9 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
 from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, ended_runs, finished_runs,
-    human_frame, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
-    review_annotators, review_queue, run_stamp, stamp, summaries, version)
+    agreement, answer_table, answer_view, auth_configured, bump, can, card_notes, claim_trust, comparison, ended_runs,
+    finished_runs, human_frame, identity, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts,
+    regressions, review_annotators, review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -184,6 +184,18 @@ def run_page(main: Callable[[], None]) -> None:
         url_write()
 
 
+def rater_name(action: str, *, key: str, container: Any = st, **field: Any) -> str:
+    """Who rates or labels: the name typed in a "Your name" field without sign-in (as before), the
+    signed-in e-mail with it (the library signs with it anyway), "" for a viewer (the page says why)."""
+    who = identity()
+    if not can(action):
+        return ""
+    if who.local:
+        return container.text_input("Your name", key=key, **field).strip()
+    container.caption(f"Signed as {md(who.email)}")
+    return who.email
+
+
 def need(ok: Any, message: str, page: str | None = None, label: str = "") -> None:
     """Stop the page with ``message`` (and a link to ``page``, where to get it) unless ``ok``."""
     if not ok:
@@ -246,8 +258,14 @@ def url_arrived(page: str) -> dict[str, str]:
     st.session_state["_url_page"] = page
     st.session_state["_url_keys"] = {}
     st.session_state["_url_run_open"] = True  # this script run has read the URL (run_page clears it)
-    if arrived.get("project") in frame.list_projects():  # a link to another project opens it (it must exist)
-        st.session_state["project"] = arrived["project"]
+    try:
+        visible = frame.visible_projects(identity())
+    except frame.AccessError:  # not signed in, or a dead demo link: the page itself stops (data.project)
+        visible = []
+    if arrived.get("project") in visible:  # a link to another project opens it
+        st.session_state["project"] = arrived["project"]  # (it must exist, and this session may open it)
+    elif arrived.get("project"):
+        st.session_state["_url_refused"] = arrived["project"]
     return arrived
 
 
@@ -275,6 +293,8 @@ def url_write(page: str | None = None) -> None:
         value = st.session_state.get(key)
         values[name] = None if value == default and not isinstance(default, float) else value  # short links
     wanted = {k: v for k, v in frame.view_params(page, values).items() if k != "_page"}
+    if st.session_state.get("_demo_token"):  # a demo link's session: a reload opens a new session with it
+        wanted["demo"] = st.session_state["_demo_token"]
     if wanted != _url_now():
         st.query_params.from_dict(wanted)
     st.session_state["_url_written"] = (page, wanted)

@@ -16,13 +16,54 @@ from typing import Any, Callable, Sequence
 
 import streamlit as st
 
+from rageval.errors import AccessError
 from rageval.views import frame
-from rageval.views.frame import Project, Run, open_project
+from rageval.views.frame import Identity, Project, Run, open_project
+
+
+def auth_configured() -> bool:
+    """Whether ``.streamlit/secrets.toml`` has an ``[auth]`` section: then every page needs sign-in."""
+    try:
+        return bool(st.secrets.load_if_toml_exists() and "auth" in st.secrets)
+    except Exception:  # noqa: BLE001 - an unreadable secrets file: Streamlit reports it; no sign-in then
+        return False
+
+
+def identity() -> Identity:
+    """Who acts in this session, worked out again on every call (so a revoked demo link, or a sign-out,
+    stops at the next click whichever script runs): the viewer of a demo link app.py accepted, else with
+    ``[auth]`` the signed-in person, else the local user. AccessError when the link is no longer valid or
+    nobody has signed in."""
+    token = st.session_state.get("_demo_token")
+    if token:
+        return frame.open_link(token)
+    if auth_configured():
+        if not st.user.is_logged_in:
+            raise AccessError("sign in to see this page")
+        return frame.signed_in(st.user.to_dict())
+    return frame.LOCAL
 
 
 def project() -> Project:
-    """The project chosen in the sidebar (``default`` before app.py has chosen one)."""
-    return open_project(st.session_state.get("project") or None)
+    """The project chosen in the sidebar (``default`` before app.py has chosen one), acted on by
+    :func:`identity`: a project it may not open stops the page, showing nothing of it."""
+    try:
+        who, slug = identity(), st.session_state.get("project") or None
+        if who.local:
+            return open_project(slug)
+        if slug is None:
+            raise AccessError(f"{who.email} is not a member of any project yet: create one in the sidebar, "
+                              "or ask a project's owner to add you")
+        return frame.open_as(slug, who)
+    except AccessError as exc:
+        st.info(str(exc))
+        st.stop()
+
+
+def can(action: str) -> bool:
+    """Whether this session may ``action`` (upload, run, rate, label, manage) in the chosen project: pages
+    draw a control only then (the library refuses it anyway)."""
+    return frame.may(project(), action)
 
 
 def version() -> int:

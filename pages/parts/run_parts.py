@@ -123,7 +123,7 @@ def progress(p) -> None:
         if workers.stopping(p, run_id):
             label += " · cancelling after the current batch"
         c1.progress(prog.fraction(), text=label)
-        if c2.button("Cancel", key=f"stop_{run_id}", help="stops after the current batch; Resume continues it"):
+        if common.can("run") and c2.button("Cancel", key=f"stop_{run_id}", help="stops after the current batch; Resume continues it"):
             workers.stop(p, run_id)
 
 

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Callable
 
 from rageval import settings
-from rageval.cli import check, demo, export, human, ingest, qa, rubric, run, score, trust
+from rageval.cli import check, demo, export, human, ingest, members, qa, rubric, run, score, trust
 from rageval.cli.base import EXIT_PARTIAL, EXIT_USAGE, Commands, Parser, env_default
 from rageval.errors import ConfigError, InputError, RagevalError
 
 #: the command modules, in the order ``rageval --help`` lists their commands
-GROUPS = (ingest, qa, run, export, demo, score, human, trust, check, rubric)
+GROUPS = (ingest, qa, run, export, demo, score, human, trust, check, rubric, members)
 
 _SHOW_WARNING: Callable[..., None] = print
 
@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("--project", help=f"project name (default: $RAGEVAL_PROJECT or {env_default('RAGEVAL_PROJECT')!r})")
     common.add_argument("--json", action="store_true", help="print JSON on stdout")
+    common.add_argument("--as", dest="as_email", metavar="EMAIL",
+                        help="act as this member of the project, where an owner allowed it (default: the local user)")
     prog = "rageval" if Path(sys.argv[0]).name == "rageval" else "python -m rageval"  # the console command or -m
     parser = Parser(prog=prog, description=__doc__.splitlines()[0])
     commands = Commands(parser.add_subparsers(dest="command", required=True, parser_class=Parser), common)

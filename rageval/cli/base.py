@@ -113,10 +113,16 @@ def progress(args: argparse.Namespace) -> Callable[[str, int, int], None] | None
 
 
 def project(args: argparse.Namespace):
-    """The project that ``--project`` names (default: $RAGEVAL_PROJECT), made if new."""
+    """The project that ``--project`` names (default: $RAGEVAL_PROJECT), made if new; acted on by the
+    member ``--as`` names (where the project allows it), else by the local user."""
     from rageval.project import open_project
 
-    return open_project(args.project)
+    found = open_project(args.project)
+    if getattr(args, "as_email", None):
+        from rageval.access import act_as
+
+        return act_as(found, args.as_email)
+    return found
 
 
 def input_file(name: str, flag: str = "") -> Path:

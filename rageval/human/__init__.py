@@ -16,7 +16,10 @@ def set_agreed(project, run_id: str, item_id: str, score: float | None, note: st
             from rageval.errors import ConfigError
 
             raise ConfigError(f"agreed score {score:g} is out of range: 1-5")
-    _set_agreed(project.db_path, run_id, item_id, score, note)
+    from rageval.access import acting
+
+    with acting(project, "rate", "agreed_score", f"{run_id}/{item_id}", score=score, note=note):
+        _set_agreed(project.db_path, run_id, item_id, score, note)
 
 
 __all__ = ["CEILING", "CONSENSUS", "GROUPINGS", "LABELS", "Analysis", "Comparison", "RatingsImport", "agreement",

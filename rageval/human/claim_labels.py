@@ -33,7 +33,7 @@ import pandas as pd
 from rageval import stats
 from rageval.errors import ConfigError, InputError
 from rageval.files import csv_text
-from rageval.human.ratings import _Lookup, require_run
+from rageval.human.ratings import _Lookup, file_rater, require_run
 from rageval.ingest.rows import RowProblem, read_label_table
 from rageval.text.hygiene import person_name
 from rageval.project import Project
@@ -185,20 +185,32 @@ def parse_claim_labels(project: Project, source: str, data: bytes, *, run: str |
 
 
 def import_claim_labels(project: Project, source: str, data: bytes, *, run: str | None = None) -> ClaimLabelsImport:
-    """Parse, validate and store a claim-labels file; the good rows are stored even when others fail."""
-    require_run(project, run)
-    result = parse_claim_labels(project, Path(source).name, data, run=run)
-    if result.rows:
-        replaced = cstore.save_labels(project.db_path, result.rows, source=f"import {Path(source).name}")
-        result = replace(result, replaced=replaced)
+    """Parse, validate and store a claim-labels file; the good rows are stored even when others fail.
+    Signed in, the file's raters are stored as ``file:NAME`` (:func:`~rageval.human.ratings.file_rater`)
+    and the import, with who made it, is in the audit trail."""
+    from rageval.access import acting
+
+    with acting(project, "upload", "claim_labels_import", run, file=Path(source).name) as audit:
+        require_run(project, run)
+        result = parse_claim_labels(project, Path(source).name, data, run=run)
+        if result.rows:
+            replaced = cstore.save_labels(project.db_path,
+                                          [{**r, "rater": file_rater(project, r["rater"])} for r in result.rows],
+                                          source=f"import {Path(source).name}")
+            result = replace(result, replaced=replaced)
+        audit.update(rows=len(result.rows), rejected=len(result.errors))
     return result
 
 
 def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str, label: str, *,
                 ordinal: int | None = None, evidence: str | None = None, evidence_chunk: str | None = None,
                 span: tuple[int, int] | None = None) -> None:
-    """Store one rater's label of one claim (the app's buttons); ``label=None``-like values are refused."""
-    rater = person_name(rater)
+    """Store one rater's label of one claim (the app's buttons); ``label=None``-like values are refused.
+    Signed in, the label is signed with the actor's e-mail (:func:`rageval.access.signer`)."""
+    from rageval.access import record, require, signer
+
+    require(project, "label")
+    rater = signer(project, person_name(rater))
     if not rater:
         raise ConfigError("a rater name is needed (one that is not only control characters)")
     try:
@@ -209,6 +221,7 @@ def label_claim(project: Project, run: str, item_id: str, claim: str, rater: str
     cstore.save_labels(project.db_path, [{"run_id": run, "item_id": item_id, "claim": claim, "ordinal": ordinal,
                                           "rater": rater, "label": label, "evidence": evidence,
                                           "evidence_chunk": evidence_chunk, "span_start": start, "span_end": end}])
+    record(project, "label", f"{run}/{item_id}", claim=claim, label=label, rater=rater)
 
 
 def export_claim_labels(project: Project, run_ids: Sequence[str], fmt: str = "csv") -> str:

@@ -171,20 +171,38 @@ def require_run(project: Project, run: str | None) -> None:
 def import_ratings(project: Project, source: str, data: bytes, *, run: str | None = None,
                    annotator: str | None = None) -> RatingsImport:
     """Parse, validate and store a ratings file; the good rows are stored even when others fail
-    (``annotator``: the annotator of the rows that name none, :func:`parse_ratings`)."""
-    require_run(project, run)
-    result = parse_ratings(project, Path(source).name, data, run=run, annotator=annotator)
-    if result.rows:
-        hstore.save_ratings(project.db_path, result.rows)
+    (``annotator``: the annotator of the rows that name none, :func:`parse_ratings`). Each row keeps
+    the file's rater (``file_rater``) and who imported it (``imported_by``); signed in, the rows are
+    counted as :func:`file_rater` (``file:NAME``), never as a member who signs their own."""
+    from rageval.access import acting
+
+    with acting(project, "upload", "ratings_import", run, file=Path(source).name) as audit:
+        require_run(project, run)
+        result = parse_ratings(project, Path(source).name, data, run=run, annotator=annotator)
+        if result.rows:
+            hstore.save_ratings(project.db_path, [(*r[:2], file_rater(project, r[2]), r[3], r[2]) for r in result.rows],
+                                imported_by=project.actor.email)
+        audit.update(rows=len(result.rows), rejected=len(result.errors))
     return result
 
 
+def file_rater(project: Project, name: str) -> str:
+    """The rater a file's row is counted as: its own rater column for the local user (no sign-in), else
+    ``file:NAME``, marked as a name nobody signed, so an import never speaks for a signed-in person."""
+    return name if project.actor.local else f"file:{name}"
+
+
 def rate(project: Project, run: str, item_id: str, annotator: str, rating: int) -> None:
-    """Store one annotator's rating of one answer (the Human review page)."""
-    annotator = person_name(annotator)
-    if not annotator:
-        raise ConfigError("an annotator name is needed (one that is not only control characters)")
-    hstore.save_ratings(project.db_path, [(run, item_id, annotator, parse_rating(rating))])
+    """Store one annotator's rating of one answer (the Human review page). Signed in, the rating is
+    signed with the actor's e-mail (:func:`rageval.access.signer`), whatever name is typed."""
+    from rageval.access import acting, signer
+
+    with acting(project, "rate", "rate", f"{run}/{item_id}", rating=rating) as audit:
+        annotator = signer(project, person_name(annotator))
+        if not annotator:
+            raise ConfigError("an annotator name is needed (one that is not only control characters)")
+        audit["rater"] = annotator
+        hstore.save_ratings(project.db_path, [(run, item_id, annotator, parse_rating(rating))])
 
 
 def export_ratings(project: Project, run_ids: Sequence[str], fmt: str = "csv") -> str:

@@ -60,9 +60,13 @@ def ingest(project: Project, corpus: str, *, paths: Iterable[str | Path] = (),
     embedded store takes one writer, and a second writer got "database is locked". The second
     waits for the first; ``on_wait()`` is called once when it has to.
     """
-    with project_lock(project, "ingest", on_wait):
-        return _ingest(project, corpus, paths=paths, files=files, chunking=chunking, embedder=embedder,
-                       progress=progress, limits=limits, workers=workers)
+    from rageval.access import acting
+
+    with acting(project, "upload", "ingest", corpus) as audit, project_lock(project, "ingest", on_wait):
+        report = _ingest(project, corpus, paths=paths, files=files, chunking=chunking, embedder=embedder,
+                         progress=progress, limits=limits, workers=workers)
+        audit.update(documents=len(report.documents), errors=len(report.errors))
+        return report
 
 
 def _ingest(project: Project, corpus: str, *, paths: Iterable[str | Path], files: Sequence[tuple[str, bytes]],

@@ -107,8 +107,12 @@ def import_qa(project: Project, source: str, data: bytes, *, name: str) -> QAImp
     A file with no usable row (or unreadable as a whole: InputError) stores nothing, so a set
     already stored under ``name`` is left as it was.
     """
-    items, problems = parse_qa(source, data)
-    if items:
-        store.save_qa_set(project.db_path, name, display_name(Path(source).name).name, items)
+    from rageval.access import acting
+
+    with acting(project, "upload", "qa_import", name, file=display_name(Path(source).name).name) as audit:
+        items, problems = parse_qa(source, data)
+        if items:
+            store.save_qa_set(project.db_path, name, display_name(Path(source).name).name, items)
+        audit.update(items=len(items))
     return QAImport(name=name, items=items, errors=[e for e in problems if e.level == "error"],
                     notes=[e for e in problems if e.level != "error"])

@@ -107,8 +107,11 @@ class RubricMetric:
 
 def add_rubric(project: Project, rubric: Rubric, source_text: str | None = None) -> None:
     """Store ``rubric`` in the project (replacing one of the same name)."""
-    rubric_store.save_rubric(project.db_path, rubric.name, canonical_json(rubric.to_dict()), rubric.digest(),
-                             source_text)
+    from rageval.access import acting
+
+    with acting(project, "run", "rubric_save", rubric.name, digest=rubric.digest()):
+        rubric_store.save_rubric(project.db_path, rubric.name, canonical_json(rubric.to_dict()), rubric.digest(),
+                                 source_text)
 
 
 def add_rubric_text(project: Project, text: str, source: str = "the rubric") -> Rubric:

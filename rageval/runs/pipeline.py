@@ -63,8 +63,10 @@ class RunSummary:
 
 def start_run(project: Project, config: RunConfig) -> str:
     """Validate ``config`` against the project and record a pending run; returns its id."""
+    from rageval.access import record, require
     from rageval.store import corpus as corpus_store
 
+    require(project, "run")
     if not any(c["name"] == config.corpus for c in corpus_store.corpora(project.db_path)):
         raise ConfigError(f"corpus {config.corpus!r} does not exist in project {project.slug!r}; ingest documents first")
     items = store.qa_items(project.db_path, config.qa_set)
@@ -74,6 +76,7 @@ def start_run(project: Project, config: RunConfig) -> str:
     run_id = new_run_id()
     store.create_run(project.db_path, run_id, kind="pipeline", corpus=config.corpus, qa_set=config.qa_set,
                      config=config.to_dict(), config_hash=config.config_hash(), n_items=len(items))
+    record(project, "run_start", run_id, corpus=config.corpus, qa_set=config.qa_set, metrics=list(config.metrics))
     return run_id
 
 
@@ -124,9 +127,11 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
     Offline metrics (and the chunks the index lacks) are computed in ``workers`` processes
     (default: one per core, :mod:`rageval.scale.parallel`); the values do not depend on it.
     """
+    from rageval.access import require
     from rageval.ingest.corpus import sync_index
     from rageval.generate.generators import ExtractiveGenerator, LLMGenerator
 
+    require(project, "run")
     started = time.monotonic()
     ctx = context or load_context(project, run_id)
     if ctx.run.kind != "pipeline":

@@ -33,6 +33,9 @@ def presets(project: Project) -> dict[str, dict[str, Any]]:
 
 def save_preset(project: Project, name: str, settings: dict[str, Any]) -> None:
     """Save ``settings`` (a RunConfig.to_dict() or a subset) as ``name``, replacing one of that name."""
+    from rageval.access import record, require
+
+    require(project, "run")
     name = name.strip()
     if not _NAME.match(name):
         raise ConfigError(f"preset name {name!r} is not usable: 1-60 letters, digits, spaces, '.', '-' or '_'")
@@ -43,5 +46,6 @@ def save_preset(project: Project, name: str, settings: dict[str, Any]) -> None:
     data[name] = kept
     project.root.mkdir(parents=True, exist_ok=True)
     write_atomic(_path(project), json.dumps(data, indent=1, sort_keys=True))  # a reader never sees half a file
+    record(project, "preset_save", name)
 
 

@@ -169,9 +169,12 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
     need are opened for this call and closed after it (the cache is flushed, so a second call finds
     every reply).
     """
+    from rageval.access import record, require
     from rageval.llm.session import model_session
     from rageval.metrics.rubric import resolve
 
+    if store:
+        require(project, "upload")
     samples, errors = parse_answers(source, data, limits=limits)
     if progress is not None:
         progress("reading rows", len(samples), len(samples))
@@ -184,4 +187,6 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
                        details=details, metric_options=options, progress=progress, workers=workers, resume=resume,
                        stored_as={"input_sha256": hashlib.sha256(data).hexdigest(),
                                   **({"input": input_path} if input_path else {})})
+    if store and samples:
+        record(project, "score_upload", result.run_id, file=display_name(source).name, rows=len(samples))
     return replace(result, errors=errors)

@@ -14,16 +14,20 @@ def _in(values: Sequence[str]) -> str:
 
 # --- ratings -------------------------------------------------------------------------------
 
-def save_ratings(db: Path, rows: Sequence[tuple[str, str, str, int]]) -> None:
+def save_ratings(db: Path, rows: Sequence[tuple], *, imported_by: str | None = None) -> None:
     """Store ``(run_id, item_id, annotator, rating)`` rows in one transaction; a rating already
-    given by that annotator to that answer is replaced (so is an earlier row of ``rows``)."""
-    last = {(r, i, a): int(v) for r, i, a, v in rows}
-    select, params = unnested(("VARCHAR", "VARCHAR", "VARCHAR", "INTEGER"), [[*k, v] for k, v in last.items()])
+    given by that annotator to that answer is replaced (so is an earlier row of ``rows``). A file's
+    rows name who imported them (``imported_by``) and may carry a fifth item, the file's own rater
+    value, kept apart in ``file_rater``; a rating given in the app or the CLI has neither."""
+    last = {(r[0], r[1], r[2]): [int(r[3]), r[4] if len(r) > 4 else None] for r in rows}
+    select, params = unnested(("VARCHAR", "VARCHAR", "VARCHAR", "INTEGER", "VARCHAR", "VARCHAR"),
+                              [[*k, v, rater, imported_by] for k, (v, rater) in last.items()])
     with connect(db) as con:
         con.execute("BEGIN TRANSACTION")
         con.execute(
-            f"INSERT INTO human_ratings (run_id, item_id, annotator, rating) {select}"
-            " ON CONFLICT (run_id, item_id, annotator) DO UPDATE SET rating = excluded.rating, created = now()",
+            f"INSERT INTO human_ratings (run_id, item_id, annotator, rating, file_rater, imported_by) {select}"
+            " ON CONFLICT (run_id, item_id, annotator) DO UPDATE SET rating = excluded.rating,"
+            " file_rater = excluded.file_rater, imported_by = excluded.imported_by, created = now()",
             params,
         )
         con.execute("COMMIT")
@@ -32,10 +36,11 @@ def save_ratings(db: Path, rows: Sequence[tuple[str, str, str, int]]) -> None:
 def ratings(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
     """Ratings of the given runs, with the question of each rated answer."""
     return records(db, (
-            "SELECT h.run_id, h.item_id, a.question, h.annotator, h.rating, h.created FROM human_ratings h"
-            " LEFT JOIN answers a ON a.run_id = h.run_id AND a.item_id = h.item_id"
+            "SELECT h.run_id, h.item_id, a.question, h.annotator, h.rating, h.created, h.file_rater, h.imported_by"
+            " FROM human_ratings h LEFT JOIN answers a ON a.run_id = h.run_id AND a.item_id = h.item_id"
             f" WHERE h.run_id IN ({_in(run_ids)}) ORDER BY h.run_id, a.ordinal, h.item_id, h.annotator"
-        ), list(run_ids), ("run_id", "item_id", "question", "annotator", "rating", "created"))
+        ), list(run_ids), ("run_id", "item_id", "question", "annotator", "rating", "created", "file_rater",
+                           "imported_by"))
 
 
 def rating_counts(db: Path, run_ids: Sequence[str]) -> dict[str, int]:

@@ -167,8 +167,11 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
 
     The models come from one model session (:mod:`rageval.llm.session`): the generator role when
     the generator is online, the judge (the critic's) and the embedder."""
+    from rageval.access import require
     from rageval.llm.session import model_session
 
+    if not dry_run:
+        require(project, "upload")
     config = with_chunking(project, config)
     chunks = _chunks(project, config)
     sig = signature(config)
@@ -219,7 +222,10 @@ def generation_record(config: TestsetConfig, result: Generated) -> dict[str, Any
 
 def save(project: Project, config: TestsetConfig, result: Generated, items: list[dict[str, Any]] | None = None) -> None:
     """Store ``result`` (or reviewed ``items``, in :func:`rageval.testsets.items.qa_item`'s shape) as set ``config.name``."""
+    from rageval.access import acting
+
     config = with_chunking(project, config)
     rows = items if items is not None else [qa_item(c) for c in result.kept]
-    run_store.save_qa_set(project.db_path, config.name, f"generated from corpus {config.corpus}", rows,
-                          generator=config.generator, generation=generation_record(config, result))
+    with acting(project, "upload", "qa_generate", config.name, corpus=config.corpus, items=len(rows)):
+        run_store.save_qa_set(project.db_path, config.name, f"generated from corpus {config.corpus}", rows,
+                              generator=config.generator, generation=generation_record(config, result))

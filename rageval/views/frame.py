@@ -13,6 +13,10 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from rageval import settings
+from rageval.access import (LOCAL, ROLES, Identity, add_member, allowed, audit_csv, audit_trail, create_link,
+                            create_project, list_links, list_members, open_as, open_link, remove_member, revoke_link,
+                            visible_projects)
+from rageval.errors import AccessError
 from rageval.project import Project, list_projects, open_project
 from rageval.report import meaning
 from rageval.report.exports import table_csv
@@ -29,7 +33,10 @@ from rageval.views.highlight import VERDICTS, Segment
 __all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "Segment",
            "VERDICTS", "without_bidi", "shown", "table_csv", "run_name", "DEMO_PROJECT", "autodemo", "demo_ready",
            "build_demo", "data_stamp", "ended_runs", "finished_runs", "metric_label", "metric_help",
-           "higher_is_better", "arrow", "encode", "decode", "view_params"]
+           "higher_is_better", "arrow", "encode", "decode", "view_params", "LOCAL", "Identity", "AccessError",
+           "allowed", "create_project", "open_as", "open_link", "visible_projects", "signed_in", "may", "ROLES",
+           "add_member", "audit_csv", "audit_trail", "create_link", "list_links", "list_members", "remove_member",
+           "revoke_link"]
 
 #: the bundled demo project's slug (rageval.demo.DEMO_PROJECT, without importing the demo at start-up)
 DEMO_PROJECT = "demo"
@@ -54,6 +61,21 @@ def build_demo(progress: Callable[[str, int, int], None]) -> set[str]:
 
     built = load_demo(progress=progress)
     return {r for r in (built["run_id"], built["import_run_id"]) if r}
+
+
+def signed_in(user: dict[str, Any]) -> Identity:
+    """The identity of a person signed in through the app's OpenID Connect provider (``st.user``'s claims:
+    ``sub`` and ``email``); an AccessError when the provider gave no e-mail (members are named by e-mail)."""
+    subject, email = str(user.get("sub") or "").strip(), str(user.get("email") or "").strip().lower()
+    if not subject or "@" not in email:
+        raise AccessError("the identity provider gave no subject or e-mail for this account; ask for the "
+                          "'openid email' scopes in the [auth] section")
+    return Identity(subject, email)
+
+
+def may(project: Project, action: str) -> bool:
+    """Whether the project's actor may ``action`` (rageval.access.ACTIONS): the pages show a control only then."""
+    return project.actor.local or allowed(project, action)
 
 
 def data_stamp(project: Project) -> tuple:
