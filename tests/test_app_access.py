@@ -87,7 +87,8 @@ def test_a_viewer_sees_no_control_that_changes_the_project(team):
 
 def test_an_annotator_rates_signed_with_the_e_mail_and_it_is_audited(team):
     at = signed(ANN, "pages/human_review.py")
-    assert not at.exception and not at.text_input  # no name box: the rating is signed
+    # no name box for the rating: it is signed (the import's Annotator field names a file's rater, file:NAME)
+    assert not at.exception and [t.key for t in at.text_input] == ["hr_import_annotator"]
     assert "Signed as ann@example.com" in shown(at)
     at.radio(key=next(r.key for r in at.radio if r.key.startswith("hr_rating_"))).set_value(4)
     at.button(key=next(b.key for b in at.button if b.label == "Save and next")).click().run()
