@@ -35,7 +35,7 @@ def question(p, run, other, rows) -> None:
         st.info("This answer is no longer stored; reload the page.")
         return
     if answer.unscored():
-        st.caption("Unscored here: " + common.md("; ".join(f"{common.label(m)} ({r})" for m, r in answer.unscored().items())))
+        st.caption("Unscored here: " + common.md(view.unscored_text(answer)))
     if other is not None:
         st.subheader("Side by side")
         answer_compare.side_by_side(answer, common.answer_view(p, other, item_id),

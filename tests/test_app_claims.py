@@ -1,6 +1,8 @@
 """AppTest of people's claim labels: the Human review claim queue and the Answers page's buttons."""
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -184,7 +186,12 @@ def test_answers_show_each_verifiers_agreement_beside_its_verdicts(project):
     at.selectbox(key="ans_run").set_value("runA").run()
     no_failure(at)
     said = [line for line in _captions(at).splitlines() if "agrees with people on" in line]
-    assert len(said) == 2 and all("labelled claims" in line and "kappa" in line for line in said)
+    assert len(said) == 2 and all("labelled claims" in line and "kappa" not in line for line in said)
+    assert sum("agreement beyond chance is undefined" in line for line in said) == 1  # the rule gives one verdict
+    assert sum(bool(re.search(r"agreement beyond chance (none|slight|fair|moderate|good|very good), -?\d\.\d\d \[",
+                              line)) for line in said) == 1  # the judge's: in words, the value and its interval
+    assert any(c.help and "Cohen's kappa" in c.help for c in at.caption)  # the statistic's name in a tooltip
+    assert not any("faithfulness|" in line for line in _captions(at).splitlines())  # no signature in a sentence
     table = next(d.value for d in at.dataframe if "precision NM" in d.value.columns)
     assert set(table["labelled"]) == {18} and {"n", "accuracy", "kappa 95% CI", "recall C"} <= set(table.columns)
 

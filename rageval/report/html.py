@@ -19,7 +19,7 @@ from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
 from rageval.report.meaning import info
-from rageval.report.settle import PEOPLE, badge_counts, settled_claims
+from rageval.report.settle import COPIED, PEOPLE, UNDECIDED, badge_counts, settled_claims
 from rageval.report.summary import (LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix,
                                     is_low_confidence, low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.store import runs as run_store
@@ -177,12 +177,11 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
                      "claims only; an UNVERIFIED claim is not an error, it is one nobody has decided yet.</p>")
     settled = settled_claims(project, run_id)
     if settled:
-        parts.append(f"<p><b>Claims settled:</b> {esc(len(settled))} claims, {esc(badge_counts(settled))}. The claim "
-                     "metrics above count these settled verdicts.</p>")
-    if any(s.coverage is not None and s.heuristic for s in summaries):
-        counts = _verdict_counts(run_store.claims(project.db_path, run_id))
-        parts.append(f"<p><b>Claims:</b> {esc(OFFLINE_VERDICT_NOTE)}"
-                     + (f" In this run: {esc(counts)}." if counts else "") + "</p>")
+        offline = any(c.authority in (COPIED, UNDECIDED) for c in settled) and any(s.heuristic for s in summaries)
+        parts.append(f"<p><b>Claims:</b> {esc(_verdict_counts(settled))}; settled {esc(badge_counts(settled))}. "
+                     "A claim's verdict is settled by people's labels first, then a judge, then a copy from a "
+                     "context; the claim metrics above count these settled verdicts."
+                     + (f" {esc(OFFLINE_VERDICT_NOTE)}" if offline else "") + "</p>")
     low, total = low_confidence_claims(project, run_id)
     if low:
         parts.append(f"<p><b>Claims:</b> {esc(low_confidence_text(low, total))}. The verifier was not sure of these "
@@ -242,16 +241,13 @@ def _regression_section(name: str, r: Any, limit: int) -> str:
     return "".join(out)
 
 
-def _verdict_counts(claims: Sequence[dict[str, Any]]) -> str:
-    """``"1 claim SUPPORTED, 16 UNVERIFIED"`` over one claim family (the faithfulness claims when the
-    run has them: each claim metric stores its own), verdicts in the order SUPPORTED, CONTRADICTED,
-    NOT_MENTIONED, UNVERIFIED; ``""`` for no claim."""
-    faith = [c for c in claims if c["signature"].startswith("faithfulness|")]
-    family = faith or [c for c in claims if c["signature"] == claims[0]["signature"]] if claims else []
+def _verdict_counts(settled: Sequence[Any]) -> str:
+    """``"17 claims: 9 SUPPORTED, 5 CONTRADICTED, 2 NOT_MENTIONED, 1 UNVERIFIED"`` over settled claims,
+    verdicts in that order; ``""`` for no claim."""
     order = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED", "UNVERIFIED")
-    found = [(v, sum(c["verdict"] == v for c in family)) for v in order]
+    found = [(v, sum(c.verdict == v for c in settled)) for v in order]
     text = ", ".join(f"{n} {v}" for v, n in found if n)
-    return f"{len(family)} claim{'s' if len(family) != 1 else ''}: {text}" if family else ""
+    return f"{len(settled)} claim{'s' if len(settled) != 1 else ''}: {text}" if settled else ""
 
 
 def _worst_section(project: Project, run: Run, ok, metric: str, n: int) -> str:

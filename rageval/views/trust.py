@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from rageval.human import claim_agreement as verifiers
 from rageval.human import claim_labels, estimates
-from rageval.human.trust_rows import (VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
+from rageval.human.trust_rows import (AGREEMENT_HELP, VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
                                       verifier_name, verifier_rows, verifier_sentence)
 from rageval.project import Project
 
@@ -67,7 +67,7 @@ def verifier_frame(rows: list[dict[str, Any]]):
     import pandas as pd
 
     cols = ["verifier", "labelled", "n", "coverage", "accuracy", "kappa", "kappa 95% CI", "precision S", "recall S",
-            "precision C", "recall C", "precision NM", "recall NM", "labels for CI"]
+            "precision C", "recall C", "precision NM", "recall NM", "labels for CI", "signature"]
     out = [{**{k: r.get(k) for k in cols}, "labels for CI": r["labels_for_ci"],
             "kappa 95% CI": fmt_ci(r["kappa_low"], r["kappa_high"]).strip() or "n/a"} for r in rows]
     return pd.DataFrame(out, columns=cols)

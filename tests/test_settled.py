@@ -1,0 +1,115 @@
+"""Settled claim verdicts: the order of authority (people > judge > copy > UNVERIFIED), and one
+settlement said identically by the app, `export --details`, the HTML report, the CLI and `check`."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from rageval.cli import main
+from rageval.report.settle import people_source, settle, settled_claims
+from rageval.report.summary import run_summaries
+from rageval.store import runs as store
+from tests.claim_fixtures import add_claims
+from tests.test_app_claims import APP, no_failure
+from tests.test_app_demo_claims import demo_built  # noqa: F401 (the module's fixture)
+
+COPY = {"confidence": 1.0, "evidence_role": "support", "quote_span": [0, 5]}
+
+
+def _row(verdict, judge="heuristic", details=None):
+    return {"verdict": verdict, "judge": judge, "details": details or {}}
+
+
+@pytest.mark.parametrize("rows,labels,verdict,badge", [
+    ([_row("UNVERIFIED")], [], "UNVERIFIED", "unverified"),
+    ([_row("SUPPORTED", details=COPY)], [], "SUPPORTED", "copied"),
+    ([_row("UNVERIFIED"), _row("NOT_MENTIONED", "openai:gpt-4o-mini")], [], "NOT_MENTIONED", "judge gpt-4o-mini"),
+    ([_row("SUPPORTED", details=COPY), _row("CONTRADICTED", "openai:m")], [], "CONTRADICTED", "judge m"),
+    ([_row("SUPPORTED", "openai:m")], ["CONTRADICTED"] * 3, "CONTRADICTED", "3 people"),
+    ([_row("SUPPORTED", "openai:m")], ["CONTRADICTED", "CONTRADICTED", "SKIP"], "CONTRADICTED", "2 people"),
+    ([_row("UNVERIFIED")], ["NOT_MENTIONED", "NOT_MENTIONED", "SUPPORTED"], "NOT_MENTIONED", "2 of 3 people"),
+    ([_row("SUPPORTED", "openai:m")], ["SUPPORTED", "CONTRADICTED"], "SUPPORTED", "judge m"),  # a tie decides nothing
+    ([_row("UNVERIFIED")], ["SKIP"], "UNVERIFIED", "unverified"),
+])
+def test_the_strongest_source_that_decides_settles(rows, labels, verdict, badge):
+    s = settle("q1", "A claim.", 0, rows, labels)
+    assert (s.verdict, s.badge) == (verdict, badge)
+    assert {x.verdict for x in s.sources} >= {r["verdict"] for r in rows}  # every source kept, none overwritten
+    assert badge not in [o.name for o in s.others()]
+
+
+def test_people_disagreement_is_said():
+    source, note = people_source(["SUPPORTED", "SUPPORTED", "NOT_MENTIONED"])
+    assert source.verdict == "SUPPORTED" and note == "people disagree: 2 SUPPORTED, 1 NOT_MENTIONED"
+    assert people_source(["SKIP"]) == (None, "")
+
+
+def test_every_surface_says_the_same_settled_verdicts(demo_built, tmp_path, capsys):  # noqa: F811
+    """The demo's LLM-style run with its shipped people's labels and a judge's verdicts on two claims
+    (one it alone decides, one where it disagrees with people): the library's settlement is what the
+    Answers page, `export --details`, `claim-labels settled`, the HTML report and `check` show."""
+    project, run_id = demo_built
+    claims = store.claims(project.db_path, run_id)
+    before = sorted((c["item_id"], c["signature"], c["ordinal"], c["verdict"]) for c in claims)
+    q01 = next(c for c in claims if c["item_id"] == "q01")
+    q42 = next(c for c in claims if c["item_id"] == "q42")
+    add_claims(project, run_id, [{**q01, "signature": "faithfulness|judge:openai:gpt-test|v1", "verdict": "SUPPORTED",
+                                  "judge": "openai:gpt-test"},
+                                 {**q42, "signature": "faithfulness|judge:openai:gpt-test|v1",
+                                  "verdict": "NOT_MENTIONED", "judge": "openai:gpt-test"}])
+    settled = settled_claims(project, run_id)
+    expected = {(c.item_id, c.claim): (c.verdict, c.badge) for c in settled}
+    assert expected[("q01", q01["text"])] == ("CONTRADICTED", "3 people")
+    assert expected[("q42", q42["text"])] == ("NOT_MENTIONED", "judge gpt-test")
+    first = next(c for c in settled if c.item_id == "q01")
+    assert ("judge gpt-test", "SUPPORTED") in [(o.name, o.verdict) for o in first.others()]  # the judge is visible
+    # the store keeps every source's verdict: settling wrote nothing over them
+    kept = sorted((c["item_id"], c["signature"], c["ordinal"], c["verdict"]) for c in store.claims(project.db_path, run_id)
+                  if "openai" not in c["signature"])
+    assert kept == before
+
+    # export --details (the CLI) and the export's claim metric columns
+    out = tmp_path / "run.jsonl"
+    assert main(["export", "--project", project.slug, "--run", run_id, "--details", "--out", str(out)]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    exported = {(c["item_id"], c["claim"]): (c["verdict"], c["by"]) for r in rows for c in r["claims"]}
+    assert exported == expected
+    # claim-labels settled --json (the CLI)
+    capsys.readouterr()
+    assert main(["claim-labels", "settled", "--project", project.slug, "--run", run_id, "--json"]) == 0
+    said = json.loads(capsys.readouterr().out)
+    assert {(c["item_id"], c["claim"]): (c["verdict"], c["by"]) for c in said["claims"]} == expected
+    # the claim metrics: summaries (cards, report, CLI), the export's column and check agree
+    faith = next(s for s in run_summaries(project, run_id) if s.metric == "faithfulness")
+    values = [r["faithfulness"] for r in rows if r.get("faithfulness") is not None]
+    assert faith.mean == pytest.approx(sum(values) / len(values)) == pytest.approx(said["metrics"]["faithfulness"]["mean"])
+    assert faith.coverage == pytest.approx(1.0)  # every claim settled by people or the judge
+    q01_row = next(r for r in rows if r["id"] == "q01")
+    assert q01_row["faithfulness"] == 0.0 and q01_row["faithfulness_coverage"] == 1.0
+    capsys.readouterr()
+    assert main(["check", "--project", project.slug, "--run", run_id, "--fail-under", f"faithfulness={faith.mean:.6f}",
+                 "--allow-unscored", "--json"]) in (0, 1)
+    gate = json.loads(capsys.readouterr().out)
+    mean = next(c for c in gate["checks"] if c["name"].startswith("faithfulness >="))["details"]["mean"]
+    assert mean == pytest.approx(faith.mean)
+    # the HTML report: each settled claim of the answers it shows, with the badge
+    page = main(["report", "--project", project.slug, "--run", run_id, "--out", str(tmp_path / "r.html")])
+    assert page == 0
+    html = (tmp_path / "r.html").read_text()
+    assert f"{len(settled)} claims:" in html
+    assert ">CONTRADICTED</span></td><td>3 people</td>" in html and "judge gpt-test: SUPPORTED" in html
+    # the Answers page: every answer's claims with the same verdict and badge
+    at = AppTest.from_file(str(APP), default_timeout=90)
+    at.session_state["project"] = project.slug
+    at.run()
+    at.switch_page("pages/answers.py").run()
+    at.selectbox(key="ans_run").set_value(run_id).run()
+    for item in ("q01", "q42", "q24"):
+        at.selectbox(key="ans_item").set_value(item).run()
+        no_failure(at)
+        table = next(h.proto.body for h in at.get("html") if "<th" in h.proto.body and "settled by" in h.proto.body)
+        for (i, _text), (verdict, badge) in expected.items():
+            if i == item:
+                assert f">{verdict}</span></td><td style=" in table and f">{badge}<" in table
