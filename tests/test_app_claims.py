@@ -215,7 +215,11 @@ def test_home_and_compare_show_ppi_estimates_where_labels_exist(project):
     _label_some(project)
     at = page("pages/home.py")
     no_failure(at)
-    assert "Prediction-powered estimates" in _captions(at) and "share of claims a person calls SUPPORTED" in _captions(at)
+    assert any(e.label.startswith("How sure these numbers are") for e in at.expander)
+    said = [c for c in at.caption if "share of claims a person calls SUPPORTED (offline rule): " in str(c.value).replace("\\", "")]
+    assert said and all("PPI++" in c.help and "faithfulness|" in c.help for c in said)  # method, signature: tooltip
+    shown = "\n".join(str(x.value) for x in [*at.caption, *at.markdown])
+    assert "faithfulness|" not in shown and "PPI++" not in shown and " cov " not in shown and "ρ" not in shown
     at = page("pages/compare.py")
     no_failure(at)
     assert "PPI: difference of mean human rating (B - A)" in _captions(at)

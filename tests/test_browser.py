@@ -467,7 +467,7 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, ap
     try:
         page.goto(app.at())
         expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
-        expect(page.get_by_text("Prediction-powered estimates")).to_have_count(0)
+        expect(page.get_by_text("How sure these numbers are")).to_have_count(0)
         page.goto(app.at("correlations"))
         expect(page.get_by_text("No claim labels yet")).to_be_visible()
 
@@ -492,8 +492,9 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, ap
         expect(page.get_by_text("Claim verifiers against people")).to_be_visible()
         expect(page.get_by_text(re.compile(r"Confusion matrix: offline rule"))).to_be_visible()
         page.goto(app.at())
-        expect(page.get_by_text("Prediction-powered estimates")).to_be_visible()
-        expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED: \d")).first).to_be_visible()
+        page.get_by_text("How sure these numbers are").click()  # the estimates, in words, in an expander
+        expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED \(offline rule\): \d")).first
+               ).to_be_visible()
 
         # Answers: the keys act on the claim in the box, which moves on after each label
         page.goto(app.at("answers", run=pipeline_run, question="q1"))
