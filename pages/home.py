@@ -81,13 +81,11 @@ def main() -> None:
             runs = view.board_runs(runs, shown) or runs
         board = common.leaderboard(p, runs)
         leaderboard_table(board, agreement=common.agreement(p))
-        lines = common.ppi_lines(p, runs, common.run_title)
-        if lines:  # where people labelled: the prediction-powered estimate beside the human-only one
+        if lines := common.ppi_lines(p, runs, common.run_title):  # where people labelled: PPI, in words
             with st.expander("How sure these numbers are, where people labelled (95% intervals)"):
                 for line, tip in lines:
                     st.caption(common.md(line), help=tip)
-        by_id = {r.id: r for r in runs}
-        common.url_state({"runs": ("home_runs", [])})
+        by_id, _ = {r.id: r for r in runs}, common.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):
             st.session_state["home_runs"] = [i for i in st.session_state.get("home_runs", []) if i in by_id] \
                 or list(by_id)[:2]

@@ -11,6 +11,7 @@ from streamlit.testing.v1 import AppTest
 from rageval.config import RunConfig
 from rageval.report.settle import NO_DECIDED_PLAIN, settled_claims
 from rageval.report.summary import OFFLINE_VERDICT_NOTE
+from rageval.views.trust import JUDGE_WOULD_ADD
 from rageval.store import runs as store
 from tests.test_app_claims import APP, no_failure
 
@@ -65,6 +66,10 @@ def test_the_demo_answers_page_shows_planted_errors_settled_by_people(demo_built
     assert "offline rule: UNVERIFIED</details>" in table and ">UNVERIFIED</span>" not in table
     assert "likely evidence" in table and "5 unused days" in table
     assert "hints: the claim says 10; the sentence says 5" in table  # what the rule noticed stays
+    said = "\n".join(str(c.value).replace("\\", "") for c in at.caption)
+    assert "offline rule: agrees with people on" in said  # the rule's agreement with people, beside
+    assert JUDGE_WOULD_ADD in said  # what a judge would add, and no verdict shown as a judge's
+    assert "judge " not in table
     # a swapped name (q26) and an unsupported addition (q24's second claim)
     for item, expected in (("q26", ">CONTRADICTED</span>"), ("q24", ">NOT_MENTIONED</span>")):
         at.selectbox(key="ans_item").set_value(item).run()

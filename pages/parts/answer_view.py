@@ -77,11 +77,13 @@ def aligncheck_facts(answer: view.AnswerView) -> None:
 def metrics_table(answer: view.AnswerView) -> None:
     rows = view.metric_rows(answer)
     if rows:
-        common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                     column_config={"value": st.column_config.NumberColumn(format="%.3f", width="small"),
-                                    "id": st.column_config.TextColumn("identifier", width="small"),
-                                    "signature": st.column_config.TextColumn(width="small"),
-                                    "what it measures": st.column_config.TextColumn(width="large")})
+        table = pd.DataFrame(rows)
+        common.dataframe(table.drop(columns=["signature"]), hide_index=True, width="stretch",
+                         column_config={"value": st.column_config.NumberColumn(format="%.3f", width="small"),
+                                        "id": st.column_config.TextColumn("identifier", width="small"),
+                                        "what it measures": st.column_config.TextColumn(width="large")})
+        with st.expander("Signatures: the settings that produced each value"):
+            common.dataframe(table[["id", "signature"]], hide_index=True, width="stretch")
     else:
         st.info("No metric scored this answer.")
 

@@ -32,7 +32,7 @@ from rageval.views.claim_review import focus as claim_focus
 from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
 from rageval.views.frame import metric_label
-from rageval.views.trust import AGREEMENT_HELP, report_section, verifier_frame, verifier_sentence
+from rageval.views.trust import AGREEMENT_HELP, judge_line, report_section, verifier_frame, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, MetricSummary, claim_hints,
                                     coverage_text, evidence_prefix, is_heuristic, is_low_confidence,
@@ -53,7 +53,7 @@ __all__ = [
     "is_low_confidence", "verdict_counts", "card_note",
     # people's claim labels and every verifier's agreement with them
     "LABEL_BUTTONS", "claim_cards", "claim_focus", "claim_after", "evidence_texts", "choose_evidence",
-    "save_claim_label", "verifier_sentence", "verifier_frame", "AGREEMENT_HELP",
+    "save_claim_label", "verifier_sentence", "verifier_frame", "AGREEMENT_HELP", "judge_line",
     # two runs, plots, exports
     "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
     "EXPORTS", "export",

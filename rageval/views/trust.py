@@ -92,6 +92,17 @@ def difference_row(project: Project, run_a: str, run_b: str, metric: str | None,
     return estimates.difference_estimate(project, run_a, run_b, metric, frame=frame).as_dict()
 
 
+#: under the verifiers' agreement when no judge checked the run: what one would add (never its verdicts)
+JUDGE_WOULD_ADD = ("No judge has checked these claims. A judge (an LLM: --judge openai:MODEL, or the Run page's "
+                   "Judge) would decide the claims nobody settled, and its agreement with your people would be "
+                   "measured here, claim by claim.")
+
+
+def judge_line(rows: Sequence[dict[str, Any]]) -> str:
+    """:data:`JUDGE_WOULD_ADD` when none of the verifier ``rows`` is a judge, else ``""``."""
+    return "" if any(str(r["verifier"]).startswith("judge ") for r in rows) else JUDGE_WOULD_ADD
+
+
 def predictor_name(predictor: str) -> str:
     """A PPI row's predictor in words: a verifier's signature as ``offline rule`` / ``judge M``, a
     metric's name as is (the signature stays in the tooltip)."""
