@@ -113,3 +113,31 @@ def test_every_surface_says_the_same_settled_verdicts(demo_built, tmp_path, caps
         for (i, _text), (verdict, badge) in expected.items():
             if i == item:
                 assert f">{verdict}</span></td><td style=" in table and f">{badge}<" in table
+
+
+def test_check_gates_keyless_on_people_labels_and_on_the_copied_and_unverified_shares(demo_built, capsys):  # noqa: F811
+    """`check` on the demo's LLM-style run: the keyless message names both gates; copied_share and
+    unverified_share are computed from the settled claims; people's labels change faithfulness."""
+    project, run_id = demo_built
+    settled = settled_claims(project, run_id)
+    per_item: dict[str, list] = {}
+    for c in settled:
+        per_item.setdefault(c.item_id, []).append(c)
+    copied = [sum(any(s.kind == "copied" for s in c.sources) for c in cs) / len(cs) for cs in per_item.values()]
+    unverified = [sum(not c.decided for c in cs) / len(cs) for cs in per_item.values()]
+    assert main(["check", "--project", project.slug, "--run", run_id, "--fail-under", "copied_share=0.01",
+                 "--fail-over", "unverified_share=0.99", "--allow-unscored", "--json"]) == 0
+    got = {c["name"]: c["details"] for c in json.loads(capsys.readouterr().out)["checks"]}
+    assert got["copied_share >= 0.01"]["mean"] == pytest.approx(sum(copied) / len(copied))
+    assert got["unverified_share <= 0.99"]["mean"] == pytest.approx(sum(unverified) / len(unverified))
+    from rageval.demo import demo_run_id
+
+    pipeline = demo_run_id()  # the extractive run: some answers have no copied or labelled claim
+    assert main(["check", "--project", project.slug, "--run", pipeline, "--fail-under", "faithfulness=0.5"]) == 1
+    said = capsys.readouterr().out
+    assert "Without a key, gate faithfulness one of two ways" in said and "copied_share" in said
+    # the stored faithfulness (offline: only copies decided) is not what check gates on
+    stored = [s["value"] for s in store.scores(project.db_path, run_id) if s["metric"] == "faithfulness"
+              and s["status"] == "ok"]
+    faith = next(s for s in run_summaries(project, run_id) if s.metric == "faithfulness")
+    assert set(stored) == {1.0} and faith.mean < 0.8
