@@ -63,7 +63,7 @@ def test_the_demo_answers_page_shows_planted_errors_settled_by_people(demo_built
     no_failure(at)
     table = _claims_table(at)
     assert ">CONTRADICTED</span>" in table and ">3 people<details><summary>other sources</summary>" in table
-    assert "offline rule: UNVERIFIED</details>" in table and ">UNVERIFIED</span>" not in table
+    assert "offline rule: UNVERIFIED</div></details>" in table and ">UNVERIFIED</span>" not in table
     assert "likely evidence" in table and "5 unused days" in table
     assert "hints: the claim says 10; the sentence says 5" in table  # what the rule noticed stays
     said = "\n".join(str(c.value).replace("\\", "") for c in at.caption)

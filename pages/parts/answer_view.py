@@ -21,8 +21,8 @@ def claims_table(answer: view.AnswerView) -> str:
     rows = []
     for n, c in enumerate(view.claim_rows(answer), start=1):
         evidence = f"{common.esc(c['evidence'][0])}“{common.esc(c['evidence'][1])}”" if c["evidence"] else "—"
-        by = common.esc(c["settled_by"]) + (f"<details><summary>other sources</summary>{common.esc(c['others'])}"
-                                            "</details>" if c["others"] else "")
+        by = common.esc(c["settled_by"]) + (f"<details><summary>other sources</summary><div>{common.esc(c['others'])}"
+                                            "</div></details>" if c["others"] else "")
         cells = (str(n), common.badge(c["verdict"], low_confidence=c["low_confidence"]), by, common.esc(c["confidence"]),
                  common.esc(c["claim"]), evidence, common.esc(c["reason"]), common.esc(c["cause"]))
         rows.append("<tr>" + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
