@@ -19,6 +19,7 @@ def judge_agreement(p, run_id: str) -> None:
         if any(r["n"] for r in mine):
             with st.expander("Each verifier against people: n, accuracy, kappa, precision and recall per verdict"):
                 common.dataframe(view.verifier_frame(mine), hide_index=True)
+                st.caption(common.md("  \n".join(f"{r['verifier']}: {r['signature']}" for r in mine)))
 
 
 @st.fragment

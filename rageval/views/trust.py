@@ -67,7 +67,7 @@ def verifier_frame(rows: list[dict[str, Any]]):
     import pandas as pd
 
     cols = ["verifier", "labelled", "n", "coverage", "accuracy", "kappa", "kappa 95% CI", "precision S", "recall S",
-            "precision C", "recall C", "precision NM", "recall NM", "labels for CI", "signature"]
+            "precision C", "recall C", "precision NM", "recall NM", "labels for CI"]
     out = [{**{k: r.get(k) for k in cols}, "labels for CI": r["labels_for_ci"],
             "kappa 95% CI": fmt_ci(r["kappa_low"], r["kappa_high"]).strip() or "n/a"} for r in rows]
     return pd.DataFrame(out, columns=cols)
