@@ -100,6 +100,13 @@ def test_every_surface_says_the_same_settled_verdicts(demo_built, tmp_path, caps
     html = (tmp_path / "r.html").read_text()
     assert f"{len(settled)} claims:" in html
     assert ">CONTRADICTED</span></td><td>3 people</td>" in html and "judge gpt-test: SUPPORTED" in html
+    # Home's leaderboard
+    from rageval.views import home
+
+    board = home.leaderboard(project, [r.id for r in store.runs(project.db_path)])
+    row = board.table.set_index("id").loc[run_id]
+    assert row["faithfulness"] == pytest.approx(faith.mean)
+    assert board.coverage[(run_id, "faithfulness")] == pytest.approx(faith.coverage)
     # the Answers page: every answer's claims with the same verdict and badge
     at = AppTest.from_file(str(APP), default_timeout=90)
     at.session_state["project"] = project.slug
@@ -141,3 +148,48 @@ def test_check_gates_keyless_on_people_labels_and_on_the_copied_and_unverified_s
               and s["status"] == "ok"]
     faith = next(s for s in run_summaries(project, run_id) if s.metric == "faithfulness")
     assert set(stored) == {1.0} and faith.mean < 0.8
+
+
+def test_score_details_and_export_details_say_the_same(tmp_path, monkeypatch, capsys):
+    """`score --details` (before anyone labels) names who decided each claim as the stored run's
+    `export --details` does."""
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    answers = tmp_path / "answers.jsonl"
+    answers.write_text(json.dumps({"id": "a1", "question": "When does the warehouse open?",
+                                   "answer": "The warehouse opens at 7 am on weekdays. It closes at midnight.",
+                                   "contexts": ["The warehouse opens at 7 am on weekdays."]}) + "\n")
+    assert main(["score", str(answers), "--metrics", "faithfulness", "--details", "--out", str(tmp_path / "s.jsonl")]) == 0
+    scored = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])
+    got = [(c["text"], c["verdict"], c["by"]) for c in scored["claims"]]
+    assert got == [("The warehouse opens at 7 am on weekdays.", "SUPPORTED", "copied"),
+                   ("It closes at midnight.", "UNVERIFIED", "unverified")]
+    from rageval.project import open_project
+
+    run_id = store.runs(open_project("default").db_path)[0].id
+    capsys.readouterr()
+    assert main(["export", "--run", run_id, "--details"]) == 0
+    exported = json.loads(capsys.readouterr().out.splitlines()[0])
+    assert [(c["claim"], c["verdict"], c["by"]) for c in exported["claims"]] == got
+
+
+def test_wilson_interval_stays_in_0_1_with_width_and_matches_statsmodels():
+    from statsmodels.stats.proportion import proportion_confint
+
+    from rageval.stats.shares import wilson_interval
+
+    for k, n in [(0, 1), (1, 1), (10, 10), (0, 7), (3, 7), (45, 45), (20, 45)]:
+        low, high = wilson_interval(k, n)
+        assert 0.0 <= low < high <= 1.0  # inside [0, 1], never a point
+        assert (low, high) == pytest.approx(proportion_confint(k, n, method="wilson"), abs=1e-12)
+
+
+def test_a_ppi_share_interval_outside_0_1_is_clipped_on_pages_and_said():
+    from rageval.views.trust import plain_estimate
+
+    row = {"quantity": "share of claims a person calls SUPPORTED", "predictor": "faithfulness|judge:heuristic|v1",
+           "labelled": 9, "total": 45, "estimate": 1.0, "low": 0.81, "high": 1.19, "human": 1.0, "human_low": 1.0,
+           "human_high": 1.0, "naive": 0.4, "effective_n": 12.0, "reason": None}
+    sentence, tip = plain_estimate(row)
+    assert "1.000 [0.810, 1.000]" in sentence and "(offline rule)" in sentence and "faithfulness|" not in sentence
+    assert "[0.810, 1.190], leaves [0, 1]; it is shown clipped" in tip and "faithfulness|judge:heuristic|v1" in tip
+    assert "people alone 1.000 [0.701, 1.000]" in sentence  # Wilson for 9 of 9: width, inside [0, 1]
