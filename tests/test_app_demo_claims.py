@@ -57,6 +57,7 @@ def test_the_demo_answers_page_shows_planted_errors_settled_by_people(demo_built
     at.selectbox(key="ans_run").set_value(run_id).run()
     no_failure(at)
     assert not any("low confidence" in c.value for c in at.caption)  # the rules' verdicts carry no probability
+    assert any(e.label.startswith("How sure these numbers are") for e in at.expander)  # PPI beside the means
     # a wrong number (q08: 10 days, the handbook says 5): UNVERIFIED by the rule, CONTRADICTED by 3 people
     assert verdicts[("q08", 0)] == "UNVERIFIED"
     at.selectbox(key="ans_item").set_value("q08").run()

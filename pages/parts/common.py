@@ -22,7 +22,7 @@ from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, 
 from rageval.views import frame
 from rageval.views.frame import IngestJobs, Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown
 from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, bump, card_notes, claim_trust, comparison, ended_runs, finished_runs,
+    agreement, answer_ppi_lines, answer_table, answer_view, bump, card_notes, claim_trust, comparison, ended_runs, finished_runs,
     human_frame, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts, regressions,
     review_annotators, review_queue, run_stamp, stamp, summaries, version)
 

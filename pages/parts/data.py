@@ -153,6 +153,12 @@ def card_notes(p: Project, run: Run) -> tuple:
     return run_stamp(run), (run.id,)
 
 
+@cached_query("answers.ppi_lines", max_entries=16)
+def answer_ppi_lines(p: Project, run: Run) -> tuple:
+    """rageval.views.answers.ppi_lines of ``run``, cached on the database's change stamp (labels change it)."""
+    return stamp(p), (run.id,)
+
+
 @cached_query("answers.summaries", max_entries=32)
 def summaries(p: Project, run: Run) -> tuple:
     """rageval.views.answers.summaries of ``run`` (a list of MetricSummary), cached on the run's state."""

@@ -50,7 +50,7 @@ __all__ = [
     # one answer
     "AnswerView", "MetricSummary", "VERDICTS", "OFFLINE_VERDICT_NOTE", "answer_segments", "evidence_spans",
     "segments", "claim_rows", "flag_lines", "all_undecided", "NO_DECIDED_PLAIN", "unscored_text", "aligncheck_facts", "metric_rows", "offline_verdicts",
-    "is_low_confidence", "verdict_counts", "card_note",
+    "is_low_confidence", "verdict_counts", "card_note", "ppi_lines",
     # people's claim labels and every verifier's agreement with them
     "LABEL_BUTTONS", "claim_cards", "claim_focus", "claim_after", "evidence_texts", "choose_evidence",
     "save_claim_label", "verifier_sentence", "verifier_frame", "AGREEMENT_HELP", "judge_line",
@@ -76,6 +76,14 @@ def card_notes(project: Project, run_id: str) -> dict[str, str]:
 def answer_view(project: Project, run_id: str, item_id: str) -> AnswerView | None:
     """One answer's view (question, answer, contexts, scores, claims), read for that item only."""
     return answer_view_of(project, run_id, item_id)
+
+
+def ppi_lines(project: Project, run_id: str) -> list[tuple[str, str]]:
+    """Under the cards, where people labelled this run: its prediction-powered estimates in words,
+    ``(line, tooltip)`` each (:func:`rageval.views.trust.plain_estimate`); [] when nobody labelled."""
+    from rageval.views.trust import labelled_run_ids, plain_headlines
+
+    return plain_headlines(project, run_id) if labelled_run_ids(project, [run_id]) else []
 
 
 def card_note(s: MetricSummary) -> str:
