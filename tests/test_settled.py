@@ -100,8 +100,13 @@ def test_every_surface_says_the_same_settled_verdicts(demo_built, tmp_path, caps
     html = (tmp_path / "r.html").read_text()
     assert f"{len(settled)} claims:" in html
     assert ">CONTRADICTED</span></td><td>3 people</td>" in html and "judge gpt-test: SUPPORTED" in html
-    # Home's leaderboard
+    # the per-answer values behind the plots, the report's distributions and Compare
+    from rageval.report.leaderboard import item_values
     from rageval.views import home
+
+    per_item = item_values(project, [run_id], ["faithfulness"])
+    assert per_item[per_item["status"] == "ok"]["value"].mean() == pytest.approx(faith.mean)
+    # Home's leaderboard
 
     board = home.leaderboard(project, [r.id for r in store.runs(project.db_path)])
     row = board.table.set_index("id").loc[run_id]

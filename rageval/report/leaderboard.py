@@ -142,9 +142,19 @@ def leaderboard(project: Project, runs: Sequence[Run] | None = None, *,
 
 
 def item_values(project: Project, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Long table ``run_id, item_id, metric, value, status, reason, domain`` for plots."""
+    """Long table ``run_id, item_id, metric, value, status, reason, domain`` for plots, the report and
+    comparisons; the claim metrics on settled verdicts (:mod:`rageval.report.settle`)."""
+    from rageval.report.settle import CLAIM_SHARES, run_settled_values
+
     rows = report_store.score_values(project.db_path, run_ids, metrics)
     frame = pd.DataFrame(rows, columns=["run_id", "item_id", "metric", "value", "status", "reason"])
+    claim_rows = frame["metric"].isin(list(CLAIM_SHARES))
+    for rid in dict.fromkeys(run_ids) if claim_rows.any() else ():
+        settled = run_settled_values(project, rid)
+        for i in frame.index[claim_rows & (frame["run_id"] == rid)] if settled else ():
+            found = settled.get(frame.at[i, "item_id"], {}).get(frame.at[i, "metric"])
+            if found is not None:
+                frame.loc[i, ["value", "status", "reason"]] = [found.value, found.status, found.reason]
     domains = pd.DataFrame(report_store.item_domains(project.db_path, run_ids), columns=["run_id", "item_id", "domain"])
     return frame.merge(domains, on=["run_id", "item_id"], how="left")
 
