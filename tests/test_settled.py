@@ -125,6 +125,14 @@ def test_every_surface_says_the_same_settled_verdicts(demo_built, tmp_path, caps
         for (i, _text), (verdict, badge) in expected.items():
             if i == item:
                 assert f">{verdict}</span></td><td style=" in table and f">{badge}<" in table
+    # a label given elsewhere (another tab, the CLI) settles anew on the page's next run
+    from rageval.human.claim_labels import label_claim
+
+    addition = next(c for c in settled if c.item_id == "q24" and c.verdict == "NOT_MENTIONED")
+    label_claim(project, run_id, "q24", addition.claim, "dana", "SUPPORTED")
+    at.run()
+    table = next(h.proto.body for h in at.get("html") if "<th" in h.proto.body and "settled by" in h.proto.body)
+    assert ">3 of 4 people<" in table and "people disagree: 3 NOT_MENTIONED, 1 SUPPORTED" in table
 
 
 def test_check_gates_keyless_on_people_labels_and_on_the_copied_and_unverified_shares(demo_built, capsys):  # noqa: F811
