@@ -589,8 +589,8 @@ def test_an_ingest_goes_on_when_the_page_is_left(chromium, app, tmp_path):
 
     expect.set_options(timeout=WAIT_MS)
     doc = tmp_path / "depot.txt"
-    doc.write_text(" ".join(f"Bay {i} of the depot stores {i * 7} crates of tent poles on weekdays." for i in range(60)),
-                   encoding="utf-8")
+    doc.write_text(" ".join(f"Bay {i} of the depot stores {i * 7} crates of tent poles on weekdays." for i in range(300)),
+                   encoding="utf-8")  # long enough to embed for a while
     ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
     try:
         page = ctx.new_page()
@@ -600,7 +600,9 @@ def test_an_ingest_goes_on_when_the_page_is_left(chromium, app, tmp_path):
         page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(doc))
         expect(page.get_by_text("depot.txt", exact=True).first).to_be_visible()
         page.get_by_role("button", name="Ingest").click()
-        page.locator('[data-testid="stSidebarNav"] a', has_text="Home").click()  # at once, mid-ingest
+        # the click has started it (a click followed at once by a page change can be lost before it runs)
+        expect(page.get_by_text(re.compile(r"Ingesting 1 file\(s\) into"))).to_be_visible()
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Home").click()  # mid-ingest
         expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
         _nav(page, "Documents")
         expect(page.get_by_text(re.compile(r"depot\.txt: 1 page\(s\), \d+ chunk\(s\), added"))).to_be_visible()
