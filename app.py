@@ -1,9 +1,10 @@
 """rageval dashboard: ``streamlit run app.py``.
 
 The sidebar switches between projects under ``RAGEVAL_HOME`` and creates new ones. On the first
-start the bundled demo project is built and evaluated in a background thread (12 s on an idle
-2-core machine, 90 s or more on a busy one) while the app stays usable, with a progress bar, so
-a newcomer sees answers and scores soon; set ``RAGEVAL_NO_AUTODEMO=1`` to skip that (the tests do).
+start the bundled demo project is made in a background thread: loaded from its shipped snapshot
+(1.6 CPU-seconds, rageval.demo.snapshot), or, when the code that made the snapshot has changed,
+built and evaluated from nothing (about 12 CPU-seconds) while the app stays usable, with a progress
+bar; set ``RAGEVAL_NO_AUTODEMO=1`` to skip that (the tests do).
 """
 from __future__ import annotations
 

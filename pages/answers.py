@@ -35,7 +35,7 @@ def question(p, run, other, rows) -> None:
         st.info("This answer is no longer stored; reload the page.")
         return
     if answer.unscored():
-        st.caption("Unscored here: " + common.md("; ".join(f"{common.label(m)} ({r})" for m, r in answer.unscored().items())))
+        st.caption("Unscored here: " + common.md(view.unscored_text(answer)))
     if other is not None:
         st.subheader("Side by side")
         answer_compare.side_by_side(answer, common.answer_view(p, other, item_id),
@@ -59,6 +59,10 @@ def main() -> None:
     summaries = common.summaries(p, run)
     if summaries:
         answer_table.metric_cards(summaries, per_row=4, notes=common.card_notes(p, run), agreement=common.agreement(p))
+    if lines := common.answer_ppi_lines(p, run):  # where people labelled: the estimates beside the raw means
+        with st.expander("How sure these numbers are, where people labelled (95% intervals)"):
+            for line, tip in lines:
+                st.caption(common.md(line), help=tip)
     else:
         st.info("This run has no metric scores.")
     reasons = view.unscored_reasons(summaries)

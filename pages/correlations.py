@@ -50,7 +50,7 @@ def claims_box(p) -> None:
         common.dataframe(view.verifier_frame(rows).round(3), hide_index=True, width="stretch")
         for r in rows:
             with st.expander(f"Confusion matrix: {common.plain(r['verifier'])}"):
-                st.caption(common.md(view.verifier_sentence(r)))
+                st.caption(common.md(f"{view.verifier_sentence(r)}  \nsignature: {r['signature']}"))
                 common.dataframe(r["confusion"], width="stretch")
 
 

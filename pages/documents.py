@@ -21,17 +21,16 @@ def upload(p) -> None:
         files = st.file_uploader("Files", type=["pdf", "txt", "md"], accept_multiple_files=True,
                                  key="doc_upload")
         if st.button("Ingest", type="primary", key="doc_ingest", disabled=not files or not corpus):
-            chunking = view.chunking(method, size, overlap)
-            bar = st.progress(0.0, text="Reading files…")
-            report = view.ingest_files(p, corpus, [(f.name, f.getvalue()) for f in files], chunking=chunking,
-                                           progress=lambda _ph, d, t: bar.progress(min(d / max(t, 1), 1.0),
-                                                                                   text=f"Embedding chunks {d}/{t}"))
-            bar.empty()
-            st.session_state["doc_report"] = report
+            chunking = view.chunking(method, size, overlap)  # runs in the background: leaving the page is fine
+            common.ingests().start(p, corpus, [(f.name, f.getvalue()) for f in files], chunking=chunking)
             st.session_state["doc_chunking"] = chunking.signature()
-            common.bump()
+            st.rerun()
+    for job in common.ingests().take_finished(p):
+        st.session_state["doc_report"] = job.report if job.error is None else job.error
     report = st.session_state.get("doc_report")
-    if report is not None:
+    if isinstance(report, str):
+        st.error(f"The ingest failed: {common.md(report)}", icon=":material/error:")
+    elif report is not None:
         for d in report.documents:
             state = "added" if d["new"] else "already in the corpus"
             st.success(f"{common.md(d['name'])}: {d['pages']} page(s), {d['chunks']} chunk(s), {state}",

@@ -24,7 +24,7 @@ def leaderboard_table(board: view.Leaderboard, *, key: str = "leaderboard", agre
                                                    "LLM = a model on an OpenAI-compatible server")}
     for m in board.metrics:
         agree = agreement.get(m)
-        config[m] = st.column_config.TextColumn(common.heading(m) + (f" · {agree.short()}" if agree else ""),
+        config[m] = st.column_config.TextColumn(common.heading(m) + (f" · {agree.words()}" if agree else ""),
                                                 help=common.tooltip(m, more=" " + agree.sentence() if agree else ""),
                                                 width="small")
     text = view.leaderboard_text(board)  # a missing mean reads "—" (not scored), never Streamlit's "None"
@@ -81,11 +81,11 @@ def main() -> None:
             runs = view.board_runs(runs, shown) or runs
         board = common.leaderboard(p, runs)
         leaderboard_table(board, agreement=common.agreement(p))
-        lines = common.ppi_lines(p, runs, common.run_title)
-        if lines:  # where people labelled: the prediction-powered estimate beside the human-only one
-            st.caption("Prediction-powered estimates (PPI++, 95%):  \n" + "  \n".join(common.md(x) for x in lines))
-        by_id = {r.id: r for r in runs}
-        common.url_state({"runs": ("home_runs", [])})
+        if lines := common.ppi_lines(p, runs, common.run_title):  # where people labelled: PPI, in words
+            with st.expander("How sure these numbers are, where people labelled (95% intervals)"):
+                for line, tip in lines:
+                    st.caption(common.md(line), help=tip)
+        by_id, _ = {r.id: r for r in runs}, common.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):
             st.session_state["home_runs"] = [i for i in st.session_state.get("home_runs", []) if i in by_id] \
                 or list(by_id)[:2]

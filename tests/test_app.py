@@ -235,6 +235,11 @@ def test_document_upload_through_the_widget(home):
     at.run()
     at.button(key="doc_ingest").click().run()
     assert not at.exception
+    for _ in range(300):  # the ingest runs in the background (tests/test_app_ingest.py); the page shows its report
+        if any("notes.txt" in unescape(s.value) for s in at.success):
+            break
+        time.sleep(0.1)
+        at.run()
     assert any("notes.txt: 1 page(s), 1 chunk(s), added" in unescape(s.value) for s in at.success)
     assert any("broken" in e.value for e in at.error), "the bad file's error is shown"
     # the documents table, the ingest error table and the chunk browser

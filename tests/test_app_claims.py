@@ -1,6 +1,8 @@
 """AppTest of people's claim labels: the Human review claim queue and the Answers page's buttons."""
 from __future__ import annotations
 
+import re
+
 import json
 from pathlib import Path
 
@@ -184,7 +186,16 @@ def test_answers_show_each_verifiers_agreement_beside_its_verdicts(project):
     at.selectbox(key="ans_run").set_value("runA").run()
     no_failure(at)
     said = [line for line in _captions(at).splitlines() if "agrees with people on" in line]
-    assert len(said) == 2 and all("labelled claims" in line and "kappa" in line for line in said)
+    assert len(said) == 2 and all("labelled claims" in line and "kappa" not in line for line in said)
+    assert sum("agreement beyond chance is undefined" in line for line in said) == 1  # the rule gives one verdict
+    assert sum(bool(re.search(r"agreement beyond chance (none|slight|fair|moderate|good|very good), -?\d\.\d\d \[",
+                              line)) for line in said) == 1  # the judge's: in words, the value and its interval
+    assert any(c.help and "Cohen's kappa" in c.help for c in at.caption)  # the statistic's name in a tooltip
+    assert not any("faithfulness|" in line for line in said)  # no signature in a sentence: in the expander
+    inside = [str(c.value) for e in at.expander for c in e.caption]
+    assert any("faithfulness|" in c.replace("\\", "") for c in inside)
+    outside = [str(c.value) for c in at.caption if str(c.value) not in inside]
+    assert not any("faithfulness|" in c.replace("\\", "") for c in outside)
     table = next(d.value for d in at.dataframe if "precision NM" in d.value.columns)
     assert set(table["labelled"]) == {18} and {"n", "accuracy", "kappa 95% CI", "recall C"} <= set(table.columns)
 
@@ -208,7 +219,11 @@ def test_home_and_compare_show_ppi_estimates_where_labels_exist(project):
     _label_some(project)
     at = page("pages/home.py")
     no_failure(at)
-    assert "Prediction-powered estimates" in _captions(at) and "share of claims a person calls SUPPORTED" in _captions(at)
+    assert any(e.label.startswith("How sure these numbers are") for e in at.expander)
+    said = [c for c in at.caption if "share of claims a person calls SUPPORTED (offline rule): " in str(c.value).replace("\\", "")]
+    assert said and all("PPI++" in c.help and "faithfulness|" in c.help for c in said)  # method, signature: tooltip
+    shown = "\n".join(str(x.value) for x in [*at.caption, *at.markdown])
+    assert "faithfulness|" not in shown and "PPI++" not in shown and " cov " not in shown and "ρ" not in shown
     at = page("pages/compare.py")
     no_failure(at)
     assert "PPI: difference of mean human rating (B - A)" in _captions(at)

@@ -64,6 +64,7 @@ def test_agreement_with_raters_beside_each_metric(tmp_path, monkeypatch):
     assert got["token_f1"].analysis == analysis.id and "human" not in got
     assert got["token_f1"].rho > got["noise"].rho  # the fixture's token_f1 follows the raters, noise does not
     assert got["token_f1"].short().startswith("ρ 0.") and "(n 60)" in got["token_f1"].short()
+    assert got["token_f1"].words() == f"raters {got['token_f1'].rho:.2f}"  # the page's words; ρ in the tooltip
     assert "Spearman's rho" in got["token_f1"].sentence() and analysis.id in got["token_f1"].sentence()
 
     at = AppTest.from_file(str(APP), default_timeout=90)
@@ -72,11 +73,11 @@ def test_agreement_with_raters_beside_each_metric(tmp_path, monkeypatch):
     assert not at.exception
     configs = [json.loads(d.proto.columns) for d in at.dataframe if d.proto.columns]
     labels = [c.get("label") for config in configs for c in config.values() if isinstance(c, dict)]
-    assert f"Token F1 ↑ · {got['token_f1'].short()}" in labels, labels  # the readable name; the id is in the tooltip
+    assert f"Token F1 ↑ · {got['token_f1'].words()}" in labels, labels  # the readable name; the id is in the tooltip
     at.switch_page("pages/answers.py").run()
     assert not at.exception
     captions = "\n".join(c.value for c in at.caption)
-    assert f"{got['token_f1'].short()} with raters" in captions, "no agreement under the metric card"
+    assert f"agrees with {got['token_f1'].words()}" in captions, "no agreement under the metric card"
 
 
 def test_a_rubric_defined_in_the_app_scores_a_judged_run_against_the_test_server(tmp_path, monkeypatch, llm_env):

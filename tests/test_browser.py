@@ -467,7 +467,7 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, ap
     try:
         page.goto(app.at())
         expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
-        expect(page.get_by_text("Prediction-powered estimates")).to_have_count(0)
+        expect(page.get_by_text("How sure these numbers are")).to_have_count(0)
         page.goto(app.at("correlations"))
         expect(page.get_by_text("No claim labels yet")).to_be_visible()
 
@@ -492,8 +492,9 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, ap
         expect(page.get_by_text("Claim verifiers against people")).to_be_visible()
         expect(page.get_by_text(re.compile(r"Confusion matrix: offline rule"))).to_be_visible()
         page.goto(app.at())
-        expect(page.get_by_text("Prediction-powered estimates")).to_be_visible()
-        expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED: \d")).first).to_be_visible()
+        page.get_by_text("How sure these numbers are").click()  # the estimates, in words, in an expander
+        expect(page.get_by_text(re.compile(r"share of claims a person calls SUPPORTED \(offline rule\): \d")).first
+               ).to_be_visible()
 
         # Answers: the keys act on the claim in the box, which moves on after each label
         page.goto(app.at("answers", run=pipeline_run, question="q1"))
@@ -579,3 +580,98 @@ def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
     items = run_store.qa_items(open_project(app.project).db_path, "reviewed", include_dropped=True)
     assert [it["status"] for it in items] == ["accepted", "dropped", "accepted"]
     assert items[0]["question"] == EDITED and all(it["relevant"] and it["references"] for it in items)
+
+
+def test_an_ingest_goes_on_when_the_page_is_left(chromium, app, tmp_path):
+    """Ingest, leave Documents at once for Home, come back: the ingest finished and its report shows
+    (it used to run inside the page's script run, which leaving the page stopped)."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=WAIT_MS)
+    doc = tmp_path / "depot.txt"
+    doc.write_text(" ".join(f"Bay {i} of the depot stores {i * 7} crates of tent poles on weekdays." for i in range(300)),
+                   encoding="utf-8")  # long enough to embed for a while
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        page.goto(app.at("documents"))
+        expect(page.get_by_role("heading", name="Documents")).to_be_visible()
+        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(doc))
+        expect(page.get_by_text("depot.txt", exact=True).first).to_be_visible()
+        page.get_by_role("button", name="Ingest").click()
+        # the click has started it (a click followed at once by a page change can be lost before it runs)
+        expect(page.get_by_text(re.compile(r"Ingesting 1 file\(s\) into"))).to_be_visible()
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Home").click()  # mid-ingest
+        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+        _nav(page, "Documents")
+        expect(page.get_by_text(re.compile(r"depot\.txt: 1 page\(s\), \d+ chunk\(s\), added"))).to_be_visible()
+        from rageval.store import corpus as corpus_store
+
+        names = [d["name"] for c in corpus_store.corpora(open_project(app.project).db_path)
+                 for d in corpus_store.documents(open_project(app.project).db_path, c["name"])]
+        assert "depot.txt" in names
+    finally:
+        ctx.close()
+
+
+def _choose(page, label: str, text: str) -> None:
+    """Pick the option of the select box ``label`` that ``text`` begins, by typing it."""
+    box = page.get_by_role("combobox", name=label)
+    box.click()
+    box.fill(text)
+    page.keyboard.press("Enter")
+    _idle(page)
+
+
+def test_the_presenters_script(chromium, streamlit_server, monkeypatch):
+    """docs/demo.md, step by step, on the demo project (loaded from its shipped snapshot into the
+    server's home): each screen shows what the script says."""
+    from playwright.sync_api import expect
+
+    from rageval.demo import load_demo
+
+    proc, url, home, _log = streamlit_server
+    monkeypatch.setenv("RAGEVAL_HOME", str(home))
+    built = load_demo()
+    expect.set_options(timeout=WAIT_MS)
+    ctx = chromium.new_context(viewport={"width": 1400, "height": 1600})
+    try:
+        page = ctx.new_page()
+        page.set_default_timeout(WAIT_MS)
+        # 1. Home: the counts, the leaderboard, the intervals in an expander
+        page.goto(f"{url}/?project=demo")
+        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+        expect(page.get_by_text("How sure these numbers are, where people labelled (95% intervals)")).to_be_visible()
+        expect(page.get_by_text(re.compile(r"% decided: the share of claims settled by a person"))).to_be_visible()
+        # 2. Answers, first planted error, within two clicks of Home
+        page.get_by_role("link", name="Inspect the answers: claims, evidence, worst first").click()
+        expect(page.get_by_role("heading", name="Answers")).to_be_visible()
+        table = page.locator("table", has_text="settled by")
+        row = table.locator("tr", has_text="The Trailhead 2 weighs 2.4 kg when packed")
+        expect(row.get_by_text("CONTRADICTED", exact=True)).to_be_visible()
+        expect(row).to_contain_text("3 people")
+        expect(row.get_by_text("offline rule: UNVERIFIED")).to_be_hidden()  # one click away
+        row.get_by_text("other sources").click()
+        expect(row.get_by_text("offline rule: UNVERIFIED")).to_be_visible()
+        expect(row.get_by_text("Packed weight: 2.1 kg", exact=False)).to_be_visible()
+        expect(page.get_by_text(re.compile(r"offline rule: agrees with people on 100% of 8 labelled claims"))).to_be_visible()
+        expect(page.get_by_text(re.compile(r"No judge has checked these claims"))).to_be_visible()
+        # 3. two more planted errors: a swapped name (red) and an unsupported addition (orange)
+        for number, claim, verdict in (("12. Who founded Northwind Outfitters?", "founded by Ingrid Solberg",
+                                        "CONTRADICTED"),
+                                       ("11. How tall is the Grey Maiden lighthouse?",
+                                        "designed by the engineer Robert Stevenson", "NOT_MENTIONED")):
+            _choose(page, "Question", number.split("?")[0])
+            row = page.locator("table", has_text="settled by").locator("tr", has_text=claim)
+            expect(row.get_by_text(verdict, exact=True)).to_be_visible()
+            expect(row).to_contain_text("3 people")
+        expect(page.get_by_text("Faithfulness", exact=False).first).to_be_visible()
+        # 4. what nobody has decided: one sentence, once
+        _choose(page, "Question", "17. What is the retail price")
+        row = page.locator("table", has_text="settled by").locator("tr", has_text="The Trailhead 2 retails for 349 EUR")
+        expect(row.get_by_text("UNVERIFIED", exact=True)).to_be_visible()
+        expect(page.get_by_text(re.compile(r"No claim could be decided without a judge or a person"))).to_have_count(1)
+        assert built["import_run_id"] in page.url  # the address names the run the script speaks of
+    finally:
+        ctx.close()

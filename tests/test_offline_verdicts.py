@@ -246,7 +246,7 @@ def test_unverified_round_trips_through_store_score_files_and_exports(tmp_path, 
     from rageval.views import answers as answers_view
     from rageval.views import compare, home
     board = home.leaderboard(project, [run.id])  # the leaderboard, the cards and Compare show the coverage
-    assert home.leaderboard_text(board)["faithfulness"].tolist() == ["1.000 · cov 25%"]
+    assert home.leaderboard_text(board)["faithfulness"].tolist() == ["1.000 (25% decided)"]
     assert "faithfulness_coverage" in home.leaderboard_csv(board)
     (summary,) = run_summaries(project, run.id)
     assert answers_view.card_note(summary).startswith("coverage 25% · 1 scored")

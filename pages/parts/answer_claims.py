@@ -13,10 +13,13 @@ def judge_agreement(p, run_id: str) -> None:
     rows, _ = common.claim_trust(p)
     mine = [r for r in rows if run_id in r.get("runs", (run_id,))]
     if mine:
-        st.caption("  \n".join(common.md(view.verifier_sentence(r)) for r in mine))
+        st.caption("  \n".join(common.md(view.verifier_sentence(r)) for r in mine), help=view.AGREEMENT_HELP)
+        if view.judge_line(mine):
+            st.caption(common.md(view.judge_line(mine)))
         if any(r["n"] for r in mine):
             with st.expander("Each verifier against people: n, accuracy, kappa, precision and recall per verdict"):
                 common.dataframe(view.verifier_frame(mine), hide_index=True)
+                st.caption(common.md("  \n".join(f"{r['verifier']}: {r['signature']}" for r in mine)))
 
 
 @st.fragment

@@ -29,7 +29,7 @@ def metric_cards(items: Sequence[view.MetricSummary], *, per_row: int = 4, notes
                 s.metric, s.n_unscored + s.n_failed, judge + (" " + agree.sentence() if agree else "")))
             col.caption(view.card_note(s) + (" · heuristic" if s.heuristic else "")
                         + (f" · {common.md(notes[s.metric])}" if notes.get(s.metric) else "")
-                        + (f" · {agree.short()} with raters" if agree else ""))
+                        + (f" · agrees with {agree.words()}" if agree else ""))
 
 
 def filters(full, summaries: list[view.MetricSummary]):

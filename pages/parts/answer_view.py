@@ -16,12 +16,14 @@ _CELL = "padding:0.35rem 0.5rem;border-bottom:1px solid #e8ebf1;vertical-align:t
 
 
 def claims_table(answer: view.AnswerView) -> str:
-    head = "".join(f'<th style="{_CELL}">{h}</th>' for h in ("#", "verdict", "confidence", "claim", "evidence",
-                                                             "reason", "likely cause"))
+    head = "".join(f'<th style="{_CELL}">{h}</th>' for h in ("#", "verdict", "settled by", "confidence", "claim",
+                                                             "evidence", "reason", "likely cause"))
     rows = []
     for n, c in enumerate(view.claim_rows(answer), start=1):
         evidence = f"{common.esc(c['evidence'][0])}“{common.esc(c['evidence'][1])}”" if c["evidence"] else "—"
-        cells = (str(n), common.badge(c["verdict"], low_confidence=c["low_confidence"]), common.esc(c["confidence"]),
+        by = common.esc(c["settled_by"]) + (f"<details><summary>other sources</summary><div>{common.esc(c['others'])}"
+                                            "</div></details>" if c["others"] else "")
+        cells = (str(n), common.badge(c["verdict"], low_confidence=c["low_confidence"]), by, common.esc(c["confidence"]),
                  common.esc(c["claim"]), evidence, common.esc(c["reason"]), common.esc(c["cause"]))
         rows.append("<tr>" + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
     return f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
@@ -75,11 +77,13 @@ def aligncheck_facts(answer: view.AnswerView) -> None:
 def metrics_table(answer: view.AnswerView) -> None:
     rows = view.metric_rows(answer)
     if rows:
-        common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch",
-                     column_config={"value": st.column_config.NumberColumn(format="%.3f", width="small"),
-                                    "id": st.column_config.TextColumn("identifier", width="small"),
-                                    "signature": st.column_config.TextColumn(width="small"),
-                                    "what it measures": st.column_config.TextColumn(width="large")})
+        table = pd.DataFrame(rows)
+        common.dataframe(table.drop(columns=["signature"]), hide_index=True, width="stretch",
+                         column_config={"value": st.column_config.NumberColumn(format="%.3f", width="small"),
+                                        "id": st.column_config.TextColumn("identifier", width="small"),
+                                        "what it measures": st.column_config.TextColumn(width="large")})
+        with st.expander("Signatures: the settings that produced each value"):
+            common.dataframe(table[["id", "signature"]], hide_index=True, width="stretch")
     else:
         st.info("No metric scored this answer.")
 
@@ -114,7 +118,7 @@ def show(answer: view.AnswerView, p=None, run_id: str | None = None) -> None:
     if answer.claims:
         st.markdown(f"**Claims** ({len(answer.claims)}, checked against the retrieved chunks)")
         st.html(claims_table(answer))
-        if view.offline_verdicts(answer.claims):
+        if view.offline_verdicts(answer.claims) and not view.all_undecided(answer):
             st.caption(view.OFFLINE_VERDICT_NOTE)
         if p is not None and run_id is not None:
             answer_claims.judge_agreement(p, run_id)

@@ -20,11 +20,11 @@ import streamlit as st
 
 from rageval.errors import ConfigError, InputError, LLMError, ProjectBusyError, RagevalError
 from rageval.views import frame
-from rageval.views.frame import Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown: common.shown
+from rageval.views.frame import IngestJobs, Project, Run, RunWorkers, shown, without_bidi  # noqa: F401 - shown
 from pages.parts.data import (  # noqa: F401 - re-exported: pages call them as common.X
-    agreement, answer_table, answer_view, auth_configured, bump, can, card_notes, claim_trust, comparison, ended_runs,
-    finished_runs, human_frame, identity, item_values, leaderboard, ppi_difference, ppi_lines, project, project_counts,
-    regressions, review_annotators, review_queue, run_stamp, stamp, summaries, version)
+    agreement, answer_ppi_lines, answer_table, answer_view, auth_configured, bump, can, card_notes, claim_trust,
+    comparison, ended_runs, finished_runs, human_frame, identity, item_values, leaderboard, ppi_difference, ppi_lines,
+    project, project_counts, regressions, review_annotators, review_queue, run_stamp, stamp, summaries, version)
 
 PAGES = {
     "home": "pages/home.py", "documents": "pages/documents.py", "qa": "pages/qa_sets.py",
@@ -177,6 +177,7 @@ def run_page(main: Callable[[], None]) -> None:
         st.session_state.pop("_url_run_open", None)
     try:
         announce_finished()
+        ingest_progress()
         main()
     except Exception as exc:  # noqa: BLE001 - the page boundary: nothing may escape as a traceback
         show_error(exc)
@@ -408,6 +409,29 @@ def demo_building() -> bool:
 def workers() -> RunWorkers:
     """One per server process: every tab sees the same runs (rageval.runs.worker)."""
     return RunWorkers()
+
+
+@st.cache_resource(show_spinner=False)
+def ingests() -> IngestJobs:
+    """One per server process: an ingest goes on when its page is left (rageval.runs.ingest_worker)."""
+    return IngestJobs()
+
+
+def ingest_progress() -> None:
+    """Every page: the open project's ingests running in this server process, with their progress."""
+    if ingests().active(project()):
+        _ingest_bars()
+
+
+@st.fragment(run_every=1.0)
+def _ingest_bars() -> None:
+    """The bars, redrawn each second; when the last ingest ends the whole page reruns on the new data."""
+    active = ingests().active(project())
+    if not active:
+        bump()
+        st.rerun(scope="app")
+    for job in active:
+        st.progress(job.progress.fraction(), text=md(job.text()))
 
 
 def spec_input(label: str, offline: str, *, key: str, model: str, container: Any = st) -> str:

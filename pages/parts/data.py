@@ -171,8 +171,9 @@ def review_queue(p: Project, run: Run, annotator: str) -> list:
 
 @cached_query("answers.answer_table", max_entries=16)
 def answer_table(p: Project, run: Run) -> tuple:
-    """The run's answers as one table row each (rageval.views.answers.answer_table), cached."""
-    return run_stamp(run), (run.id,)
+    """The run's answers as one table row each (rageval.views.answers.answer_table), cached on the run's
+    state and the database's change stamp (a claim labelled anywhere changes its settled counts)."""
+    return (run_stamp(run), stamp(p)), (run.id,)
 
 
 @cached_query("answers.item_values", max_entries=16)
@@ -184,8 +185,8 @@ def item_values(p: Project, runs: Sequence[Run], metrics: Sequence[str] | None =
 @cached_query("answers.answer_view", max_entries=64)
 def answer_view(p: Project, run: Run, item_id: str) -> tuple:
     """One answer's view (rageval.views.answers.answer_view), read for that answer only (fast on runs
-    of any size), cached."""
-    return run_stamp(run), (run.id, item_id)
+    of any size), cached on the run's state and the database's change stamp (settled verdicts)."""
+    return (run_stamp(run), stamp(p)), (run.id, item_id)
 
 
 @cached_query("answers.card_notes", max_entries=32)
@@ -194,10 +195,17 @@ def card_notes(p: Project, run: Run) -> tuple:
     return run_stamp(run), (run.id,)
 
 
+@cached_query("answers.ppi_lines", max_entries=16)
+def answer_ppi_lines(p: Project, run: Run) -> tuple:
+    """rageval.views.answers.ppi_lines of ``run``, cached on the database's change stamp (labels change it)."""
+    return stamp(p), (run.id,)
+
+
 @cached_query("answers.summaries", max_entries=32)
 def summaries(p: Project, run: Run) -> tuple:
-    """rageval.views.answers.summaries of ``run`` (a list of MetricSummary), cached on the run's state."""
-    return run_stamp(run), (run.id,)
+    """rageval.views.answers.summaries of ``run`` (a list of MetricSummary), cached on the run's state
+    and the database's change stamp (the claim metrics are on settled verdicts)."""
+    return (run_stamp(run), stamp(p)), (run.id,)
 
 
 @cached_query("home.agreement", max_entries=16, ttl=30)

@@ -18,9 +18,14 @@ def cmd_check(args: argparse.Namespace) -> int:
 
     if bool(args.run) == bool(args.scores):
         raise ConfigError("check needs exactly one of --run ID or a scored FILE")
+    named = {*gate.parse_thresholds(args.fail_under), *gate.parse_thresholds(args.fail_over, "--fail-over"),
+             *(names(args.metrics) if args.metrics else [])}
+    shares = bool(named & set(gate.CLAIM_GATE_METRICS))
     try:
-        current = gate.from_run(project(args), args.run) if args.run else gate.from_file(Path(args.scores))
-        baseline = gate.load(lambda: project(args), args.no_regression_from) if args.no_regression_from else None
+        current = (gate.from_run(project(args), args.run, claim_shares=shares) if args.run
+                   else gate.from_file(Path(args.scores)))
+        baseline = (gate.load(lambda: project(args), args.no_regression_from, claim_shares=shares)
+                    if args.no_regression_from else None)
     except InputError as exc:  # an unreadable file is an unusable argument here: exit 2, not "gate failed"
         raise ConfigError(str(exc)) from exc
     result = gate.run_gate(current, fail_under=gate.parse_thresholds(args.fail_under),
@@ -40,9 +45,11 @@ def register(commands: Commands) -> None:
                    help="scores to check: what `rageval score --out FILE` wrote (JSONL, CSV, JSON or Parquet)")
     p.add_argument("--run", metavar="ID", help="check a stored run instead of a file")
     p.add_argument("--fail-under", action="append", metavar="METRIC=VALUE",
-                   help="fail when the metric's mean is below VALUE (repeatable)")
+                   help="fail when the metric's mean is below VALUE (repeatable); a stored run also has copied_share "
+                        "(claims copied from a context / claims), a keyless gate")
     p.add_argument("--fail-over", action="append", metavar="METRIC=VALUE",
-                   help="fail when the metric's mean is above VALUE, for metrics where lower is better (repeatable)")
+                   help="fail when the metric's mean is above VALUE, for metrics where lower is better (repeatable); a "
+                        "stored run also has unverified_share (claims no person, judge or copy settled / claims)")
     p.add_argument("--no-regression-from", metavar="RUN_OR_FILE",
                    help="a baseline run id or scored file: fail when a metric dropped from it (paired by answer id)")
     p.add_argument("--metrics", metavar="M[,M...]",

@@ -12,7 +12,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     """Export a run, one row per QA item with contexts and scores, as JSONL, CSV, Parquet or RAGAS JSONL."""
     from rageval.report.exports import export_run
 
-    text = export_run(project(args), args.run, args.format, Path(args.out) if args.out else None)
+    text = export_run(project(args), args.run, args.format, Path(args.out) if args.out else None,
+                      details=args.details)
     if text is not None:
         sys.stdout.write(text)
     elif args.json:
@@ -46,6 +47,8 @@ def register(commands: Commands) -> None:
     p.add_argument("--format", choices=("jsonl", "csv", "parquet", "ragas"), default="jsonl",
                    help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` reads back (default: %(default)s)")
     p.add_argument("--out", metavar="FILE", help="file to write; - or a pipe streams (default: stdout; parquet needs --out)")
+    p.add_argument("--details", action="store_true", help="add each row's claims: the settled verdict, who settled "
+                   "it (people, a judge, a copy) and every source's verdict")
     p = commands.add("report", cmd_report)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--out", required=True, metavar="FILE", help="HTML file to write, e.g. report.html (- for stdout)")

@@ -30,6 +30,26 @@ def cmd_labels_export(args: argparse.Namespace) -> int:
     return write_export(args, text)
 
 
+def cmd_labels_settled(args: argparse.Namespace) -> int:
+    """Each claim's settled verdict: people's consensus, else a judge's, else a copy, else UNVERIFIED;
+    with who settled it and every source's verdict, and the claim metrics on settled verdicts."""
+    from rageval.errors import ConfigError
+    from rageval.report.settle import settled_claims, settled_text
+    from rageval.report.summary import run_summaries
+    from rageval.store import runs as rstore
+
+    proj = project(args)
+    if rstore.get_run(proj.db_path, args.run) is None:
+        raise ConfigError(f"no run {args.run!r} in project {proj.slug}; list them with: python -m rageval runs")
+    claims = settled_claims(proj, args.run, args.item)
+    metrics = [s for s in run_summaries(proj, args.run) if s.metric in ("faithfulness", "contradicted_share",
+                                                                          "not_mentioned_share")]
+    payload = {"run": args.run, "claims": [c.as_dict() for c in claims],
+               "metrics": {s.metric: {"mean": s.mean, "coverage": s.coverage, "n_ok": s.n_ok} for s in metrics}}
+    emit(args, payload, settled_text(claims, metrics))
+    return EXIT_OK
+
+
 def cmd_claim_agreement(args: argparse.Namespace) -> int:
     """Raters' agreement on claims and every claim verifier's agreement with people's labels."""
     from rageval.views.trust import agreement_payload, agreement_text, claim_agreement
@@ -80,8 +100,11 @@ def add_agreement_flags(p: argparse.ArgumentParser) -> None:
 
 
 def register(commands: Commands) -> None:
-    labels = commands.group("claim-labels", "people's claim labels: import, export",
-                            {"import": cmd_labels_import, "export": cmd_labels_export})
+    labels = commands.group("claim-labels", "people's claim labels: import, export, settled verdicts",
+                            {"import": cmd_labels_import, "export": cmd_labels_export, "settled": cmd_labels_settled})
+    p = labels["settled"]
+    p.add_argument("--run", required=True, metavar="ID", help="the run whose claims to show")
+    p.add_argument("--item", metavar="ID", help="one answer's claims only (default: every answer's)")
     p = labels["import"]
     p.add_argument("file", metavar="FILE", help="CSV, JSON or JSONL of claim labels")
     p.add_argument("--run", metavar="ID", help="the labelled run (else each row's 'run' column)")

@@ -103,6 +103,15 @@ def parse_thresholds(items: Sequence[str] | None, flag: str = "--fail-under") ->
     return out
 
 
+#: what the gate says when claims are undecided (no judge): the two ways to gate faithfulness without a key
+KEYLESS_GATES = (
+    "Without a key, gate faithfulness one of two ways: (1) label a sample of claims (rageval claim-labels import, "
+    "or the Human review page): people's labels settle those claims and faithfulness is measured on them, "
+    "which proves how faithful the labelled answers are; or (2) gate on what the offline rule proves: "
+    "--fail-under copied_share=X --fail-over unverified_share=Y, which proves only that a share of claims is "
+    "copied from the contexts and how much nobody has checked, not that the rest is wrong")
+
+
 def run_gate(current: ScoreSet, *, fail_under: Mapping[str, float] | None = None,
              fail_over: Mapping[str, float] | None = None, baseline: ScoreSet | None = None,
              metrics: Sequence[str] | None = None, min_effect: float = GateConfig.min_effect, alpha: float = GateConfig.alpha,
@@ -177,6 +186,8 @@ def _unscored_check(s: ScoreSet, metric: str, allowed: bool) -> Check:
     if n == 0:
         return Check(name, metric, True, f"all {total} answers scored on {metric}", {"unscored": 0, "answers": total})
     text = f"{n} of {total} answers unscored on {metric} ({_reasons(s, metric)})"
+    if any(str(r).startswith("no_decided_claims") for r in s.reasons.get(metric, {})):
+        text += f". {KEYLESS_GATES}"
     if allowed:
         return Check(name, metric, True, text + "; allowed by --allow-unscored, left out of the mean",
                      {"unscored": n, "answers": total})

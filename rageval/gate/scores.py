@@ -8,6 +8,13 @@ it); a stored run is read from the project's database with the metric signatures
 whose settings differ are never compared. Both sides go through the same rule
 (:mod:`rageval.metrics.ranges`): a value that is not a finite number inside its metric's range is
 rejected by id with its reason and counted as unscored.
+
+A stored run's claim metrics are read on settled verdicts (:mod:`rageval.report.settle`): people's
+labels count, then a judge's verdicts, then claims copied from a context. With ``claim_shares`` a
+run also gets two keyless columns per answer, :data:`CLAIM_GATE_METRICS`: ``copied_share`` =
+#claims copied from a context / #claims (a lower bound of the supported share that needs no judge)
+and ``unverified_share`` = #claims nobody settled (no person, no judge, no copy) / #claims; an answer
+without claims is unscored on both (``no_claims``).
 """
 from __future__ import annotations
 
@@ -23,9 +30,14 @@ from rageval.errors import ConfigError
 from rageval.gate.read import NOT_METRICS, metrics_of, read_rows, reasons_and_rejections
 from rageval.metrics.ranges import Rejection, problem, sound
 from rageval.project import Project
+from rageval.report.settle import COPIED, settled_claims, settled_scores, settled_values
 from rageval.store import runs as run_store
 
-__all__ = ["NOT_METRICS", "ScoreSet", "from_file", "from_run", "load"]
+#: the keyless claim columns ``from_run(..., claim_shares=True)`` adds (module docstring)
+CLAIM_GATE_METRICS = ("copied_share", "unverified_share")
+_NO_CLAIMS = "no_claims: the answer has no claims"
+
+__all__ = ["CLAIM_GATE_METRICS", "NOT_METRICS", "ScoreSet", "from_file", "from_run", "load"]
 
 
 @dataclass(frozen=True)
@@ -47,15 +59,19 @@ class ScoreSet:
         return int(self.values[metric].isna().sum())
 
 
-def from_run(project: Project, run_id: str) -> ScoreSet:
-    """The stored scores of ``run_id`` (a ConfigError when there is no such run); a stored ``ok``
-    value that is not sound (an imported or tampered database) is rejected like a file's."""
+def from_run(project: Project, run_id: str, *, claim_shares: bool = False) -> ScoreSet:
+    """The stored scores of ``run_id``, the claim metrics on settled verdicts (a ConfigError when there
+    is no such run); a stored ``ok`` value that is not sound (an imported or tampered database) is
+    rejected like a file's. ``claim_shares`` adds :data:`CLAIM_GATE_METRICS`."""
     run = run_store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}; see: rageval runs")
-    rows = run_store.scores(project.db_path, run_id)
+    settled = settled_claims(project, run_id)
+    rows = settled_scores(run_store.scores(project.db_path, run_id), settled_values(settled))
     if not rows:
         raise ConfigError(f"run {run_id!r} has no metric scores to check")
+    if claim_shares:
+        rows += _claim_share_rows(settled, {str(r["item_id"]) for r in rows})
     values: dict[str, dict[str, float]] = {}
     reasons: dict[str, Counter] = {}
     signatures: dict[str, str] = {}
@@ -84,6 +100,23 @@ def from_run(project: Project, run_id: str) -> ScoreSet:
                     coverage={m: a / b for m, (a, b) in decided.items() if b}, rejected=rejected)
 
 
+def _claim_share_rows(settled, items: set[str]) -> list[dict]:
+    """Score-like rows of :data:`CLAIM_GATE_METRICS` for every answer of the run (module docstring)."""
+    per_item: dict[str, list] = {}
+    for c in settled:
+        per_item.setdefault(str(c.item_id), []).append(c)
+    out = []
+    for item in sorted(items):
+        claims = per_item.get(item, [])
+        shares = {"copied_share": sum(any(x.kind == COPIED for x in c.sources) for c in claims),
+                  "unverified_share": sum(not c.decided for c in claims)}
+        for metric, n in shares.items():
+            out.append({"item_id": item, "metric": metric, "signature": f"{metric}|settled|v1",
+                        "value": n / len(claims) if claims else None, "status": "ok" if claims else "unscored",
+                        "reason": None if claims else _NO_CLAIMS, "details": None})
+    return out
+
+
 def from_file(path: Path) -> ScoreSet:
     """The scores in a file ``rageval score --out`` wrote (JSONL, JSON, CSV or Parquet), read by
     :func:`rageval.gate.read.read_rows`; a ConfigError for a file the gate cannot use as a whole."""
@@ -103,9 +136,9 @@ def from_file(path: Path) -> ScoreSet:
     return ScoreSet(path.name, values.sort_index(), reasons, coverage=coverage, rejected=rejected)
 
 
-def load(project_opener, spec: str) -> ScoreSet:
+def load(project_opener, spec: str, *, claim_shares: bool = False) -> ScoreSet:
     """A file when ``spec`` names one, else a run id of the project (``project_opener()`` opens it)."""
     path = Path(spec)
     if path.suffix and (path.is_file() or path.suffix.lower() in (".jsonl", ".json", ".csv", ".parquet")):
         return from_file(path)
-    return from_run(project_opener(), spec)
+    return from_run(project_opener(), spec, claim_shares=claim_shares)

@@ -21,7 +21,6 @@ bootstrap CI over claims (:mod:`rageval.stats.agreement`). The label a person wo
 from __future__ import annotations
 
 import json
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
@@ -248,13 +247,16 @@ def labels_frame(project: Project, run_ids: Sequence[str], *, as_of: Any = None)
 
 
 def gold_labels(long: pd.DataFrame) -> dict[tuple[str, str, str], str]:
-    """``(run_id, item_id, claim)`` -> the label most raters gave (SKIP left out; ties give none)."""
+    """``(run_id, item_id, claim)`` -> the label most raters gave (SKIP left out; ties give none): the
+    people's verdict of the settlement (:func:`rageval.report.settle.people_source`)."""
+    from rageval.report.settle import people_source
+
     out = {}
     decided = long[long["label"] != SKIP] if not long.empty else long
     for key, group in decided.groupby(["run_id", "item_id", "claim"], sort=False):
-        counts = Counter(group["label"]).most_common()
-        if len(counts) == 1 or counts[0][1] > counts[1][1]:
-            out[key] = counts[0][0]
+        source, _ = people_source(group["label"])
+        if source is not None and source.verdict in LABELS:
+            out[key] = source.verdict
     return out
 
 

@@ -42,6 +42,14 @@ class Agreement:
         sym = {"spearman": "ρ", "kendall": "τ", "pearson": "r"}.get(self.method, self.method)
         return f"{sym} {'n/a' if self.rho is None else f'{self.rho:.2f}'} (n {self.n})"
 
+    def words(self) -> str:
+        """``raters 0.62`` for a column header (the statistic's name is in :meth:`sentence`, the tooltip).
+
+        >>> Agreement("m", 0.6234, 40, 0.001, 0.4, 0.8, "spearman", "a1", ("r",)).words()
+        'raters 0.62'
+        """
+        return f"raters {'n/a' if self.rho is None else f'{self.rho:.2f}'}"
+
     def sentence(self) -> str:
         """One line for a tooltip: what the number is and where it comes from."""
         name = {"spearman": "Spearman's rho", "kendall": "Kendall's tau", "pearson": "Pearson's r"}.get(

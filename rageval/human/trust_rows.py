@@ -19,9 +19,28 @@ def fmt_ci(low: float | None, high: float | None, fmt: str = "{:.2f}") -> str:
 
 
 def verifier_name(signature: str, judge: str) -> str:
-    """``offline rule`` or ``judge gpt-4o-mini``, then the signature's short hash-like tail."""
-    who = "offline rule" if judge in ("heuristic", "offline", "") else f"judge {judge}"
-    return f"{who} ({signature})"
+    """``offline rule`` or ``judge gpt-4o-mini``; the signature stays in the row's ``signature`` (shown
+    in the pages' expanders, never in a sentence)."""
+    return "offline rule" if judge in ("heuristic", "offline", "") else f"judge {judge.split(':', 1)[-1]}"
+
+
+#: the words for agreement beyond chance (Cohen's kappa), from the bands of Landis and Koch (1977)
+#: with "good" for their "substantial": the upper bound of each band, then its word
+KAPPA_WORDS = ((0.0, "none"), (0.2, "slight"), (0.4, "fair"), (0.6, "moderate"), (0.8, "good"), (1.01, "very good"))
+#: what a page says in the tooltip of a sentence that speaks of agreement beyond chance
+AGREEMENT_HELP = ("Agreement beyond chance is Cohen's kappa between the verifier's verdicts and people's labels on "
+                  "the claims both decided: 1 = always the same, 0 = no better than chance; words from Landis and "
+                  "Koch (1977): up to 0.2 slight, 0.4 fair, 0.6 moderate, 0.8 good, above very good. The interval "
+                  "is a 95% bootstrap interval over claims.")
+
+
+def kappa_word(kappa: float) -> str:
+    """``good`` for 0.71 (:data:`KAPPA_WORDS`).
+
+    >>> kappa_word(0.71), kappa_word(-0.1), kappa_word(0.95)
+    ('good', 'none', 'very good')
+    """
+    return next(word for top, word in KAPPA_WORDS if kappa <= top)
 
 
 def verifier_rows(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,
@@ -54,8 +73,11 @@ def verifier_sentence(row: dict[str, Any]) -> str:
     cov = f", decided {row['coverage']:.0%} of {row['labelled']} labelled" if row["coverage"] is not None else ""
     head = f"{row['verifier']}: agrees with people on {row['accuracy']:.0%} of {row['n']} labelled claims{cov}; "
     if needed is None:
-        return head + "it gives one verdict only, so it has no kappa: read its precision and coverage."
-    return (head + f"kappa {fmt_num(row['kappa'])}{fmt_ci(row['kappa_low'], row['kappa_high'])}"
+        return head + "it gives one verdict only, so agreement beyond chance is undefined: read its precision and coverage."
+    if row["kappa"] is None:
+        return head + "agreement beyond chance n/a."
+    return (head + f"agreement beyond chance {kappa_word(row['kappa'])}, {fmt_num(row['kappa'])}"
+            f"{fmt_ci(row['kappa_low'], row['kappa_high'])}"
             + (f"; about {needed} would narrow its CI to {fmt_num(row['width'])}." if row["n"] < needed else "."))
 
 

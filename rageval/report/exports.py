@@ -5,7 +5,9 @@ the retrieved contexts' text (in rank order) with their chunk ids, the retrieved
 ids at the level the run compared them (chunks, or documents when the QA set names
 documents), the domain, and one column per metric (null with ``<metric>_status`` = the reason
 where the metric did not score the item; a metric that counts decided claims only also has
-``<metric>_coverage``, decided / all claims of the item).
+``<metric>_coverage``, decided / all claims of the item). The claim metrics are computed on settled
+verdicts (:mod:`rageval.report.settle`: people's labels, then a judge, then a copy); with ``details``
+each row also has ``claims``, every claim's settled verdict, who settled it (``by``) and every source.
 
 ``ragas`` is JSON Lines with RAGAS's ``SingleTurnSample`` names (``user_input, response,
 retrieved_contexts, reference``; ``reference`` is the first gold answer, as RAGAS takes one)
@@ -30,7 +32,7 @@ from rageval.store import runs as store
 from rageval.store.record import Run
 
 FORMATS = ("jsonl", "csv", "parquet", "ragas")
-_LIST_COLUMNS = ("reference", "contexts", "context_ids", "retrieved_ids", "retrieved_scores", "relevant_ids")
+_LIST_COLUMNS = ("reference", "contexts", "context_ids", "retrieved_ids", "retrieved_scores", "relevant_ids", "claims")
 
 
 def _levels(project: Project, run: Run, answers: list[dict[str, Any]]):
@@ -56,11 +58,14 @@ def _levels(project: Project, run: Run, answers: list[dict[str, Any]]):
     return out
 
 
-def run_table(project: Project, run_id: str) -> pd.DataFrame:
-    """Wide table of a run: id, question, reference, answer, contexts, ids, one column per metric.
+def run_table(project: Project, run_id: str, *, details: bool = False) -> pd.DataFrame:
+    """Wide table of a run: id, question, reference, answer, contexts, ids, one column per metric
+    (the claim metrics on settled verdicts), with ``details`` each answer's settled ``claims``.
 
     A metric that could not score an item has a null value and ``<metric>_status`` with the reason.
     """
+    from rageval.report.settle import settled_claims, settled_scores, settled_values
+
     run = store.get_run(project.db_path, run_id)
     if run is None:
         raise ConfigError(f"run {run_id!r} does not exist in project {project.slug!r}")
@@ -82,7 +87,14 @@ def run_table(project: Project, run_id: str) -> pd.DataFrame:
             "relevant_ids": relevant,
             "domain": domains.get(a["item_id"]) or (a.get("details") or {}).get("domain"),
         }
-    for s in store.scores(project.db_path, run_id):
+    settled = settled_claims(project, run_id)
+    if details:
+        for row in rows.values():
+            row["claims"] = []
+        for c in settled:
+            if c.item_id in rows:
+                rows[c.item_id]["claims"].append(c.as_dict())
+    for s in settled_scores(store.scores(project.db_path, run_id), settled_values(settled)):
         row = rows.get(s["item_id"])
         if row is None:
             continue
@@ -137,22 +149,25 @@ def to_text(table: pd.DataFrame, fmt: str) -> str:
 
 
 def to_parquet_bytes(table: pd.DataFrame) -> bytes:
-    """Parquet of the run table; ``relevant_ids`` (a mapping) is stored as JSON text."""
+    """Parquet of the run table; ``relevant_ids`` (a mapping) and ``claims`` are stored as JSON text."""
     import io
 
     flat = table.copy()
-    if "relevant_ids" in flat:
-        flat["relevant_ids"] = flat["relevant_ids"].map(lambda v: json.dumps(_plain(v)))
+    for col in ("relevant_ids", "claims"):
+        if col in flat:
+            flat[col] = flat[col].map(lambda v: json.dumps(_plain(v), ensure_ascii=False))
     buf = io.BytesIO()
     flat.to_parquet(buf, index=False)
     return buf.getvalue()
 
 
-def export_run(project: Project, run_id: str, fmt: str, out: Path | None = None) -> str | None:
-    """Write the run as ``fmt``; returns the text (jsonl/csv/ragas) when ``out`` is None."""
+def export_run(project: Project, run_id: str, fmt: str, out: Path | None = None, *,
+               details: bool = False) -> str | None:
+    """Write the run as ``fmt`` (with ``details``, each row's settled claims); returns the text
+    (jsonl/csv/ragas) when ``out`` is None."""
     if fmt not in FORMATS:
         raise ConfigError(f"format {fmt!r} is not supported; use {', '.join(FORMATS)}")
-    table = run_table(project, run_id)
+    table = run_table(project, run_id, details=details)
     if fmt == "parquet":
         if out is None:
             raise ConfigError("parquet export needs --out FILE")

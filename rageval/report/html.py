@@ -19,6 +19,7 @@ from rageval.errors import ConfigError
 from rageval.project import Project
 from rageval.report.leaderboard import MAIN_METRICS, domain_means, item_values, judge_label, run_name
 from rageval.report.meaning import info
+from rageval.report.settle import COPIED, PEOPLE, UNDECIDED, badge_counts, settled_claims
 from rageval.report.summary import (LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, claim_hints, evidence_prefix,
                                     is_low_confidence, low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.store import runs as run_store
@@ -174,10 +175,13 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
     if any(s.coverage is not None for s in summaries):
         parts.append("<p class='muted'>Coverage: the share of claims decided. The claim metrics count decided "
                      "claims only; an UNVERIFIED claim is not an error, it is one nobody has decided yet.</p>")
-    if any(s.coverage is not None and s.heuristic for s in summaries):
-        counts = _verdict_counts(run_store.claims(project.db_path, run_id))
-        parts.append(f"<p><b>Claims:</b> {esc(OFFLINE_VERDICT_NOTE)}"
-                     + (f" In this run: {esc(counts)}." if counts else "") + "</p>")
+    settled = settled_claims(project, run_id)
+    if settled:
+        offline = any(c.authority in (COPIED, UNDECIDED) for c in settled) and any(s.heuristic for s in summaries)
+        parts.append(f"<p><b>Claims:</b> {esc(_verdict_counts(settled))}; settled {esc(badge_counts(settled))}. "
+                     "A claim's verdict is settled by people's labels first, then a judge, then a copy from a "
+                     "context; the claim metrics above count these settled verdicts."
+                     + (f" {esc(OFFLINE_VERDICT_NOTE)}" if offline else "") + "</p>")
     low, total = low_confidence_claims(project, run_id)
     if low:
         parts.append(f"<p><b>Claims:</b> {esc(low_confidence_text(low, total))}. The verifier was not sure of these "
@@ -237,26 +241,25 @@ def _regression_section(name: str, r: Any, limit: int) -> str:
     return "".join(out)
 
 
-def _verdict_counts(claims: Sequence[dict[str, Any]]) -> str:
-    """``"1 claim SUPPORTED, 16 UNVERIFIED"`` over one claim family (the faithfulness claims when the
-    run has them: each claim metric stores its own), verdicts in the order SUPPORTED, CONTRADICTED,
-    NOT_MENTIONED, UNVERIFIED; ``""`` for no claim."""
-    faith = [c for c in claims if c["signature"].startswith("faithfulness|")]
-    family = faith or [c for c in claims if c["signature"] == claims[0]["signature"]] if claims else []
+def _verdict_counts(settled: Sequence[Any]) -> str:
+    """``"17 claims: 9 SUPPORTED, 5 CONTRADICTED, 2 NOT_MENTIONED, 1 UNVERIFIED"`` over settled claims,
+    verdicts in that order; ``""`` for no claim."""
     order = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED", "UNVERIFIED")
-    found = [(v, sum(c["verdict"] == v for c in family)) for v in order]
+    found = [(v, sum(c.verdict == v for c in settled)) for v in order]
     text = ", ".join(f"{n} {v}" for v, n in found if n)
-    return f"{len(family)} claim{'s' if len(family) != 1 else ''}: {text}" if family else ""
+    return f"{len(settled)} claim{'s' if len(settled) != 1 else ''}: {text}" if settled else ""
 
 
 def _worst_section(project: Project, run: Run, ok, metric: str, n: int) -> str:
     higher = info(metric).higher_is_better
     chosen = ok[ok["metric"] == metric].sort_values("value", ascending=higher).head(n)
     answers = {a["item_id"]: a for a in run_store.answers(project.db_path, run.id)}
-    claims: dict[str, list[dict[str, Any]]] = {}
-    for c in run_store.claims(project.db_path, run.id):
-        claims.setdefault(c["item_id"], []).append(c)
-    out = [f"<h2>Worst answers by {esc(metric)}</h2>"]
+    claims: dict[str, list[Any]] = {}
+    for c in settled_claims(project, run.id):
+        claims.setdefault(c.item_id, []).append(c)
+    out = [f"<h2>Worst answers by {esc(metric)}</h2><p class='muted'>Each claim shows its settled verdict: "
+           "people's labels first, then a judge's verdict, then a claim copied from a context; the badge says "
+           "who settled it and the last column what the other sources said.</p>"]
     for item_id, value in zip(chosen["item_id"], chosen["value"]):
         a = answers.get(item_id)
         if a is None:
@@ -267,12 +270,12 @@ def _worst_section(project: Project, run: Run, ok, metric: str, n: int) -> str:
                    f"<b>Answer</b><div class='box'>{esc(a['answer'] or '(no answer)')}</div></div>")
         item_claims = claims.get(item_id, [])
         if item_claims:
-            sig = next((c["signature"] for c in item_claims if c["signature"].startswith("faithfulness|")),
-                       item_claims[0]["signature"])
-            out.append("<table><tr><th>verdict</th><th class='num'>confidence</th><th>claim</th><th>evidence</th>"
-                       "<th>reason</th></tr>" + "".join(
-                f"<tr><td>{_badge(c['verdict'], is_low_confidence(c))}</td><td class='num'>{_confidence(c)}</td>"
-                f"<td>{esc(c['text'])}</td><td>{esc(evidence_prefix(c) + (c.get('evidence') or '—'))}"
-                f"</td><td class='muted'>{esc(_reason(c))}</td></tr>"
-                for c in sorted(item_claims, key=lambda c: c["ordinal"]) if c["signature"] == sig) + "</table>")
+            out.append("<table><tr><th>verdict</th><th>settled by</th><th class='num'>confidence</th><th>claim</th>"
+                       "<th>evidence</th><th>reason</th><th>other sources</th></tr>" + "".join(
+                f"<tr><td>{_badge(c.verdict, c.authority != PEOPLE and is_low_confidence(c.record))}</td>"
+                f"<td>{esc(c.badge)}</td><td class='num'>{_confidence(c.record)}</td>"
+                f"<td>{esc(c.claim)}</td><td>{esc(evidence_prefix(c.record) + (c.record.get('evidence') or '—'))}"
+                f"</td><td class='muted'>{esc(_reason(c.record))}</td><td class='muted'>"
+                f"{esc('; '.join(x for x in [c.note, *(f'{o.name}: {o.verdict}' for o in c.others())] if x))}</td></tr>"
+                for c in item_claims) + "</table>")
     return "".join(out)

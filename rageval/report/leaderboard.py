@@ -78,6 +78,21 @@ class Leaderboard:
     coverage: dict[tuple[str, str], float] = field(default_factory=dict)  # (run id, metric) -> decided / all claims
 
 
+def _settle_cells(project: Project, runs: Sequence[Run], cell: dict[tuple[str, str], dict[str, Any]]) -> None:
+    """The claim metrics' cells of the runs where settling changes them (people's labels, or more than
+    one source of verdicts) on settled verdicts (:func:`rageval.report.summary.run_summaries`)."""
+    from rageval.report.settle import CLAIM_SHARES, needs_settling
+    from rageval.report.summary import run_summaries
+
+    for r in runs:
+        if not any((r.id, m) in cell for m in CLAIM_SHARES) or not needs_settling(project, r.id):
+            continue
+        for s in run_summaries(project, r.id):
+            if s.metric in CLAIM_SHARES and (r.id, s.metric) in cell:
+                cell[(r.id, s.metric)] = {**cell[(r.id, s.metric)], "mean": s.mean, "n_ok": s.n_ok,
+                                          "n_unscored": s.n_unscored, "n_failed": s.n_failed, "coverage": s.coverage}
+
+
 def leaderboard(project: Project, runs: Sequence[Run] | None = None, *,
                 metrics: Sequence[str] | None = None, main_only: bool = True) -> Leaderboard:
     """The finished runs (or ``runs``) as rows and their metric means as columns."""
@@ -95,6 +110,7 @@ def leaderboard(project: Project, runs: Sequence[Run] | None = None, *,
         key = (s["run_id"], s["metric"])
         if key not in cell or s["n_ok"] > cell[key]["n_ok"]:
             cell[key] = s
+    _settle_cells(project, runs, cell)
     rows, unscored, coverage = [], {}, {}
     for r in runs:
         row: dict[str, Any] = {"run": run_name(r), "kind": kind_label(r), "judge": judge_label(r), "items": r.done,
@@ -102,7 +118,9 @@ def leaderboard(project: Project, runs: Sequence[Run] | None = None, *,
         for m in metrics:
             s = cell.get((r.id, m))
             row[m] = None if s is None or s["mean"] is None else float(s["mean"])
-            if s is not None and s.get("n_all"):
+            if s is not None and s.get("coverage") is not None:  # settled (_settle_cells)
+                coverage[(r.id, m)] = s["coverage"]
+            elif s is not None and s.get("n_all"):
                 coverage[(r.id, m)] = (s.get("n_decided") or 0) / s["n_all"]
             if s is not None and (s["n_unscored"] or s["n_failed"]):
                 unscored[(r.id, m)] = int(s["n_unscored"]) + int(s["n_failed"])
@@ -124,9 +142,19 @@ def leaderboard(project: Project, runs: Sequence[Run] | None = None, *,
 
 
 def item_values(project: Project, run_ids: Sequence[str], metrics: Sequence[str] | None = None) -> pd.DataFrame:
-    """Long table ``run_id, item_id, metric, value, status, reason, domain`` for plots."""
+    """Long table ``run_id, item_id, metric, value, status, reason, domain`` for plots, the report and
+    comparisons; the claim metrics on settled verdicts (:mod:`rageval.report.settle`)."""
+    from rageval.report.settle import CLAIM_SHARES, run_settled_values
+
     rows = report_store.score_values(project.db_path, run_ids, metrics)
     frame = pd.DataFrame(rows, columns=["run_id", "item_id", "metric", "value", "status", "reason"])
+    claim_rows = frame["metric"].isin(list(CLAIM_SHARES))
+    for rid in dict.fromkeys(run_ids) if claim_rows.any() else ():
+        settled = run_settled_values(project, rid)
+        for i in frame.index[claim_rows & (frame["run_id"] == rid)] if settled else ():
+            found = settled.get(frame.at[i, "item_id"], {}).get(frame.at[i, "metric"])
+            if found is not None:
+                frame.loc[i, ["value", "status", "reason"]] = [found.value, found.status, found.reason]
     domains = pd.DataFrame(report_store.item_domains(project.db_path, run_ids), columns=["run_id", "item_id", "domain"])
     return frame.merge(domains, on=["run_id", "item_id"], how="left")
 

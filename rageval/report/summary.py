@@ -64,7 +64,39 @@ def run_summaries(project: Project, run_id: str) -> list[MetricSummary]:
                            n_unscored=g["n_unscored"], n_failed=g["n_failed"], heuristic=g["heuristic"],
                            reasons=reasons.get(m, {}), coverage=g["decided"] / g["all"] if g["all"] else None)
              for m, g in groups.items()]
+    found = _settled(project, run_id, found)
     return sorted(found, key=lambda s: (order.get(s.metric, len(order)), s.metric))
+
+
+def _settled(project: Project, run_id: str, found: list[MetricSummary]) -> list[MetricSummary]:
+    """The claim metrics' summaries on settled verdicts (:mod:`rageval.report.settle`) when settling
+    changes them (people's labels, or more than one source of verdicts); the others as computed."""
+    from rageval.report.settle import CLAIM_SHARES, run_settled_values, settled_scores
+
+    if not any(s.metric in CLAIM_SHARES for s in found):
+        return found
+    values = run_settled_values(project, run_id)
+    if not values:
+        return found
+    rows = settled_scores([s for s in run_store.scores(project.db_path, run_id) if s["metric"] in CLAIM_SHARES], values)
+    out = []
+    for s in found:
+        mine = [r for r in rows if r["metric"] == s.metric]
+        if s.metric not in CLAIM_SHARES or not mine:
+            out.append(s)
+            continue
+        ok = [r["value"] for r in mine if r["status"] == "ok" and r["value"] is not None]
+        reasons: dict[str, int] = {}
+        for r in mine:
+            if r["status"] != "ok":
+                reasons[f"{r['status']}: {r['reason']}"] = reasons.get(f"{r['status']}: {r['reason']}", 0) + 1
+        decided = sum(int((r["details"] or {}).get("n_decided") or 0) for r in mine)
+        total = sum(int((r["details"] or {}).get("n_all") or 0) for r in mine)
+        out.append(MetricSummary(metric=s.metric, mean=sum(ok) / len(ok) if ok else None, n_ok=len(ok),
+                                 n_unscored=sum(r["status"] == "unscored" for r in mine),
+                                 n_failed=sum(r["status"] == "failed" for r in mine), heuristic=s.heuristic,
+                                 reasons=reasons, coverage=decided / total if total else None))
+    return out
 
 
 # --- low-confidence claim verdicts ------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from rageval.metrics.base import Metric, parse_metric_list
 from rageval.metrics.coverage import COVERAGE_METRICS, coverage_of
+from rageval.claims.settle import settle
 from rageval.scale.parallel import evaluate_parallel
 from rageval.scale.records import score_rows
 from rageval.ingest.fields import as_label, as_relevance, as_text_list
@@ -240,7 +241,9 @@ def item_record(sample: Sample) -> dict[str, Any]:
 
 def output_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], *, details: bool = False) -> list[dict[str, Any]]:
     """``{"id", <metric>: value, "<metric>_status": "status: reason" (not ok only), "<metric>_coverage"
-    (decided / all claims, for a metric that counts decided claims), "claims"?, "aligncheck"?}``."""
+    (decided / all claims, for a metric that counts decided claims), "claims"?, "aligncheck"?}``; each
+    claim's ``by`` says who decided it, as the settled verdicts of a stored run do before anyone
+    labels it (:func:`rageval.claims.settle.settle`: ``copied``, ``judge M``, ``unverified``)."""
     rows = []
     for i, sample in enumerate(samples):
         row: dict[str, Any] = {"id": sample.id}
@@ -252,8 +255,11 @@ def output_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], *, de
             if name in COVERAGE_METRICS:
                 row[f"{name}_coverage"] = coverage_of(score.details)
             if details and score.details and "claims" in score.details and "claims" not in row:
+                judge = score.details.get("judge")
                 row["claims"] = [
                     {**{k: c.get(k) for k in ("text", "verdict", "confidence", "evidence", "reason")},
+                     "by": settle(sample.id, c.get("text"), 0, [{"verdict": c.get("verdict"), "judge": judge,
+                                                                  "details": c}], ()).badge,
                      "low_confidence": bool(c.get("low_confidence")), "hints": list(c.get("hints") or [])}
                     for c in score.details["claims"]
                 ]

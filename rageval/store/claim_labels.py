@@ -149,3 +149,9 @@ def queue(db: Path, run_id: str, rater: str, *, limit: int = 1, offset: int = 0)
     return records(db, sql, [run_id, run_id, rater, run_id, int(limit), int(offset)],
                    ("item_id", "claim", "ordinal", "unverified", "disagree", "confidence", "verdicts", "question",
                     "remaining"))
+
+
+def claim_sources(db: Path, run_id: str) -> int:
+    """How many judges (``heuristic`` for the offline path, a model spec for an LLM) gave the run's claims."""
+    with connect(db) as con:
+        return int(con.execute("SELECT count(DISTINCT judge) FROM claims WHERE run_id = ?", [run_id]).fetchone()[0])

@@ -11,6 +11,7 @@ from typing import Sequence
 import pandas as pd
 
 from rageval.project import Project
+from rageval.report.settle import PEOPLE, needs_settling, settled_claims, settled_values
 from rageval.store import reports as report_store
 
 VERDICT_COLUMNS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NOT_MENTIONED": "not_mentioned",
@@ -20,8 +21,11 @@ VERDICT_COLUMNS = {"SUPPORTED": "supported", "CONTRADICTED": "contradicted", "NO
 def answer_table(project: Project, run_id: str) -> pd.DataFrame:
     """Columns: ``#, id, question, answer, status, domain, supported, contradicted, not_mentioned,
     unverified, low_confidence`` (how many of those verdicts are low confidence), ``diagnosis, hedging_flag``
-    then one column per metric (value, NaN when unscored)."""
+    then one column per metric (value, NaN when unscored). The verdicts and the claim metrics are the
+    settled ones (:mod:`rageval.report.settle`), as the answer's own view shows them."""
     base, values, counts, diag = report_store.answer_table_frames(project.db_path, run_id)
+    if needs_settling(project, run_id):
+        counts, values = _settled(project, run_id, values)
     if len(counts):
         # one claim family per answer: the faithfulness claims when present, as the detail view shows
         counts["pref"] = ~counts["signature"].str.startswith("faithfulness|")
@@ -41,6 +45,22 @@ def answer_table(project: Project, run_id: str) -> pd.DataFrame:
         base = base.merge(wide.reset_index(), on="id", how="left")
     base["hedging_flag"] = base["hedging"].fillna(0) > 0 if "hedging" in base else False
     return base
+
+
+def _settled(project: Project, run_id: str, values: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The table's verdict counts (one row per settled claim) and metric values with the claim
+    metrics on settled verdicts; a low-confidence verdict is a machine's, never people's."""
+    settled = settled_claims(project, run_id)
+    counts = pd.DataFrame([{"id": c.item_id, "signature": "settled", "verdict": c.verdict, "n": 1,
+                            "low": int(c.authority != PEOPLE and bool((c.record.get("details") or {}).get("low_confidence")))}
+                           for c in settled], columns=["id", "signature", "verdict", "n", "low"])
+    by_item = settled_values(settled)
+    values = values.copy()
+    for i, (item, metric) in enumerate(zip(values["id"], values["metric"])):
+        found = by_item.get(item, {}).get(metric)
+        if found is not None:
+            values.iat[i, values.columns.get_loc("value")] = found.value if found.value is not None else float("nan")
+    return counts, values
 
 
 def metric_columns(table: pd.DataFrame) -> list[str]:

@@ -32,12 +32,14 @@ from rageval.views.claim_review import focus as claim_focus
 from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
 from rageval.views.frame import metric_label
-from rageval.views.trust import report_section, verifier_frame, verifier_sentence
+from rageval.views.trust import AGREEMENT_HELP, judge_line, report_section, verifier_frame, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, MetricSummary, claim_hints,
                                     coverage_text, evidence_prefix, is_heuristic, is_low_confidence,
                                     low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.views.answer_view import AnswerView, answer_view_of
+from rageval.report.settle import NO_DECIDED_PLAIN, PEOPLE
+from rageval.types import LABELS
 
 __all__ = [
     # reads (cached by pages/parts/data.py)
@@ -47,11 +49,11 @@ __all__ = [
     "unscored_reasons", "question_labels",
     # one answer
     "AnswerView", "MetricSummary", "VERDICTS", "OFFLINE_VERDICT_NOTE", "answer_segments", "evidence_spans",
-    "segments", "claim_rows", "flag_lines", "aligncheck_facts", "metric_rows", "offline_verdicts",
-    "is_low_confidence", "verdict_counts", "card_note",
+    "segments", "claim_rows", "flag_lines", "all_undecided", "NO_DECIDED_PLAIN", "unscored_text", "aligncheck_facts", "metric_rows", "offline_verdicts",
+    "is_low_confidence", "verdict_counts", "card_note", "ppi_lines",
     # people's claim labels and every verifier's agreement with them
     "LABEL_BUTTONS", "claim_cards", "claim_focus", "claim_after", "evidence_texts", "choose_evidence",
-    "save_claim_label", "verifier_sentence", "verifier_frame",
+    "save_claim_label", "verifier_sentence", "verifier_frame", "AGREEMENT_HELP", "judge_line",
     # two runs, plots, exports
     "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
     "EXPORTS", "export",
@@ -74,6 +76,14 @@ def card_notes(project: Project, run_id: str) -> dict[str, str]:
 def answer_view(project: Project, run_id: str, item_id: str) -> AnswerView | None:
     """One answer's view (question, answer, contexts, scores, claims), read for that item only."""
     return answer_view_of(project, run_id, item_id)
+
+
+def ppi_lines(project: Project, run_id: str) -> list[tuple[str, str]]:
+    """Under the cards, where people labelled this run: its prediction-powered estimates in words,
+    ``(line, tooltip)`` each (:func:`rageval.views.trust.plain_estimate`); [] when nobody labelled."""
+    from rageval.views.trust import labelled_run_ids, plain_headlines
+
+    return plain_headlines(project, run_id) if labelled_run_ids(project, [run_id]) else []
 
 
 def card_note(s: MetricSummary) -> str:
@@ -141,8 +151,9 @@ def diagnosis_text(score: dict[str, Any] | None) -> str:
 
 
 def offline_verdicts(claims: Sequence[dict[str, Any]]) -> bool:
-    """Whether any of ``claims`` was judged by the offline verifier (not an LLM judge)."""
-    return any(str(c.get("judge") or "").startswith("heuristic") for c in claims)
+    """Whether any of ``claims`` shows the offline verifier's verdict (not an LLM judge's, nor people's:
+    their settled verdict is shown instead)."""
+    return any(str(c.get("judge") or "").startswith("heuristic") and c.get("authority") != PEOPLE for c in claims)
 
 
 def claim_confidence(claim: dict[str, Any]) -> str:
@@ -163,10 +174,14 @@ def _plain(value: Any) -> str:
 
 
 def claim_rows(view: AnswerView) -> list[dict[str, Any]]:
-    """The claims table's cells as text: verdict, low confidence, confidence, claim, evidence (with its
+    """The claims table's cells as text: the settled verdict, who settled it (the badge: "3 people",
+    "judge gpt-4o-mini", "copied", "unverified"), the other sources' verdicts, low confidence, confidence, claim, evidence (with its
     "closest passage: " / "likely evidence: " prefix, None when there is none), reason (with an
     UNVERIFIED claim's hints after "hints: ") and likely cause."""
-    return [{"verdict": c["verdict"], "low_confidence": is_low_confidence(c), "confidence": claim_confidence(c),
+    return [{"verdict": c["verdict"], "settled_by": c.get("settled_by") or "",
+             "others": "; ".join(x for x in [c.get("note") or "",
+                                             *(f"{name}: {verdict}" for name, verdict in c.get("others") or ())] if x),
+             "low_confidence": is_low_confidence(c), "confidence": claim_confidence(c),
              "claim": c["text"], "evidence": (evidence_prefix(c), c["evidence"]) if c.get("evidence") else None,
              "reason": "; ".join(x for x in (c.get("reason") or "",
                                               "hints: " + "; ".join(claim_hints(c)) if claim_hints(c) else "") if x),
@@ -174,11 +189,34 @@ def claim_rows(view: AnswerView) -> list[dict[str, Any]]:
             for c in view.claims]
 
 
+def all_undecided(view: AnswerView) -> bool:
+    """Whether the answer has claims and none is decided (no person, judge or copy settled one)."""
+    return bool(view.claims) and all(c["verdict"] not in LABELS for c in view.claims)
+
+
 def flag_lines(view: AnswerView) -> tuple[str, str, str]:
-    """(hedging line, diagnosis line, why faithfulness did not score: "status: reason"), "" when none."""
+    """(hedging line, diagnosis line, why faithfulness did not score: "status: reason", or for an
+    answer whose claims are all undecided the one plain sentence :data:`NO_DECIDED_PLAIN`), "" when none."""
     faith = view.scores.get("faithfulness")
     failed = f"{faith['status']}: {faith['reason']}" if faith is not None and faith["status"] != "ok" else ""
+    if all_undecided(view):
+        failed = NO_DECIDED_PLAIN
     return hedging_text(view.scores.get("hedging")), diagnosis_text(faith), failed
+
+
+def unscored_text(view: AnswerView) -> str:
+    """"Unscored here" as one line: each metric with its reason, the claim metrics that decided no
+    claim named together once ("Faithfulness, Contradicted claims: no claim decided, see the claims")."""
+    undecided = [m for m, s in view.scores.items() if s["status"] != "ok" and _reason(s["reason"]) != s["reason"]]
+    rest = [f"{metric_label(m)} ({r})" for m, r in view.unscored().items() if m not in undecided]
+    if undecided:
+        rest.append(f"{', '.join(metric_label(m) for m in undecided)}: no claim decided, see the claims below")
+    return "; ".join(rest)
+
+
+def _reason(reason: str | None) -> str | None:
+    """A metric's reason as the metric table shows it: the long no-decided text said once above."""
+    return "no claim decided (see above)" if str(reason or "").startswith("no_decided_claims") else reason
 
 
 def evidence_spans(view: AnswerView) -> dict[int, list[tuple[int, int, str, int]]]:
@@ -204,7 +242,7 @@ def aligncheck_facts(view: AnswerView) -> tuple[str, dict[str, Any], dict[str, l
 
 def metric_rows(view: AnswerView) -> list[dict[str, Any]]:
     """Every metric's value for this answer with its status, direction, range, judge and signature."""
-    return [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"], "reason": s["reason"],
+    return [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"], "reason": _reason(s["reason"]),
              "direction": meaning.info(m).direction, "range": meaning.info(m).range_text,
              "judge": "heuristic" if is_heuristic(s["signature"]) else "", "what it measures": meaning.info(m).what,
              "signature": s["signature"]}

@@ -22,6 +22,7 @@ from rageval.report import meaning
 from rageval.report.exports import table_csv
 from rageval.report.leaderboard import run_name
 from rageval.report.summary import MetricSummary
+from rageval.runs.ingest_worker import IngestJobs
 from rageval.runs.worker import Progress, RunWorkers
 from rageval.store import runs as run_store
 from rageval.store.record import Run
@@ -30,7 +31,7 @@ from rageval.text.hygiene import without_bidi
 from rageval.util import shown
 from rageval.views.highlight import VERDICTS, Segment
 
-__all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "Segment",
+__all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "IngestJobs", "Segment",
            "VERDICTS", "without_bidi", "shown", "table_csv", "run_name", "DEMO_PROJECT", "autodemo", "demo_ready",
            "build_demo", "data_stamp", "ended_runs", "finished_runs", "metric_label", "metric_help",
            "higher_is_better", "arrow", "encode", "decode", "view_params", "LOCAL", "Identity", "AccessError",

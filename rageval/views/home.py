@@ -5,7 +5,7 @@ metric agrees with the human raters, and the bars of the runs a user compares.
   main metric over the items it scored; the best run per column is the highest mean (the lowest for
   a lower-is-better metric), named only when two or more runs have comparable values (equal signatures).
 - The cells are text: a missing mean reads as :data:`rageval.util.MISSING`, never "None" or 0; a
-  metric that counts decided claims only shows its coverage beside the mean (``1.000 · cov 40%``).
+  metric that counts decided claims only shows its coverage beside the mean (``1.000 (40% decided)``).
 """
 from __future__ import annotations
 
@@ -74,11 +74,11 @@ def best_rows(board: Leaderboard) -> dict[str, Any]:
 
 def leaderboard_text(board: Leaderboard) -> pd.DataFrame:
     """The table without the id column, each mean as text (``0.812``; a missing mean as ``—``), with
-    the coverage of a claim metric beside it (``1.000 · cov 40%``: decided / all claims)."""
+    the coverage of a claim metric beside it (``1.000 (40% decided)``: decided / all claims)."""
     text = board.table.drop(columns=["id"])
     for m in board.metrics:
         cov = [board.coverage.get((rid, m)) for rid in board.table["id"]]
-        text[m] = [shown(v) + ("" if c is None else f" · cov {100 * c:.0f}%") for v, c in zip(text[m], cov)]
+        text[m] = [shown(v) + ("" if c is None else f" ({100 * c:.0f}% decided)") for v, c in zip(text[m], cov)]
     return text
 
 
@@ -98,14 +98,15 @@ def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
     notes = ["Means over the items each metric scored; the best run per column is highlighted "
              "(↑ higher is better, ↓ lower is better); hover a column for its meaning."]
     if board.coverage:
-        notes.append("cov: the share of claims decided (a judge, or offline a claim copied from a chunk); "
+        notes.append("% decided: the share of claims settled by a person, a judge or a copy from a chunk; "
                      "the claim metrics count decided claims only.")
     if set(board.table["kind"]) == {"pipeline run", "scored file"}:
         notes.append("Scored files (answers scored by `score` or imported) are marked and never take the best "
                      "mark from a pipeline run.")
     if any(m in agreement for m in board.metrics):
-        notes.append("ρ (n): how far the metric agrees with your human raters in the latest stored analysis "
-                     "(Correlations page); trust the numbers with a high ρ most.")
+        notes.append("\"raters\" in a column's name: how far the metric agrees with your human raters in the "
+                     "latest stored analysis (Correlations page; hover the column for the statistic); trust the "
+                     "numbers that agree most.")
     if board.unscored:
         names = dict(zip(board.table["id"], board.table["run"]))
         per_run: dict[str, list[str]] = {}
@@ -118,8 +119,10 @@ def leaderboard_notes(board: Leaderboard, agreement: dict[str, Any]) -> str:
     return " ".join(notes)
 
 
-def ppi_lines(project: Project, run_ids: Sequence[str], names: dict[str, str]) -> list[str]:
-    """Under the leaderboard: each labelled run's prediction-powered estimates, one line each."""
-    from rageval.views.trust import headline_sentences, labelled_run_ids
+def ppi_lines(project: Project, run_ids: Sequence[str], names: dict[str, str]) -> list[tuple[str, str]]:
+    """Under the leaderboard: each labelled run's prediction-powered estimates, ``(line, tooltip)``
+    each, in words (:func:`rageval.views.trust.plain_estimate`)."""
+    from rageval.views.trust import labelled_run_ids, plain_headlines
 
-    return [f"{names.get(r, r)}: {s}" for r in labelled_run_ids(project, run_ids) for s in headline_sentences(project, r)]
+    return [(f"{names.get(r, r)}: {s}", tip) for r in labelled_run_ids(project, run_ids)
+            for s, tip in plain_headlines(project, r)]

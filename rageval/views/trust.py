@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from rageval.human import claim_agreement as verifiers
 from rageval.human import claim_labels, estimates
-from rageval.human.trust_rows import (VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
+from rageval.human.trust_rows import (AGREEMENT_HELP, VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
                                       verifier_name, verifier_rows, verifier_sentence)
 from rageval.project import Project
 
@@ -91,6 +91,60 @@ def difference_row(project: Project, run_a: str, run_b: str, metric: str | None,
     """The PPI estimate of mean human rating B - A (Compare), as :func:`estimate_sentence` reads it;
     ``frame``: the two runs' per-answer frame when the page has it (not built again)."""
     return estimates.difference_estimate(project, run_a, run_b, metric, frame=frame).as_dict()
+
+
+#: under the verifiers' agreement when no judge checked the run: what one would add (never its verdicts)
+JUDGE_WOULD_ADD = ("No judge has checked these claims. A judge (an LLM: --judge openai:MODEL, or the Run page's "
+                   "Judge) would decide the claims nobody settled, and its agreement with your people would be "
+                   "measured here, claim by claim.")
+
+
+def judge_line(rows: Sequence[dict[str, Any]]) -> str:
+    """:data:`JUDGE_WOULD_ADD` when none of the verifier ``rows`` is a judge, else ``""``."""
+    return "" if any(str(r["verifier"]).startswith("judge ") for r in rows) else JUDGE_WOULD_ADD
+
+
+def predictor_name(predictor: str) -> str:
+    """A PPI row's predictor in words: a verifier's signature as ``offline rule`` / ``judge M``, a
+    metric's name as is (the signature stays in the tooltip)."""
+    if "|" not in predictor:
+        return predictor
+    judge = next((part.split(":", 1)[1] for part in predictor.split("|") if part.startswith("judge:")), "")
+    return verifier_name(predictor, judge)
+
+
+def plain_estimate(row: dict[str, Any]) -> tuple[str, str]:
+    """``(sentence, tooltip)`` of one PPI row for a page: the sentence in words, the method, the
+    predictor's signature and the naive mean in the tooltip. A share's people-only interval is
+    Wilson's (inside [0, 1], with width when every label agrees: :func:`rageval.stats.shares.
+    wilson_interval`); a PPI interval of a share that leaves [0, 1] is clipped to it, and the
+    tooltip says so and gives the interval as computed."""
+    from rageval.stats.shares import wilson_interval
+
+    name = predictor_name(str(row["predictor"]))
+    if row.get("estimate") is None:
+        return f"{row['quantity']} ({name}): no estimate yet: {row['reason']}.", f"predictor: {row['predictor']}"
+    share = "share" in str(row["quantity"])
+    low, high = row["low"], row["high"]
+    help_lines = [f"Prediction-powered inference (PPI++): people's labels on {row['labelled']} of {row['total']} "
+                  f"items correct the predictor's values on all of them; 95% interval. Predictor: {row['predictor']}. "
+                  f"The predictor's own mean: {row['naive']:.3f}; worth {row['effective_n']:.0f} labels."]
+    people = f"{row['human']:.3f}{fmt_ci(row['human_low'], row['human_high'], '{:.3f}')}"
+    if share:
+        if low < 0 or high > 1:
+            help_lines.append(f"The interval as computed, [{low:.3f}, {high:.3f}], leaves [0, 1]; it is shown clipped.")
+        low, high = max(0.0, low), min(1.0, high)
+        k = round(row["human"] * row["labelled"])
+        people = f"{row['human']:.3f}{fmt_ci(*wilson_interval(k, row['labelled']), '{:.3f}')}"
+        help_lines.append("People's interval alone is Wilson's score interval for a share.")
+    sentence = (f"{row['quantity']} ({name}): {row['estimate']:.3f} [{low:.3f}, {high:.3f}] with "
+                f"{row['labelled']} of {row['total']} labelled by people; people alone {people}")
+    return sentence, " ".join(help_lines)
+
+
+def plain_headlines(project: Project, run_id: str) -> list[tuple[str, str]]:
+    """The run's PPI estimates that exist, as :func:`plain_estimate` says them."""
+    return [plain_estimate(r) for r in estimate_rows(project, run_id) if r.get("estimate") is not None]
 
 
 def headline_sentences(project: Project, run_id: str) -> list[str]:
