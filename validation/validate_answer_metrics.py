@@ -136,7 +136,7 @@ def score_rows(rows: list[dict], resources: Resources, judge: str | None, always
         values[name] = [s.value if s.status == "ok" else None for s in scores]
         if name == "answer_correctness_offline":
             for row, score in zip(rows, scores):
-                row["route"] = score.details.get("route")
+                row["route"] = (score.details or {}).get("route")
         if name in ("bertscore_f1",):
             for derived, (_, key) in DERIVED.items():
                 values[derived] = [s.details[key] if s.status == "ok" else None for s in scores]
