@@ -30,6 +30,7 @@ from validation.portions import seeded_portion
 SEED, DEV_SHARE = 52, 50
 ACS, HEAD = "answer_correctness_offline", "learned head alone (v2)"
 BANDS = ((0, 10), (11, 50), (51, 150), (151, 10**9))
+CARD_MARKERS = ("<!-- correctness-bands:start -->", "<!-- correctness-bands:end -->")  # docs/metrics.md
 COMPARED = (ACS, HEAD, "token_f1", "rougeL", "bertscore_f1", "answer_similarity")
 
 

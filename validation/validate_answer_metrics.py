@@ -441,6 +441,9 @@ def main() -> None:
     if args.write:
         write_section(args.write, lines)
         print(f"wrote the Answer metrics section of {args.write}")
+        bands = long_answers.band_lines({**by_set, "SQuALITY": ("spearman", sq)}, sys.modules[__name__])
+        replace_section(args.write.parent / "metrics.md", *long_answers.CARD_MARKERS, bands[4:])
+        print(f"wrote the answer-length bands of {args.write.parent / 'metrics.md'}")
 
 
 if __name__ == "__main__":

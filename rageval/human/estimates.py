@@ -8,7 +8,8 @@
   with a gold label (:func:`rageval.human.claim_labels.gold_labels`), ``Y = [gold = SUPPORTED]``,
   the predictor ``[verdict = SUPPORTED]`` on every claim of that verifier in the run.
 - The difference of two runs' mean human rating (B - A) over the questions both answered:
-  :func:`rageval.stats.ppi_mean_difference` with both runs' mapped metric as predictor.
+  PPI on the per-question differences (what :func:`rageval.stats.ppi_mean_difference` computes),
+  with both runs' mapped metric as predictor.
 
 Each estimate carries PPI++ (or classic PPI), the human-only estimate with its interval, the
 predictor's naive mean, the widths and the effective number of labels. Intervals follow
@@ -192,15 +193,13 @@ def difference_estimate(project: Project, run_a: str, run_b: str, metric: str | 
     quantity = "difference of mean human rating (B - A)"
     labelled = (both["human_a"].notna() & both["human_b"].notna()).to_numpy()
     n, total = int(labelled.sum()), int(len(both))
-    if n < max(MIN_LABELS, 2) or n == total:
+    if n < 2 or n == total:
         return _ppi(quantity, metric, np.zeros(total), np.zeros(total), labelled, tuned=tuned, alpha=alpha)
     scale = checked_predictions(frame[frame[metric].notna()], metric)
     scaled = to_rating_scale(np.concatenate([both[f"{metric}_a"], both[f"{metric}_b"]]).astype(float), scale)
     ha, hb = scaled[:total], scaled[total:]
     ya, yb = both["human_a"].to_numpy(dtype=float), both["human_b"].to_numpy(dtype=float)
-    d, dl = yb - ya, hb - ha
-    r, note = interval_of(d[labelled], dl[labelled], dl[~labelled], share=False, tuned=tuned, alpha=alpha)
-    return Estimate(quantity, metric, n, total, r, note=note)
+    return _ppi(quantity, metric, np.nan_to_num(yb - ya), hb - ha, labelled, tuned=tuned, alpha=alpha)
 
 
 def estimate_runs(project: Project, run_ids: Sequence[str], **kw: Any) -> dict[str, list[Estimate]]:
