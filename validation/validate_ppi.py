@@ -15,7 +15,8 @@ only the predictor; then the three 95% intervals ``rageval estimate`` gives, fro
 are shares (:func:`rageval.stats.ppi_share`: Wilson human-only, PPI clipped to [0, 1]). Reported
 per (data set, predictor, n, method): the share of draws whose interval covers the all-human mean,
 the mean width, and the mean effective number of labels. SQuALITY stops at n = 50: beyond a quarter
-of its 195 items the finite population makes any interval over-cover.
+of its 195 items the finite population makes any interval over-cover (the table gives an exact
+interval's coverage beside each row).
 
 The table chose two constants: ``rageval.stats.ppi.SMALL_SAMPLE`` (Student t below it) and
 ``rageval.human.estimates.MIN_LABELS`` (no interval below it). Nothing else is fitted: the
@@ -30,6 +31,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from scipy.stats import norm
 
 from rageval.metrics.base import evaluate, get_metric
 from rageval.human.estimates import MIN_LABELS, interval_of
@@ -107,28 +109,42 @@ def simulate(y: np.ndarray, yhat: np.ndarray, n: int, draws: int, seed: int) -> 
 
 
 def table(name: str, y: np.ndarray, predictors: dict[str, np.ndarray], draws: int,
-          coverages: list[tuple[float, int, str]]) -> list[str]:
+          coverages: list[tuple[float, int, str, float]]) -> list[str]:
     sizes = [n for n in SIZES if name != "SQuALITY" or n <= SQUALITY_MAX_N]
     lines = [f"### {name}: {y.size} items, all-human mean {y.mean():.4f}", "",
              "| predictor | r with human | n labelled | coverage: human only | PPI | PPI++ | PPI++ with the normal "
-             "quantile (ppi-python) | mean width: human only | PPI++ | mean effective labels (PPI++) |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
+             "quantile (ppi-python) | an exact interval's | mean width: human only | PPI++ | mean effective labels "
+             "(PPI++) |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     for pred_name, yhat in predictors.items():
         r = float(np.corrcoef(y, yhat)[0, 1])
         for n in sizes:
             res = simulate(y, yhat, n, draws, seed=1000 + n)
+            exact = exact_coverage(n, y.size)
             for method in SHOWN:
-                coverages.append((res[method]["coverage"], n, f"{name}, {pred_name}, n {n}, {method}"))
+                coverages.append((res[method]["coverage"], n, f"{name}, {pred_name}, n {n}, {method}", exact))
             cov = " | ".join(f"{res[m]['coverage']:.3f}" for m in (*SHOWN, "PPI++ normal"))
             mark = " (no interval given)" if n < MIN_LABELS else ""
-            lines.append(f"| {pred_name} | {r:.3f} | {n}{mark} | {cov} | {res['human only']['width']:.4f} "
+            lines.append(f"| {pred_name} | {r:.3f} | {n}{mark} | {cov} | {exact:.3f} | {res['human only']['width']:.4f} "
                          f"| {res['PPI++']['width']:.4f} | {res['PPI++']['effective_n']:.1f} |")
     return lines + [""]
 
 
-def smallest_good_n(coverages: list[tuple[float, int, str]]) -> int | None:
-    """The smallest n from which every interval estimate gives covered between 0.93 and 0.97 at every n."""
-    bad = [n for c, n, _ in coverages if not 0.93 <= c <= 0.97]
+def exact_coverage(n: int, size: int) -> float:
+    """The coverage of the finite all-human mean that an exact 95% interval for an infinite population
+    has when ``n`` of ``size`` items are labelled (no finite-population correction):
+    ``2 Phi(1.96 / sqrt(1 - n / size)) - 1``; 0.95 when ``n`` is a small share of ``size``."""
+    return float(2 * norm.cdf(norm.isf(0.025) / np.sqrt(1 - n / size)) - 1)
+
+
+def good(coverage: float, expected: float) -> bool:
+    """Within the target band: 0.93 to 0.97, the top raised to 0.01 above what an exact interval reaches
+    when the labelled items are a large share of a finite population (:func:`exact_coverage`)."""
+    return 0.93 <= coverage <= max(0.97, expected + 0.01)
+
+
+def smallest_good_n(coverages: list[tuple[float, int, str, float]]) -> int | None:
+    """The smallest n from which every interval estimate gives is :func:`good` at every larger n."""
+    bad = [n for c, n, _, e in coverages if not good(c, e)]
     above = [n for n in SIZES if not bad or n > max(bad)]
     return min(above) if above else None
 
@@ -153,22 +169,31 @@ def main(argv: list[str] | None = None) -> None:
         "item; effective labels = n x (human-only width / width)^2. SQuALITY's label is the raters' mean correctness / "
         "100, NQ301's and EVOUNA-NQ's the human judgment 0/1; ROUGE-L and token F1 are rageval's metrics against the "
         f"references, BEM and the GPT-4 judge's decision ship with NQ301. SQuALITY stops at n = {SQUALITY_MAX_N}: "
-        "with more than a quarter of its 195 items labelled, the finite population makes every interval over-cover.", "",
+        "with more than a quarter of its 195 items labelled, the finite population makes every interval over-cover "
+        "(an exact interval's coverage is in its own column).", "",
     ]
-    coverages: list[tuple[float, int, str]] = []
+    coverages: list[tuple[float, int, str, float]] = []
     for name, load in (("SQuALITY", squality), ("NQ301", nq301), ("EVOUNA-NQ", evouna)):
         y, predictors = load()
         lines += table(name, y, predictors, args.draws, coverages)
     shown = [c for c in coverages if c[1] >= MIN_LABELS]
     low, high = min(shown), max(shown)
-    good = smallest_good_n(coverages)
+    smallest = smallest_good_n(coverages)
     mc = float(np.sqrt(0.95 * 0.05 / args.draws))
     lines += [
         "Reading:", "",
         f"- From {MIN_LABELS} labels on (`rageval.human.estimates.MIN_LABELS`) `estimate` gives intervals; below, it "
-        "gives none and says how many more labels it needs. The smallest n of this table from which every interval "
-        f"it gives covered between 0.93 and 0.97 at every larger n, on every set and predictor: {good}. Over the "
-        f"intervals given, the lowest coverage is {low[0]:.3f} ({low[2]}), the highest {high[0]:.3f} ({high[2]}).",
+        "gives the estimate alone and says how many more labels an interval needs. The smallest n of this table from "
+        "which every interval it gives covered between 0.93 and 0.97 at every larger n, on every set and predictor, "
+        f"is {smallest}{' (the constant agrees)' if smallest == MIN_LABELS else ' (the constant DISAGREES: fix it)'}: "
+        "the top of the band is raised to 0.01 above an exact interval's coverage where the labelled items are a "
+        "large share of the set (column 'an exact interval's': 2 Phi(1.96 / sqrt(1 - n / items)) - 1; SQuALITY at "
+        "n = 40 and 50). Over the intervals given, the lowest coverage is "
+        f"{low[0]:.3f} ({low[2]}), the highest {high[0]:.3f} ({high[2]}).",
+        "- Below 50 labels the 0/1 sets fall under 0.93 somewhere: EVOUNA's human-only Wilson interval covered 0.921 "
+        "at n = 40 (a share's coverage swings with n, as the binomial lattice moves), classic PPI 0.925 at n = 30; "
+        "with the normal quantile (ppi-python's) PPI++ covered 0.919 to 0.933 at n = 30 and 40 on NQ301 and EVOUNA. "
+        "The Student t correction lifts PPI++ by about 0.01 there, not enough for a floor of 0.93 on every set.",
         f"- With {args.draws} draws a coverage figure has a Monte Carlo standard error of about {mc:.3f} at a true "
         f"0.95, so figures from {0.95 - 2 * mc:.3f} to {0.95 + 2 * mc:.3f} are within two standard errors of nominal "
         "(the methods of one row share their draws).",

@@ -47,7 +47,7 @@ PREFERRED = ("answer_correctness_offline", "faithfulness", "answer_similarity", 
 
 #: the fewest labelled items an estimate gets an interval from: with fewer, the product's 95% intervals
 #: covered less than 0.93 of draws on real human labels (validation/validate_ppi.py, docs/validation.md)
-MIN_LABELS = 30
+MIN_LABELS = 50
 
 
 @dataclass(frozen=True)
@@ -125,7 +125,7 @@ def checked_predictions(frame: pd.DataFrame, metric: str) -> tuple[float, float]
     bad = ~((values >= lo - RANGE_TOLERANCE) & (values <= hi + RANGE_TOLERANCE))
     if bad.any():
         where = frame.loc[bad, ["run_id", "item_id", metric]].head(5)
-        listed = "; ".join(f"item {r.item_id!r} of run {r.run_id}: {getattr(r, metric)!r}" for r in where.itertuples())
+        listed = "; ".join(f"item {item!r} of run {run}: {float(value)!r}" for run, item, value in where.to_numpy())
         raise ConfigError(f"{int(bad.sum())} prediction(s) of {metric} outside its declared range {range_text(metric)}: "
                           f"{listed}. Rescore those items or pick another predictor with --metric")
     return lo, hi

@@ -23,7 +23,7 @@ human-only interval. When every prediction is the same, the predictor carries no
 is 0.
 
 **Few labels.** With fewer than :data:`SMALL_SAMPLE` labelled items the normal approximation
-covers less than its nominal level (on NQ301, 0.92 at n = 30 for 95%). Below that threshold both
+covers less than its nominal level (on NQ301, 0.92-0.93 at n = 30 for 95%). Below that threshold both
 variances take the divisor ``n - 1`` (``N - 1``) and the quantile is Student t's with the
 Welch-Satterthwaite effective degrees of freedom of the two-part variance,
 ``df = (a + b)^2 / (a^2 / (N - 1) + b^2 / (n - 1))``, ``a = lambda^2 var(Yhat~) / N``,
@@ -31,7 +31,8 @@ Welch-Satterthwaite effective degrees of freedom of the two-part variance,
 Student t interval ``mean(Y) +- t_{n-1} sd(Y) / sqrt(n)``. From ``SMALL_SAMPLE`` labels on, the
 intervals are ppi-python's exactly. The threshold was chosen by simulation on real human labels
 (validation/validate_ppi.py, docs/validation.md): from 100 labels the normal intervals covered
-0.945-0.965 on every set.
+0.940-0.958 on NQ301 and EVOUNA, while at 30-75 labels they fell to 0.919-0.949 and Student t
+lifted them by about 0.01.
 
 **Shares** (labels 0/1: a share of claims a person calls SUPPORTED) use :func:`ppi_share`: the
 human-only interval is Wilson's score interval, which stays in [0, 1] and has width when every
