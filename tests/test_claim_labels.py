@@ -206,18 +206,20 @@ def test_with_no_labels_it_says_how_many_would_give_a_ci_of_the_width(project):
     assert "no labelled claim it decided yet." in verifier_sentence(offline_row)
 
 
-def test_share_supported_estimate_is_ppi_on_the_labelled_claims(project):
-    for i in range(6):
+def test_share_supported_estimate_is_ppi_on_the_labelled_claims(project, monkeypatch):
+    monkeypatch.setattr(est, "MIN_LABELS", 30)  # the fixture has 36 claims: the arithmetic, not the label floor
+    for i in range(10):
         for k, lab in enumerate(cl.LABELS):
             _label(project, i, k, "ann", lab)
-    by_sig = {e.predictor: e for e in est.supported_estimates(project, "runA", tuned=False)}
+    by_sig = {e.predictor: e for e in est.supported_estimates(project, "runA", tuned=True)}
     e = by_sig[JUDGE]
-    assert e.labelled == 18 and e.total == 36
-    # rows in (item, ordinal) order: the first 18 are labelled
-    y = np.array([1.0 if k == 0 else 0.0 for i in range(6) for k in range(3)])
+    assert e.labelled == 30 and e.total == 36 and e.labelled >= est.MIN_LABELS
+    # rows in (item, ordinal) order: the first 30 are labelled
+    y = np.array([1.0 if k == 0 else 0.0 for i in range(10) for k in range(3)])
     yhat = np.array([1.0 if (i + k) % 3 == 0 else 0.0 for i in range(12) for k in range(3)])
-    ref = stats.ppi_mean(y, yhat[:18], yhat[18:], tuned=False)
+    ref = stats.ppi_share(y, yhat[:30], yhat[30:], tuned=True)
     assert (e.result.estimate, e.result.low, e.result.high) == pytest.approx((ref.estimate, ref.low, ref.high))
+    assert e.result.method == ref.method and (e.result.human_low, e.result.human_high) == stats.wilson(10, 30)
 
 
 def test_with_no_labels_an_estimate_says_how_many_labels_a_width_needs(project):
@@ -228,6 +230,7 @@ def test_with_no_labels_an_estimate_says_how_many_labels_a_width_needs(project):
 
 
 def test_rating_estimate_uses_the_rated_answers_and_a_metric_on_all(project, monkeypatch):
+    monkeypatch.setattr(est, "MIN_LABELS", 2)  # the fixture has 12 answers: the arithmetic, not the label floor
     e = est.rating_estimate(project, "runA", "token_f1")
     assert e.reason == "every item is labelled: the human mean is exact"
     from rageval.store import human as hstore

@@ -11,6 +11,7 @@ import pytest
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
+from rageval.metrics.correctness_long import LONG_REFERENCE_TOKENS
 from rageval.metrics.correctness import MODEL_PATH, load_model, score_references
 
 RECORDED = Path(__file__).parent / "data" / "correctness_recorded.json"
@@ -82,7 +83,39 @@ def test_the_best_reference_decides(minilm_resources):
 
 def test_signature_pins_the_weights_hash_and_version():
     sig = get_metric("answer_correctness_offline").signature()
-    assert f"weights:{load_model()['hash']}" in sig and sig.endswith("|v2") and "+numbers" in sig
+    assert f"weights:{load_model()['hash']}" in sig and sig.endswith("|v3") and "+numbers" in sig
+    assert f"long:sentalign-gt{LONG_REFERENCE_TOKENS}tok" in sig  # the long-answer route is pinned too
+
+
+STORY = ("The crew of the Explorer lands on Mars to look for the lost colony. They find the domes empty and the "
+         "greenhouses dead. A log left by the governor says the colonists walked into the desert after a dust storm. "
+         "The captain follows their tracks and finds them living in caves under the ice cap. They refuse to come "
+         "back, and the crew leaves them supplies before flying home.")
+
+
+def test_a_paragraph_reference_takes_the_sentence_alignment_route(minilm_resources):
+    right = ("The explorers reach Mars and find the colony's domes abandoned. The governor's log tells them the "
+             "colonists left for the desert after a storm. The captain tracks them to caves under the ice, where "
+             "they choose to stay, and the crew leaves them supplies.")
+    wrong = ("A detective in London investigates a stolen painting. He questions the museum guard and finds the "
+             "thief hiding in a train station. The painting is returned to the gallery.")
+    samples = [Sample(id=k, question="What is the plot of the story?", answer=a, references=(STORY,))
+               for k, a in (("right", right), ("wrong", wrong))]
+    got = evaluate(samples, [get_metric("answer_correctness_offline")], minilm_resources)["answer_correctness_offline"]
+    assert [s.details["route"] for s in got] == ["long", "long"]
+    assert got[0].value > got[1].value + 0.15  # covering the plot beats an unrelated plot by a margin
+    assert got[0].details["reference_sentences"] == 5 and got[0].details["answer_sentences"] == 3
+    assert 0.0 <= got[1].value <= 1.0
+
+
+def test_short_references_keep_the_learned_head_in_a_mixed_batch(minilm_resources):
+    short = Sample(id="s", question="Who wrote Dracula?", answer="Bram Stoker", references=("Bram Stoker",))
+    long = Sample(id="l", question="What is the plot?", answer="The crew lands on Mars.", references=(STORY,))
+    metric = get_metric("answer_correctness_offline")
+    mixed = evaluate([long, short], [metric], minilm_resources)[metric.name]
+    alone = evaluate([short], [metric], minilm_resources)[metric.name][0]
+    assert [s.details["route"] for s in mixed] == ["long", "short"]
+    assert mixed[1].value == alone.value and "features" in mixed[1].details
 
 
 def test_other_weights_give_another_hash_and_wrong_features_are_refused(tmp_path):

@@ -34,13 +34,17 @@ def test_equals_ppi_python_both_variants(kind, n, big_n, alpha):
     tuned_used = 0
     for _ in range(5):
         y, yl, yu, _ = _draw(rng, n, big_n, kind)
-        est, low, high = ppi.ppi_mean_ci(y, yl, yu, alpha=alpha, tuned=False)
+        normal = dict(small_sample=0)  # ppi-python's normal quantile at every n (Student t: its own test)
+        r = ppi.ppi_mean(y, yl, yu, alpha=alpha, tuned=False, **normal)
+        est, low, high = r.estimate, r.low, r.high
+        if n >= ppi.SMALL_SAMPLE:
+            assert ppi.ppi_mean_ci(y, yl, yu, alpha=alpha, tuned=False) == (est, low, high)
         ref_low, ref_high = reference_ppi_mean_ci(y, yl, yu, alpha=alpha, lam=1)
         assert low == pytest.approx(float(ref_low[0]), abs=1e-9)
         assert high == pytest.approx(float(ref_high[0]), abs=1e-9)
         assert est == pytest.approx((low + high) / 2, abs=1e-12)
 
-        result = ppi.ppi_mean(y, yl, yu, alpha=alpha, tuned=True)
+        result = ppi.ppi_mean(y, yl, yu, alpha=alpha, tuned=True, **normal)
         ref_low, ref_high = reference_ppi_mean_ci(y, yl, yu, alpha=alpha)  # lam=None: the package tunes
         human_low, human_high = classical_mean_ci(y, alpha=alpha)
         assert result.human_low == pytest.approx(float(human_low), abs=1e-9)
@@ -75,7 +79,7 @@ def test_tuned_falls_back_to_human_only_when_the_plug_in_weight_widens_the_inter
     ref_low, ref_high = reference_ppi_mean_ci(y, yl, yu, alpha=0.05)
     human_low, human_high = classical_mean_ci(y, alpha=0.05)
     assert float(ref_high[0] - ref_low[0]) > float(human_high - human_low)
-    r = ppi.ppi_mean(y, yl, yu)
+    r = ppi.ppi_mean(y, yl, yu, small_sample=0)
     assert r.lam == 0.0
     assert (r.low, r.high) == pytest.approx((float(human_low), float(human_high)), abs=1e-12)
 
@@ -123,11 +127,54 @@ def test_paired_difference_is_ppi_on_the_differences():
     rng = np.random.default_rng(11)
     ya, yla, yua, _ = _draw(rng, 60, 600, "binary")
     yb, ylb, yub, _ = _draw(rng, 60, 600, "binary")
-    d = ppi.ppi_mean_difference(ya, yb, yla, ylb, yua, yub, tuned=False)
+    d = ppi.ppi_mean_difference(ya, yb, yla, ylb, yua, yub, tuned=False, small_sample=0)
     ref_low, ref_high = reference_ppi_mean_ci(ya - yb, yla - ylb, yua - yub, alpha=0.05, lam=1)
     assert (d.low, d.high) == pytest.approx((float(ref_low[0]), float(ref_high[0])), abs=1e-9)
     with pytest.raises(ValueError, match="differ in length"):
         ppi.ppi_mean_difference(ya, yb[:-1], yla, ylb, yua, yub)
+
+
+@pytest.mark.parametrize("tuned", [False, True])
+def test_below_the_threshold_the_interval_is_student_t_with_the_effective_df(tuned):
+    from scipy.stats import t as student_t
+
+    rng = np.random.default_rng(21)
+    y, yl, yu, _ = _draw(rng, 30, 400, "ratings")
+    r = ppi.ppi_mean(y, yl, yu, tuned=tuned)
+    normal = ppi.ppi_mean(y, yl, yu, tuned=tuned, small_sample=0)
+    ref_low, ref_high = reference_ppi_mean_ci(y, yl, yu, alpha=0.05, lam=r.lam)
+    assert r.estimate == pytest.approx(float(ref_low[0] + ref_high[0]) / 2, abs=1e-12)  # the same estimator
+    a, b = np.var(r.lam * yu, ddof=1) / yu.size, np.var(y - r.lam * yl, ddof=1) / y.size
+    df = (a + b) ** 2 / (a * a / (yu.size - 1) + b * b / (y.size - 1))
+    assert r.df == pytest.approx(df) and r.method == f"Student t, df {df:.1f}"
+    assert r.width / 2 == pytest.approx(student_t.isf(0.025, df) * np.sqrt(a + b), rel=1e-12)
+    assert r.human_width / 2 == pytest.approx(student_t.isf(0.025, y.size - 1) * np.std(y, ddof=1) / np.sqrt(y.size))
+    assert r.width > normal.width and normal.method == "normal" and normal.df is None
+    big = _draw(rng, ppi.SMALL_SAMPLE, 400, "ratings")
+    assert ppi.ppi_mean(*big[:3]).method == "normal"  # from the threshold on: ppi-python's intervals
+
+
+@pytest.mark.parametrize("y, yl, yu", [
+    ([1, 1, 0, 1] * 10, [1, 1, 0, 0] * 10, [0, 0, 0, 1] * 5),      # a low PPI bound below 0 without clipping
+    ([1] * 30 + [0] * 2, [0.2] * 30 + [1.0] * 2, [0.0] * 200),      # a high bound above 1 without clipping
+    ([1] * 40, [1] * 40, [1] * 100 + [0] * 10),                    # every label agrees with its prediction
+    ([0] * 35, [0.1] * 35, [0.4] * 50),                            # every label 0
+])
+@pytest.mark.parametrize("tuned", [False, True])
+def test_a_share_interval_stays_in_0_1_and_has_width(y, yl, yu, tuned):
+    r = ppi.ppi_share(y, yl, yu, tuned=tuned)
+    assert 0.0 <= r.low <= r.estimate <= r.high <= 1.0
+    assert 0.0 <= r.human_low <= r.human <= r.human_high <= 1.0
+    assert r.width > 0 and r.human_width > 0  # Wilson has width even when every label agrees
+    low, high = ppi.wilson(int(np.sum(y)), len(y))
+    assert (r.human_low, r.human_high) == (low, high)
+
+
+def test_wilson_matches_statsmodels():
+    # statsmodels' proportion_confint(7, 20, method="wilson"), recorded: (0.18119182410108203, 0.5671457233147638)
+    low, high = ppi.wilson(7, 20)
+    assert (low, high) == pytest.approx((0.18119182410108203, 0.5671457233147638), abs=1e-12)
+    assert ppi.wilson(0, 20)[0] == 0.0 and ppi.wilson(20, 20)[1] == 1.0
 
 
 def test_labels_for_width_gives_an_interval_of_that_width():

@@ -83,6 +83,9 @@ def verifier_sentence(row: dict[str, Any]) -> str:
 
 def estimate_sentence(row: dict[str, Any]) -> str:
     """``mean human rating (1-5): 3.41 [3.20, 3.62] by PPI++ with token_f1 ...``"""
+    if row.get("estimate") is None and row.get("point") is not None:
+        return (f"{row['quantity']}: {row['point']:.3f} with {row['predictor']} as predictor ({row['labelled']} "
+                f"labelled of {row['total']}), no interval yet — {row['reason']}.")
     if row.get("estimate") is None:
         return f"{row['quantity']} (predictor {row['predictor']}): no PPI estimate — {row['reason']}."
     return (f"{row['quantity']}: {row['estimate']:.3f}{fmt_ci(row['low'], row['high'], '{:.3f}')} with "
@@ -90,5 +93,7 @@ def estimate_sentence(row: dict[str, Any]) -> str:
             f"{row['human']:.3f}{fmt_ci(row['human_low'], row['human_high'], '{:.3f}')}; predictor's naive mean "
             f"{row['naive']:.3f}; width {row['width']:.3f} vs {row['human_width']:.3f}, worth "
             f"{row['effective_n']:.0f} labels"
-            + ("; every label is the same, so the normal interval has no width: label more items."
+            + (f"; interval: {row['method']}" if row.get("method") and row["method"] != "normal" else "")
+            + (f"; {row['note']}" if row.get("note") else "")
+            + ("; every label is the same, so the interval has no width: label more items."
                if row["human_width"] == 0 else "."))

@@ -6,6 +6,8 @@ unit, date and currency normalisation, MiniLM similarity, quantity match and con
 mismatch, abstention). Its parameters, ``rageval/models/answer_correctness.json``, were trained by
 ``training/train_correctness.py`` on EVOUNA's TriviaQA part plus generated pairs, and are reported on
 other data only (docs/validation.md). With several references the item's score is the max.
+Long gold answers (a reference of more than 40 tokens) are scored by sentence alignment instead
+(rageval/metrics/correctness_long.py): the head was trained on references of at most 19 tokens.
 
 ``answer_equivalence`` asks "is the candidate equivalent to the gold answer for this question?",
 in the spirit of BEM (Bulian et al. 2022). The BEM checkpoint is NOT shipped with rageval (it is a
@@ -26,6 +28,7 @@ from rageval import models
 from rageval.errors import ConfigError
 from rageval.types import OFFLINE_JUDGE, Resources, Sample, Score, Spec
 from rageval.metrics.correctness_features import FEATURES, correctness_features
+from rageval.metrics.correctness_long import LONG_REFERENCE_TOKENS, is_long, long_correctness
 from rageval.metrics.lexical import references_of
 from rageval.metrics.semantic import checked_embedder, embedder_name, reference_cosines
 from rageval.text.tokenize import check_language, normalization_name
@@ -82,10 +85,23 @@ def _similarities(embedder: Any, samples: Sequence[Sample]) -> list[list[float]]
 
 
 def _correctness(samples: Sequence[Sample], embedder: Any, language: str) -> list[tuple[float, dict]]:
+    """Per sample ``(score, details)``: the learned head for short references, the sentence
+    alignment of :mod:`rageval.metrics.correctness_long` for long ones (``details["route"]``)."""
+    long = [is_long(references_of(s), language) for s in samples]
+    short = [s for s, lg in zip(samples, long) if not lg]
+    heads = iter([])
+    if short:
+        heads = iter(zip(short, _similarities(embedder, short)))
+    aligned = iter(long_correctness(embedder, [s.answer or "" for s, lg in zip(samples, long) if lg],
+                                    [references_of(s) for s, lg in zip(samples, long) if lg]) if any(long) else [])
     out = []
-    for sample, sims in zip(samples, _similarities(embedder, samples)):
+    for lg in long:
+        if lg:
+            out.append(next(aligned))
+            continue
+        sample, sims = next(heads)
         p, i, feats = score_references(sample.question or "", sample.answer or "", references_of(sample), sims, language)
-        out.append((p, {"features": feats, "best_reference": i}))
+        out.append((p, {"route": "short", "features": feats, "best_reference": i}))
     return out
 
 
@@ -100,7 +116,13 @@ class AnswerCorrectnessOffline:
     training/train_correctness.py on EVOUNA-TQ plus generated pairs. A wrong number, a negated rule or
     an "I don't know" scores low; "one week" for "7 days" scores as the same answer.
 
-    Formula: p = max_r 1 / (1 + exp(-(b + w · x(q, r, a))))
+    A long gold answer (a reference of more than 40 tokens: a paragraph) is outside what the head
+    was trained on; there the score is the sentence-alignment F of rageval/metrics/correctness_long.py
+    (coverage of reference sentences and support of answer sentences, a score, not a probability).
+
+    Formula: p = max_r 1 / (1 + exp(-(b + w · x(q, r, a)))) when every reference has <= 40 tokens;
+    else F = 2 P R / (P + R), P = mean_i max_j max(cos(a_i, r_j), 0), R = mean_j max_i max(cos(a_i, r_j), 0)
+    over answer sentences a_i and the pooled reference sentences r_j
     """
 
     language: str = "en"
@@ -121,7 +143,8 @@ class AnswerCorrectnessOffline:
         model = load_model()
         return (
             f"answer_correctness_offline|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
-            f"|norm:{normalization_name(self.language)}+numbers|refs:max|{text_version()}|v2"
+            f"|norm:{normalization_name(self.language)}+numbers|refs:max"
+            f"|long:sentalign-gt{LONG_REFERENCE_TOKENS}tok|{text_version()}|v3"
         )
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
@@ -171,7 +194,8 @@ class AnswerEquivalence:
             model = load_model()
             return (
                 f"answer_equivalence|judge:heuristic|weights:{model['hash']}|model:{embedder_name(self.embedder)}"
-                f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers|{text_version()}|v2"
+                f"|threshold:{self.threshold}|norm:{normalization_name(self.language)}+numbers"
+                f"|long:sentalign-gt{LONG_REFERENCE_TOKENS}tok|{text_version()}|v3"
             )
         prompt = prompt_hash("answer_equivalence")
         return f"answer_equivalence|judge:{self.judge}|prompt:{prompt}|{server_part(self.judge)}v1"

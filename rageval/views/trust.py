@@ -148,8 +148,10 @@ def plain_headlines(project: Project, run_id: str) -> list[tuple[str, str]]:
 
 
 def headline_sentences(project: Project, run_id: str) -> list[str]:
-    """The run's PPI estimates that exist (labels and a predictor both there), one sentence each."""
-    return [estimate_sentence(r) for r in estimate_rows(project, run_id) if r.get("estimate") is not None]
+    """The run's PPI estimates that exist (labels and a predictor both there), one sentence each; with
+    too few labels for an interval, the estimate alone and how many more labels an interval needs."""
+    return [estimate_sentence(r) for r in estimate_rows(project, run_id)
+            if r.get("estimate") is not None or r.get("point") is not None]
 
 
 def labelled_run_ids(project: Project, run_ids: Sequence[str]) -> list[str]:
@@ -175,7 +177,7 @@ def report_section(project: Project, run_id: str) -> str:
 
     rows = [r for r in verifier_rows(project, [run_id], n_boot=1000) if r["labelled"]]
     found = [e.as_dict() for e in run_estimates(project, run_id)]
-    found = [e for e in found if e.get("estimate") is not None]
+    found = [e for e in found if e.get("estimate") is not None or e.get("point") is not None]
     if not rows and not found:
         return ""
     out = ["<h2>How far to trust the verdicts and the numbers</h2>"]
