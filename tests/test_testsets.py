@@ -219,3 +219,19 @@ def test_review_edits_and_drops_are_stored_and_only_accepted_rows_are_run(projec
     every = store.qa_items(project.db_path, "reviewed", include_dropped=True)
     assert [it["status"] for it in every] == ["accepted", "dropped", "dropped"]
     assert "dropped" in view.export_csv(project, "reviewed") and view.export_jsonl(project, "reviewed").count("\n") == 3
+
+
+def test_nothing_kept_says_why_exits_non_zero_and_stores_nothing(project, capsys):
+    from rageval.cli import main
+    from rageval.ingest.corpus import ingest
+
+    ingest(project, "one", files=[("one.txt", b"Hello")])
+    code = main(["qa", "generate", "--project", "gen", "--corpus", "one", "--n", "3", "--name", "none"])
+    out = capsys.readouterr()
+    assert code == 1, out
+    assert "no question could be kept" in (out.out + out.err).lower()
+    assert "sentence" in (out.out + out.err)  # why: how many sentences were read and offered nothing
+    assert "none" not in {s["name"] for s in store.qa_sets(project.db_path)}
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "one", "--n", "3", "--name", "none", "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["kept"] == 0 and "no question could be kept" in payload["message"].lower()

@@ -19,6 +19,9 @@ DROP_REASONS = {
     "no_question": "the model gave no usable question (reply unparsable or empty)",
     "llm_error": "the model call failed",
 }
+#: how the shortfall message names each reason ("15 dropped as unsupported, 4 as near duplicates")
+DROP_LABELS = {"not_standalone": "not standalone", "unsupported": "unsupported", "near_duplicate": "near duplicates",
+               "no_question": "unusable replies", "llm_error": "failed model calls"}
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 from rageval.testsets.items import Candidate
@@ -191,10 +192,26 @@ def sentence_order(chunks: Sequence[dict[str, Any]], rng: random.Random, limit: 
     return out
 
 
+@dataclass(frozen=True)
+class Pool:
+    """The template candidates of a corpus, the sentences read for them and how many of those
+    offered no question."""
+
+    candidates: list[Candidate]
+    sentences_read: int
+    offered_nothing: int
+
+
 def template_candidates(chunks: Sequence[dict[str, Any]], *, want: int, seed: int = 0,
                         language: str | None = None) -> list[Candidate]:
     """Up to ``want`` candidates (fewer when the corpus offers fewer) from ``chunks`` (dicts with
     ``id`` and ``text``), in plan order; ``language`` None guesses it per chunk."""
+    return template_pool(chunks, want=want, seed=seed, language=language).candidates
+
+
+def template_pool(chunks: Sequence[dict[str, Any]], *, want: int, seed: int = 0,
+                  language: str | None = None) -> Pool:
+    """:func:`template_candidates` with the counts of sentences read and offering nothing."""
     rng = random.Random(seed)
     picked = sentence_order(chunks, rng, SENTENCES_PER_CANDIDATE * want)
     langs = {ci: language or guess_language(chunks[ci]["text"]) for ci, _, _ in picked}
@@ -205,10 +222,13 @@ def template_candidates(chunks: Sequence[dict[str, Any]], *, want: int, seed: in
 
         docs = parse(english)
     out: list[Candidate] = []
+    read = nothing = 0
     for ci, si, sentence in picked:
         lang = langs[ci]
         offered = options(sentence, lang, docs.get(sentence) if lang == "en" else None)
+        read += 1
         if not offered:
+            nothing += 1
             continue
         best = min(_PREFERENCE[what] for what, _ in offered)
         offered = [o for o in offered if _PREFERENCE[o[0]] == best]
@@ -219,4 +239,4 @@ def template_candidates(chunks: Sequence[dict[str, Any]], *, want: int, seed: in
                              sentences=(sentence,), extra={"language": lang}))
         if len(out) >= want:
             break
-    return out
+    return Pool(out, read, nothing)

@@ -142,11 +142,14 @@ def generate(project: Project, config: TestsetConfig, progress: Any = None) -> A
 
 
 def generation_summary(result: Any) -> str:
-    """``"8 question(s) kept of 11 asked; dropped: near_duplicate 2, not_standalone 1. Relevant ids are
-    chunks of chunking recursive-1024-128: run the set with that chunking."``"""
-    drops = ", ".join(f"{reason} {n}" for reason, n in result.drops.items())
-    return (f"{len(result.kept)} question(s) kept of {result.asked} asked" + (f"; dropped: {drops}." if drops else ".")
-            + f" Relevant ids are chunks of chunking {result.chunking} : run the set with that chunking.")
+    """``"8 question(s) kept of 11 asked. Relevant ids are chunks of chunking recursive-1024-128: run
+    the set with that chunking."``; with fewer kept than wanted, the causes
+    (:func:`rageval.testsets.generate.outcome`), and with none kept only those."""
+    from rageval.testsets.generate import outcome
+
+    if not result.kept:
+        return outcome(result)
+    return outcome(result) + f" Relevant ids are chunks of chunking {result.chunking} : run the set with that chunking."
 
 
 def review_rows(project: Project, result: Any) -> list[dict[str, Any]]:
