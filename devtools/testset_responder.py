@@ -20,7 +20,7 @@ from typing import Any, Callable
 
 from devtools import judge_responder
 
-SAME_QUESTION = "Which rules apply to every person named in these documents?"
+SAME_QUESTION = "Which rules apply to every person named in the handbook of the company?"
 _STOP = frozenset("the a an of to in on and is are was were it its this that for with by at as from".split())
 
 

@@ -48,6 +48,9 @@ POINTERS = re.compile(
     r"|\b(?:nel|nello|nella|questo|questa|del|dal)\s+(?:testo|brano|passaggio|documento|estratto|paragrafo|"
     r"contesto)\b|\bl'autore\b",
     re.IGNORECASE)
+#: "this specification", "these files": a thing named only by pointing at the passage
+DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|questo|questa|questi|queste)\s+(?!is\b|are\b|was\b|were\b)[a-z]\w+",
+                           re.IGNORECASE)
 #: words that, opening a sentence, point back to the sentence before it
 OPENING_POINTERS = frozenset(
     """it its this that these those he she they them his her their there such
@@ -61,6 +64,9 @@ def standalone_problem(question: str, *, source_sentence: str | None = None) -> 
     found = POINTERS.search(question)
     if found:
         return f"points at a passage: {found.group(0)!r}"
+    found = DEMONSTRATIVE.search(question)
+    if found:
+        return f"{found.group(0)!r} points at something the reader has not seen"
     if source_sentence is not None:
         first = re.match(r"\W*(\w+)", source_sentence)
         if first and first.group(1).lower() in OPENING_POINTERS:

@@ -6,7 +6,7 @@ from typing import Any
 
 from rageval.config import TESTSET_KINDS as KINDS  # noqa: F401 (the LLM generator's kinds: prompt testset_<kind>.txt each)
 #: what a template question asks about (its kind is ``template:<what>``)
-TEMPLATE_KINDS = ("number", "date", "name", "definition")
+TEMPLATE_KINDS = ("number", "date", "name", "definition", "object")
 #: the reference of an ``unanswerable`` question, per language
 NOT_IN_DOCUMENTS = {"en": "The documents do not say.", "it": "I documenti non lo dicono."}
 from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; runs use every item not dropped)
