@@ -14,9 +14,10 @@ import re
 
 BOILERPLATE = {
     "licence notice": re.compile(
-        r"\b(?:copyright|copyleft|all rights reserved|warranty|warranties|merchantability|free software"
-        r"|general public licen[cs]e|permission is hereby granted|redistribut\w*|without fee|liabilit\w+"
-        r"|trademarks?|terms of the|at your option|either version|licen[cs]e notice)\b"
+        r"\b(?:copyright|copyleft|all rights reserved|without any warranty|implied warrant\w*|merchantability"
+        r"|fitness for a particular purpose|free software foundation|general public licen[cs]e"
+        r"|permission is hereby granted|redistribut\w+|limitation of liability|liable for any"
+        r"|under the terms of|at your option|either version \d|licen[cs]e notice)\b"
         r"|\(c\)|\u00a9", re.IGNORECASE),
     "address": re.compile(
         r"(?i:\b(?:street|st\.|avenue|ave\.|road|suite|floor|p\.?o\.? box)\b.{0,60}\b\d{4,5}(?:-\d{4})?\b)"

@@ -14,13 +14,20 @@ from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; run
 #: why the critic (or the generator) dropped a candidate; counted and shown
 DROP_REASONS = {
     "not_standalone": "the question needs the passage to make sense (\"according to the text\", a bare pronoun)",
+    "content_free": "the question has no content word beyond its question word",
+    "self_answering": "the question already holds its answer",
+    "empty_reference": "the reference says nothing (\"No content.\", \"N/A\")",
+    "boilerplate_reference": "the reference is a licence notice, an address or a table of contents",
+    "garbled_reference": "the reference holds mojibake or undecodable characters",
     "unsupported": "its reference is not supported by its chunks",
     "near_duplicate": "a near duplicate of a question already kept",
     "no_question": "the model gave no usable question (reply unparsable or empty)",
     "llm_error": "the model call failed",
 }
 #: how the shortfall message names each reason ("15 dropped as unsupported, 4 as near duplicates")
-DROP_LABELS = {"not_standalone": "not standalone", "unsupported": "unsupported", "near_duplicate": "near duplicates",
+DROP_LABELS = {"not_standalone": "not standalone", "content_free": "content-free", "self_answering": "self-answering",
+               "empty_reference": "empty references", "boilerplate_reference": "boilerplate references",
+               "garbled_reference": "garbled references", "unsupported": "unsupported", "near_duplicate": "near duplicates",
                "no_question": "unusable replies", "llm_error": "failed model calls"}
 
 
