@@ -51,9 +51,8 @@ POINTERS = re.compile(
     r"|\b(?:nel|nello|nella|questo|questa|del|dal)\s+(?:testo|brano|passaggio|documento|estratto|paragrafo|"
     r"contesto)\b|\bl'autore\b",
     re.IGNORECASE)
-#: "this specification", "these files": a thing named only by pointing at the passage
-DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|questo|questa|questi|queste)\s+(?!is\b|are\b|was\b|were\b)[a-z]\w+",
-                           re.IGNORECASE)
+#: "this specification", "if this is greater": a thing named only by pointing at the passage
+DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|questo|questa|questi|queste)\b", re.IGNORECASE)
 #: words that, opening a sentence, point back to the sentence before it
 OPENING_POINTERS = frozenset(
     """it its this that these those he she they them his her their there such

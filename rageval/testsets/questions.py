@@ -15,7 +15,8 @@ question of that phrase):
   ``attr``, ``dative``), or the object of a preposition attached to the root (the preposition
   moves with a name, ``By whom``, ``Under which ...``, and stays behind for ``what`` when it ends
   the sentence: ``What is the word size used for?``; ``in``/``on``/``at``/``during`` before a date give ``When``, ``in``/``at``
-  before a place ``Where``); an adverb or prepositional aside before the subject, closed by a
+  before a place ``Where``); an object followed by a comma or a conjunction (one of a list) is not
+  asked; an adverb or prepositional aside before the subject, closed by a
   comma ("For example,", "In particular,"), is dropped;
 - a question not about the subject needs an auxiliary to invert (``is``, ``has``, ``can`` ...) or a
   finite root verb to take ``do``/``does``/``did`` (its lemma then replaces it; a root tagged as a
@@ -66,8 +67,12 @@ class Question(NamedTuple):
     named: bool
 
 
+_NO_NAMES = frozenset({"", "ORDINAL", "CARDINAL", "QUANTITY", "PERCENT"})
+
+
 def _named(tokens: Any) -> bool:
-    return any(t.pos_ == "PROPN" or t.ent_type_ for t in tokens)
+    """A proper noun or a named entity among ``tokens`` (a number or an ordinal names nothing)."""
+    return any(t.pos_ == "PROPN" or t.ent_type_ not in _NO_NAMES for t in tokens)
 
 
 def wh_question(doc: Any, start: int, end: int, wh: str, *, kind: str = "thing") -> Question | None:
@@ -99,6 +104,8 @@ def wh_question(doc: Any, start: int, end: int, wh: str, *, kind: str = "thing")
     if head.dep_ in _OBJECTS and head.head.i == root.i:
         gone = set(range(min(start, head.left_edge.i), end))
         front = wh
+        if end < len(doc) and (doc[end].text == "," or doc[end].dep_ == "cc"):
+            return None  # a list of objects: the question would keep the rest of the list
     elif head.dep_ == "pobj" and head.head.dep_ in ("prep", "agent") and head.head.head.i == root.i:
         prep = head.head
         if _subtree(prep) != (prep.i, end):
