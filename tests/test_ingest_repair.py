@@ -73,3 +73,19 @@ def test_a_document_that_stays_garbled_is_flagged_on_the_documents_view(tmp_path
 def test_good_text_is_left_alone(text):
     fixed = repair_text(text)
     assert fixed.text == text and fixed.repaired == 0 and fixed.garbled == garbled_share(text) == 0.0
+
+
+def test_the_documents_page_shows_the_repair_count_and_the_garbled_flag(tmp_path, monkeypatch):
+    from tests.test_app import app, no_failure, texts, unescape
+
+    monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
+    monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
+    garbled = " ".join(["verskille tussen l\u00c3aers en l\u00c3aergidse"] * 30)
+    ingest(open_project("page"), "c", files=[("menu.pdf", _pdf(MOJIBAKE)), ("af.pdf", _pdf(garbled))])
+    repaired = load_file("menu.pdf", _pdf(MOJIBAKE)).repaired
+    at = app("page")
+    at.switch_page("pages/documents.py").run()
+    no_failure(at)
+    shown = unescape(texts(at))
+    assert f"menu.pdf: {repaired} character(s) of mojibake or broken Unicode repaired" in shown
+    assert any("af.pdf: text still looks garbled" in unescape(w.value) for w in at.warning)
