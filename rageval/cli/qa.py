@@ -55,7 +55,7 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
     lines.append(f"  relevant ids are chunks of chunking {result.chunking}: run the set with that chunking")
     lines.append(f"  {result.signature}")
     if config.generator == "template":
-        lines.append("  template questions echo their sentence: a smoke test, not a substitute for an LLM-written set")
+        lines.append("  template questions keep most of their sentence's words: a smoke test, not a substitute for an LLM-written set")
     emit(args, payload, "\n".join(lines))
     return EXIT_OK
 

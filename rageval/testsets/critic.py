@@ -5,7 +5,8 @@ question already kept.
 
 Stands alone (:func:`standalone_problem`): no phrase that points at a passage the reader of a QA
 set never sees (``according to the text``, ``in this passage``, ``the author``, ``secondo il
-testo``, ``nel brano`` ...: :data:`POINTERS`), at least ``MIN_WORDS`` words, and, for a question
+testo``, ``nel brano`` ...: :data:`POINTERS`), no demonstrative (``this``, ``these``, ``those``:
+:data:`DEMONSTRATIVE`), at least ``MIN_WORDS`` words, and, for a question
 copied from a sentence (``from_sentence``), a sentence that does not open on a pronoun or a
 demonstrative (``It``, ``This``, ``They``, ``Esso`` ...), whose antecedent was in the sentence before.
 

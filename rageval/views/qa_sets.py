@@ -101,10 +101,11 @@ def jsonl(rows: Sequence[dict[str, Any]]) -> str:
 
 # --- generating a set from documents (rageval.testsets) ------------------------------------
 
-TEMPLATE_NOTE = ("The template generator works offline: one question per sentence that states a number, a date, "
-                 "a name or a definition, the sentence as the reference and its chunk as the relevant chunk. Its "
-                 "questions echo their sentence, so retrieval finds them more easily than real users' questions: "
-                 "**a smoke test of the pipeline, not a substitute for a set written by an LLM or a person.**")
+TEMPLATE_NOTE = ("The template generator works offline: a question only where a sentence surely states a date, a "
+                 "number, a name, a definition or an object (most sentences offer none), the sentence as the "
+                 "reference and its chunk as the relevant chunk. Its questions keep most of their sentence's words, "
+                 "so retrieval finds them more easily than real users' questions: **a smoke test of the pipeline, "
+                 "not a substitute for a set written by an LLM or a person.**")
 
 
 def corpus_names(project: Project) -> list[str]:
