@@ -21,6 +21,7 @@ question of that phrase):
 - a question not about the subject needs an auxiliary to invert (``is``, ``has``, ``can`` ...) or a
   finite root verb to take ``do``/``does``/``did`` (its lemma then replaces it; a root tagged as a
   past participle with no auxiliary is a past tense the tagger misread: ``did``);
+- no word left in the question depends on a word taken out of it;
 - the root does not join a second clause (:func:`_two_clauses`), the subject is no pronoun;
 - the result has at most :data:`MAX_WORDS` words, no empty quotes or brackets and none unpaired.
 """
@@ -130,6 +131,8 @@ def wh_question(doc: Any, start: int, end: int, wh: str, *, kind: str = "thing")
     gone |= {t.i for t in doc[:s_left]}
     auxes = [c for c in root.children if c.dep_ in ("aux", "auxpass") and c.i < root.i and c.i > s_right - 1]
     body = [t for t in doc[s_left:] if t.i not in gone and not (t.is_punct and t.i == len(doc) - 1)]
+    if any(doc[t].head.i in gone for t in range(len(doc)) if t not in gone and doc[t].head.i != t):
+        return None  # a word left behind hangs on the phrase taken out ("... toward the officials [gathered]")
     negation = next((c for c in root.children if c.dep_ == "neg" and c.text.lower() in ("n't", "n’t")), None)
     if negation is not None:
         body = [t for t in body if t.i != negation.i]
