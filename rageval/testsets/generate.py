@@ -65,9 +65,9 @@ class Generated:
     #: None for the LLM generator
     sentences_read: int | None = None
     offered_nothing: int | None = None
-    #: True when the generator stopped because the corpus offered no more candidates (templates:
-    #: fewer sentences than the pool wanted; LLM: never, it stops at ``MAX_ASKED`` x n slots)
-    corpus_exhausted: bool = False
+    #: why the generator stopped asking (said when fewer than wanted were kept): the LLM's slot
+    #: limit, or for templates the corpus running out, the reading limit or the pool checked
+    stopped: str = ""
 
     @property
     def drops(self) -> dict[str, int]:
@@ -89,9 +89,7 @@ def outcome(result: Generated) -> str:
         causes.append(f"{result.offered_nothing} of {result.sentences_read} prose sentences read offered no question"
                       if result.sentences_read else "the corpus has no prose sentence of 6-60 words to ask about")
     if len(result.kept) < n and result.sentences_read != 0:
-        causes.append("the corpus offered no more" if result.corpus_exhausted else
-                      f"the {MAX_ASKED} x n = {MAX_ASKED * n} slots allowed were all asked" if online else
-                      f"the {TEMPLATE_POOL} x n = {TEMPLATE_POOL * n} candidates drawn were all checked")
+        causes.append(result.stopped or f"the {MAX_ASKED} x n = {MAX_ASKED * n} slots allowed were all asked")
     why = "; ".join(causes)
     if not result.kept:
         return f"No question could be kept of {result.asked} asked: {why}. Nothing was stored."
@@ -227,7 +225,7 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
             reviewed = critic.review(pool.candidates, text, embedder, want=config.n, llm=judge)
             kept, dropped = [c for c in reviewed if not c.dropped], [c for c in reviewed if c.dropped]
             counts = dict(sentences_read=pool.sentences_read, offered_nothing=pool.offered_nothing,
-                          corpus_exhausted=len(pool.candidates) < TEMPLATE_POOL * config.n)
+                          stopped=_template_stop(pool, config.n))
         usage = _usage(client.usage()) if client is not None else {}
     result = Generated(config.name, sig, kept, dropped, len(kept) + len(dropped), usage=usage,
                        chunking=config.chunking.signature(), wanted=config.n, **counts)
@@ -236,6 +234,18 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
     if store and kept:
         save(project, config, result)
     return result
+
+
+def _template_stop(pool: Any, n: int) -> str:
+    """Why the template generator offered no more candidates (said in a shortfall)."""
+    from rageval.testsets.template import SENTENCES_PER_CANDIDATE
+
+    if len(pool.candidates) >= TEMPLATE_POOL * n:
+        return f"the {TEMPLATE_POOL} x n = {TEMPLATE_POOL * n} candidates drawn were all checked"
+    if pool.exhausted:
+        return "the corpus offered no more"
+    return (f"reading stopped at {SENTENCES_PER_CANDIDATE} sentences per candidate wanted "
+            f"({SENTENCES_PER_CANDIDATE} x {TEMPLATE_POOL} x n = {SENTENCES_PER_CANDIDATE * TEMPLATE_POOL * n})")
 
 
 def _usage(summary: Any) -> dict[str, Any]:

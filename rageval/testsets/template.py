@@ -41,8 +41,8 @@ from rageval.text.numbers import MONTHS, quantities
 from rageval.text.sentences import split_sentences
 
 MIN_WORDS, MAX_WORDS = 6, 60
-#: sentences read per candidate wanted (most sentences offer nothing)
-SENTENCES_PER_CANDIDATE = 4
+#: sentences read per candidate wanted (most sentences offer no sure question)
+SENTENCES_PER_CANDIDATE = 10
 _DATE_DROP_IT = frozenset("nel il in a al del l'".split())
 _DEFINITION = {
     "en": re.compile(r"^(?P<term>(?:The |An? )?[A-Z][\w'\u2019\- ]{1,60}?)\s+(?P<verb>is|are|was|were)\s+"
@@ -209,12 +209,14 @@ def sentence_order(chunks: Sequence[dict[str, Any]], rng: random.Random, limit: 
 
 @dataclass(frozen=True)
 class Pool:
-    """The template candidates of a corpus, the sentences read for them and how many of those
-    offered no question."""
+    """The template candidates of a corpus, the sentences read for them, how many of those offered
+    no question, and whether every readable sentence of the corpus was read (``exhausted``) rather
+    than the reading stopping at ``SENTENCES_PER_CANDIDATE`` per candidate wanted."""
 
     candidates: list[Candidate]
     sentences_read: int
     offered_nothing: int
+    exhausted: bool = False
 
 
 def template_candidates(chunks: Sequence[dict[str, Any]], *, want: int, seed: int = 0,
@@ -257,4 +259,4 @@ def template_pool(chunks: Sequence[dict[str, Any]], *, want: int, seed: int = 0,
                              sentences=(sentence,), extra={"language": lang}))
         if len(out) >= want:
             break
-    return Pool(out, read, nothing)
+    return Pool(out, read, nothing, exhausted=len(out) < want and len(picked) < SENTENCES_PER_CANDIDATE * want)
