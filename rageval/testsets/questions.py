@@ -11,13 +11,16 @@ question of that phrase):
 
 - the sentence's root is a verb (or a copula) with a subject before it, and nothing but the asked
   phrase (and a comma after it) stands before the subject;
-- the asked phrase is exactly one argument of the root: its subject, its object (``dobj``,
-  ``attr``, ``dative``), or the object of a preposition attached to the root (the preposition
-  moves with a name, ``By whom``, ``Under which ...``, and stays behind for ``what`` when it ends
-  the sentence: ``What is the word size used for?``; ``in``/``on``/``at``/``during`` before a date give ``When``, ``in``/``at``
-  before a place ``Where``); an object followed by a comma or a conjunction (one of a list) is not
-  asked; an adverb or prepositional aside before the subject, closed by a
-  comma ("For example,", "In particular,"), is dropped;
+- the asked phrase is exactly one argument of the root: its subject (not with ``what``: a thing of
+  unsure type as the subject is mostly the document's own product), its object (``dobj``,
+  ``attr``, ``dative``; not one of a list, followed by a comma or a conjunction, nor followed by a
+  participle or a clause that may describe it), or the object of
+  a preposition attached to the root (the preposition moves with a name, ``By whom``, ``Under
+  which ...``, and stays behind for ``what`` when it ends the sentence: ``What is the word size
+  used for?``; ``in``/``on``/``at``/``during`` before a date give ``When``, ``in``/``at`` before a
+  place ``Where``);
+- an adverb or prepositional aside before the subject, closed by a comma ("For example,", "In
+  particular,"), is dropped;
 - a question not about the subject needs an auxiliary to invert (``is``, ``has``, ``can`` ...) or a
   finite root verb to take ``do``/``does``/``did`` (its lemma then replaces it; a root tagged as a
   past participle with no auxiliary is a past tense the tagger misread: ``did``);
@@ -107,6 +110,8 @@ def wh_question(doc: Any, start: int, end: int, wh: str, *, kind: str = "thing")
         front = wh
         if end < len(doc) and (doc[end].text == "," or doc[end].dep_ == "cc"):
             return None  # a list of objects: the question would keep the rest of the list
+        if end < len(doc) and (doc[end].tag_ in ("VBN", "VBG") or doc[end].dep_ in ("advcl", "acl")):
+            return None  # "... the officials [gathered on the platform]": a participle that described the object
     elif head.dep_ == "pobj" and head.head.dep_ in ("prep", "agent") and head.head.head.i == root.i:
         prep = head.head
         if _subtree(prep) != (prep.i, end):
