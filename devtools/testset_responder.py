@@ -8,9 +8,12 @@ prompt goes to :func:`devtools.judge_responder.respond`, except the critic's cla
 on the whole passages (that responder reads the first line of each passage only): SUPPORTED when
 at least 60% of a claim's words longer than 3 letters are in the passages, else NOT_MENTIONED.
 
-``faults`` turns chosen slots into the mistakes a real model makes, for the critic to catch: a
-question that points at the passage, an answer the passages do not support, or the question of
-another slot (one fixed question). A slot is recognised by the first words of its passage [1].
+``faults`` turns chosen slots into the mistakes a real model makes, for the critic to catch
+(:data:`FAULTS`): a question that points at the passage, an answer the passages do not support,
+the question of another slot (one fixed question), a content-free question with an empty answer
+("What can you tell me about no content?" / "No content."), a question that holds its own answer,
+an answer copied from a badly decoded passage (mojibake). A slot is recognised by the first words
+of its passage [1]; ``default`` gives every other slot one fault (a model that fails every time).
 """
 from __future__ import annotations
 
@@ -20,7 +23,8 @@ from typing import Any, Callable
 
 from devtools import judge_responder
 
-SAME_QUESTION = "Which rules apply to every person named in these documents?"
+FAULTS = ("pointer", "unsupported", "same", "content_free", "self_answering", "garbled")
+SAME_QUESTION = "Which rules apply to every person named in the handbook of the company?"
 _STOP = frozenset("the a an of to in on and is are was were it its this that for with by at as from".split())
 
 
@@ -86,10 +90,33 @@ def verify(prompt: str) -> str:
         for i, c in enumerate(claims, 1)]})
 
 
-def make(faults: dict[str, str] | None = None) -> Callable[[dict[str, Any]], str]:
-    """A responder for the fake server; ``faults`` maps the first three words of passage [1] to
-    ``pointer`` (the question points at the passage), ``unsupported`` (an answer the passages do
-    not hold) or ``same`` (:data:`SAME_QUESTION`, whatever the passage)."""
+def mojibake(text: str) -> str:
+    """``text`` as a passage decoded with the wrong codec shows it: accents and apostrophes turned
+    into ``Ã©`` and ``â€™`` (every ``e``, ``E`` and ``'`` here, so plain ASCII shows it too)."""
+    return re.sub("[eE]", "\u00c3\u00a9", text.replace("'", "\u00e2\u20ac\u2122"))
+
+
+def _fault(reply: dict[str, Any], fault: str | None) -> dict[str, Any]:
+    if fault == "pointer":
+        reply["question"] = "According to the passage, " + reply["question"][0].lower() + reply["question"][1:]
+    elif fault == "unsupported":
+        reply["answer"] = "Purple elephants negotiated the treaty under a midnight moon."
+    elif fault == "same":
+        reply["question"] = SAME_QUESTION
+    elif fault == "content_free":
+        reply["question"], reply["answer"] = "What can you tell me about no content?", "No content."
+    elif fault == "self_answering":  # the answer leaks into the question, in brackets
+        number = re.search(r"\d[\d,.]*\d|\d", reply["answer"])
+        reply["answer"] = number.group(0) if number else topic(reply["answer"], 2)
+        reply["question"] = f"{reply['question'].rstrip('?')} ({reply['answer']})?"
+    elif fault == "garbled":
+        reply["answer"] = mojibake(reply["answer"])
+    return reply
+
+
+def make(faults: dict[str, str] | None = None, default: str | None = None) -> Callable[[dict[str, Any]], str]:
+    """A responder for the fake server; ``faults`` maps the first three words of passage [1] to one
+    of :data:`FAULTS` (module doc); ``default`` is the fault of every other slot (None: none)."""
     faults = dict(faults or {})
 
     def respond(request: dict[str, Any]) -> str:
@@ -100,13 +127,6 @@ def make(faults: dict[str, str] | None = None) -> Callable[[dict[str, Any]], str
             return judge_responder.respond(request)
         reply = write(prompt)
         key = " ".join(passages(prompt)[0].split()[:3])
-        fault = faults.get(key)
-        if fault == "pointer":
-            reply["question"] = "According to the passage, " + reply["question"][0].lower() + reply["question"][1:]
-        elif fault == "unsupported":
-            reply["answer"] = "Purple elephants negotiated the treaty under a midnight moon."
-        elif fault == "same":
-            reply["question"] = SAME_QUESTION
-        return json.dumps(reply)
+        return json.dumps(_fault(reply, faults.get(key, default)))
 
     return respond

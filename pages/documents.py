@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, doc_repairs
 from rageval.views import documents as view
 
 
@@ -53,6 +53,7 @@ def main() -> None:
     docs = view.documents(p, corpus)
     common.dataframe(pd.DataFrame(docs, columns=["name", "kind", "pages", "chars", "size_bytes", "id"]),
                  hide_index=True, width="stretch")
+    doc_repairs.repairs_block(p, corpus)
     errors = view.ingest_errors(p, corpus)
     if errors:
         st.markdown(f"**Files that could not be ingested** ({len(errors)})")

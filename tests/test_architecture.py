@@ -198,7 +198,7 @@ def test_pages_never_import_the_store():
 #: page helpers (pages/parts/ modules that are not the frame): the page they belong to, whose view they use
 PAGE_HELPERS = {"answer_table": "answers", "answer_view": "answers", "answer_compare": "answers",
                 "answer_claims": "answers", "run_parts": "run", "review_parts": "human_review", "qa_score": "qa_sets",
-                "qa_generate": "qa_sets"}
+                "qa_generate": "qa_sets", "doc_repairs": "documents"}
 #: the page frame: shared widgets and cached loaders (pages/parts/common.py, pages/parts/data.py) and app.py's shell
 FRAME = {"common", "data", "app"}
 

@@ -19,38 +19,16 @@ from tests.fakes import BowEmbedder
 from devtools.projects import DOCS, small_project
 
 
-@pytest.mark.parametrize("sentence, language, expected", [
-    ("The first line opened in 1964 between Tokyo and Osaka.", "en",
-     ("date", "The first line opened when between Tokyo and Osaka?")),
-    ("Trains on the network reach operating speeds of up to 320 km/h.", "en",
-     ("number", "Trains on the network reach operating speeds of up to how many km/h?")),
-    ("The manager approves claims below $500 without a receipt.", "en",
-     ("number", "The manager approves claims below how much without a receipt?")),
-    ("Roughly 12% of the staff work from home every day.", "en",
-     ("number", "Roughly what percentage of the staff work from home every day?")),
-    ("Mount Etna is an active stratovolcano on the east coast of Sicily.", "en",
-     ("definition", "What is Mount Etna?")),
-    ("Il rimborso è previsto entro 7 giorni per tutti i clienti del negozio.", "it",
+@pytest.mark.parametrize("sentence, expected", [
+    ("Il rimborso è previsto entro 7 giorni per tutti i clienti del negozio.",
      ("number", "Il rimborso è previsto entro quanti giorni per tutti i clienti del negozio?")),
-    ("La sede è stata aperta nel 1998 nel centro di Milano.", "it",
-     ("date", "La sede è stata aperta quando nel centro di Milano?")),
-    ("La garanzia è un servizio offerto dal negozio ai clienti.", "it",
-     ("definition", "Che cos'è la garanzia?")),
-    ("Il corso dura tre settimane e costa poco per gli studenti.", "it",
+    ("La sede è stata aperta nel 1998 nel centro di Milano.", ("date", "La sede è stata aperta quando nel centro di Milano?")),
+    ("La garanzia è un servizio offerto dal negozio ai clienti.", ("definition", "Che cos'è la garanzia?")),
+    ("Il corso dura tre settimane e costa poco per gli studenti.",
      ("number", "Il corso dura quante settimane e costa poco per gli studenti?")),
 ])
-def test_template_question_of_a_sentence(sentence, language, expected):
-    assert expected in options(sentence, language)
-
-
-def test_names_need_the_spacy_pipeline_and_skip_parts_of_longer_names():
-    from rageval.aligncheck.entities import parse
-
-    sentence = "The museum was founded by Marie Curie in a small house."
-    offered = options(sentence, "en", parse([sentence])[sentence])
-    assert ("name", "The museum was founded by whom in a small house?") in offered
-    inner = "The first line, the Tokaido Shinkansen, opened between Tokyo and Osaka."
-    assert not any("Tokaido who" in q for _, q in options(inner, "en", parse([inner])[inner]))
+def test_italian_template_question_of_a_sentence(sentence, expected):
+    assert expected in options(sentence, "it")
 
 
 def test_template_candidates_are_seeded_and_carry_their_sentence_and_chunk():
@@ -219,3 +197,19 @@ def test_review_edits_and_drops_are_stored_and_only_accepted_rows_are_run(projec
     every = store.qa_items(project.db_path, "reviewed", include_dropped=True)
     assert [it["status"] for it in every] == ["accepted", "dropped", "dropped"]
     assert "dropped" in view.export_csv(project, "reviewed") and view.export_jsonl(project, "reviewed").count("\n") == 3
+
+
+def test_nothing_kept_says_why_exits_non_zero_and_stores_nothing(project, capsys):
+    from rageval.cli import main
+    from rageval.ingest.corpus import ingest
+
+    ingest(project, "one", files=[("one.txt", b"Hello")])
+    code = main(["qa", "generate", "--project", "gen", "--corpus", "one", "--n", "3", "--name", "none"])
+    out = capsys.readouterr()
+    assert code == 1, out
+    assert "no question could be kept" in (out.out + out.err).lower()
+    assert "sentence" in (out.out + out.err)  # why: how many sentences were read and offered nothing
+    assert "none" not in {s["name"] for s in store.qa_sets(project.db_path)}
+    assert main(["qa", "generate", "--project", "gen", "--corpus", "one", "--n", "3", "--name", "none", "--json"]) == 1
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["kept"] == 0 and "no question could be kept" in payload["message"].lower()

@@ -53,6 +53,9 @@ def choose(p) -> None:
 
 def review(p) -> None:
     config, result, rows = st.session_state["qa_gen"]
+    if not rows:
+        st.warning(common.md(view.generation_summary(result)))
+        return
     st.markdown(f"**Review {common.md(config.name)}**: {common.md(view.generation_summary(result))} Edit a "
                 "question or reference in place; untick **keep** to drop a row. Nothing is stored until you save.")
     edited = st.data_editor(

@@ -11,7 +11,7 @@ from rageval.config import ChunkingConfig
 
 def cmd_ingest(args: argparse.Namespace) -> int:
     """Load, chunk, store and index documents (PDF, TXT, MD; folders are walked)."""
-    from rageval.ingest.corpus import ingest
+    from rageval.ingest.corpus import ingest, repair_note
     from rageval.ingest.limits import Limits
 
     missing = [p for p in args.paths if not Path(p).exists()]
@@ -31,7 +31,7 @@ def cmd_ingest(args: argparse.Namespace) -> int:
     payload = {"corpus": args.corpus, "documents": report.documents, "errors": errors,
                "chunks_indexed": report.chunks_indexed}
     lines = [f"{d['name']}: {d['pages']} page(s), {d['chunks']} chunks{'' if d['new'] else ' (already ingested)'}"
-             for d in report.documents]
+             + (f"; {repair_note(d)}" if repair_note(d) else "") for d in report.documents]
     lines += [f"ERROR {e['name']}: {e['reason']}" for e in errors]
     lines.append(f"corpus {args.corpus}: {len(report.documents)} document(s) ok, {len(errors)} failed, "
                  f"{report.chunks_indexed} chunks indexed")

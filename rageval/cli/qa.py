@@ -30,7 +30,7 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
     chunks, not a near duplicate). --generator template works offline (a smoke test); openai:MODEL
     writes the --kinds. Re-running the same command resumes from the LLM cache."""
     from rageval.runs.pipeline import estimate_text
-    from rageval.testsets.generate import generate_set
+    from rageval.testsets.generate import generate_set, outcome
 
     proj = project(args)
     config = TestsetConfig(corpus=args.corpus, name=args.name, n=args.n, kinds=tuple(names(args.kinds) or TESTSET_KINDS),
@@ -44,17 +44,20 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
         emit(args, {"calls": 0} if est is None else {"calls": est.calls, "tokens_in": est.tokens_in,
                                                      "tokens_out": est.tokens_out, "cost_usd": est.cost_usd}, text)
         return EXIT_OK
+    message = outcome(result)
     payload = {"name": args.name, "asked": result.asked, "kept": len(result.kept), "drops": result.drops,
-               "signature": result.signature, "chunking": result.chunking, "usage": result.usage}
-    lines = [f"QA set {args.name}: {len(result.kept)} question(s) kept of {result.asked} asked"
-             + (f" (fewer than --n {args.n}: the corpus offered no more)" if len(result.kept) < args.n else "")]
-    lines += [f"  dropped {n}: {reason}" for reason, n in result.drops.items()]
+               "sentences_read": result.sentences_read, "offered_nothing": result.offered_nothing,
+               "message": message, "signature": result.signature, "chunking": result.chunking, "usage": result.usage}
+    if not result.kept:
+        emit(args, payload, f"ERROR QA set {args.name}: {message}")
+        return EXIT_PARTIAL
+    lines = [f"QA set {args.name}: {message}"]
     lines.append(f"  relevant ids are chunks of chunking {result.chunking}: run the set with that chunking")
     lines.append(f"  {result.signature}")
     if config.generator == "template":
-        lines.append("  template questions echo their sentence: a smoke test, not a substitute for an LLM-written set")
+        lines.append("  template questions keep most of their sentence's words: a smoke test, not a substitute for an LLM-written set")
     emit(args, payload, "\n".join(lines))
-    return EXIT_OK if result.kept else EXIT_PARTIAL
+    return EXIT_OK
 
 
 def _chunking(args: argparse.Namespace, proj) -> ChunkingConfig | None:

@@ -11,6 +11,7 @@ from rageval.ingest.loaders import Document, IngestProblem, Page, load_file, loa
 from rageval.ingest.limits import Limits
 from rageval.project import Project, project_lock
 from rageval.store import corpus as store
+from rageval.text.repair import GARBLED_SHARE
 from rageval.util import stable_hash
 
 Progress = Callable[[str, int, int], None]
@@ -19,9 +20,25 @@ Progress = Callable[[str, int, int], None]
 @dataclass(frozen=True)
 class IngestReport:
     corpus: str
-    documents: list[dict[str, Any]] = field(default_factory=list)  # name, id, pages, chunks, new
+    #: name, id, pages, chunks, new, repaired (characters ftfy repaired), garbled (share left),
+    #: looks_garbled (garbled >= rageval.text.repair.GARBLED_SHARE)
+    documents: list[dict[str, Any]] = field(default_factory=list)
     errors: list[IngestProblem] = field(default_factory=list)
     chunks_indexed: int = 0
+
+
+def repair_note(doc: dict[str, Any]) -> str:
+    """What ingest did to a document's text (a row of :attr:`IngestReport.documents` or of
+    :func:`rageval.store.corpus.documents`): ``"41 character(s) of mojibake or broken Unicode
+    repaired"``, and ``"text still looks garbled: 2.1% of its characters ..."`` when flagged; "" when
+    neither."""
+    parts = []
+    if doc.get("repaired"):
+        parts.append(f"{doc['repaired']} character(s) of mojibake or broken Unicode repaired")
+    if (doc.get("garbled") or 0) >= GARBLED_SHARE:
+        parts.append(f"text still looks garbled: {doc['garbled']:.1%} of its characters are undecodable (U+FFFD) "
+                     "or mojibake; check the file (a scanned or badly encoded PDF?) before trusting its chunks")
+    return "; ".join(parts)
 
 
 def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestProblem],
@@ -34,7 +51,9 @@ def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestProb
         chunks = chunk_document(doc, chunking)
         all_chunks.extend(chunks)
         summary.append({"name": doc.name, "id": doc.id, "pages": len(doc.pages),
-                        "chunks": len(chunks), "new": doc.id not in known})
+                        "chunks": len(chunks), "new": doc.id not in known,
+                        "repaired": doc.repaired, "garbled": round(doc.garbled, 4),
+                        "looks_garbled": doc.garbled >= GARBLED_SHARE})
         if progress is not None:
             progress("chunks", n, len(docs))
     store.add_documents(project.db_path, corpus, docs, all_chunks, chunking.signature())

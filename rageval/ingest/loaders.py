@@ -65,6 +65,10 @@ class Document:
     pages: tuple[Page, ...]
     size_bytes: int
     original_name: str | None = None  # the escaped name as given, when ``name`` had to be cleaned
+    #: characters ftfy repaired in the extracted text, and the share still garbled after it
+    #: (:mod:`rageval.text.repair`)
+    repaired: int = 0
+    garbled: float = 0.0
 
     @cached_property
     def text(self) -> str:
@@ -134,12 +138,23 @@ def load_file(name: str, data: bytes, *, limits: Limits | None = None) -> LoadRe
         too_long = limits.chars_error(sum(len(p.text) for p in pages))
         if too_long:
             raise _Rejected(too_long)
+        pages, repaired, garbled = _repaired(pages)
     except _Rejected as rejected:
         return IngestProblem(name, str(rejected), doc_id)
     except Exception as exc:  # a loader must never take the caller down with it
         return IngestProblem(name, f"could not read file: {type(exc).__name__}: {exc}", doc_id)
     return Document(id=doc_id, name=name, kind=kind, pages=pages, size_bytes=len(data),
-                    original_name=shown.original)
+                    original_name=shown.original, repaired=repaired, garbled=garbled)
+
+
+def _repaired(pages: tuple[Page, ...]) -> tuple[tuple[Page, ...], int, float]:
+    """The pages with mojibake and broken Unicode repaired (:func:`rageval.text.repair.repair_text`),
+    the characters repaired, and the garbled share of the whole text after repair."""
+    from rageval.text.repair import garbled_share, repair_text
+
+    fixed = [repair_text(p.text) for p in pages]
+    out = tuple(Page(p.number, f.text) for p, f in zip(pages, fixed))
+    return out, sum(f.repaired for f in fixed), garbled_share(PAGE_SEPARATOR.join(p.text for p in out))
 
 
 def load_path(path: str | os.PathLike, *, limits: Limits | None = None) -> LoadResult:

@@ -1,4 +1,4 @@
-"""SQL for people's claim labels (migration 008), their history (047) and the claims they are matched with.
+"""SQL for people's claim labels (migration 008), their history (011) and the claims they are matched with.
 
 A label names its claim by ``(run_id, item_id, claim text)``, the text exactly as the ``claims``
 table holds it (an import resolves the text a file gives to the stored one). A verifier's claim

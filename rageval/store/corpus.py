@@ -25,10 +25,11 @@ def add_documents(db: Path, corpus: str, documents: Sequence[Any], chunks: Seque
         ).fetchone()[0]
         for doc in documents:
             con.execute(
-                "INSERT INTO documents (id, name, kind, pages, size_bytes, text, page_starts, original_name)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
+                "INSERT INTO documents (id, name, kind, pages, size_bytes, text, page_starts, original_name,"
+                " repaired, garbled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT DO NOTHING",
                 [doc.id, doc.name, doc.kind, len(doc.pages), doc.size_bytes, doc.text,
-                 json.dumps(list(doc.page_offsets)), getattr(doc, "original_name", None)],
+                 json.dumps(list(doc.page_offsets)), getattr(doc, "original_name", None),
+                 getattr(doc, "repaired", None), getattr(doc, "garbled", None)],
             )
             con.execute(
                 "INSERT INTO corpus_documents (corpus, doc_id) VALUES (?, ?) ON CONFLICT DO NOTHING",
@@ -106,11 +107,12 @@ def corpora(db: Path) -> list[dict[str, Any]]:
 
 
 def documents(db: Path, corpus: str) -> list[dict[str, Any]]:
-    """The corpus's documents: id, name, kind, pages, size, characters."""
+    """The corpus's documents: id, name, kind, pages, size, characters, characters repaired at
+    ingest and the garbled share left (None for documents ingested before these were recorded)."""
     return records(db, (
-            "SELECT d.id, d.name, d.kind, d.pages, d.size_bytes, length(d.text) FROM documents d"
-            " JOIN corpus_documents cd ON cd.doc_id = d.id WHERE cd.corpus = ? ORDER BY d.name"
-        ), [corpus], ("id", "name", "kind", "pages", "size_bytes", "chars"))
+            "SELECT d.id, d.name, d.kind, d.pages, d.size_bytes, length(d.text), d.repaired, d.garbled"
+            " FROM documents d JOIN corpus_documents cd ON cd.doc_id = d.id WHERE cd.corpus = ? ORDER BY d.name"
+        ), [corpus], ("id", "name", "kind", "pages", "size_bytes", "chars", "repaired", "garbled"))
 
 
 def document_texts(db: Path, corpus: str) -> list[dict[str, Any]]:

@@ -1,9 +1,12 @@
-"""The critic: a generated question is kept only when it stands alone, its reference is supported
-by its chunks, and it is not a near duplicate of a question already kept.
+"""The critic: a generated question is kept only when it stands alone, has content and does not
+answer itself, its reference is usable (not empty, boilerplate or garbled:
+:mod:`rageval.testsets.content`) and supported by its chunks, and it is not a near duplicate of a
+question already kept.
 
 Stands alone (:func:`standalone_problem`): no phrase that points at a passage the reader of a QA
 set never sees (``according to the text``, ``in this passage``, ``the author``, ``secondo il
-testo``, ``nel brano`` ...: :data:`POINTERS`), at least ``MIN_WORDS`` words, and, for a question
+testo``, ``nel brano`` ...: :data:`POINTERS`), no demonstrative (``this``, ``these``, ``those``:
+:data:`DEMONSTRATIVE`), at least ``MIN_WORDS`` words, and, for a question
 copied from a sentence (``from_sentence``), a sentence that does not open on a pronoun or a
 demonstrative (``It``, ``This``, ``They``, ``Esso`` ...), whose antecedent was in the sentence before.
 
@@ -31,6 +34,7 @@ import numpy as np
 
 from rageval.claims.containment import contained
 from rageval.embed.sentences import sentence_vectors
+from rageval.testsets.content import question_problem, reference_problem
 from rageval.testsets.items import Candidate
 from rageval.text.sentences import split_sentences
 
@@ -48,6 +52,8 @@ POINTERS = re.compile(
     r"|\b(?:nel|nello|nella|questo|questa|del|dal)\s+(?:testo|brano|passaggio|documento|estratto|paragrafo|"
     r"contesto)\b|\bl'autore\b",
     re.IGNORECASE)
+#: "this specification", "if this is greater": a thing named only by pointing at the passage
+DEMONSTRATIVE = re.compile(r"\b(?:this|these|those|questo|questa|questi|queste)\b", re.IGNORECASE)
 #: words that, opening a sentence, point back to the sentence before it
 OPENING_POINTERS = frozenset(
     """it its this that these those he she they them his her their there such
@@ -61,6 +67,9 @@ def standalone_problem(question: str, *, source_sentence: str | None = None) -> 
     found = POINTERS.search(question)
     if found:
         return f"points at a passage: {found.group(0)!r}"
+    found = DEMONSTRATIVE.search(question)
+    if found:
+        return f"{found.group(0)!r} points at something the reader has not seen"
     if source_sentence is not None:
         first = re.match(r"\W*(\w+)", source_sentence)
         if first and first.group(1).lower() in OPENING_POINTERS:
@@ -121,23 +130,33 @@ def check_support(candidates: Sequence[Candidate], chunk_text: dict[str, str], *
     return [o for o in out if o is not None]
 
 
+def first_problem(c: Candidate) -> Candidate:
+    """``c`` dropped for the first reason a reader would reject it without its chunks, in this
+    order: ``not_standalone``, ``content_free``, ``self_answering``, then (not for ``unanswerable``)
+    ``empty_reference``, ``garbled_reference``, ``boilerplate_reference``
+    (:mod:`rageval.testsets.content`); else ``c`` unchanged."""
+    template = c.kind.startswith("template:")
+    source = c.sentences[0] if template and c.sentences else None
+    problem = standalone_problem(c.question, source_sentence=source)
+    if problem:
+        return c.drop("not_standalone", problem)
+    found = question_problem(c.question, None if template or c.kind == "unanswerable" else c.reference)
+    if found is None and c.kind != "unanswerable":
+        found = reference_problem(c.reference)
+    return c.drop(*found) if found else c
+
+
 def review(candidates: Sequence[Candidate], chunk_text: dict[str, str], embedder: Any, *, want: int,
            llm: Any = None, threshold: float = DUPLICATE_COSINE, kept: Sequence[Candidate] = ()
            ) -> list[Candidate]:
     """Every candidate, in order, with ``dropped`` set where the critic drops it, until ``want``
     are kept (counting ``kept``, questions kept before); the ones after that are not returned.
 
-    Order of the checks: a candidate already dropped by the generator stays dropped; then stands
-    alone, supported, not a near duplicate of a kept question (this call's or ``kept``).
+    Order of the checks: a candidate already dropped by the generator stays dropped; then
+    :func:`first_problem` (stands alone, has content, does not answer itself, a usable reference),
+    supported, not a near duplicate of a kept question (this call's or ``kept``).
     """
-    alone = []
-    for c in candidates:
-        if c.dropped:
-            alone.append(c)
-            continue
-        source = c.sentences[0] if c.kind.startswith("template:") and c.sentences else None
-        problem = standalone_problem(c.question, source_sentence=source)
-        alone.append(c.drop("not_standalone", problem) if problem else c)
+    alone = [c if c.dropped else first_problem(c) for c in candidates]
     pending = [c for c in alone if not c.dropped]
     verdicts = dict(zip((c.id for c in pending), check_support(pending, chunk_text, llm=llm)))
     questions = [c.question for c in kept] + [c.question for c in alone]

@@ -34,7 +34,7 @@ from rageval.store import runs as run_store
 from rageval.testsets import critic
 from rageval.testsets.items import Candidate, qa_item
 from rageval.testsets.llm import REPLY_TOKENS, Planner, ask_slot, multi_hop_partners, prompt_tokens, prompts_signature
-from rageval.testsets.template import template_candidates
+from rageval.testsets.template import template_pool
 from rageval.types import Spec
 
 TEMPLATE_POOL = 3
@@ -59,10 +59,44 @@ class Generated:
     usage: dict[str, Any] = field(default_factory=dict)
     #: the chunking signature whose chunk ids the relevant ids are
     chunking: str = ""
+    #: the questions asked for (``--n``)
+    wanted: int = 0
+    #: templates: prose sentences read (6-60 words), and how many of them offered no question;
+    #: None for the LLM generator
+    sentences_read: int | None = None
+    offered_nothing: int | None = None
+    #: why the generator stopped asking (said when fewer than wanted were kept): the LLM's slot
+    #: limit, or for templates the corpus running out, the reading limit or the pool checked
+    stopped: str = ""
 
     @property
     def drops(self) -> dict[str, int]:
         return dict(Counter(c.dropped for c in self.dropped).most_common())
+
+
+def outcome(result: Generated) -> str:
+    """What a generation kept and, when fewer than wanted, the real causes, e.g. ``"8 question(s)
+    kept of 40 asked, fewer than the 20 wanted: 28 dropped as unsupported, 4 as near duplicates;
+    the 2 x n = 40 slots allowed were all asked."``; with none kept it opens "No question could be
+    kept" and says nothing was stored."""
+    from rageval.testsets.items import DROP_LABELS
+
+    n, online = result.wanted, result.sentences_read is None
+    drops = ", ".join(f"{count} {'dropped as ' if i == 0 else 'as '}{DROP_LABELS.get(reason, reason)}"
+                      for i, (reason, count) in enumerate(result.drops.items()))
+    causes = [drops] if drops else []
+    if not online:
+        causes.append(f"{result.offered_nothing} of {result.sentences_read} prose sentences read offered no question"
+                      if result.sentences_read else "the corpus has no prose sentence of 6-60 words to ask about")
+    if len(result.kept) < n and result.sentences_read != 0:
+        causes.append(result.stopped or f"the {MAX_ASKED} x n = {MAX_ASKED * n} slots allowed were all asked")
+    why = "; ".join(causes)
+    if not result.kept:
+        return f"No question could be kept of {result.asked} asked: {why}. Nothing was stored."
+    head = f"{len(result.kept)} question(s) kept of {result.asked} asked"
+    if len(result.kept) < n:
+        return f"{head}, fewer than the {n} wanted: {why}."
+    return f"{head}; {drops}." if drops else f"{head}."
 
 
 def signature(config: TestsetConfig) -> str:
@@ -163,7 +197,8 @@ def _llm_candidates(project: Project, config: TestsetConfig, chunks: list[dict[s
 
 def generate_set(project: Project, config: TestsetConfig, *, progress: Progress | None = None,
                  dry_run: bool = False, store: bool = True) -> Generated:
-    """Generate, check and (unless ``dry_run`` or not ``store``) store QA set ``config.name``.
+    """Generate, check and (unless ``dry_run`` or not ``store``) store QA set ``config.name``; a
+    generation that kept no question stores nothing (:func:`outcome` says why).
 
     The models come from one model session (:mod:`rageval.llm.session`): the generator role when
     the generator is online, the judge (the critic's) and the embedder."""
@@ -185,20 +220,35 @@ def generate_set(project: Project, config: TestsetConfig, *, progress: Progress 
         client, embedder, judge = session.llm, session.embedder, session.judge.llm
         if progress is not None:
             progress("questions", 0, config.n)
+        counts: dict[str, Any] = {}
         if config.online:
             kept, dropped = _llm_candidates(project, config, chunks, client, embedder, judge, text, progress)
         else:
-            pool = template_candidates(chunks, want=TEMPLATE_POOL * config.n, seed=config.seed, language=config.language)
-            reviewed = critic.review(pool, text, embedder, want=config.n, llm=judge)
+            pool = template_pool(chunks, want=TEMPLATE_POOL * config.n, seed=config.seed, language=config.language)
+            reviewed = critic.review(pool.candidates, text, embedder, want=config.n, llm=judge)
             kept, dropped = [c for c in reviewed if not c.dropped], [c for c in reviewed if c.dropped]
+            counts = dict(sentences_read=pool.sentences_read, offered_nothing=pool.offered_nothing,
+                          stopped=_template_stop(pool, config.n))
         usage = _usage(client.usage()) if client is not None else {}
     result = Generated(config.name, sig, kept, dropped, len(kept) + len(dropped), usage=usage,
-                       chunking=config.chunking.signature())
+                       chunking=config.chunking.signature(), wanted=config.n, **counts)
     if progress is not None:
         progress("questions", len(kept), config.n)
-    if store:
+    if store and kept:
         save(project, config, result)
     return result
+
+
+def _template_stop(pool: Any, n: int) -> str:
+    """Why the template generator offered no more candidates (said in a shortfall)."""
+    from rageval.testsets.template import SENTENCES_PER_CANDIDATE
+
+    if len(pool.candidates) >= TEMPLATE_POOL * n:
+        return f"the {TEMPLATE_POOL} x n = {TEMPLATE_POOL * n} candidates drawn were all checked"
+    if pool.exhausted:
+        return "the corpus offered no more"
+    return (f"reading stopped at {SENTENCES_PER_CANDIDATE} sentences per candidate wanted "
+            f"({SENTENCES_PER_CANDIDATE} x {TEMPLATE_POOL} x n = {SENTENCES_PER_CANDIDATE * TEMPLATE_POOL * n})")
 
 
 def _usage(summary: Any) -> dict[str, Any]:
@@ -216,6 +266,7 @@ def generation_record(config: TestsetConfig, result: Generated) -> dict[str, Any
             "judge": config.judge_spec(), "seed": config.seed, "language": config.language,
             "duplicate_cosine": critic.DUPLICATE_COSINE, "signature": result.signature,
             "asked": result.asked, "kept": len(result.kept), "drops": result.drops,
+            "sentences_read": result.sentences_read, "offered_nothing": result.offered_nothing,
             "dropped": [{"question": c.question, "kind": c.kind, "reason": c.dropped, "detail": c.detail,
                          "chunks": list(c.source_chunks)} for c in result.dropped]}
 
@@ -226,6 +277,8 @@ def save(project: Project, config: TestsetConfig, result: Generated, items: list
 
     config = with_chunking(project, config)
     rows = items if items is not None else [qa_item(c) for c in result.kept]
+    if not rows:
+        raise InputError(outcome(result))
     with acting(project, "upload", "qa_generate", config.name, corpus=config.corpus, items=len(rows)):
         run_store.save_qa_set(project.db_path, config.name, f"generated from corpus {config.corpus}", rows,
                               generator=config.generator, generation=generation_record(config, result))

@@ -6,7 +6,7 @@ from typing import Any
 
 from rageval.config import TESTSET_KINDS as KINDS  # noqa: F401 (the LLM generator's kinds: prompt testset_<kind>.txt each)
 #: what a template question asks about (its kind is ``template:<what>``)
-TEMPLATE_KINDS = ("number", "date", "name", "definition")
+TEMPLATE_KINDS = ("number", "date", "name", "definition", "object")
 #: the reference of an ``unanswerable`` question, per language
 NOT_IN_DOCUMENTS = {"en": "The documents do not say.", "it": "I documenti non lo dicono."}
 from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; runs use every item not dropped)
@@ -14,11 +14,21 @@ from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; run
 #: why the critic (or the generator) dropped a candidate; counted and shown
 DROP_REASONS = {
     "not_standalone": "the question needs the passage to make sense (\"according to the text\", a bare pronoun)",
+    "content_free": "the question has no content word beyond its question word",
+    "self_answering": "the question already holds its answer",
+    "empty_reference": "the reference says nothing (\"No content.\", \"N/A\")",
+    "boilerplate_reference": "the reference is a licence notice, an address or a table of contents",
+    "garbled_reference": "the reference holds mojibake or undecodable characters",
     "unsupported": "its reference is not supported by its chunks",
     "near_duplicate": "a near duplicate of a question already kept",
     "no_question": "the model gave no usable question (reply unparsable or empty)",
     "llm_error": "the model call failed",
 }
+#: how the shortfall message names each reason ("15 dropped as unsupported, 4 as near duplicates")
+DROP_LABELS = {"not_standalone": "not standalone", "content_free": "content-free", "self_answering": "self-answering",
+               "empty_reference": "empty references", "boilerplate_reference": "boilerplate references",
+               "garbled_reference": "garbled references", "unsupported": "unsupported", "near_duplicate": "near duplicates",
+               "no_question": "unusable replies", "llm_error": "failed model calls"}
 
 
 @dataclass(frozen=True)

@@ -70,3 +70,13 @@ def ingest_errors(project: Project, corpus: str) -> list[dict[str, Any]]:
 def chunks(project: Project, corpus: str, chunking: str, doc_id: str) -> list[dict[str, Any]]:
     """One document's chunks under the chunking signature ``chunking``, in order."""
     return corpus_store.chunks(project.db_path, corpus, chunking, doc_id)
+
+
+def text_repairs(project: Project, corpus: str) -> list[dict[str, str]]:
+    """The corpus's documents whose text ingest repaired or flagged as garbled: ``name`` and
+    ``note`` (:func:`rageval.ingest.corpus.repair_note`), and ``garbled`` ("yes"/"no")."""
+    from rageval.ingest.corpus import repair_note
+    from rageval.text.repair import GARBLED_SHARE
+
+    return [{"name": d["name"], "note": repair_note(d), "garbled": "yes" if (d["garbled"] or 0) >= GARBLED_SHARE else "no"}
+            for d in corpus_store.documents(project.db_path, corpus) if repair_note(d)]

@@ -101,10 +101,11 @@ def jsonl(rows: Sequence[dict[str, Any]]) -> str:
 
 # --- generating a set from documents (rageval.testsets) ------------------------------------
 
-TEMPLATE_NOTE = ("The template generator works offline: one question per sentence that states a number, a date, "
-                 "a name or a definition, the sentence as the reference and its chunk as the relevant chunk. Its "
-                 "questions echo their sentence, so retrieval finds them more easily than real users' questions: "
-                 "**a smoke test of the pipeline, not a substitute for a set written by an LLM or a person.**")
+TEMPLATE_NOTE = ("The template generator works offline: a question only where a sentence surely states a date, a "
+                 "number, a name, a definition or an object (most sentences offer none), the sentence as the "
+                 "reference and its chunk as the relevant chunk. Its questions keep most of their sentence's words, "
+                 "so retrieval finds them more easily than real users' questions: **a smoke test of the pipeline, "
+                 "not a substitute for a set written by an LLM or a person.**")
 
 
 def corpus_names(project: Project) -> list[str]:
@@ -142,11 +143,14 @@ def generate(project: Project, config: TestsetConfig, progress: Any = None) -> A
 
 
 def generation_summary(result: Any) -> str:
-    """``"8 question(s) kept of 11 asked; dropped: near_duplicate 2, not_standalone 1. Relevant ids are
-    chunks of chunking recursive-1024-128: run the set with that chunking."``"""
-    drops = ", ".join(f"{reason} {n}" for reason, n in result.drops.items())
-    return (f"{len(result.kept)} question(s) kept of {result.asked} asked" + (f"; dropped: {drops}." if drops else ".")
-            + f" Relevant ids are chunks of chunking {result.chunking} : run the set with that chunking.")
+    """``"8 question(s) kept of 11 asked. Relevant ids are chunks of chunking recursive-1024-128: run
+    the set with that chunking."``; with fewer kept than wanted, the causes
+    (:func:`rageval.testsets.generate.outcome`), and with none kept only those."""
+    from rageval.testsets.generate import outcome
+
+    if not result.kept:
+        return outcome(result)
+    return outcome(result) + f" Relevant ids are chunks of chunking {result.chunking} : run the set with that chunking."
 
 
 def review_rows(project: Project, result: Any) -> list[dict[str, Any]]:
