@@ -60,7 +60,7 @@ def main() -> None:
     if summaries:
         answer_table.metric_cards(summaries, per_row=4, notes=common.card_notes(p, run), agreement=common.agreement(p))
     if lines := common.answer_ppi_lines(p, run):  # where people labelled: the estimates beside the raw means
-        with st.expander("How sure these numbers are, where people labelled (95% intervals)"):
+        with st.expander("How sure these numbers are, where people labelled"):
             for line, tip in lines:
                 st.caption(common.md(line), help=tip)
     else:

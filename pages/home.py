@@ -82,7 +82,7 @@ def main() -> None:
         board = common.leaderboard(p, runs)
         leaderboard_table(board, agreement=common.agreement(p))
         if lines := common.ppi_lines(p, runs, common.run_title):  # where people labelled: PPI, in words
-            with st.expander("How sure these numbers are, where people labelled (95% intervals)"):
+            with st.expander("How sure these numbers are, where people labelled"):
                 for line, tip in lines:
                     st.caption(common.md(line), help=tip)
         by_id, _ = {r.id: r for r in runs}, common.url_state({"runs": ("home_runs", [])})

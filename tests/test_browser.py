@@ -540,7 +540,8 @@ def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
         _nav(page, "QA sets")
         page.get_by_text("Generate from documents").click()
         expect(page.get_by_text("not a substitute for a set written by an LLM or a person")).to_be_visible()
-        for label, value in (("Questions", "3"), ("Name of the new set", "reviewed")):
+        # the small corpus offers two sure offline questions (tests/test_app.py asks for as many)
+        for label, value in (("Questions", "2"), ("Name of the new set", "reviewed")):
             box = page.get_by_label(label)
             box.fill(value)
             box.press("Enter")
@@ -570,7 +571,7 @@ def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
         page.keyboard.press("Space")
         _idle(page)
         page.get_by_role("button", name="Save the set").click()
-        expect(page.get_by_text("Saved reviewed: 2 accepted, 1 dropped.")).to_be_visible()
+        expect(page.get_by_text("Saved reviewed: 1 accepted, 1 dropped.")).to_be_visible()
         expect(page.locator('[data-testid="stDownloadButton"]', has_text="JSONL")).to_be_visible()
         page.screenshot(path=str(tmp_path / "generated.png"), full_page=True)
     except Exception as exc:
@@ -578,7 +579,7 @@ def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
     finally:
         ctx.close()
     items = run_store.qa_items(open_project(app.project).db_path, "reviewed", include_dropped=True)
-    assert [it["status"] for it in items] == ["accepted", "dropped", "accepted"]
+    assert [it["status"] for it in items] == ["accepted", "dropped"]
     assert items[0]["question"] == EDITED and all(it["relevant"] and it["references"] for it in items)
 
 
@@ -642,7 +643,7 @@ def test_the_presenters_script(chromium, streamlit_server, monkeypatch):
         # 1. Home: the counts, the leaderboard, the intervals in an expander
         page.goto(f"{url}/?project=demo")
         expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
-        expect(page.get_by_text("How sure these numbers are, where people labelled (95% intervals)")).to_be_visible()
+        expect(page.get_by_text("How sure these numbers are, where people labelled")).to_be_visible()
         expect(page.get_by_text(re.compile(r"% decided: the share of claims settled by a person"))).to_be_visible()
         # 2. Answers, first planted error, within two clicks of Home
         page.get_by_role("link", name="Inspect the answers: claims, evidence, worst first").click()
@@ -655,7 +656,7 @@ def test_the_presenters_script(chromium, streamlit_server, monkeypatch):
         row.get_by_text("other sources").click()
         expect(row.get_by_text("offline rule: UNVERIFIED")).to_be_visible()
         expect(row.get_by_text("Packed weight: 2.1 kg", exact=False)).to_be_visible()
-        expect(page.get_by_text(re.compile(r"offline rule: agrees with people on 100% of 8 labelled claims"))).to_be_visible()
+        expect(page.get_by_text(re.compile(r"offline rule: agrees with people on 100% of \d+ labelled claims"))).to_be_visible()
         expect(page.get_by_text(re.compile(r"No judge has checked these claims"))).to_be_visible()
         # 3. two more planted errors: a swapped name (red) and an unsupported addition (orange)
         for number, claim, verdict in (("12. Who founded Northwind Outfitters?", "founded by Ingrid Solberg",

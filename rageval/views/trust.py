@@ -122,6 +122,11 @@ def plain_estimate(row: dict[str, Any]) -> tuple[str, str]:
     from rageval.stats.shares import wilson_interval
 
     name = predictor_name(str(row["predictor"]))
+    if row.get("estimate") is None and row.get("point") is not None:  # too few labels for an interval
+        return (f"{row['quantity']} ({name}): {row['point']:.3f} with {row['labelled']} of {row['total']} "
+                f"labelled by people; no interval yet",
+                f"Prediction-powered inference (PPI++), the estimate alone: {row['reason']}. "
+                f"Predictor: {row['predictor']}.")
     if row.get("estimate") is None:
         return f"{row['quantity']} ({name}): no estimate yet: {row['reason']}.", f"predictor: {row['predictor']}"
     share = "share" in str(row["quantity"])
@@ -143,8 +148,10 @@ def plain_estimate(row: dict[str, Any]) -> tuple[str, str]:
 
 
 def plain_headlines(project: Project, run_id: str) -> list[tuple[str, str]]:
-    """The run's PPI estimates that exist, as :func:`plain_estimate` says them."""
-    return [plain_estimate(r) for r in estimate_rows(project, run_id) if r.get("estimate") is not None]
+    """The run's PPI estimates that exist, as :func:`plain_estimate` says them (with too few labels for an
+    interval, the estimate alone and how many more labels one needs)."""
+    return [plain_estimate(r) for r in estimate_rows(project, run_id)
+            if r.get("estimate") is not None or r.get("point") is not None]
 
 
 def headline_sentences(project: Project, run_id: str) -> list[str]:
