@@ -62,22 +62,25 @@ def test_pages_hold_no_sql():
             assert "duckdb" not in _imports(path) and "openai" not in _imports(path), path.name
 
 
-#: DESIGN.md's layers, lowest first: a module may import its own layer or lower ones, never a
-#: higher one. `index` sits with ingest (the ingest service writes the collection) and `demo`
-#: with views (it builds a project through runs and human); see docs/architecture.md.
+#: The library's layers, lowest first: a module may import its own layer or lower ones, never a
+#: higher one. `index` sits with ingest (the ingest service writes the collection), `scoring` (the unit
+#: every stored score goes through) below the runs and engines that call it, and `demo` with views (it
+#: builds a project through runs and human); see docs/architecture.md.
 LAYERS = [
     {"types", "text", "prompts", "store", "errors", "util", "settings", "project", "config", "models", "files",
      "access"},
     {"ingest", "embed", "llm", "index"},
     {"judge", "generate", "claims", "aligncheck"},
     {"metrics"},
+    {"scoring"},
     {"stats", "human", "runs", "report", "scale", "gate", "testsets"},
     {"views", "demo"},
     {"cli", "__main__"},
 ]
 
-#: the modules allowed at the library's root (DESIGN.md's tree): everything else lives in a package
-ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "files", "index", "project", "settings", "types", "util"}
+#: the modules allowed at the library's root (docs/architecture.md's tree): everything else lives in a package
+ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "files", "index", "project", "settings", "types",
+                "util"}
 
 
 def _module_name(path: Path) -> str:
@@ -205,7 +208,8 @@ FRAME = {"common", "data", "app"}
 
 def _page_keys() -> set[str]:
     """The pages app.py's navigation lists (pages/parts/common.py's PAGES), by file stem."""
-    return {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', (ROOT / "pages" / "parts" / "common.py").read_text())}
+    text = (ROOT / "pages" / "parts" / "common.py").read_text()
+    return {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', text)}
 
 
 def test_pages_folder_holds_only_pages_and_their_parts_package():
@@ -366,7 +370,8 @@ def test_metrics_receive_the_judge_resolved():
              for p in sorted((ROOT / "rageval" / package).rglob("*.py"))
              for calls in [_spec_parses(p)] if calls}
     assert list(found) == ["rageval/metrics/base.py"]  # get_metric's judge_spec and parse_metric_list
-    assert _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model') == ["Spec.parse('judge', text)"]
+    parsed_text = _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model')
+    assert parsed_text == ["Spec.parse('judge', text)"]
 
 
 def _run_dict_reads(source: str | Path) -> list[str]:
@@ -388,7 +393,8 @@ def _run_dict_reads(source: str | Path) -> list[str]:
             target, key = node.func.value, node.args[0]
         else:
             continue
-        if isinstance(key, ast.Constant) and isinstance(key.value, str) and (names_a_run(target) or key.value == "config"):
+        if (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                and (names_a_run(target) or key.value == "config")):
             found.append(ast.unparse(node))
     return found
 

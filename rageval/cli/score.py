@@ -27,7 +27,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     path = input_file(args.input)
     proj = project(args)
     if args.resume:  # the stored run's settings, not the flags' defaults
-        from rageval.scale.imports import resumed_settings
+        from rageval.scoring.imports import resumed_settings
 
         vars(args).update(resumed_settings(proj, args.resume, args.metrics))
     metrics, rubrics = rubric_files(args, None if args.no_store else proj, names(args.metrics))
@@ -72,7 +72,7 @@ def _score_ray(args: argparse.Namespace) -> int:
     """``score --engine ray``: Parquet parts and a _SUCCESS manifest in the --out folder."""
     from rageval.ingest.limits import RowLimits
     from rageval.scale.ray_engine import score_with_ray
-    from rageval.scale.unit import Plan
+    from rageval.scoring.unit import Plan
 
     if not args.out:
         raise ConfigError("--engine ray writes Parquet parts into a folder: add --out OUT_DIR")
@@ -98,7 +98,7 @@ def _score_ray(args: argparse.Namespace) -> int:
 
 def cmd_import_scores(args: argparse.Namespace) -> int:
     """Load the Parquet parts of `score --engine ray --out OUT_DIR` into the project as an import run."""
-    from rageval.scale.imports import import_scores
+    from rageval.scoring.imports import import_scores
 
     out = Path(args.out_dir)
     if not out.is_dir():
