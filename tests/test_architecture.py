@@ -295,6 +295,56 @@ def test_the_page_import_rule_catches_what_it_should():
     assert _page_import_offences("stray", set(), pages)
 
 
+def _defined(path: Path) -> set[str]:
+    """The public functions, classes and constants a module defines at its top level."""
+    names = set()
+    for node in parsed(path).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return {n for n in names if not n.startswith("_")}
+
+
+def _used(path: Path) -> set[str]:
+    """Every name ``path`` reads, imports or reaches as an attribute (definitions themselves excluded), and
+    the function of a ``"<module>.<function>"`` text (pages/parts/data.py's cached readers name views so)."""
+    used = set()
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            used.add(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            used.update(a.name for a in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"\w+\.\w+", node.value):
+            used.add(node.value.partition(".")[2])
+    return used
+
+
+def _cli_only(views: dict[str, set[str]], users: list[set[str]]) -> list[str]:
+    """Of ``views`` (module -> the names it defines), the names no module outside the CLI uses."""
+    used = set().union(*users)
+    return sorted(f"{module}.{name}" for module, names in views.items() for name in names - used)
+
+
+def test_views_hold_nothing_only_the_cli_uses():
+    """rageval/views/ is what the pages show: text only the CLI prints lives in rageval/cli/ (cli/text.py).
+    A view name counts as used when a page, app.py or a library module outside rageval/cli/ (its own module
+    included) names it; the tests do not count."""
+    views = {p.stem: _defined(p) for p in sorted((ROOT / "rageval" / "views").glob("*.py"))}
+    users = [_used(p) for p in _page_files() + [ROOT / "app.py"] + _library_files()
+             if p.parent != ROOT / "rageval" / "cli"]
+    assert _cli_only(views, users) == []
+
+
+def test_the_cli_only_rule_catches_what_it_should():
+    views = {"trust": {"claim_agreement", "agreement_text"}}
+    assert _cli_only(views, [{"claim_agreement"}, {"emit"}]) == ["trust.agreement_text"]
+    assert _cli_only(views, [{"claim_agreement", "agreement_text"}]) == []
+
+
 def test_pages_hold_no_figures():
     """Every Plotly figure is built in rageval/views/charts.py: nothing else imports plotly."""
     offenders = [str(p.relative_to(ROOT)) for p in _page_files() + _library_files()

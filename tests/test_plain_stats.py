@@ -4,7 +4,8 @@ import pytest
 
 from rageval import human
 from rageval.human.plain import min_pairs_for, na, paired_sentence, plain_reason
-from rageval.views.regressions import answer_link, regression_text, regressions
+from rageval.cli.text import regression_text
+from rageval.views.regressions import answer_link, regressions
 from rageval.store import runs as rstore
 from tests.human_fixtures import make_runs
 
