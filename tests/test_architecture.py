@@ -49,6 +49,19 @@ def test_store_imports_nothing_above_it():
                 assert any(name == a or name.startswith(a + ".") for a in allowed), (path.name, name)
 
 
+
+def _store_imports(paths) -> list[str]:
+    """``path imports module`` for each rageval.store module that ``paths`` import."""
+    return [f"{p.relative_to(ROOT)} imports {n}" for p in paths for n in sorted(_imports(p))
+            if n == "rageval.store" or n.startswith("rageval.store.")]
+
+
+def test_metrics_never_read_the_store():
+    """A metric scores the samples and resources it is given: stored rubrics reach the rubric metric
+    resolved (rageval.runs.rubrics), never read by the metric layer itself."""
+    assert _store_imports(sorted((ROOT / "rageval" / "metrics").rglob("*.py"))) == []
+
+
 def _page_files() -> list[Path]:
     """The pages (pages/*.py) and their parts (pages/parts/*.py), without package markers."""
     return sorted(p for p in (ROOT / "pages").rglob("*.py") if p.name != "__init__.py")

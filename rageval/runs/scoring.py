@@ -172,7 +172,7 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
     """
     from rageval.access import record, require
     from rageval.llm.session import model_session
-    from rageval.metrics.rubric import resolve
+    from rageval.runs.rubrics import resolve
 
     if store:
         require(project, "upload")

@@ -125,7 +125,7 @@ def run_defaults(options: Sequence[str]) -> list[str]:
 
 def metric_options(project: Project, top_k: int) -> list[str]:
     """Every metric a run can compute (:func:`offered_metrics`), then the project's rubrics (``rubric:NAME``)."""
-    from rageval.metrics.rubric import project_rubrics
+    from rageval.runs.rubrics import project_rubrics
 
     return offered_metrics(top_k) + [r.metric for r in project_rubrics(project).values()]
 
@@ -141,7 +141,7 @@ def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tu
 def build_config(project: Project, *, metrics: Sequence[str], aligncheck_source: str, aligncheck_types: str,
                  method: str, size: int, overlap: int, **settings: Any) -> RunConfig:
     """The RunConfig of the form's settings, with the rubrics its metrics name; ConfigError says what to fix."""
-    from rageval.metrics.rubric import resolve
+    from rageval.runs.rubrics import resolve
 
     rubrics = resolve(list(metrics), {}, project)
     if metrics:  # ConfigError when a metric rejects an option value (e.g. aligncheck_types="0")
@@ -155,7 +155,7 @@ def build_config(project: Project, *, metrics: Sequence[str], aligncheck_source:
 def add_rubric(project: Project, text: str) -> Any:
     """Parse a rubric written as TOML and store it in the project (offered as ``rubric:NAME``; the call
     ``rageval rubric add`` makes); ConfigError says what to fix."""
-    from rageval.metrics.rubric import add_rubric_text
+    from rageval.runs.rubrics import add_rubric_text
 
     return add_rubric_text(project, text)
 
