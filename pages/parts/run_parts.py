@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data
 from rageval.errors import ConfigError
 from rageval.views import run as view
 
@@ -86,7 +86,7 @@ def rubric_form(p) -> None:
             except ConfigError as exc:
                 st.error(common.md(str(exc)))
                 return
-            common.bump()
+            data.bump()
             st.session_state["rubric_saved"] = rubric.metric
             st.rerun()  # the Metrics list above is drawn again with the new rubric in it
 
@@ -123,7 +123,7 @@ def progress(p) -> None:
         if workers.stopping(p, run_id):
             label += " · cancelling after the current batch"
         c1.progress(prog.fraction(), text=label)
-        if common.can("run") and c2.button("Cancel", key=f"stop_{run_id}", help="stops after the current batch; Resume continues it"):
+        if data.can("run") and c2.button("Cancel", key=f"stop_{run_id}", help="stops after the current batch; Resume continues it"):
             workers.stop(p, run_id)
 
 

@@ -31,7 +31,7 @@ from rageval.views.claim_review import choose_evidence, evidence_texts
 from rageval.views.claim_review import focus as claim_focus
 from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
-from rageval.views.frame import metric_label
+from rageval.views.frame import metric_label, shown
 from rageval.views.trust import AGREEMENT_HELP, judge_line, report_section, verifier_frame, verifier_sentence
 from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, MetricSummary, claim_hints,
@@ -57,6 +57,8 @@ __all__ = [
     # two runs, plots, exports
     "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
     "EXPORTS", "export",
+    # numbers as the page shows them
+    "shown",
 ]
 
 
