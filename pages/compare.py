@@ -59,11 +59,11 @@ def main() -> None:
                    f"{'higher' if c.higher_is_better else 'lower'} is better; mean ranks count higher as better.")
     st.plotly_chart(view.cd_diagram(c), key="cmp_cd")
     if c.conover is not None:
-        l, r = st.columns(2)
-        l.markdown("**Conover post-hoc p-values (Holm)**")
-        l.dataframe(c.conover.round(4))
-        r.markdown("**Nemenyi post-hoc p-values**")
-        r.dataframe(c.nemenyi.round(4))
+        left, right = st.columns(2)
+        left.markdown("**Conover post-hoc p-values (Holm)**")
+        left.dataframe(c.conover.round(4))
+        right.markdown("**Nemenyi post-hoc p-values**")
+        right.dataframe(c.nemenyi.round(4))
         st.download_button("Post-hoc p-values (CSV)", view.table_csv(c.conover, index=True), "conover.csv",
                            key="cmp_dl_post")
     if c.wilcoxon is not None and c.wilcoxon.p is not None:

@@ -16,7 +16,8 @@ def compute_box(p, runs: list) -> None:
             st.info("None of the finished runs has human ratings yet: rate answers on the Human review page "
                     "first, then compute an analysis here.")
         chosen = st.multiselect("Runs", list(by_id), default=rated[:1], key="co_runs",
-                                format_func=lambda i: common.run_title(by_id[i]) + ("" if i in rated else " (no ratings)"))
+                                format_func=lambda i: common.run_title(by_id[i])
+                                + ("" if i in rated else " (no ratings)"))
         c1, c2, c3 = st.columns(3)
         group = c1.selectbox("Group by", view.GROUPINGS, key="co_group")
         method = c2.selectbox("Method", view.METHODS, key="co_method")

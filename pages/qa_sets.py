@@ -65,7 +65,8 @@ def main() -> None:
     sets = view.qa_sets(p)
     if sets:
         st.markdown("**QA sets in this project**")
-        common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "generator", "created"]), hide_index=True,
+        common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "generator", "created"]),
+                         hide_index=True,
                      width="stretch")
         view_set(p, [s_["name"] for s_ in sets])
     if data.can("upload"):

@@ -60,7 +60,8 @@ def filters(full, summaries: list[view.MetricSummary]):
 
 _NUMBER = st.column_config.NumberColumn
 _CONFIG = {"#": _NUMBER(width=40), "id": None,  # the id: in the CSV, not on screen
-           "question": st.column_config.TextColumn(width="medium"), "answer": st.column_config.TextColumn(width="medium"),
+           "question": st.column_config.TextColumn(width="medium"),
+           "answer": st.column_config.TextColumn(width="medium"),
            "supported": _NUMBER("✓", help="supported claims", width=40),
            "contradicted": _NUMBER("✗", help="contradicted claims", width=40),
            "not_mentioned": _NUMBER("?", help="claims the context does not mention", width=40),

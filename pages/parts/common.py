@@ -31,7 +31,8 @@ COLOURS = {  # verdict -> (background, accent)
     "UNVERIFIED": ("#eef0f3", "#5a6372"),  # neutral grey: not decided, never an error
 }
 _BOX = ("white-space:pre-wrap;line-height:1.65;padding:0.7rem 0.9rem;border:1px solid #e3e7ee;"
-        "border-radius:0.5rem;background:#fafbfd;color:#1d2330;font-size:0.97rem;overflow-wrap:anywhere")  # readable in dark themes too
+        "border-radius:0.5rem;background:#fafbfd;color:#1d2330;font-size:0.97rem;"
+        "overflow-wrap:anywhere")  # readable in dark themes too
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=^])")
 
 
@@ -96,7 +97,8 @@ def highlight_html(segments: Sequence[frame.Segment]) -> str:
             continue
         unsure = seg.verdict.endswith("?")
         bg, accent = COLOURS.get(seg.verdict.rstrip("?"), ("#eceff4", "#5a6372"))
-        bg, line, title = ("#f4f5f7", "dashed", f"{seg.verdict} (low confidence)") if unsure else (bg, "solid", seg.verdict)
+        bg, line, title = (("#f4f5f7", "dashed", f"{seg.verdict} (low confidence)") if unsure
+                           else (bg, "solid", seg.verdict))
         marks = ",".join(str(n) for n in seg.labels)
         parts.append(
             f'<span title="{esc(title)}" style="background:{bg};border-bottom:2px {line} {accent};'

@@ -43,8 +43,10 @@ def choose(p) -> None:
         return
     if st.button("Generate", type="primary", key="qa_gen_go"):
         bar = st.progress(0.0, text="starting")
-        report = lambda phase, done, total: bar.progress(min(done / total, 1.0) if total else 0.0,
-                                                         text=f"{phase} {done}/{total}")
+
+        def report(phase: str, done: int, total: int) -> None:
+            bar.progress(min(done / total, 1.0) if total else 0.0, text=f"{phase} {done}/{total}")
+
         result = view.generate(p, config, progress=report)
         bar.empty()
         st.session_state["qa_gen"] = (config, result, view.review_rows(p, result))

@@ -12,7 +12,8 @@ from rageval.views import human_review as view
 def import_box(p, run_id: str) -> None:
     with st.expander("Import ratings from a file (CSV, JSON, JSONL: item_id or question, annotator, rating)"):
         up = st.file_uploader("Ratings file", type=["csv", "json", "jsonl"], key="hr_upload")
-        who = st.text_input("Annotator", key="hr_import_annotator", placeholder="for a file without an annotator column",
+        who = st.text_input("Annotator", key="hr_import_annotator",
+                            placeholder="for a file without an annotator column",
                             help="The annotator of the rows that name none (one person's ratings in a file "
                                  "without the annotator column); a row's own annotator wins.")
         if up is not None and st.button("Import", key="hr_import"):

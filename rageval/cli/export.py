@@ -68,8 +68,10 @@ def register(commands: Commands) -> None:
     p = commands.add("export", cmd_export)
     p.add_argument("--run", required=True, metavar="ID", help="run id (see `runs`)")
     p.add_argument("--format", choices=("jsonl", "csv", "parquet", "ragas"), default="jsonl",
-                   help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` reads back (default: %(default)s)")
-    p.add_argument("--out", metavar="FILE", help="file to write; - or a pipe streams (default: stdout; parquet needs --out)")
+                   help="ragas: JSONL with user_input, response, retrieved_contexts, reference, which `score` "
+                        "reads back (default: %(default)s)")
+    p.add_argument("--out", metavar="FILE",
+                   help="file to write; - or a pipe streams (default: stdout; parquet needs --out)")
     p.add_argument("--details", action="store_true", help="add each row's claims: the settled verdict, who settled "
                    "it (people, a judge, a copy) and every source's verdict")
     p = commands.add("report", cmd_report)

@@ -17,7 +17,8 @@ def _run_list(text: str) -> list[str]:
 
 
 def cmd_ratings_import(args: argparse.Namespace) -> int:
-    """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator (or --annotator), rating, optional run)."""
+    """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator (or --annotator), rating,
+    optional run)."""
     from rageval.human import import_ratings
     from rageval.ingest.rows import read_label_file
 
@@ -125,7 +126,8 @@ def register(commands: Commands) -> None:
     p.add_argument("--metric", required=True, help="a metric name, or 'human' for the consensus rating")
     _bootstrap_args(p, CompareConfig.n_boot, CompareConfig.seed, "the difference CI")
     p.add_argument("--limit", type=int, default=CompareConfig.limit,
-                   help="questions listed as worse and as better for two runs (all of them in --json) (default: %(default)s)")
+                   help="questions listed as worse and as better for two runs (all of them in --json) "
+                        "(default: %(default)s)")
     p = commands.add("agreement", cmd_agreement)
     p.add_argument("--runs", metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
     add_agreement_flags(p)

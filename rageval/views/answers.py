@@ -49,7 +49,8 @@ __all__ = [
     "unscored_reasons", "question_labels",
     # one answer
     "AnswerView", "MetricSummary", "VERDICTS", "OFFLINE_VERDICT_NOTE", "answer_segments", "evidence_spans",
-    "segments", "claim_rows", "flag_lines", "all_undecided", "NO_DECIDED_PLAIN", "unscored_text", "aligncheck_facts", "metric_rows", "offline_verdicts",
+    "segments", "claim_rows", "flag_lines", "all_undecided", "NO_DECIDED_PLAIN", "unscored_text", "aligncheck_facts",
+    "metric_rows", "offline_verdicts",
     "is_low_confidence", "verdict_counts", "card_note", "ppi_lines",
     # people's claim labels and every verifier's agreement with them
     "LABEL_BUTTONS", "claim_cards", "claim_focus", "claim_after", "evidence_texts", "choose_evidence",
@@ -177,7 +178,8 @@ def _plain(value: Any) -> str:
 
 def claim_rows(view: AnswerView) -> list[dict[str, Any]]:
     """The claims table's cells as text: the settled verdict, who settled it (the badge: "3 people",
-    "judge gpt-4o-mini", "copied", "unverified"), the other sources' verdicts, low confidence, confidence, claim, evidence (with its
+    "judge gpt-4o-mini", "copied", "unverified"), the other sources' verdicts, low confidence, confidence, claim,
+    evidence (with its
     "closest passage: " / "likely evidence: " prefix, None when there is none), reason (with an
     UNVERIFIED claim's hints after "hints: ") and likely cause."""
     return [{"verdict": c["verdict"], "settled_by": c.get("settled_by") or "",
@@ -244,7 +246,8 @@ def aligncheck_facts(view: AnswerView) -> tuple[str, dict[str, Any], dict[str, l
 
 def metric_rows(view: AnswerView) -> list[dict[str, Any]]:
     """Every metric's value for this answer with its status, direction, range, judge and signature."""
-    return [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"], "reason": _reason(s["reason"]),
+    return [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"],
+             "reason": _reason(s["reason"]),
              "direction": meaning.info(m).direction, "range": meaning.info(m).range_text,
              "judge": "heuristic" if is_heuristic(s["signature"]) else "", "what it measures": meaning.info(m).what,
              "signature": s["signature"]}

@@ -71,5 +71,6 @@ def text_repairs(project: Project, corpus: str) -> list[dict[str, str]]:
     from rageval.ingest.corpus import repair_note
     from rageval.text.repair import GARBLED_SHARE
 
-    return [{"name": d["name"], "note": repair_note(d), "garbled": "yes" if (d["garbled"] or 0) >= GARBLED_SHARE else "no"}
+    return [{"name": d["name"], "note": repair_note(d),
+             "garbled": "yes" if (d["garbled"] or 0) >= GARBLED_SHARE else "no"}
             for d in corpus_store.documents(project.db_path, corpus) if repair_note(d)]

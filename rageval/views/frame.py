@@ -31,7 +31,8 @@ from rageval.text.hygiene import without_bidi
 from rageval.util import shown
 from rageval.views.highlight import VERDICTS, Segment
 
-__all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "IngestJobs", "Segment",
+__all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "IngestJobs",
+           "Segment",
            "VERDICTS", "without_bidi", "shown", "table_csv", "run_name", "DEMO_PROJECT", "autodemo", "demo_ready",
            "build_demo", "data_stamp", "ended_runs", "finished_runs", "metric_label", "metric_help",
            "higher_is_better", "arrow", "encode", "decode", "view_params", "LOCAL", "Identity", "AccessError",

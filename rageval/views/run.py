@@ -28,8 +28,10 @@ from rageval.store import runs as run_store
 from rageval.store.record import Run
 from rageval.types import Spec
 
-__all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets", "preset_state",
-           "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "llm_warnings", "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
+__all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets",
+           "preset_state",
+           "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "llm_warnings",
+           "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
            "resumable", "run_rows", "run_name", "table_csv"]
 
 #: the defaults the settings form starts from (rageval.config: defaults live there only)
@@ -90,7 +92,8 @@ def preset_state(chosen: dict[str, Any]) -> dict[str, Any]:
     state: dict[str, Any] = {
         "run_method": ch.get("method", ChunkingConfig.method), "run_size": int(ch.get("size", ChunkingConfig.size)),
         "run_overlap": int(ch.get("overlap", ChunkingConfig.overlap)),
-        "run_top_k": int(chosen.get("top_k", RunConfig.top_k)), "run_temperature": float(chosen.get("temperature", 0.0))}
+        "run_top_k": int(chosen.get("top_k", RunConfig.top_k)), "run_temperature": float(chosen.get("temperature",
+                                                                                                    0.0))}
     for role, key in ROLE_KEYS.items():
         spec = preset_spec(role, chosen.get(role))
         if spec is not None and spec.online:
@@ -130,7 +133,8 @@ def metric_options(project: Project, top_k: int) -> list[str]:
     return offered_metrics(top_k) + [r.metric for r in project_rubrics(project).values()]
 
 
-def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tuple[list[str], list[str], dict[str, str]]:
+def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tuple[list[str], list[str], dict[str,
+                                                                                                               str]]:
     """(pre-selected metrics, defaults left out, metric -> what the QA set lacks for it)."""
     cannot = meaning.applicability(options, meaning.available_inputs(run_store.qa_items(project.db_path, qa_set),
                                                                      pipeline=True))
@@ -213,7 +217,8 @@ def run_rows(project: Project, listed: list[Run] | None = None, *,
     live = live or {}
     for r in runs(project) if listed is None else listed:
         rows.append({
-            "name": run_name(r), "status": live[r.id].short() if r.id in live else r.status, "done": f"{r.done}/{r.n_items}",
+            "name": run_name(r), "status": live[r.id].short() if r.id in live else r.status,
+                     "done": f"{r.done}/{r.n_items}",
             "failed": r.failed, "judge": judge_label(r), "generator": run_model(r.config),
             # times as text, one type per column: a running run's empty "finished" beside datetimes made
             # Streamlit log an Arrow conversion traceback on every redraw of the table
