@@ -25,10 +25,10 @@ from rageval.project import Project
 from rageval.runs.context import RunContext, load_context
 from rageval.scoring.parallel import evaluate_parallel, warm_up
 from rageval.store import owners
-from rageval.scoring.records import score_rows, stored_signature  # noqa: F401 (stored_signature: public here too)
+from rageval.scoring.records import score_rows
 from rageval.store import runs as store
 from rageval.store.items import save_items
-from rageval.store.runs import new_run_id  # noqa: F401 (public here too)
+from rageval.store.runs import new_run_id
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 JUDGED_BATCHES = 4  # a run with online-judged metrics takes batches of 4 x concurrency items

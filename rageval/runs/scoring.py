@@ -22,9 +22,7 @@ from rageval.metrics.base import online_judged, shared_embedder
 from rageval.runs.pipeline import JUDGED_BATCHES
 from rageval.scoring.imports import StoredImport
 from rageval.scoring.parallel import warm_up
-from rageval.scoring.unit import (  # noqa: F401 - clean_sample, output_rows, aligncheck_row: public here too
-    ANSWER_COLUMNS, Plan, aligncheck_row, clean_sample, output_rows, samples_from_table, score_samples,
-)
+from rageval.scoring.unit import ANSWER_COLUMNS, Plan, clean_sample, samples_from_table, score_samples
 from rageval.text.hygiene import display_name
 from rageval.types import Resources, Sample
 

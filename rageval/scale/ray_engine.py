@@ -40,7 +40,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from rageval.config import RayOptions, RunConfig  # noqa: F401  (RayOptions re-exported: the engine's options)
+from rageval.config import RayOptions, RunConfig
 from rageval.errors import ConfigError
 from rageval.ingest.limits import RowLimits
 from rageval.scoring.parts import (

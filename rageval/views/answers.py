@@ -32,14 +32,15 @@ from rageval.views.claim_review import focus as claim_focus
 from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
 from rageval.views.frame import metric_label, shown
-from rageval.views.trust import AGREEMENT_HELP, judge_line, report_section, verifier_frame, verifier_sentence
-from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
+from rageval.human.trust_rows import AGREEMENT_HELP, verifier_sentence
+from rageval.views.trust import judge_line, report_section, verifier_frame
+from rageval.types import LABELS, VERDICTS
+from rageval.views.highlight import answer_segments, evidence_location, segments, shown_verdict
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, MetricSummary, claim_hints,
                                     coverage_text, evidence_prefix, is_heuristic, is_low_confidence,
                                     low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.views.answer_view import AnswerView, answer_view_of
 from rageval.report.settle import NO_DECIDED_PLAIN, PEOPLE
-from rageval.types import LABELS
 
 __all__ = [
     # reads (cached by pages/parts/data.py)

@@ -29,7 +29,8 @@ from rageval.store.record import Run
 from rageval.store.db import change_stamp
 from rageval.text.hygiene import without_bidi
 from rageval.util import shown
-from rageval.views.highlight import VERDICTS, Segment
+from rageval.types import VERDICTS
+from rageval.views.highlight import Segment
 
 __all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "IngestJobs",
            "Segment",

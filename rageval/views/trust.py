@@ -11,8 +11,7 @@ from typing import Any, Sequence
 
 from rageval.human import claim_agreement as verifiers
 from rageval.human import claim_labels, estimates
-from rageval.human.trust_rows import (AGREEMENT_HELP, VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
-                                      verifier_name, verifier_rows, verifier_sentence)
+from rageval.human.trust_rows import estimate_sentence, fmt_ci, fmt_num, verifier_name, verifier_rows
 from rageval.project import Project
 
 
