@@ -14,8 +14,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from pages.parts.common import (PAGES, auth_configured, dataframe, demo_building, demo_gate as _demo_gate, identity,
-                                md, project, show_error, url_arrived)
+from pages.parts.common import dataframe, demo_building, demo_gate as _demo_gate, md, show_error
+from pages.parts.data import auth_configured, identity, project
+from pages.parts.nav import PAGES, url_arrived
 from rageval.errors import AccessError, RagevalError
 from rageval.views import frame
 from rageval.views.frame import (DEMO_PROJECT, Progress, autodemo, build_demo, create_project, demo_ready,
@@ -29,7 +30,7 @@ def sign_in() -> None:
     """The gate every page passes (docs/access.md): a demo link (``?demo=TOKEN``) makes the session its
     project's viewer; else with ``[auth]`` the page stops at a sign-in button until the person has signed
     in; else the local user acts. The identity is worked out again on every run (pages/parts/data.py)."""
-    if st.query_params.get("demo"):  # it stays in the address bar (common.url_write), so a reload keeps it
+    if st.query_params.get("demo"):  # it stays in the address bar (nav.url_write), so a reload keeps it
         st.session_state["_demo_token"] = st.query_params["demo"]  # kept: a dead link stays dead
     if not st.session_state.get("_demo_token") and auth_configured() and not st.user.is_logged_in:
         st.title("rageval")

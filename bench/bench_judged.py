@@ -73,7 +73,7 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     timing: dict[str, float] = {}
     # the module whose evaluate the score path calls: the engine-neutral unit now, scoring before it
     try:
-        import rageval.scale.unit as where
+        import rageval.scoring.unit as where
     except ImportError:
         where = scoring
     patched = next(n for n in ("evaluate_parallel", "evaluate") if hasattr(where, n))

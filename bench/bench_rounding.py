@@ -68,7 +68,7 @@ def _worker_differences() -> dict:
     from rageval.embed.cache import CachedEmbedder
     from rageval.embed.minilm import MiniLMEmbedder
     from rageval.metrics.base import evaluate, parse_metric_list
-    from rageval.scale.parallel import evaluate_parallel
+    from rageval.scoring.parallel import evaluate_parallel
     from rageval.types import Resources
     from devtools.samples import parallel_samples
 

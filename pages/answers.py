@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import answer_compare, answer_table, answer_view, common
+from pages.parts import answer_compare, answer_table, answer_view, common, data, nav
 from rageval.views import answers as view
 
 
@@ -29,8 +29,8 @@ def question(p, run, other, rows) -> None:
     if st.session_state.get("ans_item") not in items:
         st.session_state.pop("ans_item", None)
     item_id = st.selectbox("Question", list(items), key="ans_item", format_func=items.get,
-                           on_change=common.url_write)
-    answer = common.answer_view(p, run, item_id)
+                           on_change=nav.url_write)
+    answer = data.answer_view(p, run, item_id)
     if answer is None:
         st.info("This answer is no longer stored; reload the page.")
         return
@@ -38,28 +38,28 @@ def question(p, run, other, rows) -> None:
         st.caption("Unscored here: " + common.md(view.unscored_text(answer)))
     if other is not None:
         st.subheader("Side by side")
-        answer_compare.side_by_side(answer, common.answer_view(p, other, item_id),
+        answer_compare.side_by_side(answer, data.answer_view(p, other, item_id),
                                     (common.run_title(run), common.run_title(other)))
         st.divider()
     answer_view.show(answer, p, run.id)
 
 
 def main() -> None:
-    p = common.project()
+    p = data.project()
     st.title("Answers")
-    runs = common.finished_runs(p)
+    runs = data.finished_runs(p)
     common.need(runs, "No finished run in this project yet.", "run", "Start a run")
     by_id = {r.id: r for r in runs}
-    common.url_state({"run": ("ans_run", ""), "run_b": ("ans_compare", ""), "question": ("ans_item", ""),
+    nav.url_state({"run": ("ans_run", ""), "run_b": ("ans_compare", ""), "question": ("ans_item", ""),
                       "tab": ("ans_tab", "Answers")})
     if st.session_state.get("ans_run") not in by_id:
         st.session_state.pop("ans_run", None)
     run = by_id[st.selectbox("Run", list(by_id), format_func=lambda i: common.run_title(by_id[i]), key="ans_run",
                              help="runs are named by what produced them and when; the id is in the address bar")]
-    summaries = common.summaries(p, run)
+    summaries = data.summaries(p, run)
     if summaries:
-        answer_table.metric_cards(summaries, per_row=4, notes=common.card_notes(p, run), agreement=common.agreement(p))
-    if lines := common.answer_ppi_lines(p, run):  # where people labelled: the estimates beside the raw means
+        answer_table.metric_cards(summaries, per_row=4, notes=data.card_notes(p, run), agreement=data.agreement(p))
+    if lines := data.answer_ppi_lines(p, run):  # where people labelled: the estimates beside the raw means
         with st.expander("How sure these numbers are, where people labelled"):
             for line, tip in lines:
                 st.caption(common.md(line), help=tip)
@@ -70,7 +70,7 @@ def main() -> None:
         with st.expander(f"Unscored and why ({sum(r['items'] for r in reasons)} item-metric pairs)"):
             common.dataframe(pd.DataFrame(reasons), hide_index=True, width="stretch")
     exports(p, run)
-    full = common.answer_table(p, run)
+    full = data.answer_table(p, run)
     common.need(len(full), "This run has no stored answers yet.", "run", "See the run's progress")
     others = [r for r in runs if r.id != run.id]
     if st.session_state.get("ans_compare") not in [""] + [r.id for r in others]:

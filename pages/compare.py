@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data, nav
 from rageval.views import compare as view
 
 _NUMBER = st.column_config.NumberColumn
@@ -16,7 +16,7 @@ _REGRESSION_CONFIG = {"link": st.column_config.LinkColumn("side by side", displa
 def regression_lists(p, runs, metric: str) -> None:
     """The answers that got worse and better from run A to run B (rageval.views.regressions),
     each with a link to the two answers side by side on the Answers page."""
-    r = common.regressions(p, runs, metric)
+    r = data.regressions(p, runs, metric)
     st.subheader("Per question: what got worse, what got better")
     st.caption(common.md(f"change = B − A on {metric} ({'higher' if r.higher_is_better else 'lower'} is better); "
                          f"{len(r.worse)} worse, {len(r.better)} better, {r.unchanged} unchanged of {r.paired} "
@@ -29,27 +29,27 @@ def regression_lists(p, runs, metric: str) -> None:
 
 
 def main() -> None:
-    p = common.project()
+    p = data.project()
     st.title("Compare runs")
-    runs = common.finished_runs(p)
+    runs = data.finished_runs(p)
     common.need(len(runs) >= 2, "Comparing needs two or more finished runs over the same QA items.", "run",
                 "Start a run")
     by_id = {r.id: r for r in runs}
-    common.url_state({"runs": ("cmp_runs", []), "metric": ("cmp_metric", "")})
+    nav.url_state({"runs": ("cmp_runs", []), "metric": ("cmp_metric", "")})
     st.session_state["cmp_runs"] = [i for i in st.session_state.get("cmp_runs", []) if i in by_id] or list(by_id)[:2]
     chosen = st.multiselect("Runs", list(by_id), key="cmp_runs", format_func=lambda i: common.run_title(by_id[i]))
     common.need(len(chosen) >= 2, "Pick at least two runs.")
     picked = [by_id[i] for i in chosen]
-    options = view.metric_options(common.human_frame(p, picked))
+    options = view.metric_options(data.human_frame(p, picked))
     common.need(options, "These runs have no metric scored on the same answers: pick runs of one QA set.")
     if st.session_state.get("cmp_metric") not in options:
         st.session_state["cmp_metric"] = view.default_metric(options)
     metric = st.selectbox("Metric", options, key="cmp_metric", format_func=common.label,
                           help="'human' is the consensus of the human ratings")
-    c = common.comparison(p, picked, metric)
+    c = data.comparison(p, picked, metric)
     (st.success if c.reliable else st.info)(common.md(c.verdict))
     if len(picked) == 2:  # the human rating's difference with a prediction-powered interval
-        d = common.ppi_difference(p, picked, None if metric == "human" else metric)
+        d = data.ppi_difference(p, picked, None if metric == "human" else metric)
         st.caption("PPI: " + common.md(view.estimate_sentence(d)))
     table = view.summary_table(c, view.run_coverage(p, chosen, metric))
     common.dataframe(table.round(3), width="stretch")
@@ -59,11 +59,11 @@ def main() -> None:
                    f"{'higher' if c.higher_is_better else 'lower'} is better; mean ranks count higher as better.")
     st.plotly_chart(view.cd_diagram(c), key="cmp_cd")
     if c.conover is not None:
-        l, r = st.columns(2)
-        l.markdown("**Conover post-hoc p-values (Holm)**")
-        l.dataframe(c.conover.round(4))
-        r.markdown("**Nemenyi post-hoc p-values**")
-        r.dataframe(c.nemenyi.round(4))
+        left, right = st.columns(2)
+        left.markdown("**Conover post-hoc p-values (Holm)**")
+        left.dataframe(c.conover.round(4))
+        right.markdown("**Nemenyi post-hoc p-values**")
+        right.dataframe(c.nemenyi.round(4))
         st.download_button("Post-hoc p-values (CSV)", view.table_csv(c.conover, index=True), "conover.csv",
                            key="cmp_dl_post")
     if c.wilcoxon is not None and c.wilcoxon.p is not None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data
 from rageval.views import correlations as view
 
 
@@ -16,7 +16,8 @@ def compute_box(p, runs: list) -> None:
             st.info("None of the finished runs has human ratings yet: rate answers on the Human review page "
                     "first, then compute an analysis here.")
         chosen = st.multiselect("Runs", list(by_id), default=rated[:1], key="co_runs",
-                                format_func=lambda i: common.run_title(by_id[i]) + ("" if i in rated else " (no ratings)"))
+                                format_func=lambda i: common.run_title(by_id[i])
+                                + ("" if i in rated else " (no ratings)"))
         c1, c2, c3 = st.columns(3)
         group = c1.selectbox("Group by", view.GROUPINGS, key="co_group")
         method = c2.selectbox("Method", view.METHODS, key="co_method")
@@ -25,7 +26,7 @@ def compute_box(p, runs: list) -> None:
             with st.spinner("Correlating (bootstrap CIs)…"):
                 a = view.correlate(p, chosen, group_by=group, method=method, consensus=cons)
             st.session_state["co_analysis"] = a.id
-            common.bump()
+            data.bump()
 
 
 def agreement_box(p, a: view.Analysis) -> None:
@@ -44,7 +45,7 @@ def agreement_box(p, a: view.Analysis) -> None:
 def claims_box(p) -> None:
     """People's claim labels: their agreement with each other, and every claim verifier's with them."""
     st.subheader("Claim verifiers against people", anchor=False)
-    rows, raters = common.claim_trust(p)
+    rows, raters = data.claim_trust(p)
     st.markdown(common.md(view.raters_sentence(raters)))
     if rows:
         common.dataframe(view.verifier_frame(rows).round(3), hide_index=True, width="stretch")
@@ -55,9 +56,9 @@ def claims_box(p) -> None:
 
 
 def main() -> None:
-    p = common.project()
+    p = data.project()
     st.title("Correlations")
-    runs = common.finished_runs(p)
+    runs = data.finished_runs(p)
     common.need(runs, "No finished run yet: correlations need scored answers and human ratings.", "run", "Start a run")
     if p.slug == "demo":
         st.caption("The demo's human ratings and claim labels are illustrative (written for the demo, not collected "
@@ -86,7 +87,7 @@ def main() -> None:
     group = st.selectbox("Group", a.groups, key="co_groupsel") if len(a.groups) > 1 else a.groups[0]
     st.plotly_chart(view.heatmap(a, group), key="co_heatmap")
     by_id = {r.id: r for r in runs}
-    frame = common.human_frame(p, [by_id[i] for i in a.runs if i in by_id], a.settings.get("consensus", "median"))
+    frame = data.human_frame(p, [by_id[i] for i in a.runs if i in by_id], a.settings.get("consensus", "median"))
     metrics = view.scatter_metrics(frame)
     if metrics:
         metric = st.selectbox("Scatter: metric against the human score", metrics, key="co_scatter")

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common, doc_repairs
+from pages.parts import common, data, doc_repairs
 from rageval.views import documents as view
 
 
@@ -40,12 +40,12 @@ def upload(p) -> None:
 
 
 def main() -> None:
-    p = common.project()
+    p = data.project()
     st.title("Documents")
     if view.is_demo(p):
         st.info("This is the demo project. To evaluate your own files apart from it, create a project in the "
                 "sidebar first (a new project starts empty).")
-    if common.can("upload"):
+    if data.can("upload"):
         upload(p)
     corpora = view.corpora(p)
     common.need(corpora, "No corpus yet: upload documents above to create one.")

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data, nav
 from rageval.views import home as view
 
 
@@ -38,26 +38,26 @@ def leaderboard_table(board: view.Leaderboard, *, key: str = "leaderboard", agre
 def next_steps(counts: dict[str, int]) -> None:
     st.subheader("What to do next")
     if not counts["documents"]:
-        st.page_link(common.PAGES["documents"], label="1. Upload documents (PDF, TXT, Markdown)",
+        st.page_link(nav.PAGES["documents"], label="1. Upload documents (PDF, TXT, Markdown)",
                      icon=":material/upload_file:")
     elif not counts["qa_sets"]:
-        st.page_link(common.PAGES["qa"], label="2. Import a QA set (a sample file is offered there)",
+        st.page_link(nav.PAGES["qa"], label="2. Import a QA set (a sample file is offered there)",
                      icon=":material/quiz:")
     elif not counts["runs"]:
-        st.page_link(common.PAGES["run"], label="3. Start a run", icon=":material/play_circle:")
+        st.page_link(nav.PAGES["run"], label="3. Start a run", icon=":material/play_circle:")
     else:
-        st.page_link(common.PAGES["answers"], label="Inspect the answers: claims, evidence, worst first",
+        st.page_link(nav.PAGES["answers"], label="Inspect the answers: claims, evidence, worst first",
                      icon=":material/fact_check:")
-        st.page_link(common.PAGES["run"], label="Start another run with other settings", icon=":material/play_circle:")
-    st.page_link(common.PAGES["qa"], label="Or score answers from your own RAG system", icon=":material/upload:")
+        st.page_link(nav.PAGES["run"], label="Start another run with other settings", icon=":material/play_circle:")
+    st.page_link(nav.PAGES["qa"], label="Or score answers from your own RAG system", icon=":material/upload:")
 
 
 def main() -> None:
-    p = common.project()
+    p = data.project()
     st.title("rageval")
     st.markdown("Evaluate retrieval-augmented QA on your own documents: every answer scored, every claim "
                 "checked against the retrieved evidence. Unscored items are counted, never averaged in as zero.")
-    counts = common.project_counts(p)
+    counts = data.project_counts(p)
     st.subheader(f"Project {common.md(p.slug)}")
     building = p.slug == "demo" and common.demo_building()
     cols = st.columns(4)
@@ -72,20 +72,20 @@ def main() -> None:
     cols[1].metric("QA sets", counts["qa_sets"], help=f"{counts['qa_items']} questions in all", border=True)
     cols[2].metric("Runs", counts["runs"], help=f"{counts['finished_runs']} finished", border=True)
     cols[3].caption("Switch or create projects in the sidebar; a new project starts empty.")
-    runs = common.finished_runs(p)
+    runs = data.finished_runs(p)
     if runs:
         st.subheader("Leaderboard")
         if any(r.kind != "pipeline" for r in runs):  # ad hoc scored files apart unless asked for
             shown = st.radio("Show", view.BOARD_VIEWS, index=view.BOARD_VIEWS.index(view.board_view(runs)),
                              horizontal=True, key="home_board", label_visibility="collapsed")
             runs = view.board_runs(runs, shown) or runs
-        board = common.leaderboard(p, runs)
-        leaderboard_table(board, agreement=common.agreement(p))
-        if lines := common.ppi_lines(p, runs, common.run_title):  # where people labelled: PPI, in words
+        board = data.leaderboard(p, runs)
+        leaderboard_table(board, agreement=data.agreement(p))
+        if lines := data.ppi_lines(p, runs, common.run_title):  # where people labelled: PPI, in words
             with st.expander("How sure these numbers are, where people labelled"):
                 for line, tip in lines:
                     st.caption(common.md(line), help=tip)
-        by_id, _ = {r.id: r for r in runs}, common.url_state({"runs": ("home_runs", [])})
+        by_id, _ = {r.id: r for r in runs}, nav.url_state({"runs": ("home_runs", [])})
         if "home_runs" not in st.session_state or not set(st.session_state["home_runs"]) <= set(by_id):
             st.session_state["home_runs"] = [i for i in st.session_state.get("home_runs", []) if i in by_id] \
                 or list(by_id)[:2]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common, qa_generate, qa_score
+from pages.parts import common, data, nav, qa_generate, qa_score
 from rageval.errors import InputError
 from rageval.views import qa_sets as view
 
@@ -33,13 +33,13 @@ def import_set(p) -> None:
                 st.session_state.pop("qa_result", None)
                 st.error(common.md(str(exc)))
                 return
-            common.bump()
+            data.bump()
     result = st.session_state.get("qa_result")
     if result is not None:
         if result.items:
             st.success(f"Imported {len(result.items)} question(s) as {common.md(result.name)}.")
             common.dataframe(pd.DataFrame(result.items).head(20), hide_index=True, width="stretch")
-            st.page_link(common.PAGES["run"], label="Next: run it against a corpus", icon=":material/play_circle:")
+            st.page_link(nav.PAGES["run"], label="Next: run it against a corpus", icon=":material/play_circle:")
         else:
             st.error("No usable rows; nothing was imported.")
         qa_score.row_errors(result.errors)
@@ -57,18 +57,19 @@ def view_set(p, names: list[str]) -> None:
 
 
 def main() -> None:
-    p = common.project()
+    p = data.project()
     st.title("QA sets")
-    if common.can("upload"):
+    if data.can("upload"):
         import_set(p)
         qa_generate.generate_section(p)
     sets = view.qa_sets(p)
     if sets:
         st.markdown("**QA sets in this project**")
-        common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "generator", "created"]), hide_index=True,
+        common.dataframe(pd.DataFrame(sets, columns=["name", "items", "source", "generator", "created"]),
+                         hide_index=True,
                      width="stretch")
         view_set(p, [s_["name"] for s_ in sets])
-    if common.can("upload"):
+    if data.can("upload"):
         st.divider()
         qa_score.score_own(p)
 

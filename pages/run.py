@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common, run_parts
+from pages.parts import common, data, nav, run_parts
 from rageval.errors import ConfigError, LLMError
 from rageval.views import run as view
 
@@ -25,7 +25,7 @@ def start(p, config) -> None:
     run_id = view.start_run(p, config)
     common.workers().start(p, run_id)
     st.session_state.setdefault("run_watch", []).append(run_id)
-    common.bump()
+    data.bump()
 
 
 def live(p) -> None:
@@ -72,19 +72,19 @@ def start_box(p, corpora, sets) -> None:
 
 
 def main() -> None:
-    p = common.project()
+    p = data.project()
     st.title("Run")
     corpora, sets = view.sources(p)
     common.need(corpora, "A run needs a corpus with documents.", "documents", "Upload documents")
     common.need(sets, "A run needs a QA set.", "qa", "Import a QA set")
-    if common.can("run"):
+    if data.can("run"):
         start_box(p, corpora, sets)
     workers = common.workers()
     st.fragment(live, run_every=1.0 if workers.active(p) else None)(p)
     runs = view.runs(p)
     common.need(runs, "No runs yet: choose the settings above and start one.")
     stopped = [r for r in runs if view.resumable(r, active=r.id in workers.active(p))]
-    if stopped and common.can("run"):
+    if stopped and data.can("run"):
         c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
         by_id = {r.id: r for r in stopped}
         run_id = c1.selectbox("Stopped runs", list(by_id), key="resume_pick", format_func=lambda i: (
@@ -92,9 +92,9 @@ def main() -> None:
         if c2.button("Resume", key="run_resume", help="continues where it stopped; finished items are kept"):
             workers.start(p, run_id)
             st.session_state.setdefault("run_watch", []).append(run_id)
-            common.bump()
+            data.bump()
             st.rerun()
-    st.page_link(common.PAGES["answers"], label="Inspect the answers", icon=":material/fact_check:")
+    st.page_link(nav.PAGES["answers"], label="Inspect the answers", icon=":material/fact_check:")
 
 
 common.run_page(main)

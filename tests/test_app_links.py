@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from pages.parts import common
+from pages.parts import common, nav
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
 from tests.human_fixtures import make_runs
@@ -29,7 +29,7 @@ def opened(page: str, params: dict[str, str]) -> AppTest:
     at.query_params.update(params)
     at.run()
     if page != "home":
-        at.switch_page(common.PAGES[page])
+        at.switch_page(nav.PAGES[page])
         at.query_params.update(params)  # the address of the page, not cleared as the sidebar does
         at.run()
     assert not at.exception, [e.value for e in at.exception]
@@ -42,10 +42,10 @@ def shown(at: AppTest) -> str:
 
 
 def test_view_url_is_the_page_path_with_encoded_parameters():
-    assert common.view_url("answers", project="demo", run="r1", run_b="r0", question="q 3", contradicted=True) == \
+    assert nav.view_url("answers", project="demo", run="r1", run_b="r0", question="q 3", contradicted=True) == \
         "answers?project=demo&run=r1&run_b=r0&question=q+3&contradicted=1"
-    assert common.view_url("home", project="demo", run=None) == "?project=demo"
-    assert common.view_url("human_review") == "human_review"
+    assert nav.view_url("home", project="demo", run=None) == "?project=demo"
+    assert nav.view_url("human_review") == "human_review"
 
 
 def test_a_pasted_answers_link_reopens_the_question_with_its_filters(linked):
@@ -187,7 +187,7 @@ def test_the_demo_builds_own_runs_are_not_announced_but_a_later_run_is(tmp_path,
 
 
 def _params_after(at: AppTest, page: str) -> dict[str, str]:
-    at.switch_page(common.PAGES[page]).run()  # the sidebar: the address of the page before is kept
+    at.switch_page(nav.PAGES[page]).run()  # the sidebar: the address of the page before is kept
     assert not at.exception, [e.value for e in at.exception]
     return dict(at.query_params)
 

@@ -49,6 +49,19 @@ def test_store_imports_nothing_above_it():
                 assert any(name == a or name.startswith(a + ".") for a in allowed), (path.name, name)
 
 
+
+def _store_imports(paths) -> list[str]:
+    """``path imports module`` for each rageval.store module that ``paths`` import."""
+    return [f"{p.relative_to(ROOT)} imports {n}" for p in paths for n in sorted(_imports(p))
+            if n == "rageval.store" or n.startswith("rageval.store.")]
+
+
+def test_metrics_never_read_the_store():
+    """A metric scores the samples and resources it is given: stored rubrics reach the rubric metric
+    resolved (rageval.runs.rubrics), never read by the metric layer itself."""
+    assert _store_imports(sorted((ROOT / "rageval" / "metrics").rglob("*.py"))) == []
+
+
 def _page_files() -> list[Path]:
     """The pages (pages/*.py) and their parts (pages/parts/*.py), without package markers."""
     return sorted(p for p in (ROOT / "pages").rglob("*.py") if p.name != "__init__.py")
@@ -62,22 +75,25 @@ def test_pages_hold_no_sql():
             assert "duckdb" not in _imports(path) and "openai" not in _imports(path), path.name
 
 
-#: DESIGN.md's layers, lowest first: a module may import its own layer or lower ones, never a
-#: higher one. `index` sits with ingest (the ingest service writes the collection) and `demo`
-#: with views (it builds a project through runs and human); see docs/architecture.md.
+#: The library's layers, lowest first: a module may import its own layer or lower ones, never a
+#: higher one. `index` sits with ingest (the ingest service writes the collection), `scoring` (the unit
+#: every stored score goes through) below the runs and engines that call it, and `demo` with views (it
+#: builds a project through runs and human); see docs/architecture.md.
 LAYERS = [
     {"types", "text", "prompts", "store", "errors", "util", "settings", "project", "config", "models", "files",
      "access"},
     {"ingest", "embed", "llm", "index"},
     {"judge", "generate", "claims", "aligncheck"},
     {"metrics"},
+    {"scoring"},
     {"stats", "human", "runs", "report", "scale", "gate", "testsets"},
     {"views", "demo"},
     {"cli", "__main__"},
 ]
 
-#: the modules allowed at the library's root (DESIGN.md's tree): everything else lives in a package
-ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "files", "index", "project", "settings", "types", "util"}
+#: the modules allowed at the library's root (docs/architecture.md's tree): everything else lives in a package
+ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "files", "index", "project", "settings", "types",
+                "util"}
 
 
 def _module_name(path: Path) -> str:
@@ -199,13 +215,15 @@ def test_pages_never_import_the_store():
 PAGE_HELPERS = {"answer_table": "answers", "answer_view": "answers", "answer_compare": "answers",
                 "answer_claims": "answers", "run_parts": "run", "review_parts": "human_review", "qa_score": "qa_sets",
                 "qa_generate": "qa_sets", "doc_repairs": "documents"}
-#: the page frame: shared widgets and cached loaders (pages/parts/common.py, pages/parts/data.py) and app.py's shell
-FRAME = {"common", "data", "app"}
+#: the page frame: shared widgets, cached loaders and the navigation (pages/parts/common.py, data.py, nav.py)
+#: and app.py's shell
+FRAME = {"common", "data", "nav", "app"}
 
 
 def _page_keys() -> set[str]:
-    """The pages app.py's navigation lists (pages/parts/common.py's PAGES), by file stem."""
-    return {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', (ROOT / "pages" / "parts" / "common.py").read_text())}
+    """The pages app.py's navigation lists (pages/parts/nav.py's PAGES), by file stem."""
+    text = (ROOT / "pages" / "parts" / "nav.py").read_text()
+    return {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', text)}
 
 
 def test_pages_folder_holds_only_pages_and_their_parts_package():
@@ -291,6 +309,56 @@ def test_the_page_import_rule_catches_what_it_should():
     assert _page_import_offences("stray", set(), pages)
 
 
+def _defined(path: Path) -> set[str]:
+    """The public functions, classes and constants a module defines at its top level."""
+    names = set()
+    for node in parsed(path).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names.update(t.id for t in targets if isinstance(t, ast.Name))
+    return {n for n in names if not n.startswith("_")}
+
+
+def _used(path: Path) -> set[str]:
+    """Every name ``path`` reads, imports or reaches as an attribute (definitions themselves excluded), and
+    the function of a ``"<module>.<function>"`` text (pages/parts/data.py's cached readers name views so)."""
+    used = set()
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Store):
+            used.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            used.add(node.attr)
+        elif isinstance(node, ast.ImportFrom):
+            used.update(a.name for a in node.names)
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"\w+\.\w+", node.value):
+            used.add(node.value.partition(".")[2])
+    return used
+
+
+def _cli_only(views: dict[str, set[str]], users: list[set[str]]) -> list[str]:
+    """Of ``views`` (module -> the names it defines), the names no module outside the CLI uses."""
+    used = set().union(*users)
+    return sorted(f"{module}.{name}" for module, names in views.items() for name in names - used)
+
+
+def test_views_hold_nothing_only_the_cli_uses():
+    """rageval/views/ is what the pages show: text only the CLI prints lives in rageval/cli/ (cli/text.py).
+    A view name counts as used when a page, app.py or a library module outside rageval/cli/ (its own module
+    included) names it; the tests do not count."""
+    views = {p.stem: _defined(p) for p in sorted((ROOT / "rageval" / "views").glob("*.py"))}
+    users = [_used(p) for p in _page_files() + [ROOT / "app.py"] + _library_files()
+             if p.parent != ROOT / "rageval" / "cli"]
+    assert _cli_only(views, users) == []
+
+
+def test_the_cli_only_rule_catches_what_it_should():
+    views = {"trust": {"claim_agreement", "agreement_text"}}
+    assert _cli_only(views, [{"claim_agreement"}, {"emit"}]) == ["trust.agreement_text"]
+    assert _cli_only(views, [{"claim_agreement", "agreement_text"}]) == []
+
+
 def test_pages_hold_no_figures():
     """Every Plotly figure is built in rageval/views/charts.py: nothing else imports plotly."""
     offenders = [str(p.relative_to(ROOT)) for p in _page_files() + _library_files()
@@ -299,11 +367,20 @@ def test_pages_hold_no_figures():
 
 
 def test_pages_stay_short():
-    """Pages stay within 100 lines (STYLE.md: widgets and layout only), their helpers within 150."""
-    long = {p.name: n for p in _page_files() if p.stem not in FRAME
+    """Pages stay within 100 lines (STYLE.md: widgets and layout only), their helpers within 150, the
+    frame's modules within the library's MAX_LINES."""
+    long = {p.name: n for p in _page_files()
             for n in [len(p.read_text(encoding="utf-8").splitlines())]
-            if n > (150 if p.stem in PAGE_HELPERS else 100)}
+            if n > (MAX_LINES if p.stem in FRAME else 150 if p.stem in PAGE_HELPERS else 100)}
     assert long == {}
+
+
+def test_pages_and_views_hide_no_reexport():
+    """Each page imports what it uses from the module that defines it: no module of pages/ imports a
+    name only to pass it on (``noqa: F401``); a view module that hands its page a name from elsewhere
+    says so in its ``__all__``."""
+    views = sorted((ROOT / "rageval" / "views").glob("*.py"))
+    assert [p.name for p in _page_files() + [ROOT / "app.py"] + views if "F401" in p.read_text(encoding="utf-8")] == []
 
 
 #: the calls that open a model client (rageval/llm/client.py defines them); only the model session
@@ -366,7 +443,8 @@ def test_metrics_receive_the_judge_resolved():
              for p in sorted((ROOT / "rageval" / package).rglob("*.py"))
              for calls in [_spec_parses(p)] if calls}
     assert list(found) == ["rageval/metrics/base.py"]  # get_metric's judge_spec and parse_metric_list
-    assert _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model') == ["Spec.parse('judge', text)"]
+    parsed_text = _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model')
+    assert parsed_text == ["Spec.parse('judge', text)"]
 
 
 def _run_dict_reads(source: str | Path) -> list[str]:
@@ -388,7 +466,8 @@ def _run_dict_reads(source: str | Path) -> list[str]:
             target, key = node.func.value, node.args[0]
         else:
             continue
-        if isinstance(key, ast.Constant) and isinstance(key.value, str) and (names_a_run(target) or key.value == "config"):
+        if (isinstance(key, ast.Constant) and isinstance(key.value, str)
+                and (names_a_run(target) or key.value == "config")):
             found.append(ast.unparse(node))
     return found
 

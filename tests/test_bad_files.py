@@ -131,7 +131,7 @@ def test_an_import_run_that_fails_is_never_left_running(project, tmp_path, monke
     def boom(*args, **kwargs):
         raise OSError("disk full")
 
-    monkeypatch.setattr("rageval.scale.imports.save_items", boom)
+    monkeypatch.setattr("rageval.scoring.imports.save_items", boom)
     code = main(["score", str(BAD / "lone_surrogate_answers.jsonl"), "--metrics", "exact_match",
                  "--out", str(tmp_path / "o.jsonl")])
     err = capsys.readouterr().err

@@ -200,7 +200,7 @@ def test_with_no_labels_it_says_how_many_would_give_a_ci_of_the_width(project):
     assert judge.needed == stats.kappa_labels_for_width(0.2, agreement=0.8, chance=1 / 3)
     # the offline rule decides SUPPORTED only: no kappa, and no number of labels would give it one
     assert found[OFFLINE].needed is None
-    from rageval.views.trust import verifier_rows, verifier_sentence
+    from rageval.human.trust_rows import verifier_rows, verifier_sentence
 
     offline_row = next(r for r in verifier_rows(project, ["runA"], n_boot=0) if r["signature"] == OFFLINE)
     assert "no labelled claim it decided yet." in verifier_sentence(offline_row)

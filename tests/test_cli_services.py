@@ -1,5 +1,5 @@
 """A CLI command and the page that do the same thing call one service: scoring an answers file
-(runs.scoring.score_file), adding a rubric (metrics.rubric.add_rubric_text), listing runs with
+(runs.scoring.score_file), adding a rubric (runs.rubrics.add_rubric_text), listing runs with
 their resume commands (runs.listing)."""
 from __future__ import annotations
 

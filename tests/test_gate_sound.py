@@ -189,8 +189,8 @@ def test_text_columns_are_not_metrics_and_metric_names_keep_their_case(home, cap
 
 def _parts(home, capsys, rows):
     """An OUT_DIR as `score --engine ray` leaves it, made with `score --out part-....parquet` (same schema)."""
-    from rageval.scale.parts import Part, finish
-    from rageval.scale.unit import Plan
+    from rageval.scoring.parts import Part, finish
+    from rageval.scoring.unit import Plan
 
     answers = jsonl(home / "answers.jsonl", rows)
     out = home / "out"

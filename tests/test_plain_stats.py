@@ -4,7 +4,8 @@ import pytest
 
 from rageval import human
 from rageval.human.plain import min_pairs_for, na, paired_sentence, plain_reason
-from rageval.views.regressions import answer_link, regression_text, regressions
+from rageval.cli.text import regression_text
+from rageval.views.regressions import answer_link, regressions
 from rageval.store import runs as rstore
 from tests.human_fixtures import make_runs
 
@@ -79,7 +80,8 @@ def test_regressions_sorted_with_links(tmp_path, monkeypatch):
     a = {s["item_id"]: s["value"] for s in rstore.scores(project.db_path, "r0") if s["metric"] == "token_f1"}
     b = {s["item_id"]: s["value"] for s in rstore.scores(project.db_path, "r2") if s["metric"] == "token_f1"}
     changes = {i: b[i] - a[i] for i in a}
-    assert len(r.worse) == sum(v < 0 for v in changes.values()) and len(r.better) == sum(v > 0 for v in changes.values())
+    assert len(r.worse) == sum(v < 0 for v in changes.values())
+    assert len(r.better) == sum(v > 0 for v in changes.values())
     assert list(r.worse["change"]) == sorted(r.worse["change"])  # largest drop first
     assert list(r.better["change"]) == sorted(r.better["change"], reverse=True)
     first = r.worse.iloc[0]

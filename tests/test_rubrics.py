@@ -10,7 +10,7 @@ from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric, parse_metric_list
 from rageval.types import Resources, Sample
 from rageval.project import open_project
-from rageval.metrics.rubric import project_rubrics, resolve
+from rageval.runs.rubrics import project_rubrics, resolve
 from rageval.prompts.rubric import Rubric, parse_rubric
 from devtools.judge_responder import respond
 

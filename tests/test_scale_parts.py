@@ -12,9 +12,9 @@ from rageval.cli import main
 from rageval.errors import ConfigError
 from rageval.ingest.limits import RowLimits
 from rageval.scale import ray_engine
-from rageval.scale.parts import list_inputs, plan_parts, read_part, start_plan
+from rageval.scoring.parts import list_inputs, plan_parts, read_part, start_plan
 from rageval.scale.ray_engine import ScoreActor
-from rageval.scale.unit import Plan, score_table
+from rageval.scoring.unit import Plan, score_table
 
 ROWS = [{"id": f"r{i}", "question": f"Q{i}?", "answer": f"Answer {i} is Paris.", "reference": "Paris",
          "contexts": [f"Paris is the capital, says source {i}."]} for i in range(9)]

@@ -21,7 +21,7 @@ ray = pytest.importorskip("ray", reason='Ray is not installed; install the extra
 from rageval.cli import main  # noqa: E402
 from rageval.project import open_project  # noqa: E402
 from rageval.scale.ray_engine import RayOptions, score_with_ray  # noqa: E402
-from rageval.scale.unit import Plan  # noqa: E402
+from rageval.scoring.unit import Plan  # noqa: E402
 from rageval.store import runs as store  # noqa: E402
 from devtools.judge_responder import respond  # noqa: E402
 from devtools.samples import SHARD_ROWS as BASE  # noqa: E402

@@ -1,4 +1,4 @@
-"""The engine-neutral unit of work (rageval/scale/unit.py): the same values as `score`, whatever
+"""The engine-neutral unit of work (rageval/scoring/unit.py): the same values as `score`, whatever
 the batch shape or split; unreadable rows come out failed with their reason, never dropped."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pandas as pd
 import pyarrow as pa
 
-from rageval.scale.unit import Plan, score_table
+from rageval.scoring.unit import Plan, score_table
 from rageval.runs.scoring import parse_answers, score
 
 ROWS = [

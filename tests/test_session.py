@@ -14,7 +14,7 @@ from rageval.llm.session import ModelSession, model_session
 from rageval.runs.pipeline import execute, start_run
 from rageval.runs.scoring import score_file
 from rageval.scale.ray_engine import ScoreActor, llm_settings
-from rageval.scale.unit import Plan
+from rageval.scoring.unit import Plan
 from rageval.testsets.generate import generate_set
 from rageval.types import Judge, Resources, Spec
 from rageval.views import qa_sets

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data
 from rageval.views import answers as view
 
 
 def judge_agreement(p, run_id: str) -> None:
     """Beside the verdicts: how far each verifier of this run agrees with people's claim labels."""
-    rows, _ = common.claim_trust(p)
+    rows, _ = data.claim_trust(p)
     mine = [r for r in rows if run_id in r.get("runs", (run_id,))]
     if mine:
         st.caption("  \n".join(common.md(view.verifier_sentence(r)) for r in mine), help=view.AGREEMENT_HELP)
@@ -29,7 +29,7 @@ def label_claims(p, run_id: str, item_id: str) -> None:
     claim, a click on a claim's text moves it there. The clicks act in callbacks, before one rerun of
     this fragment (inside the answer's: the verifiers' agreement above, 0.5 s to recompute on 10,000
     answers, follows when the answer's view reruns)."""
-    if not common.can("label"):
+    if not data.can("label"):
         return  # a viewer reads the verdicts above; labelling needs the annotator role
     with st.expander("Label these claims: your verdict, one click or key each"):
         rater = common.rater_name("label", key="ans_rater", placeholder="e.g. maria")
@@ -70,10 +70,10 @@ def _pick(p, run_id: str, card, rater: str, options, key: str, k: int) -> None:
     again with it."""
     st.session_state[key] = k
     if view.choose_evidence(p, run_id, card, rater, options[k]):
-        common.bump()
+        data.bump()
 
 
 def _label(p, run_id: str, card, rater: str, label: str, evidence, focus_key: str, next_claim: int) -> None:
     view.save_claim_label(p, run_id, card, rater, label, evidence)
     st.session_state[focus_key] = next_claim
-    common.bump()
+    data.bump()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.parts import answer_view, common
+from pages.parts import answer_view, common, data
 from rageval.views import answers as view
 
 
@@ -51,7 +51,7 @@ def plots(p, run: common.Run, other: common.Run | None, metrics: list[str]) -> N
                           help="hover a metric's card above for what it measures")
     runs = [run] + ([other] if other else [])
     names = {r.id: common.run_title(r) for r in runs}
-    values = common.item_values(p, runs, [metric])
+    values = data.item_values(p, runs, [metric])
     st.plotly_chart(view.distributions(values, metric, names), key="plot_dist")
     domains = view.domain_means(values, metric)
     if len(domains) and set(domains["domain"]) != {"(no domain)"}:

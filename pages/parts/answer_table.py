@@ -5,7 +5,7 @@ from typing import Sequence
 
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, nav
 from rageval.views import answers as view
 
 
@@ -25,7 +25,7 @@ def metric_cards(items: Sequence[view.MetricSummary], *, per_row: int = 4, notes
         for col, s in zip(st.columns(per_row), items[start:start + per_row]):
             judge = " Judged by the offline heuristic judge." if s.heuristic else ""
             agree = agreement.get(s.metric)
-            col.metric(common.heading(s.metric), common.shown(s.mean), border=True, help=common.metric_help(
+            col.metric(common.heading(s.metric), view.shown(s.mean), border=True, help=common.metric_help(
                 s.metric, s.n_unscored + s.n_failed, judge + (" " + agree.sentence() if agree else "")))
             col.caption(view.card_note(s) + (" · heuristic" if s.heuristic else "")
                         + (f" · {common.md(notes[s.metric])}" if notes.get(s.metric) else "")
@@ -34,7 +34,7 @@ def metric_cards(items: Sequence[view.MetricSummary], *, per_row: int = 4, notes
 
 def filters(full, summaries: list[view.MetricSummary]):
     """Filters by verdicts, unscored metrics and a metric threshold, over the answers table."""
-    common.url_state({"contradicted": ("ans_contradicted", False), "unscored": ("ans_unscored", False),
+    nav.url_state({"contradicted": ("ans_contradicted", False), "unscored": ("ans_unscored", False),
                       "metric": ("ans_metric", "(any)"), "threshold": ("ans_direction", "off")})
     c1, c2, c3, c4, c5 = st.columns([1.3, 1, 1.2, 0.9, 1.4])
     contradicted = c1.toggle("With contradicted claims", key="ans_contradicted")
@@ -48,7 +48,7 @@ def filters(full, summaries: list[view.MetricSummary]):
     low, high = view.bounds(full, metric) if metric else (0.0, 1.0)
     key = f"ans_value_{metric}"
     if metric and direction != "off":  # the value is part of the view only while a threshold is on
-        common.url_state({"value": (key, 0.0)})
+        nav.url_state({"value": (key, 0.0)})
     if not low <= st.session_state.get(key, low) <= high:
         st.session_state.pop(key)
     st.session_state.setdefault(key, (low + high) / 2)
@@ -60,7 +60,8 @@ def filters(full, summaries: list[view.MetricSummary]):
 
 _NUMBER = st.column_config.NumberColumn
 _CONFIG = {"#": _NUMBER(width=40), "id": None,  # the id: in the CSV, not on screen
-           "question": st.column_config.TextColumn(width="medium"), "answer": st.column_config.TextColumn(width="medium"),
+           "question": st.column_config.TextColumn(width="medium"),
+           "answer": st.column_config.TextColumn(width="medium"),
            "supported": _NUMBER("✓", help="supported claims", width=40),
            "contradicted": _NUMBER("✗", help="contradicted claims", width=40),
            "not_mentioned": _NUMBER("?", help="claims the context does not mention", width=40),
@@ -77,7 +78,7 @@ _BASE = ["#", "id", "question", "answer", "supported", "contradicted", "not_ment
 
 def table(run, full, shown):
     """The filtered answers as a sortable table; a selected row opens that answer below."""
-    common.url_state({"search": ("ans_search", ""), "diagnosis": ("ans_diag", ""), "domain": ("ans_domain", ""),
+    nav.url_state({"search": ("ans_search", ""), "diagnosis": ("ans_diag", ""), "domain": ("ans_domain", ""),
                       "hedges": ("ans_hedged", False)})
     c1, c2, c3, c4, c5 = st.columns([2, 1.2, 1.2, 0.8, 0.8], vertical_alignment="bottom")
     text = c1.text_input("Search question or answer", key="ans_search")

@@ -23,7 +23,8 @@ def claims_table(answer: view.AnswerView) -> str:
         evidence = f"{common.esc(c['evidence'][0])}“{common.esc(c['evidence'][1])}”" if c["evidence"] else "—"
         by = common.esc(c["settled_by"]) + (f"<details><summary>other sources</summary><div>{common.esc(c['others'])}"
                                             "</div></details>" if c["others"] else "")
-        cells = (str(n), common.badge(c["verdict"], low_confidence=c["low_confidence"]), by, common.esc(c["confidence"]),
+        cells = (str(n), common.badge(c["verdict"], low_confidence=c["low_confidence"]), by,
+                 common.esc(c["confidence"]),
                  common.esc(c["claim"]), evidence, common.esc(c["reason"]), common.esc(c["cause"]))
         rows.append("<tr>" + "".join(f'<td style="{_CELL}">{x}</td>' for x in cells) + "</tr>")
     return f'<table style="{_TABLE}"><thead><tr>{head}</tr></thead><tbody>{"".join(rows)}</tbody></table>'
@@ -68,7 +69,8 @@ def aligncheck_facts(answer: view.AnswerView) -> None:
     with st.expander(f"AlignCheck facts: {len(tables['matched'])} matched, {len(tables['added'])} added by the answer "
                      f"(possible fabrication), {len(tables['dropped'])} dropped"):
         for title, rows in (("Matched (subject, object) pairs", tables["matched"]),
-                            ("Added by the answer (FP)", tables["added"]), ("Dropped from the source (FN)", tables["dropped"])):
+                            ("Added by the answer (FP)", tables["added"]),
+                            ("Dropped from the source (FN)", tables["dropped"])):
             if rows:
                 st.markdown(f"**{title}**")
                 common.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

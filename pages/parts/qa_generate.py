@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data, nav
 from rageval.errors import ConfigError
 from rageval.views import qa_sets as view
 
@@ -43,8 +43,10 @@ def choose(p) -> None:
         return
     if st.button("Generate", type="primary", key="qa_gen_go"):
         bar = st.progress(0.0, text="starting")
-        report = lambda phase, done, total: bar.progress(min(done / total, 1.0) if total else 0.0,
-                                                         text=f"{phase} {done}/{total}")
+
+        def report(phase: str, done: int, total: int) -> None:
+            bar.progress(min(done / total, 1.0) if total else 0.0, text=f"{phase} {done}/{total}")
+
         result = view.generate(p, config, progress=report)
         bar.empty()
         st.session_state["qa_gen"] = (config, result, view.review_rows(p, result))
@@ -69,7 +71,7 @@ def review(p) -> None:
     if st.button("Save the set", type="primary", key="qa_gen_save"):
         accepted = view.save_reviewed(p, config, result, edited.to_dict("records"))
         st.session_state["qa_gen_saved"] = (config.name, accepted, len(rows) - accepted)
-        common.bump()
+        data.bump()
     saved = st.session_state.get("qa_gen_saved")
     if saved:
         st.success(f"Saved {common.md(saved[0])}: {saved[1]} accepted, {saved[2]} dropped.")
@@ -77,7 +79,7 @@ def review(p) -> None:
         c1.download_button("CSV", view.export_csv(p, saved[0]), f"{saved[0]}.csv", "text/csv", key="qa_gen_csv")
         c2.download_button("JSONL", view.export_jsonl(p, saved[0]), f"{saved[0]}.jsonl", "application/json",
                            key="qa_gen_jsonl")
-        c3.page_link(common.PAGES["run"], label="Next: run it against its corpus", icon=":material/play_circle:")
+        c3.page_link(nav.PAGES["run"], label="Next: run it against its corpus", icon=":material/play_circle:")
 
 
 def generate_section(p) -> None:

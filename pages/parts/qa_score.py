@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data, nav
 from rageval.errors import InputError
 from rageval.views import qa_sets as view
 
@@ -39,7 +39,7 @@ def score_own(p) -> None:
         with st.spinner("Scoring…"):
             result, errors = view.score_answers(p, upload.name, upload.getvalue(), metrics=metrics, judge=judge)
         st.session_state["score_result"] = (result, errors)
-        common.bump()
+        data.bump()
     if "score_result" not in st.session_state:
         return
     result, errors = st.session_state["score_result"]
@@ -53,4 +53,4 @@ def score_own(p) -> None:
     c1, c2, c3 = st.columns([1, 1, 3])
     c1.download_button("Download JSONL", view.jsonl(result.rows), "scores.jsonl", "application/json", key="dl_jsonl")
     c2.download_button("Download CSV", view.table_csv(table), "scores.csv", "text/csv", key="dl_csv")
-    c3.page_link(common.PAGES["answers"], label="Inspect them on the Answers page", icon=":material/fact_check:")
+    c3.page_link(nav.PAGES["answers"], label="Inspect them on the Answers page", icon=":material/fact_check:")

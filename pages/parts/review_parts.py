@@ -4,7 +4,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data
 from rageval.errors import RagevalError
 from rageval.views import human_review as view
 
@@ -12,7 +12,8 @@ from rageval.views import human_review as view
 def import_box(p, run_id: str) -> None:
     with st.expander("Import ratings from a file (CSV, JSON, JSONL: item_id or question, annotator, rating)"):
         up = st.file_uploader("Ratings file", type=["csv", "json", "jsonl"], key="hr_upload")
-        who = st.text_input("Annotator", key="hr_import_annotator", placeholder="for a file without an annotator column",
+        who = st.text_input("Annotator", key="hr_import_annotator",
+                            placeholder="for a file without an annotator column",
                             help="The annotator of the rows that name none (one person's ratings in a file "
                                  "without the annotator column); a row's own annotator wins.")
         if up is not None and st.button("Import", key="hr_import"):
@@ -21,7 +22,7 @@ def import_box(p, run_id: str) -> None:
             except RagevalError as exc:  # a file that cannot be read as a whole: the CLI's one line
                 st.error(common.md(str(exc)))
                 return
-            common.bump()
+            data.bump()
             st.success(f"{res.imported} rating(s) imported, {len(res.errors)} row(s) rejected")
             if res.errors:
                 common.dataframe(pd.DataFrame(view.rejected_rows(res)), hide_index=True)
@@ -39,7 +40,7 @@ def discussion_box(p, run_id: str) -> None:
         score = c2.number_input("Agreed score", 1, 5, 3, key="hr_agree_score")
         if c3.button("Set agreed score", key="hr_agree_set"):
             view.set_agreed(p, run_id, item, score)
-            common.bump()
+            data.bump()
             st.rerun()
 
 
@@ -73,4 +74,4 @@ def claim_queue(p, run_id: str, name: str) -> None:
 
 def _label(p, run_id: str, card, name: str, label: str, evidence) -> None:
     view.save_claim_label(p, run_id, card, name, label, evidence)
-    common.bump()
+    data.bump()

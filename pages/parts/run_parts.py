@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from pages.parts import common
+from pages.parts import common, data
 from rageval.errors import ConfigError
 from rageval.views import run as view
 
@@ -13,7 +13,8 @@ HELP = {
     "method": "recursive: split at paragraphs, then lines, sentences and words; chars: fixed windows.",
     "size": f"Largest chunk, in characters (default {view.CHUNK_SIZE}). Smaller chunks retrieve more precisely, "
             "larger ones carry more context.",
-    "overlap": f"Characters shared by neighbouring chunks (default {view.CHUNK_OVERLAP}); must be smaller than the chunk size.",
+    "overlap": f"Characters shared by neighbouring chunks (default {view.CHUNK_OVERLAP}); "
+               "must be smaller than the chunk size.",
     "top_k": f"Chunks retrieved per question and handed to the generator (default {view.TOP_K}).",
     "temperature": "Sampling temperature of an LLM generator (0 = deterministic).",
     "metrics": "What to compute for every answer. Hover a metric's column on the Answers page for its "
@@ -86,7 +87,7 @@ def rubric_form(p) -> None:
             except ConfigError as exc:
                 st.error(common.md(str(exc)))
                 return
-            common.bump()
+            data.bump()
             st.session_state["rubric_saved"] = rubric.metric
             st.rerun()  # the Metrics list above is drawn again with the new rubric in it
 
@@ -123,7 +124,8 @@ def progress(p) -> None:
         if workers.stopping(p, run_id):
             label += " · cancelling after the current batch"
         c1.progress(prog.fraction(), text=label)
-        if common.can("run") and c2.button("Cancel", key=f"stop_{run_id}", help="stops after the current batch; Resume continues it"):
+        if data.can("run") and c2.button("Cancel", key=f"stop_{run_id}",
+                                         help="stops after the current batch; Resume continues it"):
             workers.stop(p, run_id)
 
 
@@ -138,7 +140,7 @@ def finished(p) -> None:
             continue
         error = common.workers().error(p, run_id)
         if error:
-            st.error(f"Run {common.md(common.run_title(run))} stopped: {common.md(error)}  \nFix what the message names, "
-                     "then Resume it below or start a new run with other settings.")
+            st.error(f"Run {common.md(common.run_title(run))} stopped: {common.md(error)}  \n"
+                     "Fix what the message names, then Resume it below or start a new run with other settings.")
         else:
             st.info(f"Run {common.md(common.run_title(run))} is {run.status}: resume it below.")

@@ -31,7 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
     """The ``rageval`` parser: each command module registers its commands; every default is a
     config class's field (:mod:`rageval.config`) or a row of :mod:`rageval.settings`."""
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--project", help=f"project name (default: $RAGEVAL_PROJECT or {env_default('RAGEVAL_PROJECT')!r})")
+    common.add_argument("--project",
+                        help=f"project name (default: $RAGEVAL_PROJECT or {env_default('RAGEVAL_PROJECT')!r})")
     common.add_argument("--json", action="store_true", help="print JSON on stdout")
     common.add_argument("--as", dest="as_email", metavar="EMAIL",
                         help="act as this member of the project, where an owner allowed it (default: the local user)")

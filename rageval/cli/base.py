@@ -157,14 +157,17 @@ def judge_help() -> str:
 
 
 def language_arg(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--language", default=RunConfig.language, help="language of the texts, ISO 639-1 (default: %(default)s)")
+    p.add_argument("--language", default=RunConfig.language,
+                   help="language of the texts, ISO 639-1 (default: %(default)s)")
 
 
 def chunk_args(p: argparse.ArgumentParser) -> None:
     """``--chunking --chunk-size --chunk-overlap --embedder --workers`` (ingest and run)."""
     p.add_argument("--chunking", choices=METHODS, default=ChunkingConfig.method,
-                   help="recursive: split on paragraphs, then sentences, then words; chars: fixed windows (default: %(default)s)")
-    p.add_argument("--chunk-size", type=int, default=ChunkingConfig.size, help="chunk size in characters (default: %(default)s)")
+                   help="recursive: split on paragraphs, then sentences, then words; chars: fixed windows "
+                        "(default: %(default)s)")
+    p.add_argument("--chunk-size", type=int, default=ChunkingConfig.size,
+                   help="chunk size in characters (default: %(default)s)")
     p.add_argument("--chunk-overlap", type=int, default=ChunkingConfig.overlap,
                    help="characters shared by neighbouring chunks, smaller than --chunk-size (default: %(default)s)")
     p.add_argument("--embedder", default=RunConfig.embedder,
@@ -195,7 +198,8 @@ def report_import(args: argparse.Namespace, result: Any, noun: str) -> int:
     row was rejected or nothing was imported."""
     errors = [row_problem(e) for e in result.errors]
     replaced = dict(getattr(result, "replaced", None) or {})
-    lines = [f"ERROR {e}" for e in result.errors] + [f"{result.imported} {noun} imported, {len(errors)} row(s) rejected"]
+    lines = [f"ERROR {e}" for e in result.errors]
+    lines.append(f"{result.imported} {noun} imported, {len(errors)} row(s) rejected")
     if replaced:
         whose = ", ".join(f"{rater} {n}" for rater, n in sorted(replaced.items(), key=lambda kv: (-kv[1], kv[0])))
         lines.append(f"{sum(replaced.values())} earlier label(s) replaced ({whose}); the earlier ones are kept in "

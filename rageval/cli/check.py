@@ -40,7 +40,8 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def register(commands: Commands) -> None:
-    p = commands.add("check", cmd_check, epilog="exit codes: 0 every check passed, 1 a check failed, 2 unusable arguments")
+    p = commands.add("check", cmd_check,
+                     epilog="exit codes: 0 every check passed, 1 a check failed, 2 unusable arguments")
     p.add_argument("scores", nargs="?", metavar="FILE",
                    help="scores to check: what `rageval score --out FILE` wrote (JSONL, CSV, JSON or Parquet)")
     p.add_argument("--run", metavar="ID", help="check a stored run instead of a file")
@@ -60,6 +61,7 @@ def register(commands: Commands) -> None:
                    help="Wilcoxon significance level of a drop; 1 fails on the size alone (default: %(default)s)")
     p.add_argument("--allow-unscored", action="store_true",
                    help="do not fail on unscored answers (they are listed and left out of the means)")
-    p.add_argument("--junit-xml", metavar="PATH", help="write a JUnit XML summary (one test case per check; - for stdout)")
+    p.add_argument("--junit-xml", metavar="PATH",
+                   help="write a JUnit XML summary (one test case per check; - for stdout)")
     p.add_argument("--markdown", metavar="PATH",
                    help="write a Markdown summary (e.g. $GITHUB_STEP_SUMMARY; - for stdout)")

@@ -17,7 +17,8 @@ def _run_list(text: str) -> list[str]:
 
 
 def cmd_ratings_import(args: argparse.Namespace) -> int:
-    """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator (or --annotator), rating, optional run)."""
+    """Import human ratings 1-5 (CSV/JSON/JSONL: item_id or question, annotator (or --annotator), rating,
+    optional run)."""
     from rageval.human import import_ratings
     from rageval.ingest.rows import read_label_file
 
@@ -37,7 +38,7 @@ def cmd_ratings_export(args: argparse.Namespace) -> int:
 def cmd_correlate(args: argparse.Namespace) -> int:
     """Correlate every metric with the human consensus and with each other; store the analysis."""
     from rageval.human import correlate_runs, list_analyses, open_analysis
-    from rageval.views.human_text import analysis_text
+    from rageval.cli.text import analysis_text
 
     proj = project(args)
     if args.list:
@@ -59,13 +60,14 @@ def cmd_compare(args: argparse.Namespace) -> int:
     """Compare runs on one metric (or 'human'): Friedman, post-hoc tests, ranks; for two runs the Wilcoxon
     test and the CI of B - A in one sentence, and the questions that got worse and better."""
     from rageval.human import compare_runs
-    from rageval.views.human_text import comparison_text
+    from rageval.cli.text import comparison_text
 
     proj = project(args)
     result = compare_runs(proj, _run_list(args.runs), args.metric, n_boot=args.n_boot, seed=args.seed)
     payload, text = result.as_dict(), comparison_text(result)
     if len(result.runs) == 2 and args.metric != "human" and "#" not in args.metric:
-        from rageval.views.regressions import regression_text, regressions
+        from rageval.cli.text import regression_text
+        from rageval.views.regressions import regressions
 
         reg = regressions(proj, *result.runs, args.metric)
         payload["per_question"] = reg.as_dict()
@@ -82,10 +84,10 @@ def cmd_agreement(args: argparse.Namespace) -> int:
 
         return cmd_claim_agreement(args)
     from rageval.human import agreement
-    from rageval.views.human_text import agreement_text
+    from rageval.cli.text import rating_agreement_text
 
     out = agreement(project(args), _run_list(args.runs), by=args.by)
-    emit(args, out, agreement_text(out))
+    emit(args, out, rating_agreement_text(out))
     return EXIT_OK
 
 
@@ -124,7 +126,8 @@ def register(commands: Commands) -> None:
     p.add_argument("--metric", required=True, help="a metric name, or 'human' for the consensus rating")
     _bootstrap_args(p, CompareConfig.n_boot, CompareConfig.seed, "the difference CI")
     p.add_argument("--limit", type=int, default=CompareConfig.limit,
-                   help="questions listed as worse and as better for two runs (all of them in --json) (default: %(default)s)")
+                   help="questions listed as worse and as better for two runs (all of them in --json) "
+                        "(default: %(default)s)")
     p = commands.add("agreement", cmd_agreement)
     p.add_argument("--runs", metavar="ID[,ID...]", help="runs whose ratings to compare between annotators")
     add_agreement_flags(p)

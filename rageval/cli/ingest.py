@@ -50,7 +50,8 @@ def register(commands: Commands) -> None:
     p.add_argument("--max-file-mb", type=float,
                    help=f"largest file to read (default $RAGEVAL_MAX_FILE_MB or {env_default('RAGEVAL_MAX_FILE_MB')})")
     p.add_argument("--max-pages", type=int,
-                   help=f"most PDF pages per document (default $RAGEVAL_MAX_PAGES or {env_default('RAGEVAL_MAX_PAGES')})")
+                   help="most PDF pages per document "
+                        f"(default $RAGEVAL_MAX_PAGES or {env_default('RAGEVAL_MAX_PAGES')})")
     p.add_argument("--max-chars", type=int, help="most characters per document (default $RAGEVAL_MAX_CHARS or "
                                                   f"{int(env_default('RAGEVAL_MAX_CHARS')):,})")
     p.add_argument("--progress", action="store_true", help="report progress on stderr even when it is not a terminal")

@@ -33,7 +33,8 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
     from rageval.testsets.generate import generate_set, outcome
 
     proj = project(args)
-    config = TestsetConfig(corpus=args.corpus, name=args.name, n=args.n, kinds=tuple(names(args.kinds) or TESTSET_KINDS),
+    config = TestsetConfig(corpus=args.corpus, name=args.name, n=args.n,
+                           kinds=tuple(names(args.kinds) or TESTSET_KINDS),
                            generator=args.generator, judge=args.judge, language=args.language, seed=args.seed,
                            chunking=_chunking(args, proj),
                            embedder=args.embedder, concurrency=args.concurrency, use_cache=not args.no_cache)
@@ -55,7 +56,8 @@ def cmd_qa_generate(args: argparse.Namespace) -> int:
     lines.append(f"  relevant ids are chunks of chunking {result.chunking}: run the set with that chunking")
     lines.append(f"  {result.signature}")
     if config.generator == "template":
-        lines.append("  template questions keep most of their sentence's words: a smoke test, not a substitute for an LLM-written set")
+        lines.append("  template questions keep most of their sentence's words: a smoke test, not a substitute "
+                     "for an LLM-written set")
     emit(args, payload, "\n".join(lines))
     return EXIT_OK
 
@@ -88,8 +90,10 @@ def register(commands: Commands) -> None:
     g.add_argument("--judge", help="checks each reference against its chunks: openai:MODEL, or heuristic (copied "
                                    "text only); default: the generator's model, heuristic for templates")
     g.add_argument("--language", choices=("en", "it"), help="language to write in (default: each chunk's own)")
-    g.add_argument("--seed", type=int, default=TestsetConfig.seed, help="which chunks and sentences (default: %(default)s)")
-    g.add_argument("--chunking", choices=METHODS, help="the chunking whose chunk ids become relevant_ids (a run must use "
+    g.add_argument("--seed", type=int, default=TestsetConfig.seed,
+                   help="which chunks and sentences (default: %(default)s)")
+    g.add_argument("--chunking", choices=METHODS,
+                   help="the chunking whose chunk ids become relevant_ids (a run must use "
                                                        "the same; default: the one the corpus was ingested with)")
     g.add_argument("--chunk-size", type=int, help="(default: the corpus's; a flag given replaces that field only)")
     g.add_argument("--chunk-overlap", type=int, help="(default: the corpus's)")

@@ -11,7 +11,7 @@ def rubric_files(args: argparse.Namespace, proj: Any, metrics: list[str]) -> tup
     """``--rubric FILE`` (repeatable): each rubric parsed, stored in ``proj`` (when given) and its
     metric rubric:NAME added to ``metrics``; then every rubric:NAME in ``metrics`` resolved (the files
     first, then the project's stored rubrics). Returns ``(metrics, rubrics)``."""
-    from rageval.metrics.rubric import add_rubric_text, resolve
+    from rageval.runs.rubrics import add_rubric_text, resolve
     from rageval.prompts.rubric import parse_rubric, read_rubric_text
 
     given = {}
@@ -27,7 +27,7 @@ def rubric_files(args: argparse.Namespace, proj: Any, metrics: list[str]) -> tup
 
 def cmd_rubric_add(args: argparse.Namespace) -> int:
     """Store a rubric metric (a TOML file: name, description, criteria, anchors 1-5) in the project."""
-    from rageval.metrics.rubric import add_rubric_text
+    from rageval.runs.rubrics import add_rubric_text
     from rageval.prompts.rubric import read_rubric_text
 
     path = input_file(args.file)
@@ -40,7 +40,7 @@ def cmd_rubric_add(args: argparse.Namespace) -> int:
 
 def cmd_rubric_list(args: argparse.Namespace) -> int:
     """List the project's rubric metrics."""
-    from rageval.metrics.rubric import project_rubrics
+    from rageval.runs.rubrics import project_rubrics
 
     found = project_rubrics(project(args))
     emit(args, {"rubrics": [{"metric": r.metric, "digest": r.digest(), **r.to_dict()} for r in found.values()]},

@@ -4,8 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, chunk_args, emit, judge_help, language_arg, names, progress,
-                              project)
+from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, chunk_args, emit, judge_help, language_arg, names,
+                              progress, project)
 from rageval.cli.rubric import rubric_arg, rubric_files
 from rageval.config import ImportConfig, RunConfig
 from rageval.errors import ConfigError
@@ -103,6 +103,11 @@ def score_lines(scores: list) -> str:
     return "\n".join(lines)
 
 
+def _source(run) -> str:
+    """What a run scored: an import's file name, else its QA set."""
+    return run.config.source if isinstance(run.config, ImportConfig) else run.qa_set
+
+
 def cmd_runs(args: argparse.Namespace) -> int:
     """List runs: id, status, created, items done / failed."""
     from rageval.runs.listing import listed_runs, resume_command
@@ -114,7 +119,7 @@ def cmd_runs(args: argparse.Namespace) -> int:
                          **({"resume": hint[r.id]} if r.id in hint else {})} for r in runs]}
     header = f"{'id':<23} {'status':<11} {'created':<16}  {'items':<22} source"
     text = "\n".join([header] + [f"{r.id:<23} {r.status:<11} {r.created:%Y-%m-%d %H:%M}  "
-                     f"{r.done}/{r.n_items} done, {r.failed} failed  {r.config.source if isinstance(r.config, ImportConfig) else r.qa_set}"
+                     f"{r.done}/{r.n_items} done, {r.failed} failed  {_source(r)}"
                      + (f"\n    resume with: {hint[r.id]}" if r.id in hint else "")
                      for r in runs]) if runs else "no runs yet"
     emit(args, payload, text)
@@ -138,14 +143,16 @@ def register(commands: Commands) -> None:
     p.add_argument("--corpus", help="corpus to retrieve from (see `ingest`)")
     p.add_argument("--qa", help="QA set to answer (see `qa import`)")
     p.add_argument("--resume", metavar="ID", help="continue an interrupted run; finished items are kept")
-    p.add_argument("--top-k", type=int, default=RunConfig.top_k, help="chunks retrieved per question, 1-100 (default: %(default)s)")
+    p.add_argument("--top-k", type=int, default=RunConfig.top_k,
+                   help="chunks retrieved per question, 1-100 (default: %(default)s)")
     p.add_argument("--generator", default=RunConfig.generator, help="extractive | openai:MODEL")
     p.add_argument("--temperature", type=float, default=RunConfig.temperature,
                    help="sampling temperature of an LLM generator, 0-2 (default: %(default)s)")
     p.add_argument("--judge", default=RunConfig.judge, help=judge_help())
     p.add_argument("--metrics", help="comma-separated metric names (default: a cheap offline set)")
     language_arg(p)
-    p.add_argument("--concurrency", type=int, default=RunConfig.concurrency, help="model calls in flight at once (default: %(default)s)")
+    p.add_argument("--concurrency", type=int, default=RunConfig.concurrency,
+                   help="model calls in flight at once (default: %(default)s)")
     p.add_argument("--no-cache", action="store_true", help="ask the models again instead of using cached replies")
     p.add_argument("--dry-run", action="store_true", help="estimate model calls, tokens and cost; run nothing")
     rubric_arg(p, ", stored in the project and scored")

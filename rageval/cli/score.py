@@ -6,8 +6,8 @@ import json
 import sys
 from pathlib import Path
 
-from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, env_default, input_file, judge_help, language_arg, names,
-                              progress, project, row_problem, summary_file, workers)
+from rageval.cli.base import (EXIT_OK, EXIT_PARTIAL, Commands, emit, env_default, input_file, judge_help, language_arg,
+                              names, progress, project, row_problem, summary_file, workers)
 from rageval.cli.rubric import rubric_arg, rubric_files
 from rageval.config import RayOptions, RunConfig
 from rageval.errors import ConfigError
@@ -27,7 +27,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     path = input_file(args.input)
     proj = project(args)
     if args.resume:  # the stored run's settings, not the flags' defaults
-        from rageval.scale.imports import resumed_settings
+        from rageval.scoring.imports import resumed_settings
 
         vars(args).update(resumed_settings(proj, args.resume, args.metrics))
     metrics, rubrics = rubric_files(args, None if args.no_store else proj, names(args.metrics))
@@ -72,7 +72,7 @@ def _score_ray(args: argparse.Namespace) -> int:
     """``score --engine ray``: Parquet parts and a _SUCCESS manifest in the --out folder."""
     from rageval.ingest.limits import RowLimits
     from rageval.scale.ray_engine import score_with_ray
-    from rageval.scale.unit import Plan
+    from rageval.scoring.unit import Plan
 
     if not args.out:
         raise ConfigError("--engine ray writes Parquet parts into a folder: add --out OUT_DIR")
@@ -90,7 +90,8 @@ def _score_ray(args: argparse.Namespace) -> int:
         f"{manifest['scored_parts']} part(s) scored now"
     lines = [f"{manifest['rows']} row(s) in {manifest['parts']} part(s) -> {args.out} ({done}); "
              f"{manifest['rejected']} row(s) without scores"]
-    lines += [f"  {m}: {c['ok']} ok, {c['unscored']} unscored, {c['failed']} failed" for m, c in manifest["metrics"].items()]
+    lines += [f"  {m}: {c['ok']} ok, {c['unscored']} unscored, {c['failed']} failed"
+              for m, c in manifest["metrics"].items()]
     lines.append(f"load them into the project with: rageval import-scores {args.out} --name NAME")
     emit(args, manifest, "\n".join(lines))
     return EXIT_PARTIAL if manifest["rejected"] else EXIT_OK
@@ -98,7 +99,7 @@ def _score_ray(args: argparse.Namespace) -> int:
 
 def cmd_import_scores(args: argparse.Namespace) -> int:
     """Load the Parquet parts of `score --engine ray --out OUT_DIR` into the project as an import run."""
-    from rageval.scale.imports import import_scores
+    from rageval.scoring.imports import import_scores
 
     out = Path(args.out_dir)
     if not out.is_dir():
@@ -123,12 +124,14 @@ def register(commands: Commands) -> None:
     p.add_argument("--judge", default=RunConfig.judge, help=judge_help())
     p.add_argument("--embedder", default=RunConfig.embedder, help="local | openai:MODEL")
     language_arg(p)
-    p.add_argument("--out", metavar="OUT", help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: "
+    p.add_argument("--out", metavar="OUT",
+                   help="FILE.jsonl, FILE.csv, or part-NNN.parquet for sharded scoring (default: "
                    "JSONL on stdout); with --engine ray, the folder for the parts")
     p.add_argument("--details", action="store_true",
                    help="add each row's claims with verdicts, and AlignCheck's TP / FP / FN facts")
     p.add_argument("--aligncheck-source", choices=("reference", "contexts"), default=RunConfig.aligncheck_source,
-                   help="AlignCheck compares the answer's facts with the reference or the joined contexts (default: %(default)s)")
+                   help="AlignCheck compares the answer's facts with the reference or the joined contexts "
+                        "(default: %(default)s)")
     p.add_argument("--aligncheck-types", default=RunConfig.aligncheck_types, metavar="GRANULARITY",
                    help="entity types AlignCheck builds facts for: all | N (top N types by TF-IDF over the file) "
                         "| TYPES (e.g. PERSON,ORG) (default: %(default)s)")
@@ -138,24 +141,30 @@ def register(commands: Commands) -> None:
     p.add_argument("--no-store", action="store_true", help="do not keep the scored answers in the project")
     rubric_arg(p, " to score too")
     p.add_argument("--progress", action="store_true", help="progress on stderr even when it is not a terminal")
-    p.add_argument("--max-field-chars", type=int, metavar="N", help="reject a row with a field longer than N characters "
+    p.add_argument("--max-field-chars", type=int, metavar="N",
+                   help="reject a row with a field longer than N characters "
                    f"(default: $RAGEVAL_MAX_FIELD_CHARS or {env_default('RAGEVAL_MAX_FIELD_CHARS')})")
     p.add_argument("--max-depth", type=int, metavar="N",
-                   help=f"reject a row nested deeper than N levels (default: $RAGEVAL_MAX_DEPTH or {env_default('RAGEVAL_MAX_DEPTH')})")
+                   help="reject a row nested deeper than N levels "
+                        f"(default: $RAGEVAL_MAX_DEPTH or {env_default('RAGEVAL_MAX_DEPTH')})")
     p.add_argument("--engine", choices=("local", "ray"), default="local",
                    help="local: this process; ray: Ray Data workers (needs rageval[ray]; INPUT may then be a "
-                        "JSONL/Parquet file, a folder of Parquet shards or a glob; --out is a folder) (default: %(default)s)")
+                        "JSONL/Parquet file, a folder of Parquet shards or a glob; --out is a folder) "
+                        "(default: %(default)s)")
     p.add_argument("--workers", type=workers, default=None,
                    help="local: processes computing offline metrics and vectors, one BLAS thread each (default: "
                         "$RAGEVAL_WORKERS, else one per core; 1 = this process only); ray: actors, each holding "
                         f"its models (default: {RayOptions.workers})")
     g = p.add_argument_group("--engine ray")
     g.add_argument("--address", help="join a running cluster: auto, or ray://HOST:10001 (default: a local cluster)")
-    g.add_argument("--batch-size", type=int, default=RayOptions.batch_size, help="rows an actor scores at once (default: %(default)s)")
-    g.add_argument("--part-rows", type=int, default=RayOptions.part_rows, help="rows per output part (default: %(default)s)")
+    g.add_argument("--batch-size", type=int, default=RayOptions.batch_size,
+                   help="rows an actor scores at once (default: %(default)s)")
+    g.add_argument("--part-rows", type=int, default=RayOptions.part_rows,
+                   help="rows per output part (default: %(default)s)")
     g.add_argument("--cpus", type=int, help="CPUs of the local cluster (default: this machine's)")
     g.add_argument("--llm-cache", metavar="FILE",
-                   help="DuckDB file holding the LLM cache, on a path every worker sees (default: the project's database)")
+                   help="DuckDB file holding the LLM cache, on a path every worker sees "
+                        "(default: the project's database)")
     p = commands.add("import-scores", cmd_import_scores)
     p.add_argument("out_dir", metavar="OUT_DIR", help="the --out folder of `score --engine ray` (with its _SUCCESS)")
     p.add_argument("--name", help="the run's source name in the app (default: the folder's name)")

@@ -52,11 +52,12 @@ def cmd_labels_settled(args: argparse.Namespace) -> int:
 
 def cmd_claim_agreement(args: argparse.Namespace) -> int:
     """Raters' agreement on claims and every claim verifier's agreement with people's labels."""
-    from rageval.views.trust import agreement_payload, agreement_text, claim_agreement
+    from rageval.cli.text import claim_agreement_payload, claim_agreement_text
+    from rageval.views.trust import claim_agreement
 
     rows, raters = claim_agreement(project(args), names(args.runs) or None, n_boot=args.n_boot, width=args.width,
                                    as_of=_timestamp(args.as_of) if args.as_of else None)
-    emit(args, agreement_payload(rows, raters), agreement_text(rows, raters))
+    emit(args, claim_agreement_payload(rows, raters), claim_agreement_text(rows, raters))
     return EXIT_OK
 
 
@@ -75,9 +76,10 @@ def _timestamp(text: str) -> str:
 def cmd_estimate(args: argparse.Namespace) -> int:
     """Prediction-powered estimates (PPI++, or classic PPI with --classic) of a run's headline numbers:
     mean human rating with a metric as predictor, share of claims a person calls SUPPORTED per verifier."""
+    from rageval.cli.text import estimate_text
     from rageval.errors import ConfigError
     from rageval.store import runs as rstore
-    from rageval.views.trust import estimate_rows, estimate_text
+    from rageval.views.trust import estimate_rows
 
     proj = project(args)
     if rstore.get_run(proj.db_path, args.run) is None:

@@ -9,7 +9,7 @@ weights once, when it starts. Each worker has one :class:`~rageval.embed.CachedE
 of the vectors the worker had to compute, which go back to the parent. The workers never open
 the project database.
 
-:func:`embed_parallel` embeds texts across the workers (ingest); :mod:`rageval.scale.parallel`
+:func:`embed_parallel` embeds texts across the workers (ingest); :mod:`rageval.scoring.parallel`
 scores metrics in the same workers. The pool is process-wide (:func:`get_pool`), started at the
 first use (or by :func:`warm_up`, which does not wait) and shared by every run, ``score`` and
 ingest of the process, the app's background runs included. ``workers`` defaults to

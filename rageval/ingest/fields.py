@@ -1,6 +1,6 @@
 """One field of a user's row read as what it must be: a list of texts, a label, graded relevant
 ids; a ValueError names the field and what was wrong (:mod:`rageval.ingest.rows` turns it into a
-rejected row). Shared by QA sets (:mod:`rageval.ingest.qa`) and answer files (:mod:`rageval.scale.unit`).
+rejected row). Shared by QA sets (:mod:`rageval.ingest.qa`) and answer files (:mod:`rageval.scoring.unit`).
 """
 from __future__ import annotations
 

@@ -120,7 +120,7 @@ class _Rouge(_Lexical):
     languages = ("en", "it")
     rouge_type = ""
     #: what score_batch imports: rouge-score pulls in NLTK, whose __init__ imports scipy.stats
-    #: (about 1.1 CPU-s); rageval.scale.parallel.warm_up imports it ahead, in the background
+    #: (about 1.1 CPU-s); rageval.scoring.parallel.warm_up imports it ahead, in the background
     imports = ("rouge_score.rouge_scorer",)
 
     def __post_init__(self) -> None:

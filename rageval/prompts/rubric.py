@@ -28,7 +28,7 @@ The LLM judge rates the answer 1-5 on the rubric (a JSON integer, read strictly:
 [0, 1] (the rating is kept in the details). A rubric's
 :meth:`Rubric.digest` (sha256 over its canonical JSON) goes into the metric's signature, so an
 edited rubric never compares with values of the old one. Rubrics of a project are stored in its
-database (:func:`rageval.metrics.rubric.add_rubric`), where the app and the CLI both find them; the
+database (:func:`rageval.runs.rubrics.add_rubric`), where the app and the CLI both find them; the
 judged metric is :class:`rageval.metrics.rubric.RubricMetric`.
 """
 from __future__ import annotations

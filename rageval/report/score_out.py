@@ -51,10 +51,10 @@ def write_csv(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str]
 
 def write_parquet(path: Path, rows: Sequence[dict[str, Any]], metrics: Sequence[str], *, source: str,
                   details: bool = False, records: Sequence[dict[str, Any] | None] | None = None) -> None:
-    """One Parquet part with the fixed schema of :func:`rageval.scale.unit.output_schema`."""
+    """One Parquet part with the fixed schema of :func:`rageval.scoring.unit.output_schema`."""
     import pyarrow.parquet as pq
 
-    from rageval.scale.unit import to_arrow
+    from rageval.scoring.unit import to_arrow
 
     table = to_arrow(rows, records if records is not None else [None] * len(rows), metrics, source=source,
                      details=details)

@@ -133,7 +133,8 @@ def estimate_run(
     in (the prompt: the metric's ``llm_prompt_chars``, else ``PROMPT_CHARS["judge"]``) and
     ``llm_tokens_out`` (default 150) out. With one sample per item the calls are summed
     over the samples; with fewer samples than items, the largest per-sample count is used for
-    every item (still a bound when the samples are typical of the items). The generator (when online) makes one call per item;
+    every item (still a bound when the samples are typical of the items). The generator (when online)
+    makes one call per item;
     the embedder (when online) embeds each question, plus answers and references for metrics of
     kind "semantic", in batches of 64. ``samples`` (objects or dicts with question, answer,
     contexts, references) give the average text lengths; a field no sample has (before a run:

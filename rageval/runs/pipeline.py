@@ -2,7 +2,8 @@
 
 A run is created with its full ``RunConfig`` (and hash), then executed in batches: the
 finished items of a batch (answers, retrieved chunks, metric scores, claims) are stored
-together, through one connection and one transaction, as soon as the batch completes. Executing a run again skips the items already stored, so an
+together, through one connection and one transaction, as soon as the batch completes. Executing a run
+again skips the items already stored, so an
 interrupted run resumes without redoing or duplicating work. An item whose generation fails
 is stored as failed with its reason and the run goes on.
 
@@ -22,12 +23,12 @@ from rageval.metrics.base import Metric, online_judged, parse_metric_list
 from rageval.types import Resources, Sample, Spec
 from rageval.project import Project
 from rageval.runs.context import RunContext, load_context
-from rageval.scale.parallel import evaluate_parallel, warm_up
+from rageval.scoring.parallel import evaluate_parallel, warm_up
 from rageval.store import owners
-from rageval.scale.records import score_rows, stored_signature  # noqa: F401 (stored_signature: public here too)
+from rageval.scoring.records import score_rows
 from rageval.store import runs as store
 from rageval.store.items import save_items
-from rageval.store.runs import new_run_id  # noqa: F401 (public here too)
+from rageval.store.runs import new_run_id
 
 Progress = Callable[[str, int, int], None]  # (phase, done, total)
 JUDGED_BATCHES = 4  # a run with online-judged metrics takes batches of 4 x concurrency items
@@ -68,7 +69,8 @@ def start_run(project: Project, config: RunConfig) -> str:
 
     require(project, "run")
     if not any(c["name"] == config.corpus for c in corpus_store.corpora(project.db_path)):
-        raise ConfigError(f"corpus {config.corpus!r} does not exist in project {project.slug!r}; ingest documents first")
+        raise ConfigError(f"corpus {config.corpus!r} does not exist in project {project.slug!r}; "
+                          "ingest documents first")
     items = store.qa_items(project.db_path, config.qa_set)
     if not items:
         raise ConfigError(f"QA set {config.qa_set!r} does not exist or is empty in project {project.slug!r}")
@@ -121,11 +123,12 @@ def execute(project: Project, run_id: str, *, progress: Progress | None = None,
 
     Items go in batches of ``batch_size``; each batch is stored before the next starts. The
     default is the run's concurrency (reached from batches of 2, 4, 8, ... in an offline run,
-    :func:`batch_bounds`, so the first answers are counted early), and four times that when a metric is judged by an online
+    :func:`batch_bounds`, so the first answers are counted early), and four times that when a metric is
+    judged by an online
     LLM: all metrics' judge calls of a batch share the one pool, and a batch ends only when its
     slowest chain of dependent calls does, so longer batches leave the pool idle less often.
     Offline metrics (and the chunks the index lacks) are computed in ``workers`` processes
-    (default: one per core, :mod:`rageval.scale.parallel`); the values do not depend on it.
+    (default: one per core, :mod:`rageval.scoring.parallel`); the values do not depend on it.
     """
     from rageval.access import require
     from rageval.ingest.corpus import sync_index

@@ -20,11 +20,9 @@ from rageval.ingest.rows import RowProblem, read_table
 from rageval.project import Project
 from rageval.metrics.base import online_judged, shared_embedder
 from rageval.runs.pipeline import JUDGED_BATCHES
-from rageval.scale.imports import StoredImport
-from rageval.scale.parallel import warm_up
-from rageval.scale.unit import (  # noqa: F401 - clean_sample, output_rows, aligncheck_row: public here too
-    ANSWER_COLUMNS, Plan, aligncheck_row, clean_sample, output_rows, samples_from_table, score_samples,
-)
+from rageval.scoring.imports import StoredImport
+from rageval.scoring.parallel import warm_up
+from rageval.scoring.unit import ANSWER_COLUMNS, Plan, clean_sample, samples_from_table, score_samples
 from rageval.text.hygiene import display_name
 from rageval.types import Resources, Sample
 
@@ -34,11 +32,12 @@ class ScoreResult:
     run_id: str | None
     rows: list[dict[str, Any]]
     errors: list[RowProblem] = field(default_factory=list)
-    records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scale.unit)
+    records: list[dict[str, Any]] = field(default_factory=list)  # as stored (see rageval.scoring.unit)
     metrics: list[str] = field(default_factory=list)  # the scored metrics' names, in order
 
 
-def parse_answers(source: str, data: bytes, *, limits: RowLimits | None = None) -> tuple[list[Sample], list[RowProblem]]:
+def parse_answers(source: str, data: bytes, *,
+                  limits: RowLimits | None = None) -> tuple[list[Sample], list[RowProblem]]:
     """Rows -> Samples; a row with unusable fields is an error, the others are kept.
 
     Problems of level ``note`` belong to kept rows (a lone surrogate replaced) or to the file
@@ -59,13 +58,13 @@ def score(samples: Sequence[Sample], metric_names: Sequence[str] | str, *, judge
           metric_options: dict[str, Any] | None = None,
           progress: Callable[[str, int, int], None] | None = None, workers: int | None = None,
           stored_as: dict[str, Any] | None = None, resume: str | None = None) -> ScoreResult:
-    """Score ``samples`` with :func:`rageval.scale.unit.score_samples` (the unit every engine
+    """Score ``samples`` with :func:`rageval.scoring.unit.score_samples` (the unit every engine
     runs); with ``project``, also store them as an import run, batch by batch as they are scored.
 
     ``metric_options`` go to the metrics that take them (``aligncheck_source="contexts"``);
     ``progress(phase, done, total)`` is called as each metric finishes over all rows (in one
     process), or as each shard of rows comes back from the worker processes. Offline metrics are
-    scored in ``workers`` processes (default: one per core; equal values, :mod:`rageval.scale.parallel`).
+    scored in ``workers`` processes (default: one per core; equal values, :mod:`rageval.scoring.parallel`).
 
     A stored score is owned by this process (a heartbeat) and stores :func:`store_batch` rows at a
     time, so a killed ``score`` keeps what it stored and is shown ``interrupted``; with an online
@@ -171,7 +170,7 @@ def score_file(project: Project, source: str, data: bytes, metric_names: Sequenc
     """
     from rageval.access import record, require
     from rageval.llm.session import model_session
-    from rageval.metrics.rubric import resolve
+    from rageval.runs.rubrics import resolve
 
     if store:
         require(project, "upload")

@@ -1,11 +1,11 @@
 """``score --engine ray``: the unit of work over Ray Data, on a local cluster or an existing one.
 
-The input is cut into deterministic parts (:mod:`rageval.scale.parts`); the parts not yet in
+The input is cut into deterministic parts (:mod:`rageval.scoring.parts`); the parts not yet in
 OUT_DIR become a Ray dataset of part descriptions, mapped by a fixed pool of actors
 (``map_batches`` with a callable class and ``ActorPoolStrategy(size=workers)``), each holding
 its models (MiniLM, spaCy, the learned verifier, an LLM client) for its whole life. An actor
 reads its part's rows itself, scores them ``batch_size`` at a time with
-:func:`rageval.scale.unit.score_rows_table`, and writes the part file; the driver only streams
+:func:`rageval.scoring.unit.score_rows_table`, and writes the part file; the driver only streams
 one small summary row per part, for progress. So memory on the driver stays flat whatever the
 input size, and every value is the one ``score`` gives in one process.
 
@@ -36,17 +36,17 @@ import secrets
 import shutil
 import time
 import warnings
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
 
-from rageval.config import RayOptions, RunConfig  # noqa: F401  (RayOptions re-exported: the engine's options)
+from rageval.config import RayOptions, RunConfig
 from rageval.errors import ConfigError
 from rageval.ingest.limits import RowLimits
-from rageval.scale.parts import (
+from rageval.scoring.parts import (
     Part, finish, list_inputs, part_path, plan_parts, read_manifest, read_part, start_plan, write_part,
 )
-from rageval.scale.unit import Plan, failed_table, score_rows_table, to_arrow
+from rageval.scoring.unit import Plan, failed_table, score_rows_table, to_arrow
 from rageval.types import Spec
 
 INSTALL_HINT = 'pip install "rageval[ray]"  (Ray Data 2.60.0)'

@@ -52,7 +52,8 @@ def _settled(project: Project, run_id: str, values: pd.DataFrame) -> tuple[pd.Da
     metrics on settled verdicts; a low-confidence verdict is a machine's, never people's."""
     settled = settled_claims(project, run_id)
     counts = pd.DataFrame([{"id": c.item_id, "signature": "settled", "verdict": c.verdict, "n": 1,
-                            "low": int(c.authority != PEOPLE and bool((c.record.get("details") or {}).get("low_confidence")))}
+                            "low": int(c.authority != PEOPLE
+                                       and bool((c.record.get("details") or {}).get("low_confidence")))}
                            for c in settled], columns=["id", "signature", "verdict", "n", "low"])
     by_item = settled_values(settled)
     values = values.copy()
@@ -64,7 +65,8 @@ def _settled(project: Project, run_id: str, values: pd.DataFrame) -> tuple[pd.Da
 
 
 def metric_columns(table: pd.DataFrame) -> list[str]:
-    fixed = {"id", "#", "question", "answer", "status", "reason", "domain", "diagnosis", "hedging_flag", "low_confidence",
+    fixed = {"id", "#", "question", "answer", "status", "reason", "domain", "diagnosis", "hedging_flag",
+             "low_confidence",
              *VERDICT_COLUMNS.values()}
     return [c for c in table.columns if c not in fixed]
 

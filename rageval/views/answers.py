@@ -31,15 +31,16 @@ from rageval.views.claim_review import choose_evidence, evidence_texts
 from rageval.views.claim_review import focus as claim_focus
 from rageval.views.claim_review import save as save_claim_label
 from rageval.views.charts import distributions, domain_bars, run_scatter
-from rageval.views.frame import metric_label
-from rageval.views.trust import AGREEMENT_HELP, judge_line, report_section, verifier_frame, verifier_sentence
-from rageval.views.highlight import VERDICTS, answer_segments, evidence_location, segments, shown_verdict
+from rageval.views.frame import metric_label, shown
+from rageval.human.trust_rows import AGREEMENT_HELP, verifier_sentence
+from rageval.views.trust import judge_line, report_section, verifier_frame
+from rageval.types import LABELS, VERDICTS
+from rageval.views.highlight import answer_segments, evidence_location, segments, shown_verdict
 from rageval.report.summary import (CLAIM_METRICS, LOW_CONFIDENCE, OFFLINE_VERDICT_NOTE, MetricSummary, claim_hints,
                                     coverage_text, evidence_prefix, is_heuristic, is_low_confidence,
                                     low_confidence_claims, low_confidence_text, run_summaries)
 from rageval.views.answer_view import AnswerView, answer_view_of
 from rageval.report.settle import NO_DECIDED_PLAIN, PEOPLE
-from rageval.types import LABELS
 
 __all__ = [
     # reads (cached by pages/parts/data.py)
@@ -49,7 +50,8 @@ __all__ = [
     "unscored_reasons", "question_labels",
     # one answer
     "AnswerView", "MetricSummary", "VERDICTS", "OFFLINE_VERDICT_NOTE", "answer_segments", "evidence_spans",
-    "segments", "claim_rows", "flag_lines", "all_undecided", "NO_DECIDED_PLAIN", "unscored_text", "aligncheck_facts", "metric_rows", "offline_verdicts",
+    "segments", "claim_rows", "flag_lines", "all_undecided", "NO_DECIDED_PLAIN", "unscored_text", "aligncheck_facts",
+    "metric_rows", "offline_verdicts",
     "is_low_confidence", "verdict_counts", "card_note", "ppi_lines",
     # people's claim labels and every verifier's agreement with them
     "LABEL_BUTTONS", "claim_cards", "claim_focus", "claim_after", "evidence_texts", "choose_evidence",
@@ -57,6 +59,8 @@ __all__ = [
     # two runs, plots, exports
     "score_diff", "plot_metrics", "distributions", "domain_bars", "run_scatter", "domain_means", "paired",
     "EXPORTS", "export",
+    # numbers as the page shows them
+    "shown",
 ]
 
 
@@ -175,7 +179,8 @@ def _plain(value: Any) -> str:
 
 def claim_rows(view: AnswerView) -> list[dict[str, Any]]:
     """The claims table's cells as text: the settled verdict, who settled it (the badge: "3 people",
-    "judge gpt-4o-mini", "copied", "unverified"), the other sources' verdicts, low confidence, confidence, claim, evidence (with its
+    "judge gpt-4o-mini", "copied", "unverified"), the other sources' verdicts, low confidence, confidence, claim,
+    evidence (with its
     "closest passage: " / "likely evidence: " prefix, None when there is none), reason (with an
     UNVERIFIED claim's hints after "hints: ") and likely cause."""
     return [{"verdict": c["verdict"], "settled_by": c.get("settled_by") or "",
@@ -242,7 +247,8 @@ def aligncheck_facts(view: AnswerView) -> tuple[str, dict[str, Any], dict[str, l
 
 def metric_rows(view: AnswerView) -> list[dict[str, Any]]:
     """Every metric's value for this answer with its status, direction, range, judge and signature."""
-    return [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"], "reason": _reason(s["reason"]),
+    return [{"metric": meaning.label(m), "id": m, "value": s["value"], "status": s["status"],
+             "reason": _reason(s["reason"]),
              "direction": meaning.info(m).direction, "range": meaning.info(m).range_text,
              "judge": "heuristic" if is_heuristic(s["signature"]) else "", "what it measures": meaning.info(m).what,
              "signature": s["signature"]}

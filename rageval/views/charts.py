@@ -47,7 +47,8 @@ def heatmap(analysis: Analysis, group: str) -> go.Figure:
                 hrow.append(a)
             elif c is None or c["rho"] is None:
                 trow.append(MISSING)
-                hrow.append(f"{a} vs {b}: undefined ({plain_reason((c or {}).get('reason')) or 'no value'}), n = {(c or {}).get('n')}")
+                why = plain_reason((c or {}).get("reason")) or "no value"
+                hrow.append(f"{a} vs {b}: undefined ({why}), n = {(c or {}).get('n')}")
             else:
                 trow.append(f"{c['rho']:.2f}{_stars(c['p'])}")
                 ci = f"[{c['ci_low']:.2f}, {c['ci_high']:.2f}]" if c["ci_low"] is not None else MISSING
@@ -77,7 +78,8 @@ def cd_diagram(c: Comparison) -> go.Figure:
     ranks = sorted(c.mean_ranks.items(), key=lambda kv: kv[1])
     k = len(ranks)
     fig = go.Figure()
-    fig.add_trace(go.Scatter(x=[r for _, r in ranks], y=[0] * k, mode="markers+text", text=[c.name(n) for n, _ in ranks],
+    fig.add_trace(go.Scatter(x=[r for _, r in ranks], y=[0] * k, mode="markers+text", text=[c.name(n) for n,
+                                                                                            _ in ranks],
                              textposition=["top center" if i % 2 else "bottom center" for i in range(k)],
                              marker={"size": 12}, hovertemplate="%{text}: mean rank %{x:.2f}<extra></extra>"))
     level = 0.25

@@ -17,7 +17,8 @@ from rageval.project import Project
 from rageval.report.exports import table_csv
 from rageval.util import shown
 from rageval.views.charts import heatmap, scatter
-from rageval.views.trust import raters_sentence, verifier_frame, verifier_sentence
+from rageval.human.trust_rows import verifier_sentence
+from rageval.views.trust import raters_sentence, verifier_frame
 
 __all__ = ["GROUPINGS", "CONSENSUS", "METHODS", "Analysis", "analyses", "rated_runs", "correlate", "open_analysis",
            "rater_agreement", "agreement_sentence", "table_text", "analysis_rows", "human_frame", "scatter_metrics",

@@ -1,18 +1,17 @@
-"""The Documents page's read model and action: the project's corpora, their documents, failed files
-and chunks, and ingesting uploaded files into a corpus (:func:`rageval.ingest.corpus.ingest`)."""
+"""The Documents page's read model: the project's corpora, their documents, failed files and chunks
+(uploaded files are ingested in the background by :mod:`rageval.runs.ingest_worker`)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Sequence
 
 from rageval.config import METHODS, ChunkingConfig, RunConfig
 from rageval.demo import DEMO_CORPUS, DEMO_PROJECT
-from rageval.ingest.corpus import IngestReport, ingest
 from rageval.project import Project
 from rageval.store import corpus as corpus_store
 from rageval.store import runs as run_store
 
 __all__ = ["METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "is_demo", "default_corpus", "corpora", "documents",
-           "ingest_errors", "chunkings", "chunks", "chunking", "ingest_files"]
+           "ingest_errors", "chunkings", "chunks", "chunking"]
 
 #: the chunking defaults the upload form starts from (rageval.config.ChunkingConfig)
 CHUNK_SIZE, CHUNK_OVERLAP = ChunkingConfig.size, ChunkingConfig.overlap
@@ -31,12 +30,6 @@ def default_corpus(project: Project, corpora: Sequence[str]) -> str:
 def chunking(method: str, size: int, overlap: int) -> ChunkingConfig:
     """The chunking asked for; raises ConfigError naming a size or overlap that cannot work."""
     return ChunkingConfig(method=method, size=int(size), overlap=int(overlap))
-
-
-def ingest_files(project: Project, corpus: str, files: Sequence[tuple[str, bytes]], *, chunking: ChunkingConfig,
-                 progress: Callable[[str, int, int], None]) -> IngestReport:
-    """Store and index ``files`` (name, bytes) in ``corpus``; the report has one line per file, errors apart."""
-    return ingest(project, corpus, files=list(files), chunking=chunking, progress=progress)
 
 
 def chunkings(project: Project, corpus: str, extra: Sequence[str] = ()) -> list[str]:
@@ -78,5 +71,6 @@ def text_repairs(project: Project, corpus: str) -> list[dict[str, str]]:
     from rageval.ingest.corpus import repair_note
     from rageval.text.repair import GARBLED_SHARE
 
-    return [{"name": d["name"], "note": repair_note(d), "garbled": "yes" if (d["garbled"] or 0) >= GARBLED_SHARE else "no"}
+    return [{"name": d["name"], "note": repair_note(d),
+             "garbled": "yes" if (d["garbled"] or 0) >= GARBLED_SHARE else "no"}
             for d in corpus_store.documents(project.db_path, corpus) if repair_note(d)]

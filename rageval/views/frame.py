@@ -29,9 +29,11 @@ from rageval.store.record import Run
 from rageval.store.db import change_stamp
 from rageval.text.hygiene import without_bidi
 from rageval.util import shown
-from rageval.views.highlight import VERDICTS, Segment
+from rageval.types import VERDICTS
+from rageval.views.highlight import Segment
 
-__all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "IngestJobs", "Segment",
+__all__ = ["Project", "Run", "list_projects", "open_project", "MetricSummary", "Progress", "RunWorkers", "IngestJobs",
+           "Segment",
            "VERDICTS", "without_bidi", "shown", "table_csv", "run_name", "DEMO_PROJECT", "autodemo", "demo_ready",
            "build_demo", "data_stamp", "ended_runs", "finished_runs", "metric_label", "metric_help",
            "higher_is_better", "arrow", "encode", "decode", "view_params", "LOCAL", "Identity", "AccessError",

@@ -13,7 +13,6 @@ from typing import Any, Protocol, Sequence
 
 from rageval.report.summary import is_low_confidence
 from rageval.text.sentences import split_sentences
-from rageval.types import VERDICTS  # noqa: F401 (every verdict, in the order the legend shows them)
 
 _SEVERITY = {"SUPPORTED": 0, "UNVERIFIED": 1, "NOT_MENTIONED": 2, "CONTRADICTED": 3}
 

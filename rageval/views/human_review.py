@@ -17,9 +17,9 @@ from rageval.human import LABELS, RatingsImport
 from rageval.project import Project
 from rageval.store import human as hstore
 from rageval.store import runs as rstore
-from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS  # noqa: F401 - the claim queue's
-from rageval.views.claim_review import QueueItem, evidence_texts, next_claim  # noqa: F401
-from rageval.views.claim_review import save as save_claim_label  # noqa: F401
+from rageval.views.claim_review import BUTTONS as LABEL_BUTTONS
+from rageval.views.claim_review import QueueItem, evidence_texts, next_claim
+from rageval.views.claim_review import save as save_claim_label
 from rageval.views.frame import metric_label
 
 
@@ -134,4 +134,6 @@ def set_agreed(project: Project, run_id: str, item_id: str, score: int) -> None:
 
 __all__ = ["LABELS", "ReviewItem", "answers_and_scores", "ratings_by_item", "with_ratings", "rated",
            "next_index", "position", "unblinded", "progress", "rate", "import_ratings", "rejected_rows",
-           "for_discussion", "set_agreed"]
+           "for_discussion", "set_agreed",
+           # the claim queue's (rageval.views.claim_review), for the page's claim labelling
+           "LABEL_BUTTONS", "QueueItem", "evidence_texts", "next_claim", "save_claim_label"]

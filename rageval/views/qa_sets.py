@@ -70,7 +70,8 @@ def import_file(project: Project, filename: str, data: bytes, name: str = "") ->
     return import_qa(project, filename, data, name=name or Path(filename).stem)
 
 
-def metric_choice(filename: str | None = None, data: bytes | None = None) -> tuple[list[str], list[str], dict[str, str]]:
+def metric_choice(filename: str | None = None, data: bytes | None = None) -> tuple[list[str], list[str], dict[str,
+                                                                                                              str]]:
     """(options, pre-selected, metric -> what it misses) for scoring the answers file ``filename``
     (every default pre-selected before a file is chosen); raises InputError for an unreadable file."""
     options = offered_metrics()
@@ -115,7 +116,8 @@ def corpus_names(project: Project) -> list[str]:
     return [c["name"] for c in corpora(project.db_path)]
 
 
-def generation_config(corpus: str, name: str, n: int, *, generator: str = "template", kinds: Sequence[str] = TESTSET_KINDS,
+def generation_config(corpus: str, name: str, n: int, *, generator: str = "template",
+                      kinds: Sequence[str] = TESTSET_KINDS,
                       judge: str | None = None, language: str | None = None, seed: int = 0) -> TestsetConfig:
     """The :class:`TestsetConfig` of the page's choices (ConfigError names a bad one)."""
     return TestsetConfig(corpus=corpus, name=name, n=int(n), generator=generator, kinds=tuple(kinds), judge=judge,

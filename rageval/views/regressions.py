@@ -114,23 +114,6 @@ _META = {"#", "id", "question", "answer", "status", "domain", "supported", "cont
          "diagnosis", "hedging_flag"}
 
 
-def shared_metric(project: Project, run_a: str, run_b: str) -> str:
-    """The metric a per-question list uses when none is named: the first of the leaderboard's main
-    metrics (then any metric, by name) that both runs scored."""
-    from rageval.report.leaderboard import MAIN_METRICS
-    from rageval.report.summary import run_summaries
-
-    _exists(project, run_a, run_b)
-    def scored(run_id: str) -> set[str]:
-        return {s.metric for s in run_summaries(project, run_id) if s.n_ok}
-
-    both = scored(run_a) & scored(run_b)
-    for m in [*MAIN_METRICS, *sorted(both)]:
-        if m in both:
-            return m
-    raise ConfigError(f"runs {run_a} and {run_b} have no metric scored by both; nothing to list per question")
-
-
 def _exists(project: Project, *run_ids: str) -> None:
     from rageval.store import runs as run_store
 
@@ -144,28 +127,3 @@ def _side(table: pd.DataFrame, metric: str, name: str) -> pd.DataFrame:
                         name: table[metric].astype(float) if metric in table else float("nan"),
                         f"contradicted_{name}": table["contradicted"].astype(int)})
     return out if name == "a" else out[["item_id", name, f"contradicted_{name}"]]
-
-
-def regression_text(r: Regressions, *, limit: int = 10, names: dict[str, str] | None = None) -> str:
-    """Plain-text lists of the worst and best changes, for the CLI."""
-    names = names or {}
-    lines = [f"per question on {r.metric} ({'higher' if r.higher_is_better else 'lower'} is better), change = B - A "
-             f"(A {names.get(r.run_a, r.run_a)}, B {names.get(r.run_b, r.run_b)}): {len(r.worse)} worse, "
-             f"{len(r.better)} better, {r.unchanged} unchanged of {r.paired} paired answers"
-             + (f"; {r.lost} scored in A but unscored in B" if r.lost else "")
-             + (f"; {r.gained} unscored in A but scored in B" if r.gained else "")]
-    for title, df in (("worse", r.worse), ("better", r.better)):
-        if not len(df):
-            continue
-        lines.append(f"{title} ({len(df)}{', first ' + str(limit) if len(df) > limit else ''}):")
-        for row in df.head(limit).itertuples(index=False):
-            verdicts = (f"  contradicted claims {row.contradicted_a} -> {row.contradicted_b}"
-                        if row.contradicted_a != row.contradicted_b else "")
-            lines.append(f"  {row.change:+.3f}  {row.a:.3f} -> {row.b:.3f}  [{row.item_id}] "
-                         f"{_cut(str(row.question))}{verdicts}")
-    return "\n".join(lines)
-
-
-def _cut(text: str, width: int = 70) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"

@@ -28,8 +28,10 @@ from rageval.store import runs as run_store
 from rageval.store.record import Run
 from rageval.types import Spec
 
-__all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets", "preset_state",
-           "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "llm_warnings", "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
+__all__ = ["RunConfig", "METHODS", "CHUNK_SIZE", "CHUNK_OVERLAP", "TOP_K", "RUBRIC_EXAMPLE", "sources", "presets",
+           "preset_state",
+           "save_preset", "metric_options", "metric_defaults", "build_config", "add_rubric", "llm_warnings",
+           "check_models", "start_run", "estimate_text", "runs", "get_run", "resume_command",
            "resumable", "run_rows", "run_name", "table_csv"]
 
 #: the defaults the settings form starts from (rageval.config: defaults live there only)
@@ -90,7 +92,8 @@ def preset_state(chosen: dict[str, Any]) -> dict[str, Any]:
     state: dict[str, Any] = {
         "run_method": ch.get("method", ChunkingConfig.method), "run_size": int(ch.get("size", ChunkingConfig.size)),
         "run_overlap": int(ch.get("overlap", ChunkingConfig.overlap)),
-        "run_top_k": int(chosen.get("top_k", RunConfig.top_k)), "run_temperature": float(chosen.get("temperature", 0.0))}
+        "run_top_k": int(chosen.get("top_k", RunConfig.top_k)), "run_temperature": float(chosen.get("temperature",
+                                                                                                    0.0))}
     for role, key in ROLE_KEYS.items():
         spec = preset_spec(role, chosen.get(role))
         if spec is not None and spec.online:
@@ -125,12 +128,13 @@ def run_defaults(options: Sequence[str]) -> list[str]:
 
 def metric_options(project: Project, top_k: int) -> list[str]:
     """Every metric a run can compute (:func:`offered_metrics`), then the project's rubrics (``rubric:NAME``)."""
-    from rageval.metrics.rubric import project_rubrics
+    from rageval.runs.rubrics import project_rubrics
 
     return offered_metrics(top_k) + [r.metric for r in project_rubrics(project).values()]
 
 
-def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tuple[list[str], list[str], dict[str, str]]:
+def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tuple[list[str], list[str], dict[str,
+                                                                                                               str]]:
     """(pre-selected metrics, defaults left out, metric -> what the QA set lacks for it)."""
     cannot = meaning.applicability(options, meaning.available_inputs(run_store.qa_items(project.db_path, qa_set),
                                                                      pipeline=True))
@@ -141,7 +145,7 @@ def metric_defaults(project: Project, qa_set: str, options: Sequence[str]) -> tu
 def build_config(project: Project, *, metrics: Sequence[str], aligncheck_source: str, aligncheck_types: str,
                  method: str, size: int, overlap: int, **settings: Any) -> RunConfig:
     """The RunConfig of the form's settings, with the rubrics its metrics name; ConfigError says what to fix."""
-    from rageval.metrics.rubric import resolve
+    from rageval.runs.rubrics import resolve
 
     rubrics = resolve(list(metrics), {}, project)
     if metrics:  # ConfigError when a metric rejects an option value (e.g. aligncheck_types="0")
@@ -155,7 +159,7 @@ def build_config(project: Project, *, metrics: Sequence[str], aligncheck_source:
 def add_rubric(project: Project, text: str) -> Any:
     """Parse a rubric written as TOML and store it in the project (offered as ``rubric:NAME``; the call
     ``rageval rubric add`` makes); ConfigError says what to fix."""
-    from rageval.metrics.rubric import add_rubric_text
+    from rageval.runs.rubrics import add_rubric_text
 
     return add_rubric_text(project, text)
 
@@ -213,7 +217,8 @@ def run_rows(project: Project, listed: list[Run] | None = None, *,
     live = live or {}
     for r in runs(project) if listed is None else listed:
         rows.append({
-            "name": run_name(r), "status": live[r.id].short() if r.id in live else r.status, "done": f"{r.done}/{r.n_items}",
+            "name": run_name(r), "status": live[r.id].short() if r.id in live else r.status,
+                     "done": f"{r.done}/{r.n_items}",
             "failed": r.failed, "judge": judge_label(r), "generator": run_model(r.config),
             # times as text, one type per column: a running run's empty "finished" beside datetimes made
             # Streamlit log an Arrow conversion traceback on every redraw of the table

@@ -1,8 +1,9 @@
-"""Trust by measurement, as pages and the CLI show it: every claim verifier's agreement with people's
+"""Trust by measurement, as the pages show it: every claim verifier's agreement with people's
 claim labels, raters' agreement on claims, and PPI estimates of a run's headline numbers.
 
 Shared by the page views (``answers``, ``human_review``, ``correlations``, ``compare``, ``home``),
-the HTML report and the CLI; each reads the library once and returns rows, sentences or text.
+the HTML report and the CLI (whose plain text is :mod:`rageval.cli.text`); each reads the library
+once and returns rows, sentences or text.
 """
 from __future__ import annotations
 
@@ -10,35 +11,8 @@ from typing import Any, Sequence
 
 from rageval.human import claim_agreement as verifiers
 from rageval.human import claim_labels, estimates
-from rageval.human.trust_rows import (AGREEMENT_HELP, VERDICT_SHORT, estimate_sentence, fmt_ci, fmt_num,  # noqa: F401
-                                      verifier_name, verifier_rows, verifier_sentence)
+from rageval.human.trust_rows import estimate_sentence, fmt_ci, fmt_num, verifier_name, verifier_rows
 from rageval.project import Project
-
-def agreement_text(rows: list[dict[str, Any]], raters: dict[str, Any]) -> str:
-    """The CLI's ``agreement --claims``: raters' agreement, then each verifier with its confusion matrix."""
-    alpha = raters["alpha"]
-    lines = [f"Raters on claims: {raters['raters']} rater(s), {raters['claims']} labelled claim(s), "
-             f"{raters['shared']} labelled by two or more; Krippendorff's alpha (nominal) "
-             f"{fmt_num(alpha.value)}{fmt_ci(alpha.low, alpha.high)}"]
-    for k in raters["kappa"]:
-        lines.append(f"  Cohen's kappa {k['a']} vs {k['b']}: {fmt_num(k['value'])}{fmt_ci(k['low'], k['high'])}"
-                     f" (n {k['n']})")
-    if not rows:
-        lines.append("No claim verdicts in these runs.")
-    for row in rows:
-        lines += ["", verifier_sentence(row)]
-        pr = ", ".join(f"{v}: precision {fmt_num(row[f'precision {v}'])} recall {fmt_num(row[f'recall {v}'])}"
-                       for v in ("S", "C", "NM"))
-        lines.append(f"  {pr}")
-        lines.append("  confusion (rows: people; columns: verdict)")
-        lines += ["    " + line for line in row["confusion"].to_string().splitlines()]
-    return "\n".join(lines)
-
-
-def agreement_payload(rows: list[dict[str, Any]], raters: dict[str, Any]) -> dict[str, Any]:
-    return {"raters": {**{k: v for k, v in raters.items() if k != "alpha"}, "alpha": raters["alpha"].as_dict()},
-            "verifiers": [{**{k: v for k, v in r.items() if k != "confusion"},
-                           "confusion": r["confusion"].to_dict(orient="index")} for r in rows]}
 
 
 def claim_agreement(project: Project, run_ids: Sequence[str] | None = None, *, n_boot: int = 1000,
@@ -55,12 +29,6 @@ def estimate_rows(project: Project, run_id: str, *, metric: str | None = None, t
     """The run's PPI estimates as rows (what, predictor, PPI with CI, human only with CI, naive, widths,
     effective labels), or the reason there is none."""
     return [e.as_dict() for e in estimates.run_estimates(project, run_id, metric=metric, tuned=tuned)]
-
-
-def estimate_text(rows: list[dict[str, Any]], run_id: str) -> str:
-    if not rows:
-        return f"run {run_id}: nothing to estimate (no metric and no claims)"
-    return "\n".join([f"Run {run_id}, 95% intervals:"] + [f"- {estimate_sentence(r)}" for r in rows])
 
 
 def verifier_frame(rows: list[dict[str, Any]]):
@@ -151,13 +119,6 @@ def plain_headlines(project: Project, run_id: str) -> list[tuple[str, str]]:
     """The run's PPI estimates that exist, as :func:`plain_estimate` says them (with too few labels for an
     interval, the estimate alone and how many more labels one needs)."""
     return [plain_estimate(r) for r in estimate_rows(project, run_id)
-            if r.get("estimate") is not None or r.get("point") is not None]
-
-
-def headline_sentences(project: Project, run_id: str) -> list[str]:
-    """The run's PPI estimates that exist (labels and a predictor both there), one sentence each; with
-    too few labels for an interval, the estimate alone and how many more labels an interval needs."""
-    return [estimate_sentence(r) for r in estimate_rows(project, run_id)
             if r.get("estimate") is not None or r.get("point") is not None]
 
 

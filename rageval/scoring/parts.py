@@ -122,7 +122,7 @@ def read_part(part: Part, limits: RowLimits | None = None) -> Table:
         return table
     import pyarrow.parquet as pq
 
-    from rageval.scale.unit import batch_records
+    from rageval.scoring.unit import batch_records
 
     batch = pq.ParquetFile(part.path).read_row_group(part.group).slice(part.start, part.rows)
     return add_records(Table(source), enumerate(batch_records(batch), start=part.first_row), limits=limits)

@@ -1,7 +1,7 @@
 """What a project stores for scored samples: metric score rows with their signatures, claim rows.
 
 Used by pipeline runs (:mod:`rageval.runs.pipeline`) and by the unit of work
-(:mod:`rageval.scale.unit`), so a run, ``score`` and ``import-scores`` store the same rows.
+(:mod:`rageval.scoring.unit`), so a run, ``score`` and ``import-scores`` store the same rows.
 """
 from __future__ import annotations
 

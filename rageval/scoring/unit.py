@@ -28,8 +28,8 @@ from typing import Any, Callable, Iterable, Mapping, Sequence
 from rageval.metrics.base import Metric, parse_metric_list
 from rageval.metrics.coverage import COVERAGE_METRICS, coverage_of
 from rageval.claims.settle import settle
-from rageval.scale.parallel import evaluate_parallel
-from rageval.scale.records import score_rows
+from rageval.scoring.parallel import evaluate_parallel
+from rageval.scoring.records import score_rows
 from rageval.ingest.fields import as_label, as_relevance, as_text_list
 from rageval.ingest.rows import RowProblem, Table, add_records
 from rageval.text.hygiene import clean_value
@@ -159,7 +159,7 @@ def score_samples(samples: Sequence[Sample], metrics: Sequence[Metric], resource
     ``progress(phase, done, total)`` is called as each metric finishes over all the samples (or
     as each shard of rows comes back from the worker processes). ``workers``: 1 (the default,
     what an engine's own worker runs) evaluates here; more, or None for one per core, runs the
-    same ``evaluate`` in worker processes (:mod:`rageval.scale.parallel`, equal values).
+    same ``evaluate`` in worker processes (:mod:`rageval.scoring.parallel`, equal values).
     """
     samples = [clean_sample(s) for s in samples]  # the public boundary: no lone surrogate, no NUL
     scores = evaluate_parallel(samples, metrics, resources, workers=workers, progress=None if progress is None else
@@ -239,7 +239,8 @@ def item_record(sample: Sample) -> dict[str, Any]:
                         "context_ids": list(sample.context_ids)}}
 
 
-def output_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], *, details: bool = False) -> list[dict[str, Any]]:
+def output_rows(samples: Sequence[Sample], scores: dict[str, list[Score]], *,
+                details: bool = False) -> list[dict[str, Any]]:
     """``{"id", <metric>: value, "<metric>_status": "status: reason" (not ok only), "<metric>_coverage"
     (decided / all claims, for a metric that counts decided claims), "claims"?, "aligncheck"?}``; each
     claim's ``by`` says who decided it, as the settled verdicts of a stored run do before anyone

@@ -1,6 +1,6 @@
 """Scored answers into a project as an ``import`` run: what ``score`` stores, and ``import-scores``.
 
-Both store the ``records`` that :func:`rageval.scale.unit.score_samples` made (the answer, its
+Both store the ``records`` that :func:`rageval.scoring.unit.score_samples` made (the answer, its
 metric score rows with their signatures, its claim rows) through the same
 :func:`save_import_run`, so a run imported from Parquet parts scored on a cluster is stored
 exactly as the same answers scored by ``score`` in one process, and shows on the Answers,
@@ -152,7 +152,7 @@ def import_scores(project: Project, out_dir: Path, *, name: str | None = None) -
     metric's range is stored ``failed`` with the reason ``rejected: ...``, so ``check --run``
     counts that answer as unscored on that metric.
     """
-    from rageval.scale.parts import read_manifest, part_files
+    from rageval.scoring.parts import read_manifest, part_files
 
     manifest = read_manifest(out_dir)
     files = part_files(out_dir)
@@ -217,7 +217,8 @@ def _records(files: Iterable[Path]) -> Iterable[tuple[str, dict[str, Any] | None
         try:
             column = pq.read_table(path, columns=["record"]).column("record").to_pylist()
         except Exception as exc:  # noqa: BLE001 - a damaged or foreign file: pyarrow raises several types
-            yield path.name, None, f"the part cannot be read ({type(exc).__name__}: {str(exc)[:200]}); its rows are skipped"
+            yield path.name, None, (f"the part cannot be read ({type(exc).__name__}: {str(exc)[:200]}); "
+                                    "its rows are skipped")
             continue
         for n, text in enumerate(column, start=1):
             where = f"{path.name} row {n}"
