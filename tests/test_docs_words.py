@@ -31,7 +31,7 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx, 
     ("stop number", r"\bstop\s+\d+\b"),
     ("engineers", r"\bengineers\b|\b(?:an|another|other|one|the other)\s+engineer\b"),
     ("review round", rf"\bround\s+(?:{_NUMBER_WORDS}|\d+)\b|\b(?:hostile|adversarial)\s+review\b"),
-    ("machine path", r"(?<![\w.~-])/(?:work|root)/|(?<![\w.~-])/home/\w+|(?<![\w.~$"'-])/tmp/\w|\.\./shared\b"),
+    ("machine path", r"""(?<![\w.~-])/(?:work|root)/|(?<![\w.~-])/home/\w+|(?<![\w.~$"'-])/tmp/\w|\.\./shared\b"""),
 ))
 
 
