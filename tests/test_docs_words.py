@@ -22,14 +22,16 @@ _NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 #: (what it catches, pattern); each is matched line by line, case-insensitively
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx, re.IGNORECASE)) for name, rx in (
     ("issue number", r"\bissues?\s*#?\d+(?:\s*(?:/|,|and|or)\s*#?\d+)*\b"),
-    ("tracker reference", r"(?:^|[\s(\[,;])#\d{1,4}(?![\w-])(?!\s*(?:px|pt|em|%))"),
+    ("tracker reference", r"(?:\b(?:in|see|per|from|fix(?:es|ed)?|close[sd]?|by|after|since|and|or|PR|pull)\s+|[(\[,/]\s*)"
+                           r"#\d{1,5}\b"),
     ("milestone", r"\bmilestones?\b"),
     ("branch name", r"\b(?:on|in|the|of|from|to|our|this)\s+branch(?:es)?\s+[`'\"]?[a-z][\w.-]*\d[\w.-]*|"
                     r"\bbranch\s+`[^`]+`"),
     ("sprint", r"\bsprints?\b"),
     ("helper session", r"\b(?:helper|work|coding|agent|review)\s+sessions?\b|\bsessions?\s+of\s+(?:this|the)\s+project\b"),
     ("stop number", r"\bstop\s+\d+\b"),
-    ("engineers", r"\bengineers\b|\b(?:an|another|other|one|the other)\s+engineer\b"),
+    ("engineers", r"\bengineers'|\b(?:an|another|other|two|three|four|five|six|several)\s+(?:other\s+)?engineers?\b|"
+                  r"\bengineers?\s+(?:ran|run|running|found|measured|worked|working)\b|\bthe\s+engineer\s+who\b"),
     ("review round", rf"\bround\s+(?:{_NUMBER_WORDS}|\d+)\b|\b(?:hostile|adversarial)\s+review\b"),
     ("machine path", r"""(?<![\w.~-])/(?:work|root)/|(?<![\w.~-])/home/\w+|(?<![\w.~$"'-])/tmp/\w|\.\./shared\b"""),
 ))
@@ -102,6 +104,8 @@ def test_the_patterns_catch_process_words(line, caught):
     "links to docs/benchmarks.md#suite and README.md#quick-start",
     "an engine for sessions beyond one process",
     "designed by the engineer Robert Stevenson",
+    "a small exhibition about the engineers who built it",
+    "One claim in words: q01 #0 CONTRADICTED (3 people)",
     'temp = f"/tmp/rg-{token}"  # a Unix socket path in code',
 ])
 def test_the_patterns_spare_product_sentences(line):
