@@ -62,7 +62,7 @@ def test_pages_hold_no_sql():
             assert "duckdb" not in _imports(path) and "openai" not in _imports(path), path.name
 
 
-#: DESIGN.md's layers, lowest first: a module may import its own layer or lower ones, never a
+#: the layers of docs/architecture.md, lowest first: a module may import its own layer or lower ones, never a
 #: higher one. `index` sits with ingest (the ingest service writes the collection) and `demo`
 #: with views (it builds a project through runs and human); see docs/architecture.md.
 LAYERS = [
@@ -76,7 +76,7 @@ LAYERS = [
     {"cli", "__main__"},
 ]
 
-#: the modules allowed at the library's root (DESIGN.md's tree): everything else lives in a package
+#: the modules allowed at the library's root (docs/architecture.md's tree): everything else lives in a package
 ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "files", "index", "project", "settings", "types", "util"}
 
 
@@ -425,3 +425,17 @@ def test_no_library_file_over_400_lines_except_data_tables():
 
 def test_no_cli_module_over_300_lines():
     assert _long_files(sorted((ROOT / "rageval" / "cli").glob("*.py")), MAX_CLI_LINES) == {}
+
+
+def _documented_layers() -> list[set[str]]:
+    """The numbered list under docs/architecture.md's "## Layers": the backquoted names of each item."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    return [set(re.findall(r"`([\w.]+)`", line.split("(")[0])) for line in section.splitlines()
+            if re.match(r"\d+\. ", line)]
+
+
+def test_the_documented_layers_are_the_tested_ones():
+    assert _documented_layers() == LAYERS
+    documented_root = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split("ROOT_MODULES")[0]
+    assert all(f"`{name}`" in documented_root for name in ROOT_MODULES)

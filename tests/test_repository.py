@@ -117,30 +117,6 @@ def test_docstring_examples_run_once_from_pytest_ini():
     assert twice == []
 
 
-#: a tracker reference (the word issue and a number, or a number after # in brackets): it says when,
-#: never why, and means nothing to a reader without the tracker
-TRACKER = re.compile(r"\bissues? \d+|\(#\d+\)", re.I)
-
-
-def _code_files() -> list[Path]:
-    return [*(ROOT / "rageval").rglob("*.py"), *(ROOT / "tests").rglob("*.py"), *(ROOT / "pages").rglob("*.py"),
-            ROOT / "app.py", *_script_files()]
-
-
-def test_no_tracker_numbers_in_code():
-    found = [f"{p.relative_to(ROOT)}:{n}" for p in _code_files()
-             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if TRACKER.search(line)]
-    assert found == []
-
-
-def test_no_tracker_numbers_in_doc_headings():
-    docs = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md", *(p for f in SCRIPT_PACKAGES for p in (ROOT / f).rglob("*.md"))]
-    found = [f"{p.relative_to(ROOT)}:{n}" for p in docs if p.is_file()
-             for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-             if line.startswith("#") and TRACKER.search(line)]
-    assert found == []
-
-
 def test_only_exceptions_are_named_error():
     # a record of what went wrong (a file not loaded, a row rejected) is returned, not raised: it is a
     # Problem, and a name ending in Error promises something that can be raised and caught
