@@ -273,7 +273,7 @@ def main(argv=None) -> int:
         gold_sets.append((name, g, gl, gr))
     lines = [BEGIN, "## Claim verification: the feature MLP (the verifier before the cross-encoder)", "",
              f"Command: `python -m training.make_claim_data --out CLAIMS_DIR && python -m training.train_claim_verifier "
-             f"--epochs 150 && python -m validation.validate_claims "
+             f"--data CLAIMS_DIR --epochs 150 && python -m validation.validate_claims --data CLAIMS_DIR "
              f"--write-docs{' --summedits-limit ' + str(args.summedits_limit) if args.summedits_limit else ''}`",
              f"(verifier `{M.shipped().version}`; measured on 2 cores, load average {load:.1f} at the start).", "",
              "The offline verifier is a small MLP over alignment, number, name and polarity features "
