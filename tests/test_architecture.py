@@ -299,7 +299,7 @@ def test_pages_hold_no_figures():
 
 
 def test_pages_stay_short():
-    """Pages stay within 100 lines (STYLE.md: widgets and layout only), their helpers within 150."""
+    """Pages stay within 100 lines (docs/architecture.md: widgets and layout only), their helpers within 150."""
     long = {p.name: n for p in _page_files() if p.stem not in FRAME
             for n in [len(p.read_text(encoding="utf-8").splitlines())]
             if n > (150 if p.stem in PAGE_HELPERS else 100)}
@@ -407,7 +407,7 @@ def test_the_run_dict_rule_catches_what_it_should():
     assert _run_dict_reads('run.status\nrun.config.judge\nitem["id"]\nrows["run"]\nrunner["x"]\nrun[0]') == []
 
 
-#: the longest a library module may be (STYLE.md: a longer one is two modules), and the CLI package's
+#: the longest a library module may be (docs/architecture.md: a longer one is two modules), and the CLI package's
 MAX_LINES, MAX_CLI_LINES = 400, 300
 #: library files over MAX_LINES that hold data tables only (none today)
 DATA_TABLES: set[str] = set()
