@@ -1,12 +1,12 @@
 """Throughput of the offline MiniLM embedder (sentences per second), side by side with
 sentence-transformers on torch CPU.
 
-Targets: >= 70 sentences/s on 2 cores for sentences of about 20 words (DESIGN.md); >= 1.0x
+Targets: >= 70 sentences/s on 2 cores for sentences of about 20 words (docs/benchmarks.md); >= 1.0x
 sentence-transformers on torch CPU per CPU-second, one thread each, on the same sentences in the
 same run.
 
     python -m bench.bench_embed [--n 512] [--words 20] [--repeats 3] [--tokens] [--batch 32]
-                                [--st-python /tmp/st-venv/bin/python] [--st-path DIR] [--chunks]
+                                [--st-python ST_VENV/bin/python] [--st-path DIR] [--chunks]
                                 [--threads 1] [--unfused]
 
 The sentences are made from a fixed word list with a seeded generator, so runs are comparable
@@ -21,8 +21,8 @@ sentence-transformers; never a dependency of rageval) a worker process loads
 load (``--st-path``: a folder put on the worker's PYTHONPATH only, for packages installed with
 ``pip install --target`` beside an existing torch venv). The throw-away venv::
 
-    python -m venv /tmp/st-venv
-    /tmp/st-venv/bin/pip install torch==2.13.0 sentence-transformers
+    python -m venv ST_VENV
+    ST_VENV/bin/pip install torch==2.13.0 sentence-transformers
 
 The padding line counts word-pieces: ``padded_rows_bucket16`` is what the row-wise layers
 computed when every text was padded to a multiple of 16 (before the packed pass), which they

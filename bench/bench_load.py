@@ -2,7 +2,7 @@
 
 Three parts (each prints one JSON line; ``--parts`` picks them):
 
-* ``ingest``: the SQuALITY stories (``../shared/data/squality/stories.jsonl.gz``; 127 unique
+* ``ingest``: the SQuALITY stories (``$RAGEVAL_DATA/squality/stories.jsonl.gz``; 127 unique
   stories) written as .txt files and ingested into a fresh project: documents, chunks,
   seconds, CPU seconds, peak memory (``ru_maxrss``). ``--embedder local`` runs MiniLM;
   ``--embedder fake`` sends embeddings to the fake OpenAI-compatible server (load, chunk,

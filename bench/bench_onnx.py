@@ -8,8 +8,8 @@ This script keeps the graph and the comparison so the question can be asked agai
 machine. onnxruntime comes with chromadb; building the graph needs the ``onnx`` package, which
 rageval does not depend on: install it OUTSIDE the project venv and put it on PYTHONPATH::
 
-    pip install --target /tmp/onnx_pkgs --no-deps onnx==1.23.2 ml_dtypes==0.5.4
-    OPENBLAS_NUM_THREADS=1 PYTHONPATH=/tmp/onnx_pkgs python -m bench.bench_onnx [--n 512] [--repeats 5]
+    pip install --target ONNX_PKGS --no-deps onnx==1.23.2 ml_dtypes==0.5.4
+    OPENBLAS_NUM_THREADS=1 PYTHONPATH=ONNX_PKGS python -m bench.bench_onnx [--n 512] [--repeats 5]
 
 The graph mirrors :func:`rageval.embed.forward.encode_packed` node for node (the arrays of
 :func:`rageval.embed.minilm.build_minilm`: scale folded into q, ``ffn_w`` halved, the same

@@ -1,5 +1,5 @@
 """Generated QA sets on a corpus nobody on the team wrote: SQuALITY's science-fiction stories
-($RAGEVAL_DATA or ../shared/data: squality/stories.jsonl.gz, Project Gutenberg texts; Wang et al. 2022).
+($RAGEVAL_DATA: squality/stories.jsonl.gz, Project Gutenberg texts; Wang et al. 2022).
 
     python -m bench.bench_testsets [--stories 10] [--n 50] [--out docs/testsets.json]
 

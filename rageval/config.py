@@ -245,7 +245,7 @@ class RayOptions:
     concurrency: int = RunConfig.concurrency  # model calls in flight, all actors together
     use_cache: bool = True
     llm_cache: str | None = None    # a DuckDB file every worker can open; None: no persistent cache
-    temp_dir: str | None = None     # a local cluster's session folder (a short path); default /tmp/rg-XXXX
+    temp_dir: str | None = None     # a local cluster's session folder (a short path); default rg-XXXX in the system temp folder
     limits: Any = None  # rageval.ingest.limits.RowLimits: the largest field and deepest row (default: from the environment)
 
 

@@ -367,7 +367,7 @@ def test_pages_hold_no_figures():
 
 
 def test_pages_stay_short():
-    """Pages stay within 100 lines (STYLE.md: widgets and layout only), their helpers within 150, the
+    """Pages stay within 100 lines (docs/architecture.md: widgets and layout only), their helpers within 150, the
     frame's modules within the library's MAX_LINES."""
     long = {p.name: n for p in _page_files()
             for n in [len(p.read_text(encoding="utf-8").splitlines())]
@@ -486,7 +486,7 @@ def test_the_run_dict_rule_catches_what_it_should():
     assert _run_dict_reads('run.status\nrun.config.judge\nitem["id"]\nrows["run"]\nrunner["x"]\nrun[0]') == []
 
 
-#: the longest a library module may be (STYLE.md: a longer one is two modules), and the CLI package's
+#: the longest a library module may be (docs/architecture.md: a longer one is two modules), and the CLI package's
 MAX_LINES, MAX_CLI_LINES = 400, 300
 #: library files over MAX_LINES that hold data tables only (none today)
 DATA_TABLES: set[str] = set()
@@ -504,3 +504,17 @@ def test_no_library_file_over_400_lines_except_data_tables():
 
 def test_no_cli_module_over_300_lines():
     assert _long_files(sorted((ROOT / "rageval" / "cli").glob("*.py")), MAX_CLI_LINES) == {}
+
+
+def _documented_layers() -> list[set[str]]:
+    """The numbered list under docs/architecture.md's "## Layers": the backquoted names of each item."""
+    text = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("\n## Layers\n", 1)[1].split("\n## ", 1)[0]
+    return [set(re.findall(r"`([\w.]+)`", line.split("(")[0])) for line in section.splitlines()
+            if re.match(r"\d+\. ", line)]
+
+
+def test_the_documented_layers_are_the_tested_ones():
+    assert _documented_layers() == LAYERS
+    documented_root = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8").split("ROOT_MODULES")[0]
+    assert all(f"`{name}`" in documented_root for name in ROOT_MODULES)

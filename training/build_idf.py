@@ -1,6 +1,6 @@
 """Build the fixed word-piece idf table of BERTScore's ``idf=True`` (rageval/models/wordpiece_idf.json).
 
-    python -m training.build_idf            # reads ../shared/data, writes the table (about a minute)
+    python -m training.build_idf            # reads $RAGEVAL_DATA, writes the table (about a minute)
 
 BERTScore's original idf is computed over the references being scored, so a value depended on
 which other items shared its batch and on a resumed run's remaining items. rageval uses one
@@ -49,7 +49,7 @@ def main() -> int:
         for enc in tokenizer.encode_batch(texts[lo:lo + 4096]):
             df.update(set(enc.ids[1:-1]))
     kept = sorted((w, c) for w, c in df.items() if c >= MIN_DF)
-    sources = "sentences of SQuALITY stories, SummEdits documents and WiCE evidence (../shared/data)"
+    sources = "sentences of SQuALITY stories, SummEdits documents and WiCE evidence ($RAGEVAL_DATA)"
     table = {"tokenizer": minilm_folder().name, "units": len(texts), "min_df": MIN_DF, "source": sources,
              "df": kept}
     raw = json.dumps(table, separators=(",", ":")) + "\n"

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def data_root() -> Path:
-    """``$RAGEVAL_DATA``, else the nearest ``shared/data`` above the repository (``../shared/data``)."""
+    """``$RAGEVAL_DATA``, else the nearest ``shared/data`` above the repository (a folder the data sets were copied to)."""
     if os.environ.get("RAGEVAL_DATA"):
         return Path(os.environ["RAGEVAL_DATA"])
     found = (folder / "shared" / "data" for folder in ROOT.parents if (folder / "shared" / "data").is_dir())

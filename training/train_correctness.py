@@ -1,10 +1,10 @@
 """Train answer_correctness_offline (v2): a logistic equivalence model over (question, reference, candidate).
 
-    RAGEVAL_DATA=../shared/data python -m training.train_correctness
+    RAGEVAL_DATA=DIR python -m training.train_correctness
     # about 15 minutes on 2 busy cores with an empty embedding cache ($RAGEVAL_BENCH_CACHE), 1-2 with it
 
 Training data (nothing here is reported in docs/validation.md):
-- EVOUNA's TriviaQA part (rows of ../shared/data/evouna/items.jsonl.gz with dataset == "tq" and a
+- EVOUNA's TriviaQA part (rows of $RAGEVAL_DATA/evouna/items.jsonl.gz with dataset == "tq" and a
   non-empty answer; human labels). EVOUNA-NQ, NQ301 and SQuALITY stay for reporting.
 - Pairs made by the seeded generator training/correctness_pairs.py: fact templates (English and
   Italian) with other number forms, wrong numbers, units, dates, negated rules and abstentions, plus

@@ -3,7 +3,7 @@ Writes the "AlignCheck" section of docs/validation.md.
 
     python -m validation.validate_aligncheck [--write-docs] [--limit N]
 
-- SummEdits (../shared/data/summedits): each summary (the answer) against its document (the
+- SummEdits ($RAGEVAL_DATA/summedits): each summary (the answer) against its document (the
   source, ``aligncheck_source="contexts"``); consistent (label 1) is the positive class. AUROC of
   aligncheck_f1 and aligncheck_precision, next to ROUGE-L precision (rouge-score, summary vs
   document), BERTScore precision (MiniLM, document truncated to 254 word-pieces) and the offline
@@ -12,7 +12,7 @@ Writes the "AlignCheck" section of docs/validation.md.
   per score, the threshold with the best balanced accuracy on the ``evaluation`` split (all
   domains), applied to the ``test`` split, which is the only split reported. AUROC needs no
   threshold. Nothing in AlignCheck was fitted or tuned on these rows; granularity is "all".
-- SQuALITY (../shared/data/squality): each rated response against the question's references
+- SQuALITY ($RAGEVAL_DATA/squality): each rated response against the question's references
   (minus the one the human response copies; best reference by F1); Spearman against the mean
   human correctness rating, next to ROUGE-L on the same rows.
 - Speed: distinct texts parsed and turned into candidate triples per second (wall clock and

@@ -356,7 +356,7 @@ READING = [
     "word-pieces of each text. Before the run that wrote this section, one 60-row smoke test of the script printed "
     "figures for 33 report rows; nothing was changed after it.",
     "- The graded 1-5 set is a development set written with the model (same author as the generator's templates), "
-    "so its Spearman is an optimistic, in-house check, not evidence for the issue's target on independent data.", "",
+    "so its Spearman is an optimistic, in-house check, not evidence for the target on independent data.", "",
 ]
 
 DISCLOSURE = (

@@ -2,8 +2,8 @@
 baseline beside it) with labels it was never trained or tuned on. Writes the "Claim
 verification" section of docs/validation.md.
 
-    python -m training.make_claim_data --out /tmp/rageval_claims
-    python -m validation.validate_claims --data /tmp/rageval_claims [--write-docs] [--summedits-limit N]
+    python -m training.make_claim_data --out CLAIMS_DIR
+    python -m validation.validate_claims --data CLAIMS_DIR [--write-docs] [--summedits-limit N]
 
 Sets (none used for training, model selection or thresholds, except where said):
 - the generated ``test`` split of training/make_claim_data.py (SQuALITY test stories, templates
@@ -216,10 +216,10 @@ comparison, the rule verifier that shipped before the learned model: WiCE test b
 independent hand-written set nobody on the team has seen, 3-way accuracy 0.41.
 
 A cross-encoder was tried and not shipped: MiniLM with a rank-8 LoRA adapter on layers 3-5 and a
-3-way head, fine-tuned with torch on the same train split for 3 epochs (kept on branch `xenc`,
+3-way head, fine-tuned with torch on the same train split for 3 epochs (kept in history at
 commit 4dfbda6: `bench/train_cross_encoder.py`, `bench/eval_cross_encoder.py`, `rageval/claims/cross.py`),
 reached 0.759 dev 3-way accuracy alone (the MLP: 0.863); its product with the MLP, weighted by log
-loss on dev (`training/train_claim_verifier.py --cross` on that branch), reached 0.846, below the MLP alone, and on the
+loss on dev (`training/train_claim_verifier.py --cross` at that commit), reached 0.846, below the MLP alone, and on the
 human-labelled dev rows (WiCE, SummEdits) both are near chance (0.52-0.54). Measured once after
 selection, alone: generated test 0.804, WiCE test AUROC 0.604, SummEdits test AUROC 0.483. It
 verifies 12-14 claims/s in NumPy on 2 cores, so it would also halve the speed of offline scoring."""
@@ -232,7 +232,7 @@ def ablation(folder: Path) -> list[str]:
         return []
     grid = json.loads(path.read_text())
     lines = ["", "### Model selection and ablation (dev split of the generated data, never reported above)", "",
-             "Command: `python -m training.train_claim_verifier --data /tmp/rageval_claims --epochs 150 --write`.", "",
+             "Command: `python -m training.train_claim_verifier --data CLAIMS_DIR --epochs 150 --write`.", "",
              "| features | hidden | L2 | dev 3-way acc. | recall S / C / NM |", "|---|---|---|---|---|"]
     for g in grid:
         r = g["recall"]
@@ -249,7 +249,7 @@ def write_section(lines: list[str], done: bool) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", default="/tmp/rageval_claims")
+    ap.add_argument("--data", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside the repository)")
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--summedits-limit", type=int, default=None)
     ap.add_argument("--skip-public", action="store_true", help="only the generated and team sets")
@@ -272,8 +272,8 @@ def main(argv=None) -> int:
         gl, gr, _, _ = verify_pairs(verifier, g)
         gold_sets.append((name, g, gl, gr))
     lines = [BEGIN, "## Claim verification: the feature MLP (the verifier before the cross-encoder)", "",
-             f"Command: `python -m training.make_claim_data --out /tmp/rageval_claims && python -m training.train_claim_verifier "
-             f"--epochs 150 && python -m validation.validate_claims "
+             f"Command: `python -m training.make_claim_data --out CLAIMS_DIR && python -m training.train_claim_verifier "
+             f"--data CLAIMS_DIR --epochs 150 && python -m validation.validate_claims --data CLAIMS_DIR "
              f"--write-docs{' --summedits-limit ' + str(args.summedits_limit) if args.summedits_limit else ''}`",
              f"(verifier `{M.shipped().version}`; measured on 2 cores, load average {load:.1f} at the start).", "",
              "The offline verifier is a small MLP over alignment, number, name and polarity features "
