@@ -60,8 +60,8 @@ def _threads_from_argv() -> str:
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, _threads_from_argv())
 
-from bench.bench_common import announce, run_facts
-from rageval.embed.minilm import MiniLMEmbedder, bucket_width
+from bench.bench_common import announce, run_facts  # noqa: E402 (after the thread count is set)
+from rageval.embed.minilm import MiniLMEmbedder, bucket_width  # noqa: E402
 
 WORDS = (
     "the retrieval system returns relevant passages from documents about revenue growth quarterly "

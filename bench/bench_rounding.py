@@ -23,7 +23,7 @@ from rageval.embed.processes import one_blas_thread
 one_blas_thread()  # before NumPy loads
 import numpy as np  # noqa: E402
 
-from bench.bench_common import framed
+from bench.bench_common import framed  # noqa: E402 (after NumPy is held to one thread)
 
 
 def _vector_differences() -> dict:

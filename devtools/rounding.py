@@ -110,7 +110,7 @@ def _is_float(x: Any) -> bool:
 
 
 def _json_or_none(text: str) -> Any:
-    if not text[:1] in ("{", "["):
+    if text[:1] not in ("{", "["):
         return None
     try:
         return json.loads(text)

@@ -35,9 +35,9 @@ class ChunkingConfig:
             raise ConfigError(
                 f"chunking method={self.method!r} is not one of {', '.join(METHODS)}"
             )
-        for field, value in (("chunk_size", self.size), ("chunk_overlap", self.overlap)):
+        for name, value in (("chunk_size", self.size), ("chunk_overlap", self.overlap)):
             if not isinstance(value, int) or isinstance(value, bool):
-                raise ConfigError(f"{field}={value!r} must be a whole number of characters")
+                raise ConfigError(f"{name}={value!r} must be a whole number of characters")
         if self.size < 1:
             raise ConfigError(f"chunk_size={self.size} must be at least 1")
         if self.overlap < 0:

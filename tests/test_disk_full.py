@@ -10,7 +10,6 @@ import errno
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import duckdb
 import pytest

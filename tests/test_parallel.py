@@ -12,12 +12,12 @@ from rageval.embed.cache import CachedEmbedder
 from rageval.embed.minilm import MiniLMEmbedder
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, parse_metric_list
-from rageval.types import Resources, Sample
+from rageval.types import Resources
 from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
 from rageval.scale.parallel import evaluate_parallel, shared_sentences
 from rageval.util import sha256_hex
 from devtools.rounding import assert_same_within_rounding, assert_vectors_close
-from devtools.samples import PARALLEL_CONTEXTS, parallel_samples
+from devtools.samples import parallel_samples
 
 
 

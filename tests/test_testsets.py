@@ -63,8 +63,9 @@ def test_near_duplicate_uses_the_stated_cosine_threshold():
 
 def test_review_drops_with_reasons_in_plan_order():
     text = {"a": "The fee is 20 EUR per night for every guest. Breakfast is served until ten."}
-    mk = lambda i, q, ref: Candidate(id=i, question=q, reference=ref, kind="single_fact", chunk_ids=("a",),
-                                     source_chunks=("a",))
+    def mk(i, q, ref):
+        return Candidate(id=i, question=q, reference=ref, kind="single_fact", chunk_ids=("a",), source_chunks=("a",))
+
     cands = [mk("1", "How much is the fee per night?", "The fee is 20 EUR per night for every guest."),
              mk("2", "How much is the fee per night?", "The fee is 20 EUR per night for every guest."),
              mk("3", "According to the text, when is breakfast served?", "Breakfast is served until ten."),
@@ -147,8 +148,10 @@ def test_export_and_reimport_round_trip_and_dropped_rows_leave_runs(project):
         result = import_qa(project, f"back.{fmt}", data.encode(), name=f"back_{fmt}")
         assert not result.errors and not result.notes, (result.errors, result.notes)
         back = store.qa_items(project.db_path, f"back_{fmt}", include_dropped=True)
-        strip = lambda rows: [{k: r[k] for k in ("id", "question", "references", "relevant", "kind", "status", "sources")}
-                              for r in rows]
+        def strip(rows):
+            keys = ("id", "question", "references", "relevant", "kind", "status", "sources")
+            return [{k: r[k] for k in keys} for r in rows]
+
         assert strip(back) == strip(everything)
 
 

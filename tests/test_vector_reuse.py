@@ -126,7 +126,6 @@ def test_ingest_caches_every_sentence_of_every_chunk_within_rounding_of_a_fresh_
 
 def test_a_run_reads_the_claim_verifier_s_context_sentences_from_the_ingest_cache(tmp_path, monkeypatch):
     from rageval.embed.sentences import sentence_texts
-    from rageval.embed.minilm import MiniLMEmbedder
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     project = small_project(tmp_path)

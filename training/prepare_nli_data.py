@@ -38,7 +38,6 @@ import hashlib
 import json
 import random
 import re
-import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path

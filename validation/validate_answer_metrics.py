@@ -35,14 +35,14 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats
 
-warnings.filterwarnings("ignore", message="All-NaN slice", category=RuntimeWarning)
-
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from training.data import DATA, evouna, nq301, read_jsonl
 from training.embedding_cache import cached_resources
 from training.stats import auroc
 from validation.docs_section import replace_section
+
+warnings.filterwarnings("ignore", message="All-NaN slice", category=RuntimeWarning)
 
 ROOT = Path(__file__).resolve().parent.parent
 

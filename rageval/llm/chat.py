@@ -102,7 +102,9 @@ class Chats:
         cache for the next).
         """
         check = validator(schema, validate)
-        usable = (lambda text: parse_and_validate(text, check)[1] is None)
+        def usable(text: str) -> bool:
+            return parse_and_validate(text, check)[1] is None
+
         used: dict[str, Any] = {}
 
         def send(msgs: list[dict]) -> ChatReply:

@@ -16,7 +16,6 @@ LLM layer; with ``judge="heuristic"`` the decision is answer_correctness_offline
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache

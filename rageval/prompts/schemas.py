@@ -18,7 +18,7 @@ the prompt's (:func:`schema_hash`).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 

@@ -5,11 +5,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rageval.config import TESTSET_KINDS as KINDS  # noqa: F401 (the LLM generator's kinds: prompt testset_<kind>.txt each)
+from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; runs use every item not dropped)
+
 #: what a template question asks about (its kind is ``template:<what>``)
 TEMPLATE_KINDS = ("number", "date", "name", "definition", "object")
 #: the reference of an ``unanswerable`` question, per language
 NOT_IN_DOCUMENTS = {"en": "The documents do not say.", "it": "I documenti non lo dicono."}
-from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; runs use every item not dropped)
 
 #: why the critic (or the generator) dropped a candidate; counted and shown
 DROP_REASONS = {
