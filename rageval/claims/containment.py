@@ -208,11 +208,6 @@ def refusal(prefix: str, rest: str) -> str | None:
     return None
 
 
-def asserted_as_is(prefix: str, rest: str) -> bool:
-    """Whether a sentence asserts the copied text between ``prefix`` and ``rest`` as it stands."""
-    return refusal(prefix, rest) is None
-
-
 def _bare_name(text: str) -> bool:
     """Whether ``text`` is a bare name or title: every word capitalised, no digit and no colon."""
     return not _VALUE.search(text) and all(w[0].isupper() for w in re.findall(r"[^\W\d_][\w'-]*", text))

@@ -28,7 +28,7 @@ not the run's lowest and highest value, to 1-5, so one outlier cannot squeeze th
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -200,8 +200,3 @@ def difference_estimate(project: Project, run_a: str, run_b: str, metric: str | 
     ha, hb = scaled[:total], scaled[total:]
     ya, yb = both["human_a"].to_numpy(dtype=float), both["human_b"].to_numpy(dtype=float)
     return _ppi(quantity, metric, np.nan_to_num(yb - ya), hb - ha, labelled, tuned=tuned, alpha=alpha)
-
-
-def estimate_runs(project: Project, run_ids: Sequence[str], **kw: Any) -> dict[str, list[Estimate]]:
-    """:func:`run_estimates` of several runs (Home's leaderboard), keyed by run."""
-    return {r: run_estimates(project, r, **kw) for r in run_ids}
