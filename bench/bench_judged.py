@@ -10,6 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from devtools.server_process import make_llm_client, server_stats, start_server
+
 METRICS = ("faithfulness", "ragas_answer_correctness", "ragas_answer_relevance", "context_relevance")
 WORDS = ("river", "bridge", "harbour", "council", "railway", "market", "library", "festival", "museum", "tower")
 
@@ -61,7 +63,6 @@ class _TimedEmbedder:
 def _phase(project, items, url: str, concurrency: int, label: str):
     """Score and store ``items`` on ``project``; returns timings and the client's stats."""
     import rageval.runs.scoring as scoring
-    from bench.bench_llm import make_llm_client
     from rageval.types import Resources
     from rageval.embed.cache import get_embedder
 
@@ -107,7 +108,7 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     return timing, client.stats(), result, statuses
 
 
-def judged_benchmark(args, start_server, server_stats) -> None:
+def judged_benchmark(args) -> None:
     from rageval.project import open_project
 
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="bench-llm-")
@@ -164,7 +165,7 @@ def judged_benchmark(args, start_server, server_stats) -> None:
         out.write_text("\n".join(report) + "\n", encoding="utf-8")
 
 
-def whole_process_benchmark(args, start_server, server_stats) -> None:
+def whole_process_benchmark(args) -> None:
     """``rageval score`` of the same answers with the four judged metrics as a user runs it: a fresh
     process from spawn to exit (imports, model load, scoring, storing, output), then the same command
     again in the same home against a server on the same address (every reply cached: 0 calls).

@@ -21,7 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from bench.bench_llm import start_server
+from devtools.server_process import start_server
 
 BODY = {"model": "bench", "temperature": 0, "seed": 0, "response_format": {"type": "json_object"},
         "messages": [{"role": "system", "content": "x" * 1500}, {"role": "user", "content": "reply in json " + "y" * 1500}]}
