@@ -121,8 +121,13 @@ class _STWorker:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
         if path:
             env["PYTHONPATH"] = path
-        self.proc = subprocess.Popen([python, "-c", _ST_WORKER, folder, str(batch), str(threads)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [python, "-c", _ST_WORKER, folder, str(batch), str(threads)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         self.proc.stdin.write(json.dumps(sentences) + "\n")
         self.proc.stdin.flush()
         self.info = json.loads(self.proc.stdout.readline())

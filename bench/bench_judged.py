@@ -153,13 +153,17 @@ def judged_benchmark(args) -> None:
         ideal = chat * lat / conc
         ratio = f"{timing['judged'] / ideal:.2f}x ideal" if ideal else "-"
         per = 1000 / args.items
-        line(f"{label:7s}: judged {timing['judged']:.2f} s ({ratio}, ideal {ideal:.2f} s), stored in "
-             f"{timing['stored']:.2f} s, total {timing['total']:.2f} s; chat calls {chat} "
-             f"({chat / args.items:.2f} per answer), other requests {other}; peak in flight {info['peak_in_flight']}; "
-             f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {getattr(stats, 'throttled', '?')}; "
-             f"CPU per answer: judged {timing['judged_cpu'] * per:.0f} ms (embedding {timing['embed_cpu'] * per:.0f} ms), "
-             f"stored {(timing['cpu'] - timing['judged_cpu']) * per:.0f} ms, server {info.get('cpu_seconds', 0) * per:.0f} ms; "
-             f"load {os.getloadavg()[0]:.1f}; scores {statuses}; rows {len(result.rows)}")
+        line(
+            f"{label:7s}: judged {timing['judged']:.2f} s ({ratio}, ideal {ideal:.2f} s), stored in "
+            f"{timing['stored']:.2f} s, total {timing['total']:.2f} s; chat calls {chat} "
+            f"({chat / args.items:.2f} per answer), other requests {other}; peak in flight {info['peak_in_flight']}; "
+            f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {getattr(stats, 'throttled', '?')}; "
+            f"CPU per answer: judged {timing['judged_cpu'] * per:.0f} ms (embedding {timing['embed_cpu'] * per:.0f} "
+            "ms), "
+            f"stored {(timing['cpu'] - timing['judged_cpu']) * per:.0f} ms, server "
+            f"{info.get('cpu_seconds', 0) * per:.0f} ms; "
+            f"load {os.getloadavg()[0]:.1f}; scores {statuses}; rows {len(result.rows)}"
+        )
     out = Path(os.environ.get("BENCH_OUT", "")) if os.environ.get("BENCH_OUT") else None
     if out:
         out.write_text("\n".join(report) + "\n", encoding="utf-8")
@@ -205,11 +209,25 @@ def whole_process_benchmark(args) -> None:
         chat = info["counts"].get("/v1/chat/completions", 0)
         ideal = chat * lat / conc
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        print(json.dumps({"bench": "judged_whole_process", "phase": label, "items": args.items, "wall_s": round(wall, 2),
-                          "ideal_s": round(ideal, 2), "ratio": round(wall / ideal, 3) if ideal else None,
-                          "chat_calls": chat, "peak_in_flight": info["peak_in_flight"], **_post_times(info, spawned, ended),
-                          "cpu_s": round(cpu, 2), "cpu_share": round(cpu / wall, 3),
-                          "load_avg": [round(x, 2) for x in os.getloadavg()]}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "bench": "judged_whole_process",
+                    "phase": label,
+                    "items": args.items,
+                    "wall_s": round(wall, 2),
+                    "ideal_s": round(ideal, 2),
+                    "ratio": round(wall / ideal, 3) if ideal else None,
+                    "chat_calls": chat,
+                    "peak_in_flight": info["peak_in_flight"],
+                    **_post_times(info, spawned, ended),
+                    "cpu_s": round(cpu, 2),
+                    "cpu_share": round(cpu / wall, 3),
+                    "load_avg": [round(x, 2) for x in os.getloadavg()],
+                }
+            ),
+            flush=True,
+        )
 
 
 def _post_times(info: dict, spawned: float, ended: float) -> dict:
@@ -218,5 +236,8 @@ def _post_times(info: dict, spawned: float, ended: float) -> dict:
     first, last = info.get("first_post"), info.get("last_post_end")
     if first is None or last is None or last <= first:
         return {}
-    return {"first_request_s": round(first - spawned, 2), "mean_in_flight": round(info["post_seconds"] / (last - first), 1),
-            "after_last_s": round(ended - last, 2)}
+    return {
+        "first_request_s": round(first - spawned, 2),
+        "mean_in_flight": round(info["post_seconds"] / (last - first), 1),
+        "after_last_s": round(ended - last, 2),
+    }

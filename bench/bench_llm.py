@@ -14,7 +14,8 @@ concurrency``, calls per answer, peak in flight, CPU-seconds per answer, items l
     python -m bench.bench_llm --items 50 --latency 0.05
     python -m bench.bench_llm --whole-process    # the same through `rageval score`, spawn to exit
 
-``--raw`` runs the older client-only benchmark instead: each item makes ``--calls`` sequential ``chat_json`` calls shaped like a claim-level judge
+``--raw`` runs the older client-only benchmark instead: each item makes ``--calls`` sequential ``chat_json`` calls
+shaped like a claim-level judge
 (claim extraction, claim verification against the contexts, answer relevance), with messages of
 realistic length (~3 KB: instructions, question, answer, five context passages). Items run
 concurrently on the client's pool. The fake OpenAI-compatible server (devtools/llm_server.py) runs
@@ -96,7 +97,9 @@ def main() -> None:
     parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
     parser.add_argument("--whole-process", action="store_true",
                         help="the judged metrics through `rageval score` in a fresh process, then its cached re-run")
-    parser.add_argument("--root", default=None, help="--whole-process: the checkout whose rageval runs (default this one)")
+    parser.add_argument(
+        "--root", default=None, help="--whole-process: the checkout whose rageval runs (default this one)"
+    )
     args = parser.parse_args()
     if args.whole_process:
         return whole_process_benchmark(args)

@@ -246,7 +246,8 @@ class RayOptions:
     use_cache: bool = True
     llm_cache: str | None = None    # a DuckDB file every worker can open; None: no persistent cache
     temp_dir: str | None = None     # a local cluster's session folder (a short path); default /tmp/rg-XXXX
-    limits: Any = None  # rageval.ingest.limits.RowLimits: the largest field and deepest row (default: from the environment)
+    # rageval.ingest.limits.RowLimits: the largest field and deepest row (default: from the environment)
+    limits: Any = None
 
 
 @dataclass(frozen=True)

@@ -77,7 +77,19 @@ LAYERS = [
 ]
 
 #: the modules allowed at the library's root (DESIGN.md's tree): everything else lives in a package
-ROOT_MODULES = {"__init__", "__main__", "cli", "config", "errors", "files", "index", "project", "settings", "types", "util"}
+ROOT_MODULES = {
+    "__init__",
+    "__main__",
+    "cli",
+    "config",
+    "errors",
+    "files",
+    "index",
+    "project",
+    "settings",
+    "types",
+    "util",
+}
 
 
 def _module_name(path: Path) -> str:
@@ -205,7 +217,9 @@ FRAME = {"common", "data", "app"}
 
 def _page_keys() -> set[str]:
     """The pages app.py's navigation lists (pages/parts/common.py's PAGES), by file stem."""
-    return {Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', (ROOT / "pages" / "parts" / "common.py").read_text())}
+    return {
+        Path(p).stem for p in re.findall(r'"pages/(\w+)\.py"', (ROOT / "pages" / "parts" / "common.py").read_text())
+    }
 
 
 def test_pages_folder_holds_only_pages_and_their_parts_package():
@@ -366,7 +380,9 @@ def test_metrics_receive_the_judge_resolved():
              for p in sorted((ROOT / "rageval" / package).rglob("*.py"))
              for calls in [_spec_parses(p)] if calls}
     assert list(found) == ["rageval/metrics/base.py"]  # get_metric's judge_spec and parse_metric_list
-    assert _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model') == ["Spec.parse('judge', text)"]
+    assert _spec_parses('from rageval.types import Spec\nSpec.parse("judge", text).model') == [
+        "Spec.parse('judge', text)"
+    ]
 
 
 def _run_dict_reads(source: str | Path) -> list[str]:
@@ -388,7 +404,11 @@ def _run_dict_reads(source: str | Path) -> list[str]:
             target, key = node.func.value, node.args[0]
         else:
             continue
-        if isinstance(key, ast.Constant) and isinstance(key.value, str) and (names_a_run(target) or key.value == "config"):
+        if (
+            isinstance(key, ast.Constant)
+            and isinstance(key.value, str)
+            and (names_a_run(target) or key.value == "config")
+        ):
             found.append(ast.unparse(node))
     return found
 

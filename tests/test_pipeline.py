@@ -201,6 +201,8 @@ def test_a_run_reads_its_context_once_before_the_first_item(project, monkeypatch
         monkeypatch.setattr(store, name, lambda *a, _name=name, _real=real, **k: reads.append(_name) or _real(*a, **k))
     real_parse, real_save = context.parse_metric_list, pipeline.save_items
     monkeypatch.setattr(context, "parse_metric_list", lambda *a, **k: parsed.append(1) or real_parse(*a, **k))
-    monkeypatch.setattr(pipeline, "save_items", lambda *a, **k: at_first_batch.append(list(reads)) or real_save(*a, **k))
+    monkeypatch.setattr(
+        pipeline, "save_items", lambda *a, **k: at_first_batch.append(list(reads)) or real_save(*a, **k)
+    )
     assert execute(project, run_id, batch_size=2).done == 5
     assert at_first_batch[0] == ["run_state"] and len(at_first_batch) == 3 and parsed == [1]

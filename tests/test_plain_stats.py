@@ -79,7 +79,9 @@ def test_regressions_sorted_with_links(tmp_path, monkeypatch):
     a = {s["item_id"]: s["value"] for s in rstore.scores(project.db_path, "r0") if s["metric"] == "token_f1"}
     b = {s["item_id"]: s["value"] for s in rstore.scores(project.db_path, "r2") if s["metric"] == "token_f1"}
     changes = {i: b[i] - a[i] for i in a}
-    assert len(r.worse) == sum(v < 0 for v in changes.values()) and len(r.better) == sum(v > 0 for v in changes.values())
+    assert len(r.worse) == sum(v < 0 for v in changes.values()) and len(r.better) == sum(
+        v > 0 for v in changes.values()
+    )
     assert list(r.worse["change"]) == sorted(r.worse["change"])  # largest drop first
     assert list(r.better["change"]) == sorted(r.better["change"], reverse=True)
     first = r.worse.iloc[0]

@@ -205,8 +205,12 @@ def test_docstring_examples_run_once_from_pytest_ini():
     # calls doctest.testmod as well runs them twice
     ini = (ROOT / "pytest.ini").read_text(encoding="utf-8")
     assert "--doctest-modules" in ini and re.search(r"^testpaths\s*=.*\brageval\b", ini, re.M)
-    twice = [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")
-             if p.name != Path(__file__).name and re.search(r"\bdoctest\.(testmod|run_docstring_examples)\b", p.read_text(encoding="utf-8"))]
+    twice = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "tests").rglob("*.py")
+        if p.name != Path(__file__).name
+        and re.search(r"\bdoctest\.(testmod|run_docstring_examples)\b", p.read_text(encoding="utf-8"))
+    ]
     assert twice == []
 
 
@@ -227,7 +231,11 @@ def test_no_tracker_numbers_in_code():
 
 
 def test_no_tracker_numbers_in_doc_headings():
-    docs = [*(ROOT / "docs").rglob("*.md"), ROOT / "README.md", *(p for f in SCRIPT_PACKAGES for p in (ROOT / f).rglob("*.md"))]
+    docs = [
+        *(ROOT / "docs").rglob("*.md"),
+        ROOT / "README.md",
+        *(p for f in SCRIPT_PACKAGES for p in (ROOT / f).rglob("*.md")),
+    ]
     found = [f"{p.relative_to(ROOT)}:{n}" for p in docs if p.is_file()
              for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
              if line.startswith("#") and TRACKER.search(line)]

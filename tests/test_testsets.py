@@ -19,14 +19,24 @@ from tests.fakes import BowEmbedder
 from devtools.projects import DOCS, small_project
 
 
-@pytest.mark.parametrize("sentence, expected", [
-    ("Il rimborso è previsto entro 7 giorni per tutti i clienti del negozio.",
-     ("number", "Il rimborso è previsto entro quanti giorni per tutti i clienti del negozio?")),
-    ("La sede è stata aperta nel 1998 nel centro di Milano.", ("date", "La sede è stata aperta quando nel centro di Milano?")),
-    ("La garanzia è un servizio offerto dal negozio ai clienti.", ("definition", "Che cos'è la garanzia?")),
-    ("Il corso dura tre settimane e costa poco per gli studenti.",
-     ("number", "Il corso dura quante settimane e costa poco per gli studenti?")),
-])
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        (
+            "Il rimborso è previsto entro 7 giorni per tutti i clienti del negozio.",
+            ("number", "Il rimborso è previsto entro quanti giorni per tutti i clienti del negozio?"),
+        ),
+        (
+            "La sede è stata aperta nel 1998 nel centro di Milano.",
+            ("date", "La sede è stata aperta quando nel centro di Milano?"),
+        ),
+        ("La garanzia è un servizio offerto dal negozio ai clienti.", ("definition", "Che cos'è la garanzia?")),
+        (
+            "Il corso dura tre settimane e costa poco per gli studenti.",
+            ("number", "Il corso dura quante settimane e costa poco per gli studenti?"),
+        ),
+    ],
+)
 def test_italian_template_question_of_a_sentence(sentence, expected):
     assert expected in options(sentence, "it")
 

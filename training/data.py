@@ -59,4 +59,6 @@ def nq301() -> list[dict]:
 def evouna(part: str) -> list[dict]:
     """EVOUNA rows of one part: "nq" (reported) or "tq" (used to train the correctness model)."""
     rows = read_jsonl(DATA / "evouna" / "items.jsonl.gz")
-    return [{**r, "group": f"{r['dataset']}-{r['source_index']}", "label": r["human"]} for r in rows if r["dataset"] == part]
+    return [
+        {**r, "group": f"{r['dataset']}-{r['source_index']}", "label": r["human"]} for r in rows if r["dataset"] == part
+    ]

@@ -223,7 +223,9 @@ def _verdict(ctx: str, ci: int, start: int, end: int, asked: guards.Asked,
     if ("verbless part" not in skip and (part or _bare_name(ctx[start:end]))
             and not has_own_verb(ctx[start:end], guess_language(evidence.text))):
         return None  # a part of its sentence with no verb of its own, or a bare name or title: no claim
-    hint = ("sentence" not in skip and refusal(prefix, rest)) or guards.withdrawal(guards.Copy(ctx, start, end, evidence), asked, skip)
+    hint = ("sentence" not in skip and refusal(prefix, rest)) or guards.withdrawal(
+        guards.Copy(ctx, start, end, evidence), asked, skip
+    )
     if hint:
         return Verdict(UNVERIFIED, evidence.text, ci, (evidence.start, evidence.end),
                        "copied from context %d, but the context does not let the copy stand: %s" % (ci + 1, hint),

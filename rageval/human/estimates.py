@@ -126,8 +126,10 @@ def checked_predictions(frame: pd.DataFrame, metric: str) -> tuple[float, float]
     if bad.any():
         where = frame.loc[bad, ["run_id", "item_id", metric]].head(5)
         listed = "; ".join(f"item {item!r} of run {run}: {float(value)!r}" for run, item, value in where.to_numpy())
-        raise ConfigError(f"{int(bad.sum())} prediction(s) of {metric} outside its declared range {range_text(metric)}: "
-                          f"{listed}. Rescore those items or pick another predictor with --metric")
+        raise ConfigError(
+            f"{int(bad.sum())} prediction(s) of {metric} outside its declared range {range_text(metric)}: "
+            f"{listed}. Rescore those items or pick another predictor with --metric"
+        )
     return lo, hi
 
 

@@ -111,7 +111,9 @@ class Chats:
             while True:
                 mode = self.output_mode(role)
                 fmt = response_format(mode, schema)
-                effective = "prompt" if fmt is None else ("json_schema" if fmt["type"] == "json_schema" else "json_object")
+                effective = (
+                    "prompt" if fmt is None else ("json_schema" if fmt["type"] == "json_schema" else "json_object")
+                )
                 try:
                     reply = self.ask(role, msgs, temperature=temperature, seed=seed, max_tokens=max_tokens,
                                      response_format=fmt, kind="json", usable=usable)

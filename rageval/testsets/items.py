@@ -26,10 +26,18 @@ DROP_REASONS = {
     "llm_error": "the model call failed",
 }
 #: how the shortfall message names each reason ("15 dropped as unsupported, 4 as near duplicates")
-DROP_LABELS = {"not_standalone": "not standalone", "content_free": "content-free", "self_answering": "self-answering",
-               "empty_reference": "empty references", "boilerplate_reference": "boilerplate references",
-               "garbled_reference": "garbled references", "unsupported": "unsupported", "near_duplicate": "near duplicates",
-               "no_question": "unusable replies", "llm_error": "failed model calls"}
+DROP_LABELS = {
+    "not_standalone": "not standalone",
+    "content_free": "content-free",
+    "self_answering": "self-answering",
+    "empty_reference": "empty references",
+    "boilerplate_reference": "boilerplate references",
+    "garbled_reference": "garbled references",
+    "unsupported": "unsupported",
+    "near_duplicate": "near duplicates",
+    "no_question": "unusable replies",
+    "llm_error": "failed model calls",
+}
 
 
 @dataclass(frozen=True)
