@@ -1,9 +1,9 @@
 """Calibrate the NLI cross-encoder verifier on development rows, then report it once on the report portions.
 
     python -m training.prepare_nli_data                       # training/nli_data/{train,dev,report}.jsonl
-    python -m validation.validate_nli calibrate [--dev-cap 120]  # writes calibration into
-    training/models/claim_xenc.json python -m validation.validate_nli compare --other-params OLD.npz --other-meta
-    OLD.json [--c-bias 1.0] python -m validation.validate_nli report [--write-docs]      # the report portions, once
+    python -m validation.validate_nli calibrate [--dev-cap 120]  # into training/models/claim_xenc.json
+    python -m validation.validate_nli compare --other-params OLD.npz --other-meta OLD.json [--c-bias 1.0]
+    python -m validation.validate_nli report [--write-docs]      # the report portions, once
 
 Both run the product's path: :class:`training.claim_verifiers.CrossEncoderVerifier` on
 ``([claim], [premise])`` (the premise split into sentences, the top candidates read by the

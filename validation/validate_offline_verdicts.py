@@ -6,15 +6,17 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion report  # development figures now
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion train [--write-docs]  # once
     python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion dev
-    python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion report --write-docs  #
-    once python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion dev python -m
-    validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs  # once
-    python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion dev python -m
-    validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion report --write-docs  # once python
-    -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion dev python -m
-    validation.validate_offline_verdicts --mirror MIRROR --source summac --portion report --write-docs  # once python -m
-    validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion dev python -m
-    validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion report --write-docs
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion report --write-docs
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion report --write-docs
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion dev
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion report --write-docs
+
+Each ``--portion report`` run with ``--write-docs`` is made once.
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
 figures were read error by error (the fragment rule of revision 2, ``contain-r2``, came from that
