@@ -92,10 +92,25 @@ def main() -> None:
     keys = [k for k in ("import_s", "ingest_s", "run_s", "total_s", "cpu_s", "first_progress_s", "first_answer_s",
                         "first_answer_after_run_start_s")
             if all(k in r for r in results)]
-    summary = {k: {"min": round(min(r[k] for r in results), 2), "median": round(statistics.median(r[k] for r in results), 2),
-                   "max": round(max(r[k] for r in results), 2)} for k in keys}
-    print(json.dumps({"repeats": args.repeats, "items": results[0]["items"], "load_avg": [round(x, 2) for x in os.getloadavg()],
-                      **summary}, indent=1))
+    summary = {
+        k: {
+            "min": round(min(r[k] for r in results), 2),
+            "median": round(statistics.median(r[k] for r in results), 2),
+            "max": round(max(r[k] for r in results), 2),
+        }
+        for k in keys
+    }
+    print(
+        json.dumps(
+            {
+                "repeats": args.repeats,
+                "items": results[0]["items"],
+                "load_avg": [round(x, 2) for x in os.getloadavg()],
+                **summary,
+            },
+            indent=1,
+        )
+    )
 
 
 if __name__ == "__main__":

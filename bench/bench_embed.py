@@ -60,8 +60,8 @@ def _threads_from_argv() -> str:
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_name, _threads_from_argv())
 
-from bench.bench_common import announce, run_facts
-from rageval.embed.minilm import MiniLMEmbedder, bucket_width
+from bench.bench_common import announce, run_facts  # noqa: E402 (after the thread count is set)
+from rageval.embed.minilm import MiniLMEmbedder, bucket_width  # noqa: E402
 
 WORDS = (
     "the retrieval system returns relevant passages from documents about revenue growth quarterly "
@@ -121,8 +121,13 @@ class _STWorker:
         env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
         if path:
             env["PYTHONPATH"] = path
-        self.proc = subprocess.Popen([python, "-c", _ST_WORKER, folder, str(batch), str(threads)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen(
+            [python, "-c", _ST_WORKER, folder, str(batch), str(threads)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            env=env,
+        )
         self.proc.stdin.write(json.dumps(sentences) + "\n")
         self.proc.stdin.flush()
         self.info = json.loads(self.proc.stdout.readline())

@@ -51,8 +51,14 @@ def _read(path: Path) -> dict:
     gate.from_file(path)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    return {"rows": len(scored.values), "rejected": len(scored.rejected), "file_mb": round(path.stat().st_size / 1e6, 1),
-            "cpu_s": round(cpu, 2), "wall_s": round(wall, 2), "peak_alloc_mb": round(peak / 1e6, 1)}
+    return {
+        "rows": len(scored.values),
+        "rejected": len(scored.rejected),
+        "file_mb": round(path.stat().st_size / 1e6, 1),
+        "cpu_s": round(cpu, 2),
+        "wall_s": round(wall, 2),
+        "peak_alloc_mb": round(peak / 1e6, 1),
+    }
 
 
 def _fence(chars: int) -> dict:

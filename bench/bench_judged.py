@@ -10,6 +10,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from devtools.server_process import make_llm_client, server_stats, start_server
+
 METRICS = ("faithfulness", "ragas_answer_correctness", "ragas_answer_relevance", "context_relevance")
 WORDS = ("river", "bridge", "harbour", "council", "railway", "market", "library", "festival", "museum", "tower")
 
@@ -61,7 +63,6 @@ class _TimedEmbedder:
 def _phase(project, items, url: str, concurrency: int, label: str):
     """Score and store ``items`` on ``project``; returns timings and the client's stats."""
     import rageval.runs.scoring as scoring
-    from bench.bench_llm import make_llm_client
     from rageval.types import Resources
     from rageval.embed.cache import get_embedder
 
@@ -107,7 +108,7 @@ def _phase(project, items, url: str, concurrency: int, label: str):
     return timing, client.stats(), result, statuses
 
 
-def judged_benchmark(args, start_server, server_stats) -> None:
+def judged_benchmark(args) -> None:
     from rageval.project import open_project
 
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="bench-llm-")
@@ -152,19 +153,23 @@ def judged_benchmark(args, start_server, server_stats) -> None:
         ideal = chat * lat / conc
         ratio = f"{timing['judged'] / ideal:.2f}x ideal" if ideal else "-"
         per = 1000 / args.items
-        line(f"{label:7s}: judged {timing['judged']:.2f} s ({ratio}, ideal {ideal:.2f} s), stored in "
-             f"{timing['stored']:.2f} s, total {timing['total']:.2f} s; chat calls {chat} "
-             f"({chat / args.items:.2f} per answer), other requests {other}; peak in flight {info['peak_in_flight']}; "
-             f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {getattr(stats, 'throttled', '?')}; "
-             f"CPU per answer: judged {timing['judged_cpu'] * per:.0f} ms (embedding {timing['embed_cpu'] * per:.0f} ms), "
-             f"stored {(timing['cpu'] - timing['judged_cpu']) * per:.0f} ms, server {info.get('cpu_seconds', 0) * per:.0f} ms; "
-             f"load {os.getloadavg()[0]:.1f}; scores {statuses}; rows {len(result.rows)}")
+        line(
+            f"{label:7s}: judged {timing['judged']:.2f} s ({ratio}, ideal {ideal:.2f} s), stored in "
+            f"{timing['stored']:.2f} s, total {timing['total']:.2f} s; chat calls {chat} "
+            f"({chat / args.items:.2f} per answer), other requests {other}; peak in flight {info['peak_in_flight']}; "
+            f"limiter min {stats.min_limit} decreases {stats.decreases} 429s {getattr(stats, 'throttled', '?')}; "
+            f"CPU per answer: judged {timing['judged_cpu'] * per:.0f} ms (embedding {timing['embed_cpu'] * per:.0f} "
+            "ms), "
+            f"stored {(timing['cpu'] - timing['judged_cpu']) * per:.0f} ms, server "
+            f"{info.get('cpu_seconds', 0) * per:.0f} ms; "
+            f"load {os.getloadavg()[0]:.1f}; scores {statuses}; rows {len(result.rows)}"
+        )
     out = Path(os.environ.get("BENCH_OUT", "")) if os.environ.get("BENCH_OUT") else None
     if out:
         out.write_text("\n".join(report) + "\n", encoding="utf-8")
 
 
-def whole_process_benchmark(args, start_server, server_stats) -> None:
+def whole_process_benchmark(args) -> None:
     """``rageval score`` of the same answers with the four judged metrics as a user runs it: a fresh
     process from spawn to exit (imports, model load, scoring, storing, output), then the same command
     again in the same home against a server on the same address (every reply cached: 0 calls).
@@ -204,11 +209,25 @@ def whole_process_benchmark(args, start_server, server_stats) -> None:
         chat = info["counts"].get("/v1/chat/completions", 0)
         ideal = chat * lat / conc
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-        print(json.dumps({"bench": "judged_whole_process", "phase": label, "items": args.items, "wall_s": round(wall, 2),
-                          "ideal_s": round(ideal, 2), "ratio": round(wall / ideal, 3) if ideal else None,
-                          "chat_calls": chat, "peak_in_flight": info["peak_in_flight"], **_post_times(info, spawned, ended),
-                          "cpu_s": round(cpu, 2), "cpu_share": round(cpu / wall, 3),
-                          "load_avg": [round(x, 2) for x in os.getloadavg()]}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "bench": "judged_whole_process",
+                    "phase": label,
+                    "items": args.items,
+                    "wall_s": round(wall, 2),
+                    "ideal_s": round(ideal, 2),
+                    "ratio": round(wall / ideal, 3) if ideal else None,
+                    "chat_calls": chat,
+                    "peak_in_flight": info["peak_in_flight"],
+                    **_post_times(info, spawned, ended),
+                    "cpu_s": round(cpu, 2),
+                    "cpu_share": round(cpu / wall, 3),
+                    "load_avg": [round(x, 2) for x in os.getloadavg()],
+                }
+            ),
+            flush=True,
+        )
 
 
 def _post_times(info: dict, spawned: float, ended: float) -> dict:
@@ -217,5 +236,8 @@ def _post_times(info: dict, spawned: float, ended: float) -> dict:
     first, last = info.get("first_post"), info.get("last_post_end")
     if first is None or last is None or last <= first:
         return {}
-    return {"first_request_s": round(first - spawned, 2), "mean_in_flight": round(info["post_seconds"] / (last - first), 1),
-            "after_last_s": round(ended - last, 2)}
+    return {
+        "first_request_s": round(first - spawned, 2),
+        "mean_in_flight": round(info["post_seconds"] / (last - first), 1),
+        "after_last_s": round(ended - last, 2),
+    }

@@ -14,7 +14,8 @@ concurrency``, calls per answer, peak in flight, CPU-seconds per answer, items l
     python -m bench.bench_llm --items 50 --latency 0.05
     python -m bench.bench_llm --whole-process    # the same through `rageval score`, spawn to exit
 
-``--raw`` runs the older client-only benchmark instead: each item makes ``--calls`` sequential ``chat_json`` calls shaped like a claim-level judge
+``--raw`` runs the older client-only benchmark instead: each item makes ``--calls`` sequential ``chat_json`` calls
+shaped like a claim-level judge
 (claim extraction, claim verification against the contexts, answer relevance), with messages of
 realistic length (~3 KB: instructions, question, answer, five context passages). Items run
 concurrently on the client's pool. The fake OpenAI-compatible server (devtools/llm_server.py) runs
@@ -30,25 +31,14 @@ the same project database: wall time and calls made (target 0).
 from __future__ import annotations
 
 import argparse
-import json
 import math
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
 from pathlib import Path
 
-# An older rageval is measured with this same script, server and judge (a before/after comparison
-# under the same machine load) by putting its package first on the path, the script still found in
-# this checkout: `git archive COMMIT rageval | tar -x -C DIR` then
-# `PYTHONPATH=DIR:. python -P -m bench.bench_llm` (-P: the working directory is not put first).
-try:
-    from rageval.llm.client import make_llm_client
-except ImportError:  # older versions, before the llm package, kept the client in rageval/llm.py
-    from rageval.llm import make_llm_client
+from bench.bench_judged import judged_benchmark, whole_process_benchmark
+from devtools.server_process import make_llm_client, posts, start_server
 
-ROOT = Path(__file__).resolve().parents[1]
 
 PASSAGE = ("The Eiffel Tower was completed in 1889 for the World's Fair in Paris. It is 330 metres "
            "tall and was the tallest man-made structure until 1930. Gustave Eiffel's company "
@@ -81,26 +71,6 @@ def validate(value):
     return value
 
 
-def start_server(latency: float, *extra: str) -> tuple[subprocess.Popen, str]:
-    proc = subprocess.Popen([sys.executable, "-m", "devtools.llm_server", "--latency", str(latency), *extra],
-                            stdout=subprocess.PIPE, text=True, cwd=ROOT)
-    url = proc.stdout.readline().strip()
-    if not url.startswith("http"):
-        proc.kill()
-        raise SystemExit(f"the fake server did not start (got {url!r})")
-    return proc, url
-
-
-def server_stats(url: str) -> dict:
-    with urllib.request.urlopen(url.removesuffix("/v1") + "/_stats") as resp:
-        return json.load(resp)
-
-
-def posts(url: str) -> int:
-    counts = server_stats(url)["counts"]
-    return sum(n for path, n in counts.items() if path.startswith("/v1/") and path != "/v1/models")
-
-
 def run(url: str, store: Path, run_id: str, items: int, calls: int, concurrency: int) -> tuple[float, list]:
     client = make_llm_client({"judge": "openai:bench-judge"}, store, run_id, concurrency,
                              env={"OPENAI_BASE_URL": url})
@@ -127,16 +97,14 @@ def main() -> None:
     parser.add_argument("--raw", action="store_true", help="the client-only benchmark of --calls calls per item")
     parser.add_argument("--whole-process", action="store_true",
                         help="the judged metrics through `rageval score` in a fresh process, then its cached re-run")
-    parser.add_argument("--root", default=None, help="--whole-process: the checkout whose rageval runs (default this one)")
+    parser.add_argument(
+        "--root", default=None, help="--whole-process: the checkout whose rageval runs (default this one)"
+    )
     args = parser.parse_args()
     if args.whole_process:
-        from bench.bench_judged import whole_process_benchmark
-
-        return whole_process_benchmark(args, start_server, server_stats)
+        return whole_process_benchmark(args)
     if not args.raw:
-        from bench.bench_judged import judged_benchmark
-
-        return judged_benchmark(args, start_server, server_stats)
+        return judged_benchmark(args)
 
     proc, url = start_server(args.latency)
     try:

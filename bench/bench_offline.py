@@ -14,16 +14,15 @@ facts), every context text distinct, so no vector can be reused across answers. 
    as if it ran alone); wall and CPU-seconds per metric.
 
 ``--case pool`` draws each answer's 3 contexts from a pool of ``--pool`` distinct contexts (40 by
-default), so contexts repeat as in an evaluation over a small corpus. ``--case corpus`` measures the run case instead: ``--passages`` passages are ingested as one
-corpus (``rageval ingest``), then ``--n`` answers whose 3 contexts are chunks of that corpus are
-scored in the same project, so vectors computed at ingest can be reused. ``--limit`` computes the
-physical limit for never-seen contexts: the word-pieces the metrics embed per answer (each
-distinct text once, no padding; counted with a stand-in model), times MiniLM's FLOPs per
-word-piece, over the float32 GEMM speed of one BLAS thread measured here; answers/s on all cores
-can never exceed ``cores x GEMM FLOP/s / FLOP per answer``; the ``aligned_*`` figures count the rows the
-packed pass really runs (each text on ``ceil(n / period) x period`` rows of the BLAS row period), the
-limit for these vectors. ``--baseline DIR`` (e.g. main,
-unpacked with ``git archive main | tar -x -C DIR``) times that checkout alternately with this one.
+default), so contexts repeat as in an evaluation over a small corpus. ``--case corpus`` measures the run case instead:
+``--passages`` passages are ingested as one corpus (``rageval ingest``), then ``--n`` answers whose 3 contexts are
+chunks of that corpus are scored in the same project, so vectors computed at ingest can be reused. ``--limit`` computes
+the physical limit for never-seen contexts: the word-pieces the metrics embed per answer (each distinct text once, no
+padding; counted with a stand-in model), times MiniLM's FLOPs per word-piece, over the float32 GEMM speed of one BLAS
+thread measured here; answers/s on all cores can never exceed ``cores x GEMM FLOP/s / FLOP per answer``; the
+``aligned_*`` figures count the rows the packed pass really runs (each text on ``ceil(n / period) x period`` rows of the
+BLAS row period), the limit for these vectors. ``--baseline DIR`` (e.g. main, unpacked with
+``git archive main | tar -x -C DIR``) times that checkout alternately with this one.
 
 Prints one JSON line per figure and a summary, ready for docs/benchmarks.md. CPU-seconds do
 not depend on what else runs on the machine; wall time does (say what else ran).
@@ -265,7 +264,8 @@ from rageval.config import RunConfig
 from rageval.project import open_project
 from rageval.store import corpus
 p = open_project("default")
-print(json.dumps([c["text"] for c in corpus.chunks(p.db_path, "bench", RunConfig(corpus="bench", qa_set="q").chunking.signature())]))
+chunking = RunConfig(corpus="bench", qa_set="q").chunking.signature()
+print(json.dumps([c["text"] for c in corpus.chunks(p.db_path, "bench", chunking)]))
 """
 
 
@@ -374,11 +374,19 @@ def main() -> None:
             if args.baseline:
                 base.append(end_to_end(path, metrics, store=True, root=Path(args.baseline)))
         best = min(runs, key=lambda r: r["wall_s"])
-        summary = {"bench": "offline_score", "case": args.case, "answers": args.n, "metrics": len(metrics), "stored": True,
-                   "runs": runs, "answers_per_s": round(args.n / best["wall_s"], 2),
-                   "cpu_s_per_answer": round(best["cpu_s"] / args.n, 4),
-                   "answers_per_cpu_s": round(args.n / best["cpu_s"], 2),
-                   "load_avg": [round(x, 2) for x in os.getloadavg()], "cpus": os.cpu_count()}
+        summary = {
+            "bench": "offline_score",
+            "case": args.case,
+            "answers": args.n,
+            "metrics": len(metrics),
+            "stored": True,
+            "runs": runs,
+            "answers_per_s": round(args.n / best["wall_s"], 2),
+            "cpu_s_per_answer": round(best["cpu_s"] / args.n, 4),
+            "answers_per_cpu_s": round(args.n / best["cpu_s"], 2),
+            "load_avg": [round(x, 2) for x in os.getloadavg()],
+            "cpus": os.cpu_count(),
+        }
         if base:
             b = min(base, key=lambda r: r["wall_s"])
             summary["baseline"] = {"root": args.baseline, "runs": base,

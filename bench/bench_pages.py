@@ -164,7 +164,9 @@ def main() -> None:
     ap.add_argument("--answers", type=int, default=10_000)
     ap.add_argument("--metrics", type=int, default=20)
     ap.add_argument("--repeat", type=int, default=3)
-    ap.add_argument("--pages", default="", help=f"comma-separated subset of {','.join(PAGES)} (no filters, no progress)")
+    ap.add_argument(
+        "--pages", default="", help=f"comma-separated subset of {','.join(PAGES)} (no filters, no progress)"
+    )
     args = ap.parse_args()
     only = [p for p in args.pages.split(",") if p] or None
     os.environ["RAGEVAL_HOME"] = tempfile.mkdtemp(prefix="rageval-bench-")
@@ -187,7 +189,10 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for name, runs in results.items():
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
-        print(f"| {name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {max(walls):.2f} | {statistics.median(cpus):.2f} |")
+        print(
+            f"| {name} | {statistics.median(walls):.2f} | {min(walls):.2f} | {max(walls):.2f} | "
+            f"{statistics.median(cpus):.2f} |"
+        )
     if only:
         return
     shown, pipeline_first = first_progress()

@@ -129,7 +129,9 @@ def offline(args: argparse.Namespace, tmp: Path) -> None:
                         "--part-rows", str(args.part_rows), "--out", str(tmp / "out"), "--json"], env)
     a, b = _table(tmp / "one.parquet"), _table(tmp / "out")
     unequal = sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))
-    values = sum(1 for r in a for k, v in r.items() if k not in ("id", "claims", "record") and not k.endswith("_status"))
+    values = sum(
+        1 for r in a for k, v in r.items() if k not in ("id", "claims", "record") and not k.endswith("_status")
+    )
     print(json.dumps({"bench": "ray_offline", "answers": args.n, "metrics": args.metrics, "shards": args.shards,
                       "workers": args.workers, "cpus": args.cpus,
                       "single": {k: v for k, v in one.items() if k != "stdout"},

@@ -23,7 +23,7 @@ from rageval.embed.processes import one_blas_thread
 one_blas_thread()  # before NumPy loads
 import numpy as np  # noqa: E402
 
-from bench.bench_common import framed
+from bench.bench_common import framed  # noqa: E402 (after NumPy is held to one thread)
 
 
 def _vector_differences() -> dict:
@@ -34,7 +34,11 @@ def _vector_differences() -> dict:
     from devtools.samples import EMBED_TEXTS
 
     corpus = Path(__file__).resolve().parents[1] / "rageval" / "demo" / "corpus"
-    texts = list(dict.fromkeys(EMBED_TEXTS + sentence_texts([p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))])))
+    texts = list(
+        dict.fromkeys(
+            EMBED_TEXTS + sentence_texts([p.read_text(encoding="utf-8") for p in sorted(corpus.glob("*.txt"))])
+        )
+    )
     embedder = MiniLMEmbedder()
     together = embedder.embed(texts)
     alone = np.vstack([embedder.embed([t]) for t in texts])
@@ -99,7 +103,10 @@ def _shard_differences() -> dict:
             src.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
             assert main(["score", str(src), "--metrics", SHARD_METRICS, "--details", "--no-store", "--workers", "1",
                          "--out", str(Path(tmp) / f"{name}.parquet")]) == 0
-            return [{k: v for k, v in r.items() if k != "source"} for r in pq.read_table(Path(tmp) / f"{name}.parquet").to_pylist()]
+            return [
+                {k: v for k, v in r.items() if k != "source"}
+                for r in pq.read_table(Path(tmp) / f"{name}.parquet").to_pylist()
+            ]
 
         whole = score("whole", SHARD_ROWS)
         parts = score("part-0", SHARD_ROWS[:6]) + score("part-1", SHARD_ROWS[6:])

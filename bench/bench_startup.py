@@ -70,8 +70,24 @@ def import_shares(root: Path, path: Path) -> list[tuple[str, float]]:
     with tempfile.TemporaryDirectory() as home:
         env = {**os.environ, "RAGEVAL_HOME": home, "PYTHONPATH": str(root)}
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        done = subprocess.run([sys.executable, "-X", "importtime", "-m", "rageval", "score", str(path),
-                               "--metrics", "token_f1", "--no-store"], env=env, cwd=root, capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-X",
+                "importtime",
+                "-m",
+                "rageval",
+                "score",
+                str(path),
+                "--metrics",
+                "token_f1",
+                "--no-store",
+            ],
+            env=env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
     by: dict[str, float] = {}
     for line in done.stderr.splitlines():
         if not line.startswith("import time:") or "|" not in line:
@@ -106,8 +122,10 @@ def main() -> None:
             print(json.dumps({"bench": "startup", "side": side, "case": name, "repeats": len(got), **summary(got)}),
                   flush=True)
         for side, root in roots.items():
-            print(json.dumps({"bench": "startup_imports", "side": side, "seconds_by_package": import_shares(root, path)}),
-                  flush=True)
+            print(
+                json.dumps({"bench": "startup_imports", "side": side, "seconds_by_package": import_shares(root, path)}),
+                flush=True,
+            )
 
 
 if __name__ == "__main__":

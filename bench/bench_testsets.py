@@ -60,7 +60,10 @@ def _figures(project, name: str, result, seconds: float) -> dict:
     from rageval.testsets import critic
 
     kept = result.kept
-    text = {cid: c["text"] for cid, c in chunks_by_id(project.db_path, sorted({i for c in kept for i in c.chunk_ids})).items()}
+    text = {
+        cid: c["text"]
+        for cid, c in chunks_by_id(project.db_path, sorted({i for c in kept for i in c.chunk_ids})).items()
+    }
     answerable = [c for c in kept if c.chunk_ids]
     contained = sum(critic.contained_reference(c.reference, [text[i] for i in c.chunk_ids]) for c in answerable)
     supported = sum(c.detail in ("contained", "judge") for c in answerable)
@@ -99,9 +102,14 @@ def _multi_hop_links(project, result) -> dict:
     from rageval.testsets.llm import chunk_entities
 
     chunks = ensure_chunks(project, "squality", corpus_chunking(project, "squality"))
-    entities = dict(zip((c["id"] for c in chunks), chunk_entities([c["text"] for c in chunks]) or [frozenset()] * len(chunks)))
+    entities = dict(
+        zip((c["id"] for c in chunks), chunk_entities([c["text"] for c in chunks]) or [frozenset()] * len(chunks))
+    )
     pairs = [c.source_chunks for c in result.kept if c.kind == "multi_hop" and len(c.source_chunks) == 2]
-    return {"multi_hop_kept": len(pairs), "multi_hop_sharing_entity": sum(bool(entities[a] & entities[b]) for a, b in pairs)}
+    return {
+        "multi_hop_kept": len(pairs),
+        "multi_hop_sharing_entity": sum(bool(entities[a] & entities[b]) for a, b in pairs),
+    }
 
 
 def main() -> None:
@@ -145,11 +153,14 @@ def main() -> None:
         seconds = time.perf_counter() - t0
         first_calls = server.count("/v1/chat/completions")
         again = generate_set(project, config)
-        out["llm_scripted"] = {**_figures(project, "llm", result, seconds), **_multi_hop_links(project, result),
-                               "calls_first_run": first_calls,
-                               "calls_second_run": server.count("/v1/chat/completions") - first_calls,
-                               "second_run_same_questions": [c.question for c in again.kept] == [c.question for c in result.kept],
-                               "estimate_calls": estimate.calls}
+        out["llm_scripted"] = {
+            **_figures(project, "llm", result, seconds),
+            **_multi_hop_links(project, result),
+            "calls_first_run": first_calls,
+            "calls_second_run": server.count("/v1/chat/completions") - first_calls,
+            "second_run_same_questions": [c.question for c in again.kept] == [c.question for c in result.kept],
+            "estimate_calls": estimate.calls,
+        }
     finally:
         server.stop()
     out["run"] = run_facts()

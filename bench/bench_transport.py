@@ -1,4 +1,5 @@
-"""CPU per chat request through rageval's connection and the clients under it, against the fake server in another process.
+"""CPU per chat request through rageval's connection and the clients under it, against the fake server in another
+process.
 
     python -m bench.bench_transport [--requests 800] [--threads 16] [--latency 0.02]
 
@@ -21,10 +22,15 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable
 
-from bench.bench_llm import start_server
+from devtools.server_process import start_server
 
-BODY = {"model": "bench", "temperature": 0, "seed": 0, "response_format": {"type": "json_object"},
-        "messages": [{"role": "system", "content": "x" * 1500}, {"role": "user", "content": "reply in json " + "y" * 1500}]}
+BODY = {
+    "model": "bench",
+    "temperature": 0,
+    "seed": 0,
+    "response_format": {"type": "json_object"},
+    "messages": [{"role": "system", "content": "x" * 1500}, {"role": "user", "content": "reply in json " + "y" * 1500}],
+}
 
 
 #: what each client imports before its first request (rageval's connection loads the openai client then)

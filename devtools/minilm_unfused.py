@@ -7,7 +7,7 @@ from typing import Callable
 
 import numpy as np
 
-from rageval.embed.forward import _MiniLM, pack_layout
+from rageval.embed.forward import WidthGroup, _MiniLM, pack_layout
 from rageval.embed.minilm import MiniLMEmbedder
 
 

@@ -36,9 +36,18 @@ DOCS = {
 
 QA = [
     {"id": "q1", "question": "How high is Mount Etna?", "reference": "3,357 metres", "relevant_ids": ["volcanoes.txt"]},
-    {"id": "q2", "question": "When did the Tokaido Shinkansen open?", "reference": "1964", "relevant_ids": ["trains.txt"]},
-    {"id": "q3", "question": "What is the ideal brewing temperature for green tea?",
-     "reference": ["between 70 and 80 degrees Celsius", "70-80 °C"], "relevant_ids": ["tea.md"]},
+    {
+        "id": "q2",
+        "question": "When did the Tokaido Shinkansen open?",
+        "reference": "1964",
+        "relevant_ids": ["trains.txt"],
+    },
+    {
+        "id": "q3",
+        "question": "What is the ideal brewing temperature for green tea?",
+        "reference": ["between 70 and 80 degrees Celsius", "70-80 °C"],
+        "relevant_ids": ["tea.md"],
+    },
     {"id": "q4", "question": "Which city did the 1669 eruption destroy part of?", "reference": "Catania"},
     {"id": "q5", "question": "Who won the 1998 football world cup?", "reference": "France"},
 ]

@@ -25,7 +25,9 @@ def main(argv: list[str]) -> int:
         print("usage: python -m devtools.record_claim_verdicts OUT.json", file=sys.stderr)
         return 2
     found = verdicts()
-    lines = [f" {json.dumps(k)}: {json.dumps(found[k], ensure_ascii=False)}," for k in ("checker", "revision", "version")]
+    lines = [
+        f" {json.dumps(k)}: {json.dumps(found[k], ensure_ascii=False)}," for k in ("checker", "revision", "version")
+    ]
     cases = [f"  {json.dumps(k)}: {json.dumps(v, ensure_ascii=False)}" for k, v in found["verdicts"].items()]
     text = "{\n" + "\n".join(lines) + '\n "verdicts": {\n' + ",\n".join(cases) + "\n }\n}\n"
     Path(argv[0]).write_text(text, encoding="utf-8")  # one case per line, so a moved verdict is one diff line

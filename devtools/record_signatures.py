@@ -4,7 +4,8 @@ a refactoring leaves every signature byte-identical (stored values stay comparab
 Run from a checkout: ``python -m devtools.record_signatures tests/data/signatures_recorded.json``.
 Each entry is ``"<metric> judge='<judge text>' server=<server>"`` -> the signature: ``@K`` families at K = 5, a
 rubric metric (``rubric:tone``), the offline judge and ``openai:gpt-x`` (also typed as
-`` OpenAI : gpt-x ``), on OpenAI's API and on a server named by ``RAGEVAL_JUDGE_BASE_URL``. The run reads only the library (no model is called).
+`` OpenAI : gpt-x ``), on OpenAI's API and on a server named by ``RAGEVAL_JUDGE_BASE_URL``. The run reads only the
+library (no model is called).
 """
 from __future__ import annotations
 
@@ -33,7 +34,9 @@ def signatures() -> dict[str, str]:
             os.environ["RAGEVAL_JUDGE_BASE_URL"] = server
         for judge in JUDGES:
             for name in names:
-                out[f"{name} judge={judge!r} server={server or 'OpenAI'}"] = get_metric(name, judge=judge, rubrics=rubrics).signature()
+                out[f"{name} judge={judge!r} server={server or 'OpenAI'}"] = get_metric(
+                    name, judge=judge, rubrics=rubrics
+                ).signature()
     os.environ.pop("RAGEVAL_JUDGE_BASE_URL", None)
     return out
 

@@ -83,7 +83,9 @@ def assert_same_within_rounding(got: Any, want: Any, atol: float = VALUE_ATOL, w
     elif _is_float(got) or _is_float(want):
         assert _is_float(got) and _is_float(want), f"{where}: {got!r} != {want!r}"
         both_nan = math.isnan(got) and math.isnan(want)
-        assert both_nan or abs(got - want) <= atol + _DECIMAL_SLACK, f"{where}: {got!r} != {want!r} (more than {atol} apart)"
+        assert both_nan or abs(got - want) <= atol + _DECIMAL_SLACK, (
+            f"{where}: {got!r} != {want!r} (more than {atol} apart)"
+        )
     else:
         assert type(got) is type(want) and got == want, f"{where}: {got!r} != {want!r}"
 
@@ -110,7 +112,7 @@ def _is_float(x: Any) -> bool:
 
 
 def _json_or_none(text: str) -> Any:
-    if not text[:1] in ("{", "["):
+    if text[:1] not in ("{", "["):
         return None
     try:
         return json.loads(text)

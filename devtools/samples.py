@@ -29,7 +29,11 @@ def parallel_samples(n: int = 10) -> list[Sample]:
     """n samples over four contexts (every metric's inputs present), for worker-vs-one-process checks."""
     out = []
     for i in range(n):
-        ctx = (PARALLEL_CONTEXTS[i % 4], PARALLEL_CONTEXTS[(i + 1) % 4], f"Passage {i} says nothing about this question.")
+        ctx = (
+            PARALLEL_CONTEXTS[i % 4],
+            PARALLEL_CONTEXTS[(i + 1) % 4],
+            f"Passage {i} says nothing about this question.",
+        )
         answers = ["Etna is 3,357 metres high.", "Green tea brews at 95 degrees.", "Atlas costs 12 EUR.",
                    "I am not sure, maybe the museum opened in 1890."]
         out.append(Sample(id=f"s{i}", question=f"What is true of item {i % 4}?", answer=answers[i % 4],
@@ -41,17 +45,29 @@ def parallel_samples(n: int = 10) -> list[Sample]:
 # Rows for the CLI's score command (one without a reference, one without contexts).
 SHARD_ROWS = [
     {"id": f"r{i:02d}", "question": q, "answer": a, "reference": ref, "contexts": ctx}
-    for i, (q, a, ref, ctx) in enumerate([
-        ("Capital of France?", "Paris is the capital.", "Paris", ["Paris is the capital of France."]),
-        ("Tallest mountain?", "Mount Everest, 8,849 m.", "Everest", ["Everest is 8,849 metres high."]),
-        ("Who wrote Hamlet?", "Shakespeare wrote it around 1600.", "William Shakespeare", ["Hamlet is by Shakespeare."]),
-        ("Boiling point of water?", "100 degrees Celsius at sea level.", "100 °C", ["Water boils at 100 °C."]),
-        ("Largest ocean?", "The Atlantic.", "The Pacific Ocean", ["The Pacific is the largest ocean."]),
-        ("Speed of light?", "About 300,000 km per second.", "299,792 km/s", ["Light travels at 299,792 km/s."]),
-        ("No reference here?", "An answer without gold.", "", ["Some context."]),
-        ("Capital of Italy?", "Rome, la città eterna.", "Rome", ["Roma è la capitale d'Italia."]),
-        ("First man on the moon?", "Neil Armstrong in 1969.", "Neil Armstrong", ["Armstrong walked on the Moon in 1969."]),
-        ("Chemical symbol of gold?", "Au.", "Au", []),
-    ])
+    for i, (q, a, ref, ctx) in enumerate(
+        [
+            ("Capital of France?", "Paris is the capital.", "Paris", ["Paris is the capital of France."]),
+            ("Tallest mountain?", "Mount Everest, 8,849 m.", "Everest", ["Everest is 8,849 metres high."]),
+            (
+                "Who wrote Hamlet?",
+                "Shakespeare wrote it around 1600.",
+                "William Shakespeare",
+                ["Hamlet is by Shakespeare."],
+            ),
+            ("Boiling point of water?", "100 degrees Celsius at sea level.", "100 °C", ["Water boils at 100 °C."]),
+            ("Largest ocean?", "The Atlantic.", "The Pacific Ocean", ["The Pacific is the largest ocean."]),
+            ("Speed of light?", "About 300,000 km per second.", "299,792 km/s", ["Light travels at 299,792 km/s."]),
+            ("No reference here?", "An answer without gold.", "", ["Some context."]),
+            ("Capital of Italy?", "Rome, la città eterna.", "Rome", ["Roma è la capitale d'Italia."]),
+            (
+                "First man on the moon?",
+                "Neil Armstrong in 1969.",
+                "Neil Armstrong",
+                ["Armstrong walked on the Moon in 1969."],
+            ),
+            ("Chemical symbol of gold?", "Au.", "Au", []),
+        ]
+    )
 ]
 SHARD_METRICS = "token_f1,bleu,rougeL,exact_match,faithfulness,bertscore_f1,answer_similarity"

@@ -1,4 +1,5 @@
-"""A scripted stand-in for the test-set generator model (tests and bench/bench_testsets.py; beside devtools/judge_responder.py).
+"""A scripted stand-in for the test-set generator model (tests and bench/bench_testsets.py; beside
+devtools/judge_responder.py).
 
 It answers the ``testset_<kind>`` prompts from their passages, the way a careful model would,
 but deterministically: a question built from the first content words of the chosen sentence, the
@@ -84,10 +85,23 @@ def verify(prompt: str) -> str:
     claims = [c for c in re.findall(r"^\d+\. (.+)$", prompt.split("\n<claims>\n", 1)[1].split("\n</claims>", 1)[0],
                                     re.M)]
     have = judge_responder._words(block)
-    return json.dumps({"verdicts": [
-        {"claim": i, "verdict": "SUPPORTED" if len(judge_responder._words(c) & have) >= 0.6 * max(len(judge_responder._words(c)), 1)
-         else "NOT_MENTIONED", "passage": None, "quote": "", "reason": "word overlap", "conflict": False}
-        for i, c in enumerate(claims, 1)]})
+    return json.dumps(
+        {
+            "verdicts": [
+                {
+                    "claim": i,
+                    "verdict": "SUPPORTED"
+                    if len(judge_responder._words(c) & have) >= 0.6 * max(len(judge_responder._words(c)), 1)
+                    else "NOT_MENTIONED",
+                    "passage": None,
+                    "quote": "",
+                    "reason": "word overlap",
+                    "conflict": False,
+                }
+                for i, c in enumerate(claims, 1)
+            ]
+        }
+    )
 
 
 def mojibake(text: str) -> str:

@@ -35,9 +35,9 @@ class ChunkingConfig:
             raise ConfigError(
                 f"chunking method={self.method!r} is not one of {', '.join(METHODS)}"
             )
-        for field, value in (("chunk_size", self.size), ("chunk_overlap", self.overlap)):
+        for name, value in (("chunk_size", self.size), ("chunk_overlap", self.overlap)):
             if not isinstance(value, int) or isinstance(value, bool):
-                raise ConfigError(f"{field}={value!r} must be a whole number of characters")
+                raise ConfigError(f"{name}={value!r} must be a whole number of characters")
         if self.size < 1:
             raise ConfigError(f"chunk_size={self.size} must be at least 1")
         if self.overlap < 0:
@@ -245,8 +245,10 @@ class RayOptions:
     concurrency: int = RunConfig.concurrency  # model calls in flight, all actors together
     use_cache: bool = True
     llm_cache: str | None = None    # a DuckDB file every worker can open; None: no persistent cache
-    temp_dir: str | None = None     # a local cluster's session folder (a short path); default rg-XXXX in the system temp folder
-    limits: Any = None  # rageval.ingest.limits.RowLimits: the largest field and deepest row (default: from the environment)
+    # a local cluster's session folder (a short path); default rg-XXXX in the system temp folder
+    temp_dir: str | None = None
+    # rageval.ingest.limits.RowLimits: the largest field and deepest row (default: from the environment)
+    limits: Any = None
 
 
 @dataclass(frozen=True)

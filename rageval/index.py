@@ -180,9 +180,11 @@ class VectorIndex:
             f"the Chroma collection {name} (corpus index {self.signature}) was last changed by another copy of "
             f"project {self.project.slug!r} ({'its state ' + theirs if theirs else 'no state'}, this store's "
             f"{current or 'none'}): this store was restored from a snapshot, or a copy of it at the same path uses "
-            f"the same Chroma server{' ' + _server() if _server() else ''}. Its chunks may not be this project's, so it "
+            f"the same Chroma server{' ' + _server() if _server() else ''}. Its chunks may not be this project's, so "
+            "it "
             f"is not read. Re-index this project into collections of its own (vectors come from the embedding cache): "
-            f"python -m rageval reindex --project {self.project.slug}")
+            f"python -m rageval reindex --project {self.project.slug}"
+        )
 
     def _only_own_chunks(self) -> bool:
         """Whether every chunk in the collection is one of this store's (always true of an empty one)."""

@@ -50,8 +50,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_PROJECT", "default", "project used when --project is not given"),
     Setting("RAGEVAL_DB_WAIT", "30", "seconds a process waits for a project database locked by another", float),
     Setting("RAGEVAL_HEARTBEAT", "10", "seconds between a running run's heartbeats", float),
-    Setting("RAGEVAL_RUN_STALE", "120", "seconds without a heartbeat after which a running run is shown interrupted",
-            float),
+    Setting(
+        "RAGEVAL_RUN_STALE", "120", "seconds without a heartbeat after which a running run is shown interrupted", float
+    ),
     Setting("RAGEVAL_PROGRESS", "", "on (1): the CLI prints progress lines even when stderr is not a terminal", bool),
     Setting("RAGEVAL_DEBUG", "", "on (1): the CLI shows the traceback of an unexpected error", bool),
     Setting("RAGEVAL_NO_AUTODEMO", "", "on (1): the app starts on an empty project instead of building the demo", bool),
@@ -63,29 +64,55 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("RAGEVAL_MAX_CHARS", "5000000", "most characters kept per document (--max-chars)", int),
     Setting("RAGEVAL_MAX_FIELD_CHARS", "100000", "longest field of a QA or answers row (--max-field-chars)", int),
     Setting("RAGEVAL_MAX_DEPTH", "32", "deepest nesting of a JSON row (--max-depth)", int),
-    Setting("RAGEVAL_MAX_SCORE_FILE_MB", "500", "largest scored file or baseline `check` reads, in MB (docs/gate.md)", float),
+    Setting(
+        "RAGEVAL_MAX_SCORE_FILE_MB", "500", "largest scored file or baseline `check` reads, in MB (docs/gate.md)", float
+    ),
     Setting("RAGEVAL_MAX_SCORE_ROWS", "1000000", "most rows of a scored file or baseline `check` reads", int),
     Setting("RAGEVAL_MAX_LABEL_FILE_MB", "10", "largest ratings or claim-labels file imported, in MB", float),
     Setting("RAGEVAL_MAX_LABEL_ROWS", "50000", "most rows of a ratings or claim-labels file imported", int),
-    Setting("RAGEVAL_WORKERS", "", "worker processes for ingest, run and score (unset: one per core; 1: this process only; --workers)",
-            int),
-    Setting("RAGEVAL_RAY_STOP_GRACE", "5", "seconds the cleanup of a killed Ray driver's local cluster waits "
-            "after SIGTERM before it sends SIGKILL", float),
+    Setting(
+        "RAGEVAL_WORKERS",
+        "",
+        "worker processes for ingest, run and score (unset: one per core; 1: this process only; --workers)",
+        int,
+    ),
+    Setting(
+        "RAGEVAL_RAY_STOP_GRACE",
+        "5",
+        "seconds the cleanup of a killed Ray driver's local cluster waits after SIGTERM before it sends SIGKILL",
+        float,
+    ),
     Setting("RAGEVAL_PRICES", "", "a JSON price table laid over the shipped one (cost estimates and usage)"),
     Setting("OPENAI_BASE_URL", "https://api.openai.com/v1", "OpenAI-compatible server of every LLM role"),
     Setting("OPENAI_API_KEY", "", "API key of every LLM role (a local server may need none)"),
     Setting("OPENAI_ORG_ID", "", "OpenAI organization sent with every LLM request (OpenAI-Organization header)"),
     Setting("OPENAI_PROJECT_ID", "", "OpenAI project sent with every LLM request (OpenAI-Project header)"),
-    Setting("AZURE_OPENAI_ENDPOINT", "", "an Azure OpenAI endpoint (https://NAME.openai.azure.com) for every LLM role, "
-            "over OPENAI_BASE_URL; the model given is the deployment name"),
+    Setting(
+        "AZURE_OPENAI_ENDPOINT",
+        "",
+        "an Azure OpenAI endpoint (https://NAME.openai.azure.com) for every LLM role, "
+        "over OPENAI_BASE_URL; the model given is the deployment name",
+    ),
     Setting("AZURE_OPENAI_API_KEY", "", "API key of an Azure OpenAI endpoint (sent as the api-key header)"),
     Setting("OPENAI_API_VERSION", "2024-10-21", "api-version of the requests to an Azure OpenAI endpoint"),
-    Setting("RAGEVAL_LLM_DEADLINE", "300", "seconds one request to a model server may take in all (connect, send, "
-            "wait, read); a request past it fails its item, not retried", float),
-    Setting("RAGEVAL_LLM_MAX_REPLY_MB", "8", "largest reply read from a model server, in MB; a longer one is cut off "
-            "and fails its item, not retried", float),
-    Setting("RAGEVAL_LLM_CA_BUNDLE", "", "a PEM file of CA certificates trusted for model servers besides the "
-            "default ones (a private or company CA)"),
+    Setting(
+        "RAGEVAL_LLM_DEADLINE",
+        "300",
+        "seconds one request to a model server may take in all (connect, send, "
+        "wait, read); a request past it fails its item, not retried",
+        float,
+    ),
+    Setting(
+        "RAGEVAL_LLM_MAX_REPLY_MB",
+        "8",
+        "largest reply read from a model server, in MB; a longer one is cut off and fails its item, not retried",
+        float,
+    ),
+    Setting(
+        "RAGEVAL_LLM_CA_BUNDLE",
+        "",
+        "a PEM file of CA certificates trusted for model servers besides the default ones (a private or company CA)",
+    ),
     Setting("RAGEVAL_ROLE_BASE_URL", "", "server of one role, over OPENAI_BASE_URL"),
     Setting("RAGEVAL_ROLE_AZURE_ENDPOINT", "", "an Azure OpenAI endpoint for one role, over every base URL"),
     Setting("RAGEVAL_ROLE_API_KEY", "", "API key of one role, over AZURE_OPENAI_API_KEY and OPENAI_API_KEY"),

@@ -65,19 +65,42 @@ def _fill(project, *, n, runs, seed, annotators) -> dict:
     truth = {}
     ratings = []
     for r, run in enumerate(runs):
-        rstore.create_run(project.db_path, run, kind="pipeline", corpus="c", qa_set="qa",
-                          config={"generator": "extractive" if r == 0 else f"openai:model{r}"}, config_hash=run, n_items=n)
+        rstore.create_run(
+            project.db_path,
+            run,
+            kind="pipeline",
+            corpus="c",
+            qa_set="qa",
+            config={"generator": "extractive" if r == 0 else f"openai:model{r}"},
+            config_hash=run,
+            n_items=n,
+        )
         entries = []
         for i, it in enumerate(items):
             q = float(np.clip(rng.uniform(0, 1) + 0.08 * r, 0, 1))
             truth[(run, it["id"])] = q
             scores = [
-                {"metric": "token_f1", "signature": "token_f1|v1", "value": float(np.clip(q + rng.normal(0, .08), 0, 1)),
-                 "status": "ok", "reason": None},
-                {"metric": "bleu", "signature": "bleu|v1", "value": float(np.clip(q + rng.normal(0, .35), 0, 1)),
-                 "status": "ok", "reason": None},
-                {"metric": "noise", "signature": "noise|v1", "value": float(rng.uniform()), "status": "ok",
-                 "reason": None},
+                {
+                    "metric": "token_f1",
+                    "signature": "token_f1|v1",
+                    "value": float(np.clip(q + rng.normal(0, 0.08), 0, 1)),
+                    "status": "ok",
+                    "reason": None,
+                },
+                {
+                    "metric": "bleu",
+                    "signature": "bleu|v1",
+                    "value": float(np.clip(q + rng.normal(0, 0.35), 0, 1)),
+                    "status": "ok",
+                    "reason": None,
+                },
+                {
+                    "metric": "noise",
+                    "signature": "noise|v1",
+                    "value": float(rng.uniform()),
+                    "status": "ok",
+                    "reason": None,
+                },
             ]
             if i == 3:
                 scores[1] = {"metric": "bleu", "signature": "bleu|v1", "value": None, "status": "unscored",

@@ -66,7 +66,11 @@ def send_json(handler: BaseHTTPRequestHandler, payload: Any, status: int = 200,
               headers: dict[str, str] | None = None) -> None:
     data = json.dumps(payload).encode()
     handler.send_response(status)
-    for name, value in {"Content-Type": "application/json", "Content-Length": str(len(data)), **(headers or {})}.items():
+    for name, value in {
+        "Content-Type": "application/json",
+        "Content-Length": str(len(data)),
+        **(headers or {}),
+    }.items():
         handler.send_header(name, value)
     handler.end_headers()
     handler.wfile.write(data)

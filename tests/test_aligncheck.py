@@ -259,7 +259,10 @@ def test_metric_values_and_details():
     assert good.value == pytest.approx(0.8)
     wrong = by["aligncheck_f1"]["wrong"].details["aligncheck"]
     assert {(f["subject"], f["object"]) for f in wrong["fp_facts"]} == {("steve jobs", "1977"), ("tim cook", "google")}
-    assert {(f["subject"], f["object"]) for f in wrong["fn_facts"]} == {("steve jobs", "1976"), ("steve jobs", "san francisco")}
+    assert {(f["subject"], f["object"]) for f in wrong["fn_facts"]} == {
+        ("steve jobs", "1976"),
+        ("steve jobs", "san francisco"),
+    }
     assert wrong["tp_pairs"][0]["predicate_similarity"] == 1.0
     assert by["aligncheck_precision"]["wrong"].value == pytest.approx(1 / 3)
     assert by["aligncheck_f1"]["it"].reason == "no_spacy_pipeline_for_language:it"
@@ -361,7 +364,9 @@ def test_fact_tables_and_answers_page_shows_the_facts(tmp_path, monkeypatch):
     assert [r["object"] for r in tables["dropped"]] == ["1976", "san francisco"]
     assert tables["matched"][0]["predicate similarity"] == 1.0
     assert fact_tables(None) == {"matched": [], "added": [], "dropped": []}
-    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90)
+    at = AppTest.from_file(
+        str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90
+    )
     at.session_state["project"] = "ac"
     at.run()
     at.switch_page("pages/answers.py").run()
@@ -393,7 +398,9 @@ def test_run_page_asks_for_granularity_only_with_an_aligncheck_metric(tmp_path, 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     monkeypatch.setenv("RAGEVAL_NO_AUTODEMO", "1")
     build_project("acr", runs=False)
-    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90)
+    at = AppTest.from_file(
+        str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90
+    )
     at.session_state["project"] = "acr"
     at.run()
     at.switch_page("pages/run.py").run()
@@ -408,14 +415,53 @@ def test_run_page_asks_for_granularity_only_with_an_aligncheck_metric(tmp_path, 
 # ------------------------------------------------------------------------------ judge extractor
 JUDGE_TRIPLES = {
     "Steve Jobs founded Apple in 1977.": [
-        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded", "object": "Apple", "object_type": "ORG"},
-        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded in", "object": "1977", "object_type": "DATE"}],
+        {
+            "subject": "Steve Jobs",
+            "subject_type": "PERSON",
+            "predicate": "founded",
+            "object": "Apple",
+            "object_type": "ORG",
+        },
+        {
+            "subject": "Steve Jobs",
+            "subject_type": "PERSON",
+            "predicate": "founded in",
+            "object": "1977",
+            "object_type": "DATE",
+        },
+    ],
     "Apple was founded by Steve Jobs in 1976.": [
-        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "founded", "object": "Apple", "object_type": "ORG"},
-        {"subject": "Steve Jobs", "subject_type": "person", "predicate": "founded in", "object": "1976", "object_type": "DATE"}],
+        {
+            "subject": "Steve Jobs",
+            "subject_type": "PERSON",
+            "predicate": "founded",
+            "object": "Apple",
+            "object_type": "ORG",
+        },
+        {
+            "subject": "Steve Jobs",
+            "subject_type": "person",
+            "predicate": "founded in",
+            "object": "1976",
+            "object_type": "DATE",
+        },
+    ],
     "Steve Jobs ha fondato Apple nel 1976.": [
-        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "ha fondato", "object": "Apple", "object_type": "ORG"},
-        {"subject": "Steve Jobs", "subject_type": "PERSON", "predicate": "ha fondato nel", "object": "1976", "object_type": "DATE"}],
+        {
+            "subject": "Steve Jobs",
+            "subject_type": "PERSON",
+            "predicate": "ha fondato",
+            "object": "Apple",
+            "object_type": "ORG",
+        },
+        {
+            "subject": "Steve Jobs",
+            "subject_type": "PERSON",
+            "predicate": "ha fondato nel",
+            "object": "1976",
+            "object_type": "DATE",
+        },
+    ],
 }
 
 

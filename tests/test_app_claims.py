@@ -220,7 +220,11 @@ def test_home_and_compare_show_ppi_estimates_where_labels_exist(project):
     at = page("pages/home.py")
     no_failure(at)
     assert any(e.label.startswith("How sure these numbers are") for e in at.expander)
-    said = [c for c in at.caption if "share of claims a person calls SUPPORTED (offline rule): " in str(c.value).replace("\\", "")]
+    said = [
+        c
+        for c in at.caption
+        if "share of claims a person calls SUPPORTED (offline rule): " in str(c.value).replace("\\", "")
+    ]
     assert said and all("PPI++" in c.help and "faithfulness|" in c.help for c in said)  # method, signature: tooltip
     shown = "\n".join(str(x.value) for x in [*at.caption, *at.markdown])
     assert "faithfulness|" not in shown and "PPI++" not in shown and " cov " not in shown and "ρ" not in shown
@@ -235,5 +239,7 @@ def test_the_report_has_the_trust_section(project):
     assert "How far to trust" not in export(project, "runB", "HTML report")
     _label_some(project)
     html = export(project, "runA", "HTML report")
-    assert "How far to trust the verdicts and the numbers" in html and "share of claims a person calls SUPPORTED" in html
+    assert (
+        "How far to trust the verdicts and the numbers" in html and "share of claims a person calls SUPPORTED" in html
+    )
     assert all(f"{m} {v}</th>" in html for m in ("precision", "recall") for v in ("S", "C", "NM"))

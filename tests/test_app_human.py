@@ -40,7 +40,9 @@ def no_failure(at: AppTest) -> None:
 
 
 def _text(at: AppTest) -> str:
-    parts = [str(e.value) for kind in ("markdown", "caption", "info", "success", "subheader") for e in getattr(at, kind)]
+    parts = [
+        str(e.value) for kind in ("markdown", "caption", "info", "success", "subheader") for e in getattr(at, kind)
+    ]
     parts += [p.proto.text for p in at.get("progress")]
     return "\n".join(parts).replace("\\", "")
 

@@ -73,7 +73,11 @@ def test_a_finished_run_says_so_and_opens_its_answers(use_data):
         time.sleep(0.2)
     at.run()
     no_failure(at)
-    assert any(s.value.startswith("Finished") and "3 answers, 0 failed" in s.value for s in at.success), ([s.value for s in at.success], [e.value for e in at.exception], [e.value for e in at.error])
+    assert any(s.value.startswith("Finished") and "3 answers, 0 failed" in s.value for s in at.success), (
+        [s.value for s in at.success],
+        [e.value for e in at.exception],
+        [e.value for e in at.error],
+    )
     at.button(key=f"open_{run_id}").click().run()
     assert at.session_state["ans_run"] == run_id
     assert any(t.value == "Answers" for t in at.title), "switched to the Answers page"

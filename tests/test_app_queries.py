@@ -98,16 +98,30 @@ def test_highlight_html_escapes_everything_but_its_own_tags():
     assert md("![x](http://h/i.png) *a* $x$") == r"\!\[x\]\(http\://h/i\.png\) \*a\* \$x\$"
 
 
-@pytest.mark.parametrize("score, expected", [
-    (None, ""),
-    ({"status": "ok", "value": 0.0, "details": {"cues": []}}, "no hedging or abstention"),
-    ({"status": "ok", "value": 1.0, "details": {"cues": ["I think"], "abstained": False}},
-     "hedges or abstains: flagged for review (“I think”)"),
-    ({"status": "ok", "value": 1.0, "details": {"cues": ["I don't know"], "abstained": True, "abstention_right": False}},
-     "hedges or abstains: flagged for review (“I don't know”); abstaining was wrong: the gold answer was retrieved"),
-    ({"status": "failed", "value": None, "reason": "llm_error: 500", "details": None},
-     "hedging not checked (failed: llm_error: 500)"),
-])
+@pytest.mark.parametrize(
+    "score, expected",
+    [
+        (None, ""),
+        ({"status": "ok", "value": 0.0, "details": {"cues": []}}, "no hedging or abstention"),
+        (
+            {"status": "ok", "value": 1.0, "details": {"cues": ["I think"], "abstained": False}},
+            "hedges or abstains: flagged for review (“I think”)",
+        ),
+        (
+            {
+                "status": "ok",
+                "value": 1.0,
+                "details": {"cues": ["I don't know"], "abstained": True, "abstention_right": False},
+            },
+            "hedges or abstains: flagged for review (“I don't know”); abstaining was wrong: the gold answer was "
+            "retrieved",
+        ),
+        (
+            {"status": "failed", "value": None, "reason": "llm_error: 500", "details": None},
+            "hedging not checked (failed: llm_error: 500)",
+        ),
+    ],
+)
 def test_hedging_text(score, expected):
     assert q.hedging_text(score) == expected
 
@@ -117,7 +131,9 @@ def test_diagnosis_text():
                                        "gold_ranks": [6]}}}
     assert q.diagnosis_text(score) == ("likely cause of the unsupported claims: long context dilution; "
                                        "gold answer retrieved at rank 6")
-    assert q.diagnosis_text({"details": {"diagnosis": {"gold_in_contexts": False}}}) == "gold answer in no retrieved chunk"
+    assert (
+        q.diagnosis_text({"details": {"diagnosis": {"gold_in_contexts": False}}}) == "gold answer in no retrieved chunk"
+    )
     assert q.diagnosis_text(None) == ""
 
 

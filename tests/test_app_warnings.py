@@ -1,6 +1,6 @@
 """No Streamlit deprecation warning (nor any other Python warning from Streamlit or our pages, nor a
-traceback Streamlit logs) on a walk through every page of a project with runs, ratings and an analysis: each page drawn, a rating
-saved, an analysis computed, two runs compared. Streamlit reports a deprecated call with
+traceback Streamlit logs) on a walk through every page of a project with runs, ratings and an analysis: each page drawn,
+a rating saved, an analysis computed, two runs compared. Streamlit reports a deprecated call with
 ``show_deprecation_warning`` (a log record of the ``streamlit`` loggers) and Python warnings; both
 are collected here."""
 from __future__ import annotations

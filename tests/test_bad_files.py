@@ -108,7 +108,9 @@ def test_lone_surrogates_in_qa_import_are_replaced_and_reported(project, capsys)
     code, out, _ = _import("lone_surrogate.jsonl", capsys)
     assert code == 0
     assert "NOTE lone_surrogate.jsonl, row 1 (line 1), column 'question': 1 lone surrogate(s) replaced by U+FFFD" in out
-    assert "row 2 (line 2), column 'reference': 1 lone surrogate(s) replaced by U+FFFD, 1 NUL character(s) removed" in out
+    assert (
+        "row 2 (line 2), column 'reference': 1 lone surrogate(s) replaced by U+FFFD, 1 NUL character(s) removed" in out
+    )
     items = store.qa_items(project.db_path, "target")
     assert [i["id"] for i in items] == ["q1", "q2", "q3"]
     assert items[0]["question"] == "Broken \ufffd text?" and items[1]["references"] == ["two \ufffd"]

@@ -229,8 +229,10 @@ PAINTED = "() => new Promise(done => requestAnimationFrame(() => requestAnimatio
 UNCOVERED = ("el => { const r = el.getBoundingClientRect();"
              " return el.contains(document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2)); }")
 #: metric card titles cut short: a label whose text is wider than its box
-CUT_TITLES = ("() => [...document.querySelectorAll('[data-testid=\"stMetricLabel\"]')].filter(el =>"
-              " [el, ...el.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1)).map(el => el.innerText)")
+CUT_TITLES = (
+    "() => [...document.querySelectorAll('[data-testid=\"stMetricLabel\"]')].filter(el =>"
+    " [el, ...el.querySelectorAll('*')].some(e => e.scrollWidth > e.clientWidth + 1)).map(el => el.innerText)"
+)
 
 
 def _settled(page) -> None:
@@ -590,8 +592,10 @@ def test_an_ingest_goes_on_when_the_page_is_left(chromium, app, tmp_path):
 
     expect.set_options(timeout=WAIT_MS)
     doc = tmp_path / "depot.txt"
-    doc.write_text(" ".join(f"Bay {i} of the depot stores {i * 7} crates of tent poles on weekdays." for i in range(300)),
-                   encoding="utf-8")  # long enough to embed for a while
+    doc.write_text(
+        " ".join(f"Bay {i} of the depot stores {i * 7} crates of tent poles on weekdays." for i in range(300)),
+        encoding="utf-8",
+    )  # long enough to embed for a while
     ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
     try:
         page = ctx.new_page()
@@ -656,7 +660,8 @@ def test_the_presenters_script(chromium, streamlit_server, monkeypatch):
         row.get_by_text("other sources").click()
         expect(row.get_by_text("offline rule: UNVERIFIED")).to_be_visible()
         expect(row.get_by_text("Packed weight: 2.1 kg", exact=False)).to_be_visible()
-        expect(page.get_by_text(re.compile(r"offline rule: agrees with people on 100% of \d+ labelled claims"))).to_be_visible()
+        agreement = re.compile(r"offline rule: agrees with people on 100% of \d+ labelled claims")
+        expect(page.get_by_text(agreement)).to_be_visible()
         expect(page.get_by_text(re.compile(r"No judge has checked these claims"))).to_be_visible()
         # 3. two more planted errors: a swapped name (red) and an unsupported addition (orange)
         for number, claim, verdict in (("12. Who founded Northwind Outfitters?", "founded by Ingrid Solberg",

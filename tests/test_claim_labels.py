@@ -29,8 +29,21 @@ def _label(project, item, k, rater, label, **kw):
 
 
 def _stored(project):
-    return sorted((r["run_id"], r["item_id"], r["claim"], r["ordinal"], r["rater"], r["label"], r["evidence"],
-                   r["evidence_chunk"], r["span_start"], r["span_end"]) for r in cstore.labels(project.db_path, ["runA"]))
+    return sorted(
+        (
+            r["run_id"],
+            r["item_id"],
+            r["claim"],
+            r["ordinal"],
+            r["rater"],
+            r["label"],
+            r["evidence"],
+            r["evidence_chunk"],
+            r["span_start"],
+            r["span_end"],
+        )
+        for r in cstore.labels(project.db_path, ["runA"])
+    )
 
 
 @pytest.mark.parametrize("fmt,suffix", [("csv", ".csv"), ("jsonl", ".jsonl")])

@@ -97,7 +97,10 @@ def test_a_withdrawal_names_its_cue_and_where_it_is_and_never_contradicts():
             assert v is None or v.label not in (CONTRADICTED, NOT_MENTIONED)
     (v,) = CHECKER.decide(["The bridge is 1,200 metres long."],
                           ["The bridge is 1,200 metres long.\n\nEditor's note: this is incorrect; it is 980 metres."])
-    assert v.label == UNVERIFIED and v.hints[0] == "a later sentence says: 'Editor's note: this is incorrect; it is 980 metres.'"
+    assert (
+        v.label == UNVERIFIED
+        and v.hints[0] == "a later sentence says: 'Editor's note: this is incorrect; it is 980 metres.'"
+    )
     assert v.evidence == "The bridge is 1,200 metres long." and v.quote_span == (0, 31)
 
 

@@ -1,4 +1,5 @@
-"""The learned claim verifier of training/ (the feature MLP, no part of the product): NumPy inference against the training script's recorded
+"""The learned claim verifier of training/ (the feature MLP, no part of the product): NumPy inference against the
+training script's recorded
 outputs, a version that follows the weights, and labelled cases of every claim type."""
 import json
 import re

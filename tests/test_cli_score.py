@@ -26,7 +26,9 @@ def scored(tmp_path, monkeypatch, capsys):
     src = tmp_path / "answers.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
     out = tmp_path / "scores.jsonl"
-    metrics = "bleu,rouge1,rouge2,rougeL,rougeLsum,ndcg@3,map,mrr,recall@2,precision@2,exact_match,token_f1,faithfulness"
+    metrics = (
+        "bleu,rouge1,rouge2,rougeL,rougeLsum,ndcg@3,map,mrr,recall@2,precision@2,exact_match,token_f1,faithfulness"
+    )
     code = main(["score", str(src), "--metrics", metrics, "--out", str(out), "--details", "--json"])
     capsys.readouterr()
     return code, {r["id"]: r for r in map(json.loads, out.read_text(encoding="utf-8").splitlines())}
@@ -79,7 +81,9 @@ def test_rows_missing_inputs_are_unscored_and_bad_rows_reported(tmp_path, monkey
     err = capsys.readouterr().err
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert [r["id"] for r in rows] == ["1", "2"]
-    assert "answers.csv, row 3 (line 4), column 'contexts': contexts looks like a JSON list but is not valid JSON" in err
+    assert (
+        "answers.csv, row 3 (line 4), column 'contexts': contexts looks like a JSON list but is not valid JSON" in err
+    )
     by_id = {r["id"]: r for r in rows}
     assert by_id["1"]["exact_match"] == 1.0
     assert by_id["2"]["exact_match"] is None and by_id["2"]["exact_match_status"] == "unscored: no_reference"

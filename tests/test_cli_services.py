@@ -68,4 +68,6 @@ def test_a_run_that_stopped_before_finishing_has_a_resume_command(status, comman
               status=status, n_items=3)
     assert resume_command(run) == ("python -m rageval run --resume r1" if command else "")
     stored_score = replace(run, kind="import", config=ImportConfig.from_dict({"input": "/data/answers.jsonl"}))
-    assert resume_command(stored_score) == ("python -m rageval score /data/answers.jsonl --resume r1" if command else "")
+    assert resume_command(stored_score) == (
+        "python -m rageval score /data/answers.jsonl --resume r1" if command else ""
+    )

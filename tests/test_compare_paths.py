@@ -61,7 +61,9 @@ def test_arrow_frame_equals_duckdb_df(tmp_path):
     with connect(path) as con:
         rows = [("r1", f"q{i}", "m" if i % 3 else "ü-metric", f"sig|{i % 2}", None if i % 7 == 0 else i / 3)
                 for i in range(500)]
-        con.execute("CREATE TEMP TABLE t (run_id VARCHAR, item_id VARCHAR, metric VARCHAR, signature VARCHAR, value DOUBLE)")
+        con.execute(
+            "CREATE TEMP TABLE t (run_id VARCHAR, item_id VARCHAR, metric VARCHAR, signature VARCHAR, value DOUBLE)"
+        )
         con.executemany("INSERT INTO t VALUES (?, ?, ?, ?, ?)", rows)
         sql = "SELECT * FROM t WHERE run_id = ? ORDER BY item_id"
         pd.testing.assert_frame_equal(arrow_frame(con, sql, ["r1"]), con.execute(sql, ["r1"]).df())

@@ -59,8 +59,11 @@ def _embedder():
 
 
 def faithfulness_claims(answer: str, contexts: list[str]) -> tuple[float, list[dict]]:
-    (score,) = evaluate([Sample(id="q1", question="What does the policy say?", answer=answer, contexts=tuple(contexts))],
-                        [get_metric("faithfulness")], Resources(embedder_factory=_embedder))["faithfulness"]
+    (score,) = evaluate(
+        [Sample(id="q1", question="What does the policy say?", answer=answer, contexts=tuple(contexts))],
+        [get_metric("faithfulness")],
+        Resources(embedder_factory=_embedder),
+    )["faithfulness"]
     assert score.status == "ok", score.reason
     return score.value, score.details["claims"]
 
@@ -102,7 +105,9 @@ def test_a_copied_sentence_is_supported_with_its_whole_sentence(name, data, answ
 def test_markdown_list_item_and_curly_quotes_and_dashes():
     contexts = contexts_of("policy.md", MARKDOWN)
     value, claims = faithfulness_claims("receipts are needed for every expense above 25 EUR", contexts)
-    assert value == 1.0 and whole_sentence(contexts[0], claims[0]) == "Receipts are needed for every expense above 25 EUR."
+    assert (
+        value == 1.0 and whole_sentence(contexts[0], claims[0]) == "Receipts are needed for every expense above 25 EUR."
+    )
     ctx = ["The desk said: \u201cTrains are booked 5\u20137 days ahead\u201d, which is new."]
     value, claims = faithfulness_claims('The desk said: "trains are booked 5-7 days ahead"', ctx)
     assert value == 1.0 and claims[0]["quote_span"] == [0, ctx[0].index(", which")]

@@ -41,7 +41,11 @@ def minilm_resources():
 LOW = [  # (question, reference, answer): wrong, must score below 0.5
     ("How long is the return window?", "Items can be returned within 7 days.", "Items can be returned within 14 days."),
     ("How long is the return window?", "7 days", "14 days"),
-    ("Is a receipt required for a refund?", "A receipt is required for a refund.", "A receipt is not required for a refund."),
+    (
+        "Is a receipt required for a refund?",
+        "A receipt is required for a refund.",
+        "A receipt is not required for a refund.",
+    ),
     ("Who wrote Dracula?", "Bram Stoker", "I don't know."),
     ("Who wrote Dracula?", "Bram Stoker", "The context does not say who wrote it."),
     ("Entro quanti giorni si paga?", "Si paga entro 30 giorni.", "Non lo so."),
@@ -62,7 +66,10 @@ HIGH = [  # equivalent answers written another way, must score above 0.5
 
 def _scores(resources, cases):
     samples = [Sample(id=str(i), question=q, answer=a, references=(r,)) for i, (q, r, a) in enumerate(cases)]
-    return [s.value for s in evaluate(samples, [get_metric("answer_correctness_offline")], resources)["answer_correctness_offline"]]
+    return [
+        s.value
+        for s in evaluate(samples, [get_metric("answer_correctness_offline")], resources)["answer_correctness_offline"]
+    ]
 
 
 @pytest.mark.parametrize("case", LOW, ids=[c[2] for c in LOW])
@@ -76,8 +83,12 @@ def test_equivalent_forms_score_high(minilm_resources, case):
 
 
 def test_the_best_reference_decides(minilm_resources):
-    sample = Sample(id="1", question="Who wrote Dracula?", answer="Bram Stoker", references=("Mary Shelley", "Bram Stoker"))
-    got = evaluate([sample], [get_metric("answer_correctness_offline")], minilm_resources)["answer_correctness_offline"][0]
+    sample = Sample(
+        id="1", question="Who wrote Dracula?", answer="Bram Stoker", references=("Mary Shelley", "Bram Stoker")
+    )
+    got = evaluate([sample], [get_metric("answer_correctness_offline")], minilm_resources)[
+        "answer_correctness_offline"
+    ][0]
     assert got.details["best_reference"] == 1 and got.value > 0.5
 
 

@@ -72,7 +72,10 @@ def test_the_shipped_snapshot_equals_a_fresh_build(tmp_path, monkeypatch):
             if col == "vector":  # worker processes pack texts differently: float32 rounding, never more
                 assert all(np.allclose(x, y, atol=1e-6, rtol=0) for x, y in zip(a[col], b[col])), table
             elif a[col].dtype.kind == "f":
-                assert np.allclose(a[col].to_numpy(float), b[col].to_numpy(float), atol=1e-6, equal_nan=True), (table, col)
+                assert np.allclose(a[col].to_numpy(float), b[col].to_numpy(float), atol=1e-6, equal_nan=True), (
+                    table,
+                    col,
+                )
             else:
                 assert a[col].astype(str).tolist() == b[col].astype(str).tolist(), (table, col)
 

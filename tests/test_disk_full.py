@@ -10,7 +10,6 @@ import errno
 import json
 import os
 import subprocess
-from pathlib import Path
 
 import duckdb
 import pytest
@@ -47,7 +46,10 @@ def test_a_full_disk_during_a_stored_score_is_named_and_the_score_resumes(tmp_pa
     free = os.statvfs(small_disk).f_bavail * os.statvfs(small_disk).f_frsize
     (small_disk / "filler").write_bytes(b"\0" * (free - 3 * 2**20))  # 3 MB left: about one batch of 512 rows
 
-    assert main(["score", str(answers), "--metrics", "token_f1", "--project", "full", "--out", str(tmp_path / "o.jsonl")]) == 1
+    assert (
+        main(["score", str(answers), "--metrics", "token_f1", "--project", "full", "--out", str(tmp_path / "o.jsonl")])
+        == 1
+    )
     err = capsys.readouterr().err
     assert "TransactionException" not in err and "cannot rollback" not in err
     assert f"the disk holding the project database {db} is full (" in err and "MB free in" in err
@@ -57,7 +59,9 @@ def test_a_full_disk_during_a_stored_score_is_named_and_the_score_resumes(tmp_pa
     subprocess.run(["mount", "-o", "remount,size=64m", str(small_disk)], check=True)  # space again
     kept = store.get_run(db, run_id).done
     assert 0 < kept < ROWS  # what went in before the disk filled is still there
-    assert main(["score", str(answers), "--resume", run_id, "--project", "full", "--out", str(tmp_path / "o2.jsonl")]) == 0
+    assert (
+        main(["score", str(answers), "--resume", run_id, "--project", "full", "--out", str(tmp_path / "o2.jsonl")]) == 0
+    )
     run = store.get_run(db, run_id)
     assert run.status == "finished" and run.done == ROWS
     values = {s["item_id"]: s["value"] for s in store.scores(db, run_id)}
@@ -82,7 +86,9 @@ def test_a_full_disk_during_a_run_is_named_and_the_run_resumes(tmp_path, monkeyp
                 raise duckdb.TransactionException('Failed to commit: Could not write file "x.wal": '
                                                   f"{os.strerror(errno.ENOSPC)}")
             except duckdb.TransactionException:
-                raise duckdb.TransactionException("TransactionContext Error: cannot rollback - no transaction is active")
+                raise duckdb.TransactionException(
+                    "TransactionContext Error: cannot rollback - no transaction is active"
+                )
         return real(con, *args, **kwargs)
 
     monkeypatch.setattr(items, "_write_batch", full_on_second)

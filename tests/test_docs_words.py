@@ -23,13 +23,14 @@ _NUMBER_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 #: (what it catches, pattern); each is matched line by line, case-insensitively
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = tuple((name, re.compile(rx, re.IGNORECASE)) for name, rx in (
     ("issue number", r"\bissues?\s*#?\d+(?:\s*(?:/|,|and|or)\s*#?\d+)*\b"),
-    ("tracker reference", r"(?:\b(?:in|see|per|from|fix(?:es|ed)?|close[sd]?|by|after|since|and|or|PR|pull)\s+|[(\[,/]\s*)"
-                           r"#\d{1,5}\b"),
+    ("tracker reference", r"(?:\b(?:in|see|per|from|fix(?:es|ed)?|close[sd]?|by|after|since|and|or|PR|pull)\s+"
+                           r"|[(\[,/]\s*)#\d{1,5}\b"),
     ("milestone", r"\bmilestones?\b"),
     ("branch name", r"\b(?:on|in|the|of|from|to|our|this)\s+branch(?:es)?\s+[`'\"]?[a-z][\w.-]*\d[\w.-]*|"
                     r"\bbranch\s+`[^`]+`"),
     ("sprint", r"\bsprints?\b"),
-    ("helper session", r"\b(?:helper|work|coding|agent|review)\s+sessions?\b|\bsessions?\s+of\s+(?:this|the)\s+project\b"),
+    ("helper session", r"\b(?:helper|work|coding|agent|review)\s+sessions?\b"
+                       r"|\bsessions?\s+of\s+(?:this|the)\s+project\b"),
     ("stop number", r"\bstop\s+\d+\b"),
     ("engineers", r"\bengineers'|\b(?:an|another|other|two|three|four|five|six|several)\s+(?:other\s+)?engineers?\b|"
                   r"\bengineers?\s+(?:ran|run|running|found|measured|worked|working)\b|\bthe\s+engineer\s+who\b"),

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from rageval.embed.forward import Scratch, encode_batch, encode_packed
-from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, _batches, _load_minilm, bucket_width, l2_normalise
+from rageval.embed.minilm import MINILM_PIP, MiniLMEmbedder, _batches, _load_minilm, bucket_width
 from rageval.embed.sentences import sentence_texts
 from rageval.text.lang import guess_language
 from devtools.minilm_unfused import UnfusedEmbedder

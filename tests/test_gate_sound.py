@@ -135,7 +135,9 @@ def test_a_tampered_stored_run_is_rejected(home, capsys):
 
     project, _ = make_runs("g", n=20, runs=("r0",))
     with connect(project.db_path) as con:
-        con.execute("UPDATE metric_scores SET value = 25 WHERE run_id = 'r0' AND metric = 'token_f1' AND item_id = 'q05'")
+        con.execute(
+            "UPDATE metric_scores SET value = 25 WHERE run_id = 'r0' AND metric = 'token_f1' AND item_id = 'q05'"
+        )
     rc, out, _ = run(capsys, "--project", "g", "--run", "r0", "--fail-under", "token_f1=0.01", "--allow-unscored")
     assert "REJECTED run r0: stored score, id 'q05', token_f1: 25.0 is outside token_f1's range [0, 1]" in out
     scored = gate.from_run(project, "r0")

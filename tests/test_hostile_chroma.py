@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 
-import pytest
 
 from rageval import index
 from rageval.cli import main

@@ -26,7 +26,9 @@ def _labels_file(rows: int, rater: str = "ann") -> str:
 
 def test_a_claim_labels_file_past_the_row_limit_is_refused_whole_naming_the_setting(project, monkeypatch):
     monkeypatch.setenv("RAGEVAL_MAX_LABEL_ROWS", "30")
-    with pytest.raises(InputError, match=r"labels.jsonl: file has 40 rows, over the limit of 30 .*RAGEVAL_MAX_LABEL_ROWS"):
+    with pytest.raises(
+        InputError, match=r"labels.jsonl: file has 40 rows, over the limit of 30 .*RAGEVAL_MAX_LABEL_ROWS"
+    ):
         cl.import_claim_labels(project, "labels.jsonl", _labels_file(40).encode())
     assert cstore.labels(project.db_path, ["runA"]) == []  # nothing of it stored
     assert cl.import_claim_labels(project, "labels.jsonl", _labels_file(30).encode()).imported == 30
@@ -38,7 +40,10 @@ def test_a_claim_labels_file_past_the_size_limit_is_refused_before_it_is_read(pr
     monkeypatch.setenv("RAGEVAL_MAX_LABEL_FILE_MB", "0.001")
     assert main(["claim-labels", "import", str(path), "--project", project.slug]) == 1
     err = capsys.readouterr().err
-    assert f"labels.jsonl: file is {path.stat().st_size:,} bytes, over the limit of 1,000 bytes" in err and "RAGEVAL_MAX_LABEL_FILE_MB" in err
+    assert (
+        f"labels.jsonl: file is {path.stat().st_size:,} bytes, over the limit of 1,000 bytes" in err
+        and "RAGEVAL_MAX_LABEL_FILE_MB" in err
+    )
     assert "nothing was imported" in err and "Traceback" not in err
     assert cstore.labels(project.db_path, ["runA"]) == []
     with pytest.raises(InputError, match="RAGEVAL_MAX_LABEL_FILE_MB"):  # the app's upload: the same limit
@@ -133,7 +138,10 @@ def test_a_re_import_says_whose_labels_it_replaced_and_keeps_them_for_agreement_
     assert "8 claim label(s) imported, 0 row(s) rejected" in out
     assert "2 earlier label(s) replaced (ann 2); the earlier ones are kept in the label history" in out
     old = [(h["item_id"], h["rater"], h["label"], h["replaced_by"]) for h in cstore.history(project.db_path, ["runA"])]
-    assert old == [("q00", "ann", "SUPPORTED", "import second.jsonl"), ("q01", "ann", "SUPPORTED", "import second.jsonl")]
+    assert old == [
+        ("q00", "ann", "SUPPORTED", "import second.jsonl"),
+        ("q01", "ann", "SUPPORTED", "import second.jsonl"),
+    ]
     now = cl.labels_frame(project, ["runA"])
     then = cl.labels_frame(project, ["runA"], as_of=between)
     assert sorted(now.loc[now.rater == "ann", "label"]) == ["CONTRADICTED"] * 2 + ["SUPPORTED"] * 2

@@ -29,7 +29,9 @@ def home(tmp_path, monkeypatch):
 def _import_run(home, capsys) -> str:
     src = home / "answers.jsonl"
     src.write_text("".join(json.dumps(r) + "\n" for r in ROWS), encoding="utf-8")
-    assert main(["score", str(src), "--metrics", "token_f1,faithfulness", "--json", "--out", str(home / "o.jsonl")]) == 0
+    assert (
+        main(["score", str(src), "--metrics", "token_f1,faithfulness", "--json", "--out", str(home / "o.jsonl")]) == 0
+    )
     return json.loads(capsys.readouterr().out)["run_id"]
 
 

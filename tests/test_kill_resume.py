@@ -39,7 +39,9 @@ def _results(project, run_id):
                 tuple(cid for cid, _ in a["retrieved"])) for a in store.answers(project.db_path, run_id)]
     scores = sorted((s["item_id"], s["metric"], s["signature"], s["value"], s["status"], s["reason"])
                     for s in store.scores(project.db_path, run_id))
-    claims = sorted((c["item_id"], c["ordinal"], c["text"], c["verdict"]) for c in store.claims(project.db_path, run_id))
+    claims = sorted(
+        (c["item_id"], c["ordinal"], c["text"], c["verdict"]) for c in store.claims(project.db_path, run_id)
+    )
     return answers, scores, claims
 
 

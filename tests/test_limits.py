@@ -36,10 +36,15 @@ def test_each_limit_is_named_in_the_message():
     assert err.reason == ("document has 299 characters of text, over the limit of 100 characters per document "
                           "(raise it with RAGEVAL_MAX_CHARS or --max-chars)")
     err = load_file("big.txt", text, limits=Limits(max_file_bytes=50))
-    assert isinstance(err, IngestProblem) and "over the limit of 0.0 MB per file (raise it with RAGEVAL_MAX_FILE_MB" in err.reason
+    assert (
+        isinstance(err, IngestProblem)
+        and "over the limit of 0.0 MB per file (raise it with RAGEVAL_MAX_FILE_MB" in err.reason
+    )
     err = load_file("three.pdf", _pdf(3), limits=Limits(max_pages=2))
     assert isinstance(err, IngestProblem)
-    assert err.reason.startswith("PDF has 3 pages, over the limit of 2 pages per document (raise it with RAGEVAL_MAX_PAGES")
+    assert err.reason.startswith(
+        "PDF has 3 pages, over the limit of 2 pages per document (raise it with RAGEVAL_MAX_PAGES"
+    )
     assert isinstance(load_file("three.pdf", _pdf(3), limits=Limits(max_pages=3)), Document)
     assert isinstance(load_file("long.txt", text, limits=Limits(max_chars=299)), Document)
 

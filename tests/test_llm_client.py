@@ -134,7 +134,9 @@ def test_retry_after_is_honoured(fake_llm, monkeypatch):
     from rageval.llm import client as client_module
 
     waits = []  # the retry's sleep, recorded instead of slept: no wall clock in the test
-    monkeypatch.setattr(client_module, "time", types.SimpleNamespace(sleep=waits.append, perf_counter=time.perf_counter))
+    monkeypatch.setattr(
+        client_module, "time", types.SimpleNamespace(sleep=waits.append, perf_counter=time.perf_counter)
+    )
     fake_llm.script(plan={1: "503"}, retry_after="0.4")
     with client_for(fake_llm) as client:
         assert client.chat("judge", USER).status == "ok"

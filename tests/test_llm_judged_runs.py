@@ -35,7 +35,9 @@ def test_unchanged_rerun_makes_zero_calls_not_even_the_reachability_check(judged
     rerun = start_run(judged_project, _config())
     assert execute(judged_project, rerun).done == 43
     assert llm_env.count() == 0  # every request path: chat, embeddings and /v1/models
-    values = lambda run: {(s["item_id"], s["metric"]): s["value"] for s in store.scores(judged_project.db_path, run)}
+    def values(run):
+        return {(s["item_id"], s["metric"]): s["value"] for s in store.scores(judged_project.db_path, run)}
+
     assert values(rerun) == values(first)
 
 

@@ -23,7 +23,9 @@ def test_a_429_delays_only_its_own_call_for_its_retry_after(fake_llm, monkeypatc
     from rageval.llm import client as client_module
 
     waits = []  # the retry's sleep, recorded instead of slept: no wall clock in the test
-    monkeypatch.setattr(client_module, "time", types.SimpleNamespace(sleep=waits.append, perf_counter=time.perf_counter))
+    monkeypatch.setattr(
+        client_module, "time", types.SimpleNamespace(sleep=waits.append, perf_counter=time.perf_counter)
+    )
     fake_llm.script(plan={1: "429"}, retry_after="1", latency=0.05)
     with _client(fake_llm) as client:
         replies = _chat_all(client, 16)

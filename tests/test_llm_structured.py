@@ -41,7 +41,8 @@ def test_fallback_ladder_is_remembered_and_signed(fake_llm, tmp_path, setting, m
     assert signature.endswith(f"|out:{mode}")
     sent = [(b.get("response_format") or {}).get("type") for b in fake_llm.bodies()]
     assert sent[:len(formats)] == formats  # one rejection per mode the server does not speak...
-    assert set(sent[len(formats):]) <= {formats[-1]} and len(sent) == len(formats) - 1 + 6  # ...then only the one it does
+    # ...then only the one it does
+    assert set(sent[len(formats):]) <= {formats[-1]} and len(sent) == len(formats) - 1 + 6
     first = fake_llm.bodies()[0]["response_format"]
     assert first["json_schema"]["schema"] == RatingReply.model_json_schema()
 

@@ -64,7 +64,9 @@ def test_answers_page_marks_low_confidence_everywhere(project):
     assert "CONTRADICTED?" in claims and "0.55 · low confidence" in claims
     assert "border:1px dashed" in claims and ">SUPPORTED</span>" in claims and "1.00 · low" not in claims
     assert any("1 of 2 claims low confidence" in c.value for c in at.caption)  # the faithfulness card
-    answer = next(h.proto.body for h in at.get("html") if "originated in Japan" in h.proto.body and "<th" not in h.proto.body)
+    answer = next(
+        h.proto.body for h in at.get("html") if "originated in Japan" in h.proto.body and "<th" not in h.proto.body
+    )
     assert 'title="CONTRADICTED? (low confidence)" style="background:#f4f5f7;border-bottom:2px dashed' in answer
     assert 'title="SUPPORTED" style="background:#dcf5e3' in answer
     table = answer_table(p, run_id)

@@ -12,7 +12,6 @@ from rageval.llm.replies import validator
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
-from rageval.llm.replies import validator
 from rageval.metrics.correctness import equivalence_of, load_model, probability
 from rageval.prompts.schemas import Equivalence
 from rageval.prompts import render

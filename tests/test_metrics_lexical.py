@@ -87,7 +87,14 @@ def test_word_tokenizer_matches_rouge_score_on_ascii_and_keeps_unicode():
     for text, _ in ROUGE_CASES + BLEU_CASES[:4]:
         for stem in (False, True):
             assert WordTokenizer("en", stem).tokenize(text) == DefaultTokenizer(stem).tokenize(text)
-    assert WordTokenizer("it").tokenize("Perché la città è così bella?") == ["perché", "la", "città", "è", "così", "bella"]
+    assert WordTokenizer("it").tokenize("Perché la città è così bella?") == [
+        "perché",
+        "la",
+        "città",
+        "è",
+        "così",
+        "bella",
+    ]
     assert DefaultTokenizer().tokenize("città") == ["citt"]  # the mangling this tokenizer avoids
 
 

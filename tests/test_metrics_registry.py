@@ -1,11 +1,10 @@
 """One contract test over every registered metric (``@K`` ones with K = 3).
 
-Every metric: has its metadata, a docstring with a formula (an equation, not any ``=``), values inside its declared range
-on random samples and on drawn batches of arbitrary unicode (hypothesis), values that do not
-depend on the rest of the batch, ``unscored`` with the right
-reason for each missing input, and a signature that changes whenever an option changes (a
-judged metric's names its judge and, with a model, the prompt's hash).
-Semantic metrics run on the deterministic fake embedder; judges stay heuristic (no server).
+Every metric: has its metadata, a docstring with a formula (an equation, not any ``=``), values inside its declared
+range on random samples and on drawn batches of arbitrary unicode (hypothesis), values that do not depend on the rest of
+the batch, ``unscored`` with the right reason for each missing input, and a signature that changes whenever an option
+changes (a judged metric's names its judge and, with a model, the prompt's hash). Semantic metrics run on the
+deterministic fake embedder; judges stay heuristic (no server).
 """
 from __future__ import annotations
 

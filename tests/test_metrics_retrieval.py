@@ -10,7 +10,7 @@ pytrec_eval = pytest.importorskip("pytrec_eval")
 
 from rageval.errors import ConfigError  # noqa: E402
 from rageval.metrics.base import evaluate, get_metric  # noqa: E402
-from rageval.types import Sample
+from rageval.types import Sample  # noqa: E402
 
 CUTOFFS = (1, 3, 5, 10)
 TREC = {"recall": "recall", "precision": "P", "ndcg": "ndcg_cut", "hit_rate": "success"}

@@ -132,7 +132,9 @@ def test_a_yes_or_no_stays_with_its_claim_so_a_copy_of_the_rest_is_unverified(an
 
 def test_a_no_that_starts_a_statement_is_not_an_answer():
     # "No two ..." / "No ancient ..." state something; only a "no" before punctuation answers
-    assert answer_claims("", "No two cases are ever alike in this court.") == ["No two cases are ever alike in this court."]
+    assert answer_claims("", "No two cases are ever alike in this court.") == [
+        "No two cases are ever alike in this court."
+    ]
     ctx = ["No ancient written autographs have been found , and the earliest one known is from 1098 ."]
     (claim,) = answer_claims("Do you collect autographs?", "No ancient written autographs have been found.")
     assert claim == "No ancient written autographs have been found." and contained(claim, ctx).label == "SUPPORTED"

@@ -56,7 +56,9 @@ def test_out_to_a_symlink_replaces_the_file_it_points_to(home, capsys):
     capsys.readouterr()
     dangling = home / "dangling.jsonl"
     dangling.symlink_to(real / "new.jsonl")
-    assert main(["score", str(home / "answers.jsonl"), "--metrics", "token_f1", "--no-store", "--out", str(dangling)]) == 0
+    assert (
+        main(["score", str(home / "answers.jsonl"), "--metrics", "token_f1", "--no-store", "--out", str(dangling)]) == 0
+    )
     assert dangling.is_symlink() and len((real / "new.jsonl").read_text().splitlines()) == 3
 
 

@@ -12,12 +12,12 @@ from rageval.embed.cache import CachedEmbedder
 from rageval.embed.minilm import MiniLMEmbedder
 from rageval.errors import ConfigError
 from rageval.metrics.base import evaluate, parse_metric_list
-from rageval.types import Resources, Sample
+from rageval.types import Resources
 from rageval.embed.processes import WorkerPool, check_workers, default_workers, embed_parallel, shards
 from rageval.scoring.parallel import evaluate_parallel, shared_sentences
 from rageval.util import sha256_hex
 from devtools.rounding import assert_same_within_rounding, assert_vectors_close
-from devtools.samples import PARALLEL_CONTEXTS, parallel_samples
+from devtools.samples import parallel_samples
 
 
 
@@ -41,7 +41,8 @@ def test_worker_processes_give_the_values_of_one_process():
 
 
 def test_only_the_context_sentences_of_two_or_more_shards_are_embedded_ahead():
-    samples = parallel_samples(6)  # PARALLEL_CONTEXTS[0] in samples 0, 3 and 4; the "Passage i" sentences in one sample each
+    # PARALLEL_CONTEXTS[0] in samples 0, 3 and 4; the "Passage i" sentences in one sample each
+    samples = parallel_samples(6)
     got = shared_sentences(samples, [(0, 3), (3, 6)])
     assert "Mount Etna is 3,357 metres high." in got and "It lies in Sicily." in got
     assert not [t for t in got if t.startswith("Passage")]

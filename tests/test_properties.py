@@ -43,7 +43,9 @@ def test_real_minilm_bertscore_and_similarity_do_not_depend_on_the_batch():
     embedder = make_embedder("local")
     texts = ["Paris is the capital of France.", "The treaty was signed in 1648 at Münster and Osnabrück "
              "after thirty years of war across central Europe.", "Yes.", "Rome, città eterna, è bella."]
-    batch = [Sample(id=f"s{i}", question="q", answer=t, references=(t, texts[(i + 1) % 4])) for i, t in enumerate(texts)]
+    batch = [
+        Sample(id=f"s{i}", question="q", answer=t, references=(t, texts[(i + 1) % 4])) for i, t in enumerate(texts)
+    ]
     for name in ("bertscore_f1", "bertscore_precision", "answer_similarity"):
         metric = get_metric(name)
         together = evaluate(batch, [metric], Resources(embedder_factory=lambda: embedder))[name]

@@ -22,7 +22,8 @@ ROOT = Path(__file__).resolve().parents[1]
 def _holder(folder: Path) -> subprocess.Popen:
     """A process that keeps a log file open in ``folder``, under a name that does not say so (as Ray's agents do)."""
     (folder / "logs").mkdir(parents=True, exist_ok=True)
-    code = f"import sys, time; f = open({str(folder / 'logs' / 'agent.log')!r}, 'w'); print('ready', flush=True); time.sleep(600)"
+    code = (f"import sys, time; f = open({str(folder / 'logs' / 'agent.log')!r}, 'w'); "
+            "print('ready', flush=True); time.sleep(600)")
     proc = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True, start_new_session=True)
     assert proc.stdout.readline().strip() == "ready"
     return proc
@@ -74,7 +75,9 @@ def test_a_ray_driver_killed_with_sigkill_leaves_no_process_or_folder(tmp_path, 
         assert child.poll() is None, (tmp_path / "stderr.txt").read_text()[-2000:]
         assert time.monotonic() < deadline, "the Ray driver never started scoring"
         time.sleep(0.2)
-    ours = [f for f in Path("/tmp").glob(f"{ray_cleanup.PREFIX}*") if (ray_cleanup.driver(f) or {}).get("pid") == child.pid]
+    ours = [
+        f for f in Path("/tmp").glob(f"{ray_cleanup.PREFIX}*") if (ray_cleanup.driver(f) or {}).get("pid") == child.pid
+    ]
     assert len(ours) == 1
     folder = ours[0]
     left = ray_cleanup.holders(folder)

@@ -172,7 +172,9 @@ def test_a_scored_file_is_never_the_best_beside_a_pipeline_run(tmp_path, monkeyp
     worse = [{"id": "a", "question": "q?", "answer": "London", "reference": "Paris"},
              {"id": "b", "question": "q?", "answer": "Milan", "reference": "Rome"}]
     adhoc = _import_run(project, perfect, ["exact_match"], "try.jsonl")
-    pipeline = [_import_run(project, rows, ["exact_match"], name) for rows, name in ((half, "p1.jsonl"), (worse, "p2.jsonl"))]
+    pipeline = [
+        _import_run(project, rows, ["exact_match"], name) for rows, name in ((half, "p1.jsonl"), (worse, "p2.jsonl"))
+    ]
     with connect(project.db_path) as con:  # the same values, stored as pipeline runs
         con.execute("UPDATE runs SET kind = 'pipeline' WHERE id IN (?, ?)", pipeline)
     board = leaderboard(project)

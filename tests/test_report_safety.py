@@ -45,7 +45,9 @@ def test_junit_markdown_and_terminal_are_safe_whatever_the_names(tmp_path, monke
     for text in (out.out, out.err):
         assert not ESCAPES.search(text) and not BIDI_CONTROLS.search(text), repr(text[:500])
     assert "FAIL  m]0;pwned<b>: every answer scored: 1 of 6 answers unscored" not in out.out  # the payload goes too
-    assert "FAIL  m<b>: every answer scored: 1 of 6 answers unscored on m<b> ([click](javascript:alert(1)) 1)" in out.out
+    assert (
+        "FAIL  m<b>: every answer scored: 1 of 6 answers unscored on m<b> ([click](javascript:alert(1)) 1)" in out.out
+    )
     dom = minidom.parse(str(junit))  # strict: a control character would raise here
     cases = dom.getElementsByTagName("testcase")
     assert len(cases) == 3 * 3 + 0 and dom.documentElement.tagName == "testsuites"

@@ -107,13 +107,110 @@ def test_the_product_never_imports_its_tools():
     assert offenders == []
 
 
+
+def _module_name(root: Path, path: Path) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imported_modules(root: Path, path: Path, known: set[str]) -> set[str]:
+    """The modules of ``known`` that ``path`` imports anywhere in it (a function's import counts:
+    it closes a circle as soon as that function runs). ``from a import b`` names the module ``a.b``
+    when there is one, else ``a``."""
+    here = _module_name(root, path)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(parsed(path)):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                up = package.split(".")[:len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*up, *([base] if base else [])])
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in known else base for a in node.names]
+        else:
+            continue
+        for name in targets:
+            while name and name not in known:  # `import bench.bench_llm.x`: the longest known prefix
+                name = name.rpartition(".")[0]
+            if name and name != here:
+                found.add(name)
+    return found
+
+
+def _import_circles(root: Path, packages: tuple[str, ...]) -> list[list[str]]:
+    """Every import circle among the modules of ``packages`` under ``root``: the strongly connected
+    components of the import graph with more than one module (Tarjan's algorithm), each sorted."""
+    files = {_module_name(root, p): p for package in packages for p in (root / package).rglob("*.py")}
+    known = set(files)
+    graph = {m: sorted(_imported_modules(root, p, known)) for m, p in files.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    circles = []
+
+    def visit(m: str) -> None:
+        index[m] = low[m] = len(index)
+        stack.append(m)
+        on_stack.add(m)
+        for n in graph[m]:
+            if n not in index:
+                visit(n)
+                low[m] = min(low[m], low[n])
+            elif n in on_stack:
+                low[m] = min(low[m], index[n])
+        if low[m] == index[m]:
+            component = []
+            while True:
+                n = stack.pop()
+                on_stack.discard(n)
+                component.append(n)
+                if n == m:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    for m in sorted(graph):
+        if m not in index:
+            visit(m)
+    return sorted(circles)
+
+
+def test_no_import_circle_in_the_library_or_among_the_scripts():
+    # a circle makes a module's behaviour depend on which of its members Python imported first
+    assert _import_circles(ROOT, ("rageval", *SCRIPT_PACKAGES)) == []
+
+
+def test_the_circle_check_finds_a_circle_through_a_function_import(tmp_path):
+    (tmp_path / "bench").mkdir()
+    (tmp_path / "devtools").mkdir()
+    (tmp_path / "bench" / "__init__.py").write_text("")
+    (tmp_path / "devtools" / "__init__.py").write_text("")
+    (tmp_path / "bench" / "a.py").write_text("from devtools.b import f\n")
+    (tmp_path / "devtools" / "b.py").write_text("def f():\n    from bench import c\n")
+    (tmp_path / "bench" / "c.py").write_text("from . import a\n")
+    (tmp_path / "bench" / "d.py").write_text("import bench.a\n")  # imports into the circle, not part of it
+    assert _import_circles(tmp_path, ("bench", "devtools")) == [["bench.a", "bench.c", "devtools.b"]]
+
+
+def test_the_scripts_import_nothing_from_the_tests():
+    # tests may use the scripts' helpers (devtools/); a script that needs a test's helper moves it there
+    offenders = [str(p.relative_to(ROOT)) for p in _script_files() if "tests" in _top_level_imports(p)]
+    assert offenders == []
+
 def test_docstring_examples_run_once_from_pytest_ini():
     # pytest.ini collects every example of the library (--doctest-modules over rageval/); a test that
     # calls doctest.testmod as well runs them twice
     ini = (ROOT / "pytest.ini").read_text(encoding="utf-8")
     assert "--doctest-modules" in ini and re.search(r"^testpaths\s*=.*\brageval\b", ini, re.M)
-    twice = [str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("*.py")
-             if p.name != Path(__file__).name and re.search(r"\bdoctest\.(testmod|run_docstring_examples)\b", p.read_text(encoding="utf-8"))]
+    twice = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "tests").rglob("*.py")
+        if p.name != Path(__file__).name
+        and re.search(r"\bdoctest\.(testmod|run_docstring_examples)\b", p.read_text(encoding="utf-8"))
+    ]
     assert twice == []
 
 

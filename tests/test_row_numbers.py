@@ -42,7 +42,10 @@ def test_score_json_output_gives_every_problem_a_row_and_a_line(tmp_path, capsys
     path = tmp_path / "answers.json"
     path.write_text('[\n  {"id": "a", "question": "q", "answer": "x"},\n  5,\n  {"id": "b", "question": "q",\n'
                     '   "answer": "y", "owner": "ann"}\n]\n')
-    assert main(["score", str(path), "--metrics", "token_f1", "--no-store", "--json", "--out", str(tmp_path / "o.jsonl")]) == 1
+    assert (
+        main(["score", str(path), "--metrics", "token_f1", "--no-store", "--json", "--out", str(tmp_path / "o.jsonl")])
+        == 1
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["errors"] == [{"row": 2, "line": 3, "reason": "row is a int, not an object with named fields"}]
     assert [(n["row"], n["line"]) for n in out["notes"]] == [(3, 4)]

@@ -193,7 +193,9 @@ def test_a_rubric_stored_before_the_limits_is_asked_for_again(tmp_path, monkeypa
            "anchors": ["a", "b", "c", "d", "e"]}
     rubric_store.save_rubric(open_project("old").db_path, "wide", json.dumps(old), "00000000", None)
     assert main(["rubric", "list", "--project", "old", "--json"]) == 0
-    assert [r["metric"] for r in json.loads(capsys.readouterr().out.splitlines()[-1])["rubrics"]] == ["rubric:politeness"]
+    assert [r["metric"] for r in json.loads(capsys.readouterr().out.splitlines()[-1])["rubrics"]] == [
+        "rubric:politeness"
+    ]
     answers = tmp_path / "a.jsonl"
     answers.write_text(json.dumps({"id": "a", "question": "q?", "answer": "x"}) + "\n")
     assert main(["score", str(answers), "--metrics", "rubric:wide", "--project", "old"]) == 2

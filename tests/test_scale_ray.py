@@ -1,8 +1,8 @@
 """`score --engine ray` on one local Ray cluster (started once for this module, bound to 127.0.0.1
 with a short temp dir): the parts equal single-process `score` reason for reason, verdict for
 verdict and value for value within float32 rounding (1e-6: a part embeds its texts with other
-texts than one process does, see devtools/rounding.py), offline and judged; a killed worker's part is retried; a re-run does nothing; the parts
-import into a project as the same run `score` stores.
+texts than one process does, see devtools/rounding.py), offline and judged; a killed worker's part is retried; a re-run
+does nothing; the parts import into a project as the same run `score` stores.
 
 Skipped when Ray is not installed (`pip install "rageval[ray]"`).
 """
@@ -77,7 +77,8 @@ def test_offline_parts_equal_single_process_then_rerun_does_nothing_and_import(c
     assert manifest["rows"] == 90 and manifest["parts"] == 9 and manifest["scored_parts"] == 9  # 12 + 12 + 6 per shard
     assert manifest["metrics"]["token_f1"] == {"ok": 81, "unscored": 9, "failed": 0}
     single = pq.read_table(tmp_path / "one.parquet").to_pylist()
-    assert_same_within_rounding(_without_source(_parts(out)), _without_source(single))  # values, reasons, claims, records
+    # values, reasons, claims, records
+    assert_same_within_rounding(_without_source(_parts(out)), _without_source(single))
 
     stamps = {p.name: p.stat().st_mtime_ns for p in out.iterdir()}
     assert main(args) == 0

@@ -12,13 +12,20 @@ from rageval.runs.scoring import parse_answers, score
 
 ROWS = [
     {"id": f"q{i}", "question": q, "answer": a, "reference": ref, "contexts": ctx}
-    for i, (q, a, ref, ctx) in enumerate([
-        ("Capital of France?", "Paris is the capital.", "Paris", ["Paris is the capital of France."]),
-        ("Who wrote Hamlet?", "Shakespeare wrote it around 1600.", "William Shakespeare", ["Hamlet is by Shakespeare."]),
-        ("Largest ocean?", "The Atlantic.", "The Pacific Ocean", ["The Pacific is the largest ocean."]),
-        ("No reference?", "An answer without gold.", "", ["Some context."]),
-        ("Gold symbol?", "Au.", "Au", []),
-    ])
+    for i, (q, a, ref, ctx) in enumerate(
+        [
+            ("Capital of France?", "Paris is the capital.", "Paris", ["Paris is the capital of France."]),
+            (
+                "Who wrote Hamlet?",
+                "Shakespeare wrote it around 1600.",
+                "William Shakespeare",
+                ["Hamlet is by Shakespeare."],
+            ),
+            ("Largest ocean?", "The Atlantic.", "The Pacific Ocean", ["The Pacific is the largest ocean."]),
+            ("No reference?", "An answer without gold.", "", ["Some context."]),
+            ("Gold symbol?", "Au.", "Au", []),
+        ]
+    )
 ]
 METRICS = "token_f1,bleu,exact_match,faithfulness"
 PLAN = Plan.make(METRICS, details=True)

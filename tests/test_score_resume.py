@@ -108,7 +108,10 @@ def test_a_killed_score_is_interrupted_and_resumes_to_the_uninterrupted_rows(tmp
 def test_resume_refuses_another_input_or_other_metrics(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     answers = _answers(tmp_path)
-    assert main(["score", str(answers), "--metrics", "token_f1", "--project", "s", "--out", str(tmp_path / "o.jsonl")]) == 0
+    assert (
+        main(["score", str(answers), "--metrics", "token_f1", "--project", "s", "--out", str(tmp_path / "o.jsonl")])
+        == 0
+    )
     run_id = store.runs(open_project("s").db_path)[0].id
     assert main(["score", str(answers), "--resume", run_id, "--metrics", "exact_match", "--project", "s"]) == 2
     assert "was scored with --metrics token_f1" in capsys.readouterr().err
@@ -141,5 +144,9 @@ def test_the_app_offers_the_score_command_for_a_stopped_score(tmp_path, monkeypa
     run = Run(id="r9", kind="import", corpus=None, qa_set=None, config=ImportConfig(source="mine.csv"),
               config_hash="h", status=status, n_items=2)
     assert resume_command(run) == "python -m rageval score mine.csv --resume r9"
-    assert resume_command(replace(run, config=ImportConfig.from_dict({"source": "x.csv", "input": "/data/my answers.csv"}))) == \
-        "python -m rageval score '/data/my answers.csv' --resume r9"
+    assert (
+        resume_command(
+            replace(run, config=ImportConfig.from_dict({"source": "x.csv", "input": "/data/my answers.csv"}))
+        )
+        == "python -m rageval score '/data/my answers.csv' --resume r9"
+    )

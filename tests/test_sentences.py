@@ -17,67 +17,131 @@ def texts(text: str) -> list[str]:
     return [" ".join(s.text.split()) for s in spans]
 
 
-@pytest.mark.parametrize("text, expected", [
-    # hard wraps and PDF line breaks inside a sentence are joined
-    ("The service is available on weekdays. It is\nnot available on Sundays, when the\nteam is off.",
-     ["The service is available on weekdays.", "It is not available on Sundays, when the team is off."]),
-    ("Revenue was $3.5\nbillion in 2023.\nCosts fell.", ["Revenue was $3.5 billion in 2023.", "Costs fell."]),
-    # a short line without final punctuation before a capital is a fragment (web navigation) ...
-    ("Skip to content\nZoo Map\nZoo Calendar\nThe zoo opened in 1971 and is home to animals from six continents.",
-     ["Skip to content", "Zoo Map", "Zoo Calendar", "The zoo opened in 1971 and is home to animals from six continents."]),
-    # ... but a long wrapped line before a capitalised word (a name) is joined
-    ("The travel desk books trains at least five days before the trip, on behalf of\nMario Rossi and his team.",
-     ["The travel desk books trains at least five days before the trip, on behalf of Mario Rossi and his team."]),
-    # a blank line ends a sentence even without punctuation
-    ("A line without a full stop\n\nanother paragraph", ["A line without a full stop", "another paragraph"]),
-    # Markdown headings and list items are units; an item's wrapped line joins it
-    ("# Setup\nInstall the tool with pip.\n\n## Usage\n- Run the score command on a file\n  that has answers\n"
-     "- Read the report.\n1. First step\n2) Second step.",
-     ["Setup", "Install the tool with pip.", "Usage", "Run the score command on a file that has answers",
-      "Read the report.", "First step", "Second step."]),
-    # a short title-case line before a longer line or a blank line is a heading
-    ("Installation Guide\nThe installer copies files to the target folder and checks them.\n\nScope\n\nIt covers all.",
-     ["Installation Guide", "The installer copies files to the target folder and checks them.", "Scope",
-      "It covers all."]),
-    # ... but a short line in the middle of a sentence is not
-    ("The Service Is\nnot available.", ["The Service Is not available."]),
-    # abbreviations stay inside sentences
-    ("Mr. Rossi met Dr. Bianchi and Prof. Verdi, e.g. at the U.S. office, i.e. in Rome. Then he left.",
-     ["Mr. Rossi met Dr. Bianchi and Prof. Verdi, e.g. at the U.S. office, i.e. in Rome.", "Then he left."]),
-    ("Vedi art. 5 e No. 3 vs. pag. 12 ecc. con il Sig. Neri e il Dott. Gialli. Poi firma.",
-     ["Vedi art. 5 e No. 3 vs. pag. 12 ecc. con il Sig. Neri e il Dott. Gialli.", "Poi firma."]),
-    # etc. ends a sentence before a capital, not before a lower-case word
-    ("We sell apples, pears, etc. The shop opens at 9. Apples, pears, etc. are fresh.",
-     ["We sell apples, pears, etc.", "The shop opens at 9.", "Apples, pears, etc. are fresh."]),
-    # an abbreviation that also ends sentences ends one only before a word that opens sentences
-    ("He was born in Clones, Co. Monaghan, on 1 December 1872. He died in 1950.",
-     ["He was born in Clones, Co. Monaghan, on 1 December 1872.", "He died in 1950."]),
-    ("He works at Acme Co. The firm is small. Apple Inc. Chief Executive Tim Cook spoke. Rossi S.p.A. e F.lli Neri "
-     "Ltd. It closed.",
-     ["He works at Acme Co.", "The firm is small.", "Apple Inc. Chief Executive Tim Cook spoke.",
-      "Rossi S.p.A. e F.lli Neri Ltd.", "It closed."]),
-    ("Carta, penna ecc. Il negozio apre alle 9. Carta, penna ecc. Verdi e Neri firmano.",
-     ["Carta, penna ecc.", "Il negozio apre alle 9.", "Carta, penna ecc. Verdi e Neri firmano."]),
-    # a title before a name never ends a sentence
-    ("We climbed Mt. Everest with Sen. Warren and Capt. Hook from St. Ives. La Dott.ssa Neri e la Prof.ssa Bianchi "
-     "firmano.",
-     ["We climbed Mt. Everest with Sen. Warren and Capt. Hook from St. Ives.",
-      "La Dott.ssa Neri e la Prof.ssa Bianchi firmano."]),
-    # Markdown's closing marks after end punctuation
-    ("**Note.** The fee is 20 EUR. _Paid monthly._ Use `pip.` Then go.",
-     ["**Note.**", "The fee is 20 EUR.", "_Paid monthly._", "Use `pip.`", "Then go."]),
-    # decimal numbers of both conventions
-    ("Prices rose 3.5% to 1.500,00 EUR. Il tasso è 2,75 per cento.",
-     ["Prices rose 3.5% to 1.500,00 EUR.", "Il tasso è 2,75 per cento."]),
-    # table rows (as the PDF loader writes them) are one unit each, never joined to prose
-    ("City | Cap\nOslo | 190 EUR\nRome | 150 EUR\nThe rates apply\nto all staff.",
-     ["City | Cap", "Oslo | 190 EUR", "Rome | 150 EUR", "The rates apply to all staff."]),
-    # the fields of a form or spec sheet are one unit each; one colon in wrapped prose is not a field
-    ("Price: 20 EUR\nWeight: 2,1 kg\nColour: dark\ngreen\n\nThe rule is simple: staff\nfile within 30 days.",
-     ["Price: 20 EUR", "Weight: 2,1 kg", "Colour: dark green", "The rule is simple: staff file within 30 days."]),
-    ("L'utente dell'Area Riservata deve accedere\ncon le credenziali. Poi conferma.",
-     ["L'utente dell'Area Riservata deve accedere con le credenziali.", "Poi conferma."]),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        # hard wraps and PDF line breaks inside a sentence are joined
+        (
+            "The service is available on weekdays. It is\nnot available on Sundays, when the\nteam is off.",
+            ["The service is available on weekdays.", "It is not available on Sundays, when the team is off."],
+        ),
+        ("Revenue was $3.5\nbillion in 2023.\nCosts fell.", ["Revenue was $3.5 billion in 2023.", "Costs fell."]),
+        # a short line without final punctuation before a capital is a fragment (web navigation) ...
+        (
+            "Skip to content\nZoo Map\nZoo Calendar\n"
+            "The zoo opened in 1971 and is home to animals from six continents.",
+            [
+                "Skip to content",
+                "Zoo Map",
+                "Zoo Calendar",
+                "The zoo opened in 1971 and is home to animals from six continents.",
+            ],
+        ),
+        # ... but a long wrapped line before a capitalised word (a name) is joined
+        (
+            "The travel desk books trains at least five days before the trip, on behalf of\nMario Rossi and his team.",
+            ["The travel desk books trains at least five days before the trip, on behalf of Mario Rossi and his team."],
+        ),
+        # a blank line ends a sentence even without punctuation
+        ("A line without a full stop\n\nanother paragraph", ["A line without a full stop", "another paragraph"]),
+        # Markdown headings and list items are units; an item's wrapped line joins it
+        (
+            "# Setup\nInstall the tool with pip.\n\n## Usage\n- Run the score command on a file\n  that has answers\n"
+            "- Read the report.\n1. First step\n2) Second step.",
+            [
+                "Setup",
+                "Install the tool with pip.",
+                "Usage",
+                "Run the score command on a file that has answers",
+                "Read the report.",
+                "First step",
+                "Second step.",
+            ],
+        ),
+        # a short title-case line before a longer line or a blank line is a heading
+        (
+            "Installation Guide\nThe installer copies files to the target folder and checks them.\n\nScope\n\nIt "
+            "covers all.",
+            [
+                "Installation Guide",
+                "The installer copies files to the target folder and checks them.",
+                "Scope",
+                "It covers all.",
+            ],
+        ),
+        # ... but a short line in the middle of a sentence is not
+        ("The Service Is\nnot available.", ["The Service Is not available."]),
+        # abbreviations stay inside sentences
+        (
+            "Mr. Rossi met Dr. Bianchi and Prof. Verdi, e.g. at the U.S. office, i.e. in Rome. Then he left.",
+            ["Mr. Rossi met Dr. Bianchi and Prof. Verdi, e.g. at the U.S. office, i.e. in Rome.", "Then he left."],
+        ),
+        (
+            "Vedi art. 5 e No. 3 vs. pag. 12 ecc. con il Sig. Neri e il Dott. Gialli. Poi firma.",
+            ["Vedi art. 5 e No. 3 vs. pag. 12 ecc. con il Sig. Neri e il Dott. Gialli.", "Poi firma."],
+        ),
+        # etc. ends a sentence before a capital, not before a lower-case word
+        (
+            "We sell apples, pears, etc. The shop opens at 9. Apples, pears, etc. are fresh.",
+            ["We sell apples, pears, etc.", "The shop opens at 9.", "Apples, pears, etc. are fresh."],
+        ),
+        # an abbreviation that also ends sentences ends one only before a word that opens sentences
+        (
+            "He was born in Clones, Co. Monaghan, on 1 December 1872. He died in 1950.",
+            ["He was born in Clones, Co. Monaghan, on 1 December 1872.", "He died in 1950."],
+        ),
+        (
+            "He works at Acme Co. The firm is small. Apple Inc. Chief Executive Tim Cook spoke. Rossi S.p.A. e F.lli "
+            "Neri "
+            "Ltd. It closed.",
+            [
+                "He works at Acme Co.",
+                "The firm is small.",
+                "Apple Inc. Chief Executive Tim Cook spoke.",
+                "Rossi S.p.A. e F.lli Neri Ltd.",
+                "It closed.",
+            ],
+        ),
+        (
+            "Carta, penna ecc. Il negozio apre alle 9. Carta, penna ecc. Verdi e Neri firmano.",
+            ["Carta, penna ecc.", "Il negozio apre alle 9.", "Carta, penna ecc. Verdi e Neri firmano."],
+        ),
+        # a title before a name never ends a sentence
+        (
+            "We climbed Mt. Everest with Sen. Warren and Capt. Hook from St. Ives. La Dott.ssa Neri e la Prof.ssa "
+            "Bianchi "
+            "firmano.",
+            [
+                "We climbed Mt. Everest with Sen. Warren and Capt. Hook from St. Ives.",
+                "La Dott.ssa Neri e la Prof.ssa Bianchi firmano.",
+            ],
+        ),
+        # Markdown's closing marks after end punctuation
+        (
+            "**Note.** The fee is 20 EUR. _Paid monthly._ Use `pip.` Then go.",
+            ["**Note.**", "The fee is 20 EUR.", "_Paid monthly._", "Use `pip.`", "Then go."],
+        ),
+        # decimal numbers of both conventions
+        (
+            "Prices rose 3.5% to 1.500,00 EUR. Il tasso è 2,75 per cento.",
+            ["Prices rose 3.5% to 1.500,00 EUR.", "Il tasso è 2,75 per cento."],
+        ),
+        # table rows (as the PDF loader writes them) are one unit each, never joined to prose
+        (
+            "City | Cap\nOslo | 190 EUR\nRome | 150 EUR\nThe rates apply\nto all staff.",
+            ["City | Cap", "Oslo | 190 EUR", "Rome | 150 EUR", "The rates apply to all staff."],
+        ),
+        # the fields of a form or spec sheet are one unit each; one colon in wrapped prose is not a field
+        (
+            "Price: 20 EUR\nWeight: 2,1 kg\nColour: dark\ngreen\n\nThe rule is simple: staff\nfile within 30 days.",
+            ["Price: 20 EUR", "Weight: 2,1 kg", "Colour: dark green", "The rule is simple: staff file within 30 days."],
+        ),
+        (
+            "L'utente dell'Area Riservata deve accedere\ncon le credenziali. Poi conferma.",
+            ["L'utente dell'Area Riservata deve accedere con le credenziali.", "Poi conferma."],
+        ),
+    ],
+)
 def test_segmenter(text, expected):
     assert texts(text) == expected
 

@@ -73,7 +73,9 @@ def test_an_unusable_spec_is_refused_before_anything_opens():
 def test_the_resolved_judge_hands_out_its_client_only_to_its_own_model(llm_env):
     with model_session({"judge": "openai:test-model"}) as session:
         assert session.judge.client("faithfulness", Spec("judge", model="test-model")) is session.llm
-        with pytest.raises(ConfigError, match="configured with judge='openai:other' but the judge role runs 'test-model'"):
+        with pytest.raises(
+            ConfigError, match="configured with judge='openai:other' but the judge role runs 'test-model'"
+        ):
             session.judge.client("faithfulness", Spec("judge", model="other"))
     with pytest.raises(ConfigError, match="needs an LLM judge"):
         Judge().client("hedging", Spec("judge", model="test-model"))

@@ -39,8 +39,10 @@ def test_every_variable_the_code_reads_is_in_the_table():
 def test_every_variable_in_the_table_is_in_the_cli_reference():
     # the reference's row says what the table says: name, default and meaning
     reference = (ROOT / "docs" / "cli.md").read_text(encoding="utf-8").splitlines()
-    rows = [f"| `{s.name.replace('_ROLE_', '_<ROLE>_')}` | {f'`{s.default}`' if s.default else '(unset)'} | {s.meaning} |"
-            for s in SETTINGS]
+    rows = [
+        f"| `{s.name.replace('_ROLE_', '_<ROLE>_')}` | {f'`{s.default}`' if s.default else '(unset)'} | {s.meaning} |"
+        for s in SETTINGS
+    ]
     assert [row for row in rows if row not in reference] == []
 
 
@@ -106,5 +108,9 @@ def test_nothing_else_reads_a_rageval_variable_from_the_environment():
     readers = {"settings.py", "roles.py"}
     direct = re.compile(r"""(environ|env|getenv)\s*(\.get\(|\[|\()\s*f?["'](RAGEVAL|OPENAI)_""")
     files = list((ROOT / "rageval").rglob("*.py")) + list((ROOT / "pages").glob("*.py")) + [ROOT / "app.py"]
-    found = [str(p.relative_to(ROOT)) for p in files if p.name not in readers and direct.search(p.read_text(encoding="utf-8"))]
+    found = [
+        str(p.relative_to(ROOT))
+        for p in files
+        if p.name not in readers and direct.search(p.read_text(encoding="utf-8"))
+    ]
     assert found == []

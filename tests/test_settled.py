@@ -66,8 +66,11 @@ def test_every_surface_says_the_same_settled_verdicts(demo_built, tmp_path, caps
     first = next(c for c in settled if c.item_id == "q01")
     assert ("judge gpt-test", "SUPPORTED") in [(o.name, o.verdict) for o in first.others()]  # the judge is visible
     # the store keeps every source's verdict: settling wrote nothing over them
-    kept = sorted((c["item_id"], c["signature"], c["ordinal"], c["verdict"]) for c in store.claims(project.db_path, run_id)
-                  if "openai" not in c["signature"])
+    kept = sorted(
+        (c["item_id"], c["signature"], c["ordinal"], c["verdict"])
+        for c in store.claims(project.db_path, run_id)
+        if "openai" not in c["signature"]
+    )
     assert kept == before
 
     # export --details (the CLI) and the export's claim metric columns
@@ -84,7 +87,9 @@ def test_every_surface_says_the_same_settled_verdicts(demo_built, tmp_path, caps
     # the claim metrics: summaries (cards, report, CLI), the export's column and check agree
     faith = next(s for s in run_summaries(project, run_id) if s.metric == "faithfulness")
     values = [r["faithfulness"] for r in rows if r.get("faithfulness") is not None]
-    assert faith.mean == pytest.approx(sum(values) / len(values)) == pytest.approx(said["metrics"]["faithfulness"]["mean"])
+    assert (
+        faith.mean == pytest.approx(sum(values) / len(values)) == pytest.approx(said["metrics"]["faithfulness"]["mean"])
+    )
     assert faith.coverage == pytest.approx(1.0)  # every claim settled by people or the judge
     q01_row = next(r for r in rows if r["id"] == "q01")
     assert q01_row["faithfulness"] == 0.0 and q01_row["faithfulness_coverage"] == 1.0
@@ -171,7 +176,9 @@ def test_score_details_and_export_details_say_the_same(tmp_path, monkeypatch, ca
     answers.write_text(json.dumps({"id": "a1", "question": "When does the warehouse open?",
                                    "answer": "The warehouse opens at 7 am on weekdays. It closes at midnight.",
                                    "contexts": ["The warehouse opens at 7 am on weekdays."]}) + "\n")
-    assert main(["score", str(answers), "--metrics", "faithfulness", "--details", "--out", str(tmp_path / "s.jsonl")]) == 0
+    assert (
+        main(["score", str(answers), "--metrics", "faithfulness", "--details", "--out", str(tmp_path / "s.jsonl")]) == 0
+    )
     scored = json.loads((tmp_path / "s.jsonl").read_text().splitlines()[0])
     got = [(c["text"], c["verdict"], c["by"]) for c in scored["claims"]]
     assert got == [("The warehouse opens at 7 am on weekdays.", "SUPPORTED", "copied"),

@@ -19,14 +19,24 @@ from tests.fakes import BowEmbedder
 from devtools.projects import DOCS, small_project
 
 
-@pytest.mark.parametrize("sentence, expected", [
-    ("Il rimborso è previsto entro 7 giorni per tutti i clienti del negozio.",
-     ("number", "Il rimborso è previsto entro quanti giorni per tutti i clienti del negozio?")),
-    ("La sede è stata aperta nel 1998 nel centro di Milano.", ("date", "La sede è stata aperta quando nel centro di Milano?")),
-    ("La garanzia è un servizio offerto dal negozio ai clienti.", ("definition", "Che cos'è la garanzia?")),
-    ("Il corso dura tre settimane e costa poco per gli studenti.",
-     ("number", "Il corso dura quante settimane e costa poco per gli studenti?")),
-])
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        (
+            "Il rimborso è previsto entro 7 giorni per tutti i clienti del negozio.",
+            ("number", "Il rimborso è previsto entro quanti giorni per tutti i clienti del negozio?"),
+        ),
+        (
+            "La sede è stata aperta nel 1998 nel centro di Milano.",
+            ("date", "La sede è stata aperta quando nel centro di Milano?"),
+        ),
+        ("La garanzia è un servizio offerto dal negozio ai clienti.", ("definition", "Che cos'è la garanzia?")),
+        (
+            "Il corso dura tre settimane e costa poco per gli studenti.",
+            ("number", "Il corso dura quante settimane e costa poco per gli studenti?"),
+        ),
+    ],
+)
 def test_italian_template_question_of_a_sentence(sentence, expected):
     assert expected in options(sentence, "it")
 
@@ -63,8 +73,9 @@ def test_near_duplicate_uses_the_stated_cosine_threshold():
 
 def test_review_drops_with_reasons_in_plan_order():
     text = {"a": "The fee is 20 EUR per night for every guest. Breakfast is served until ten."}
-    mk = lambda i, q, ref: Candidate(id=i, question=q, reference=ref, kind="single_fact", chunk_ids=("a",),
-                                     source_chunks=("a",))
+    def mk(i, q, ref):
+        return Candidate(id=i, question=q, reference=ref, kind="single_fact", chunk_ids=("a",), source_chunks=("a",))
+
     cands = [mk("1", "How much is the fee per night?", "The fee is 20 EUR per night for every guest."),
              mk("2", "How much is the fee per night?", "The fee is 20 EUR per night for every guest."),
              mk("3", "According to the text, when is breakfast served?", "Breakfast is served until ten."),
@@ -147,8 +158,10 @@ def test_export_and_reimport_round_trip_and_dropped_rows_leave_runs(project):
         result = import_qa(project, f"back.{fmt}", data.encode(), name=f"back_{fmt}")
         assert not result.errors and not result.notes, (result.errors, result.notes)
         back = store.qa_items(project.db_path, f"back_{fmt}", include_dropped=True)
-        strip = lambda rows: [{k: r[k] for k in ("id", "question", "references", "relevant", "kind", "status", "sources")}
-                              for r in rows]
+        def strip(rows):
+            keys = ("id", "question", "references", "relevant", "kind", "status", "sources")
+            return [{k: r[k] for k in keys} for r in rows]
+
         assert strip(back) == strip(everything)
 
 

@@ -60,7 +60,11 @@ def test_ingested_chunking_gives_the_ids_and_a_run_with_it_scores_them(project, 
     assert main(["run", "--project", "gen", "--corpus", "k", "--qa", "g", "--metrics", "recall@5,mrr", "--json"]) == 0
     captured = capsys.readouterr()
     note = json.loads(captured.out)["notes"][0]
-    assert f"{len(set().union(*relevant.values()))} relevant id(s)" in note and "chunking chars-300-40" in note and "recursive-1024-128" in note
+    assert (
+        f"{len(set().union(*relevant.values()))} relevant id(s)" in note
+        and "chunking chars-300-40" in note
+        and "recursive-1024-128" in note
+    )
     assert "--chunking chars --chunk-size 300 --chunk-overlap 40" in note and note in captured.err
 
 
@@ -104,7 +108,9 @@ def test_an_italian_corpus_gets_italian_questions_end_to_end(project, tmp_path, 
         assert any(w in it["question"] for w in ("quant", "quando", "Che cos'è", "quale percentuale")), it["question"]
     questions = {it["question"] for it in items}
     assert "Il negozio è stato aperto quando nel centro di Milano da una famiglia di artigiani?" in questions
-    assert "Il rimborso è previsto entro quanti giorni dalla data di acquisto per tutti i clienti registrati?" in questions
+    assert (
+        "Il rimborso è previsto entro quanti giorni dalla data di acquisto per tutti i clienti registrati?" in questions
+    )
     # names are English only: the sentence naming Giuseppe Rossi offers no question in Italian
     assert options("Giuseppe Rossi dirige il laboratorio di restauro e segue personalmente ogni lavoro dei clienti.",
                    "it") == []

@@ -64,8 +64,9 @@ def test_kinds_critic_drops_and_cache(project_of, llm_env):
     result = generate_set(project, _config())
     drops = result.drops
     assert len(result.kept) == 10 and result.asked == 10 + sum(drops.values())
-    assert drops.get("not_standalone", 0) >= 1 and drops.get("unsupported", 0) >= 1 and drops.get("near_duplicate", 0) >= 1, \
-        [(c.question, c.reference[:80], c.dropped, c.detail) for c in result.dropped]
+    assert (
+        drops.get("not_standalone", 0) >= 1 and drops.get("unsupported", 0) >= 1 and drops.get("near_duplicate", 0) >= 1
+    ), [(c.question, c.reference[:80], c.dropped, c.detail) for c in result.dropped]
     assert all(c.dropped == "not_standalone" for c in result.dropped if c.question.startswith("According to"))
     assert any(c.dropped == "unsupported" and "judge: NOT_MENTIONED" in c.detail for c in result.dropped)
     dup = [c for c in result.dropped if c.dropped == "near_duplicate"]

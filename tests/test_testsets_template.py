@@ -19,20 +19,36 @@ def _options(sentence, title=None):
     return options(sentence, "en", parse([sentence])[sentence], title)
 
 
-@pytest.mark.parametrize("sentence, expected", [
-    ("The first line opened in 1964 between Tokyo and Osaka.", ("date", "When did the first line open between Tokyo and Osaka?")),
-    ("In 1964, the first line opened between Tokyo and Osaka.", ("date", "When did the first line open between Tokyo and Osaka?")),
-    ("The base package contains 700 files.", ("number", "How many files does the base package contain?")),
-    ("The server keeps 12 worker processes in memory.",
-     ("number", "How many worker processes does the server keep in memory?")),
-    ("The museum was founded by Marie Curie in a small house.", ("name", "By whom was the museum founded in a small house?")),
-    ("Streamlit is released under the Apache License.", ("name", "Under which licence is Streamlit released?")),
-    ("The zstd port in vcpkg is kept up to date by the Microsoft Corporation.",
-     ("name", "By which organisation is the zstd port in vcpkg kept up to date?")),
-    ("Mount Etna is an active stratovolcano on the east coast of Sicily.", ("definition", "What is Mount Etna?")),
-    ("The word size is used for byte-swapping.", ("object", "What is the word size used for?")),
-    ("In particular, Nettle doesn't do algorithm selection.", ("object", "What doesn't Nettle do?")),
-])
+@pytest.mark.parametrize(
+    "sentence, expected",
+    [
+        (
+            "The first line opened in 1964 between Tokyo and Osaka.",
+            ("date", "When did the first line open between Tokyo and Osaka?"),
+        ),
+        (
+            "In 1964, the first line opened between Tokyo and Osaka.",
+            ("date", "When did the first line open between Tokyo and Osaka?"),
+        ),
+        ("The base package contains 700 files.", ("number", "How many files does the base package contain?")),
+        (
+            "The server keeps 12 worker processes in memory.",
+            ("number", "How many worker processes does the server keep in memory?"),
+        ),
+        (
+            "The museum was founded by Marie Curie in a small house.",
+            ("name", "By whom was the museum founded in a small house?"),
+        ),
+        ("Streamlit is released under the Apache License.", ("name", "Under which licence is Streamlit released?")),
+        (
+            "The zstd port in vcpkg is kept up to date by the Microsoft Corporation.",
+            ("name", "By which organisation is the zstd port in vcpkg kept up to date?"),
+        ),
+        ("Mount Etna is an active stratovolcano on the east coast of Sicily.", ("definition", "What is Mount Etna?")),
+        ("The word size is used for byte-swapping.", ("object", "What is the word size used for?")),
+        ("In particular, Nettle doesn't do algorithm selection.", ("object", "What doesn't Nettle do?")),
+    ],
+)
 def test_the_question_word_opens_the_question(sentence, expected):
     assert expected in _options(sentence)
 
@@ -73,10 +89,17 @@ def test_a_question_that_names_nothing_gets_the_document_title():
         "The base package contains 700 files.", "Shared MIME-info Database")
     assert ("definition", "What is Mount Etna?") in _options(
         "Mount Etna is an active stratovolcano on the east coast of Sicily.", "Volcanoes")  # it names its subject
-    chunks = [{"id": "1", "doc_id": "d1", "doc_name": "spec.pdf", "ordinal": 0, "text": "Shared MIME-info Database\n\nText."},
-              {"id": "2", "doc_id": "d2", "doc_name": "python3-httplib2-README.md", "ordinal": 0,
-               "text": "Introduction\n============\n\nhttplib2 is a library."},
-              {"id": "3", "doc_id": "d3", "doc_name": "x.md", "ordinal": 0, "text": "defusedxml -- defusing XML bombs\n"}]
+    chunks = [
+        {"id": "1", "doc_id": "d1", "doc_name": "spec.pdf", "ordinal": 0, "text": "Shared MIME-info Database\n\nText."},
+        {
+            "id": "2",
+            "doc_id": "d2",
+            "doc_name": "python3-httplib2-README.md",
+            "ordinal": 0,
+            "text": "Introduction\n============\n\nhttplib2 is a library.",
+        },
+        {"id": "3", "doc_id": "d3", "doc_name": "x.md", "ordinal": 0, "text": "defusedxml -- defusing XML bombs\n"},
+    ]
     assert document_titles(chunks) == {"d1": "Shared MIME-info Database", "d2": "python3 httplib2", "d3": "defusedxml"}
 
 
@@ -85,4 +108,6 @@ def test_every_template_question_is_well_formed_and_counts_what_offered_nothing(
     pool = template_pool(chunks, want=20, seed=0)
     assert pool.candidates and pool.sentences_read == len(pool.candidates) + pool.offered_nothing
     for c in pool.candidates:
-        assert QUESTION_WORD.match(c.question) and c.question.endswith("?") and len(c.question.split()) <= 40, c.question
+        assert QUESTION_WORD.match(c.question) and c.question.endswith("?") and len(c.question.split()) <= 40, (
+            c.question
+        )

@@ -85,8 +85,17 @@ def test_year_matches_a_date_in_it_and_a_bare_number_matches_a_unit():
     assert same_quantity(quantities("7")[0], quantities("7 days")[0])
 
 
-@pytest.mark.parametrize("raw,lang,value", [("1,500", "en", 1500), ("1,500", "it", 1.5), ("1.500", "en", 1.5),
-                                            ("1.500", "it", 1500), ("0,75", "it", 0.75), ("1\u202f500\u202f000", "en", 1.5e6)])
+@pytest.mark.parametrize(
+    "raw,lang,value",
+    [
+        ("1,500", "en", 1500),
+        ("1,500", "it", 1.5),
+        ("1.500", "en", 1.5),
+        ("1.500", "it", 1500),
+        ("0,75", "it", 0.75),
+        ("1\u202f500\u202f000", "en", 1.5e6),
+    ],
+)
 def test_parse_number_separators(raw, lang, value):
     assert parse_number(raw, lang) == pytest.approx(value)
 

@@ -34,8 +34,16 @@ def test_every_text_is_embedded_once_for_all_metrics_of_a_run():
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")  # under the local model's name, as a run uses it
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
-    samples = [Sample(id=f"s{i}", question=f"How high is Etna {i}?", answer="Mount Etna is 3,357 metres high. It is a volcano.",
-                      contexts=ctx, references=("3,357 metres",)) for i in range(4)]
+    samples = [
+        Sample(
+            id=f"s{i}",
+            question=f"How high is Etna {i}?",
+            answer="Mount Etna is 3,357 metres high. It is a volcano.",
+            contexts=ctx,
+            references=("3,357 metres",),
+        )
+        for i in range(4)
+    ]
     metrics = parse_metric_list("answer_similarity,answer_relevance,context_relevance,faithfulness,"
                                 "answer_correctness_offline,groundedness")
     scores = evaluate(samples, metrics, Resources(embedder_factory=lambda: embedder))
@@ -57,7 +65,9 @@ def test_context_relevance_embeds_a_never_seen_context_once_sentence_by_sentence
     inner = FakeEmbedder(name="minilm-l6-v2-numpy")
     embedder = CachedEmbedder(inner)
     ctx = ("Mount Etna is 3,357 metres high. It is in Sicily.", "Green tea brews at 70 to 80 degrees.")
-    sample = Sample(id="a", question="How high is Etna?", answer="Mount Etna is 3,357 metres high. It is a volcano.", contexts=ctx)
+    sample = Sample(
+        id="a", question="How high is Etna?", answer="Mount Etna is 3,357 metres high. It is a volcano.", contexts=ctx
+    )
     [relevance] = evaluate([sample], parse_metric_list("context_relevance"),
                            Resources(embedder_factory=lambda: embedder))["context_relevance"]
     assert sorted(inner.seen) == sorted([sample.question, *sentence_texts(ctx)])
@@ -96,9 +106,13 @@ def test_context_relevance_from_cached_sentence_vectors_equals_a_fresh_computati
 def test_a_run_never_re_embeds_the_chunks_embedded_at_ingest(tmp_path, monkeypatch):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     project = small_project(tmp_path)
-    chunk_texts = {c["text"] for c in corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())}
+    chunk_texts = {
+        c["text"]
+        for c in corpus_store.chunks(project.db_path, "c", RunConfig(corpus="c", qa_set="qa").chunking.signature())
+    }
     assert chunk_texts
-    monkeypatch.setattr(shared, "_MEMORIES", {})  # a new process: nothing in memory, the ingest vectors only in the project's cache
+    # a new process: nothing in memory, the ingest vectors only in the project's cache
+    monkeypatch.setattr(shared, "_MEMORIES", {})
     seen = embedded_texts(monkeypatch)
     run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", metrics=("context_relevance",), top_k=3))
     summary = execute(project, run_id)
@@ -126,7 +140,6 @@ def test_ingest_caches_every_sentence_of_every_chunk_within_rounding_of_a_fresh_
 
 def test_a_run_reads_the_claim_verifier_s_context_sentences_from_the_ingest_cache(tmp_path, monkeypatch):
     from rageval.embed.sentences import sentence_texts
-    from rageval.embed.minilm import MiniLMEmbedder
 
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     project = small_project(tmp_path)

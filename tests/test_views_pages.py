@@ -41,7 +41,11 @@ def test_a_preset_becomes_the_settings_forms_values():
                      "run_temperature": 0.0, "run_generator": "openai", "run_generator_model": "gpt-4o-mini",
                      "run_judge": "heuristic", "run_metrics_pending": ["token_f1"]}
     empty = run.preset_state({})  # the config defaults, no role touched
-    assert (empty["run_size"], empty["run_overlap"], empty["run_top_k"]) == (run.CHUNK_SIZE, run.CHUNK_OVERLAP, run.TOP_K)
+    assert (empty["run_size"], empty["run_overlap"], empty["run_top_k"]) == (
+        run.CHUNK_SIZE,
+        run.CHUNK_OVERLAP,
+        run.TOP_K,
+    )
     assert "run_judge" not in empty and empty["run_metrics_pending"] == []
 
 
@@ -117,9 +121,12 @@ def test_flag_lines_say_why_faithfulness_did_not_score():
 
 
 def _board():
-    table = pd.DataFrame([{"run": "A", "kind": "pipeline run", "judge": "heuristic", "items": 3, "id": "r1", "token_f1": 0.5},
-                          {"run": "B", "kind": "pipeline run", "judge": "heuristic", "items": 3, "id": "r2",
-                           "token_f1": None}])
+    table = pd.DataFrame(
+        [
+            {"run": "A", "kind": "pipeline run", "judge": "heuristic", "items": 3, "id": "r1", "token_f1": 0.5},
+            {"run": "B", "kind": "pipeline run", "judge": "heuristic", "items": 3, "id": "r2", "token_f1": None},
+        ]
+    )
     return Leaderboard(runs=[], metrics=["token_f1"], table=table, best={"token_f1": "r1"},
                        unscored={("r2", "token_f1"): 3}, incomparable=["mrr"])
 

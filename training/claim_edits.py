@@ -120,7 +120,9 @@ def numbers_from_context(s: str, rng: random.Random, lang: str, context: str) ->
     mix-up of two figures of one document that answers often make."""
     spots = [m for m in _NUMBER.finditer(s) if not re.fullmatch(r"1[5-9]\d\d|20\d\d", m.group(1))]
     mine = {m.group(1) for m in spots}
-    others = sorted({n for n in _NUMBER.findall(context) if n not in mine and not re.fullmatch(r"1[5-9]\d\d|20\d\d", n)})
+    others = sorted(
+        {n for n in _NUMBER.findall(context) if n not in mine and not re.fullmatch(r"1[5-9]\d\d|20\d\d", n)}
+    )
     if not spots or not others:
         return None
     m = rng.choice(spots)
@@ -230,20 +232,69 @@ def negation(s: str, rng: random.Random, lang: str) -> str | None:
     return s[:m.start()] + ("cannot" if word == "can" else f"{word} not") + s[m.end():]
 
 
-ANTONYMS = {"en": [("increased", "decreased"), ("rose", "fell"), ("higher", "lower"), ("larger", "smaller"),
-                   ("more", "less"), ("won", "lost"), ("accepted", "rejected"), ("allowed", "prohibited"),
-                   ("required", "optional"), ("mandatory", "optional"), ("early", "late"), ("open", "closed"),
-                   ("included", "excluded"), ("success", "failure"), ("strong", "weak"), ("fast", "slow"),
-                   ("long", "short"), ("public", "private"), ("legal", "illegal"), ("safe", "dangerous"),
-                   ("buy", "sell"), ("bought", "sold"), ("old", "young"), ("north", "south"), ("east", "west"),
-                   ("gain", "loss"), ("profit", "loss"), ("approved", "rejected"), ("easy", "difficult"),
-                   ("cheap", "expensive"), ("happy", "sad"), ("love", "hate"), ("arrived", "left"),
-                   ("inside", "outside"), ("up", "down"), ("best", "worst"), ("highest", "lowest"),
-                   ("paid", "unpaid"), ("free", "paid"), ("full", "empty"), ("first", "last")],
-            "it": [("aumentato", "diminuito"), ("aumento", "calo"), ("superiore", "inferiore"), ("maggiore", "minore"),
-                   ("vinto", "perso"), ("obbligatorio", "facoltativo"), ("consentito", "vietato"), ("alto", "basso"),
-                   ("incluso", "escluso"), ("pubblico", "privato"), ("positivo", "negativo"), ("gratuito", "a pagamento"),
-                   ("crescita", "diminuzione"), ("utile", "perdita"), ("accettato", "respinto"), ("prima", "dopo")]}
+ANTONYMS = {
+    "en": [
+        ("increased", "decreased"),
+        ("rose", "fell"),
+        ("higher", "lower"),
+        ("larger", "smaller"),
+        ("more", "less"),
+        ("won", "lost"),
+        ("accepted", "rejected"),
+        ("allowed", "prohibited"),
+        ("required", "optional"),
+        ("mandatory", "optional"),
+        ("early", "late"),
+        ("open", "closed"),
+        ("included", "excluded"),
+        ("success", "failure"),
+        ("strong", "weak"),
+        ("fast", "slow"),
+        ("long", "short"),
+        ("public", "private"),
+        ("legal", "illegal"),
+        ("safe", "dangerous"),
+        ("buy", "sell"),
+        ("bought", "sold"),
+        ("old", "young"),
+        ("north", "south"),
+        ("east", "west"),
+        ("gain", "loss"),
+        ("profit", "loss"),
+        ("approved", "rejected"),
+        ("easy", "difficult"),
+        ("cheap", "expensive"),
+        ("happy", "sad"),
+        ("love", "hate"),
+        ("arrived", "left"),
+        ("inside", "outside"),
+        ("up", "down"),
+        ("best", "worst"),
+        ("highest", "lowest"),
+        ("paid", "unpaid"),
+        ("free", "paid"),
+        ("full", "empty"),
+        ("first", "last"),
+    ],
+    "it": [
+        ("aumentato", "diminuito"),
+        ("aumento", "calo"),
+        ("superiore", "inferiore"),
+        ("maggiore", "minore"),
+        ("vinto", "perso"),
+        ("obbligatorio", "facoltativo"),
+        ("consentito", "vietato"),
+        ("alto", "basso"),
+        ("incluso", "escluso"),
+        ("pubblico", "privato"),
+        ("positivo", "negativo"),
+        ("gratuito", "a pagamento"),
+        ("crescita", "diminuzione"),
+        ("utile", "perdita"),
+        ("accettato", "respinto"),
+        ("prima", "dopo"),
+    ],
+}
 
 
 def antonyms(s: str, rng: random.Random, lang: str) -> str | None:
@@ -279,8 +330,11 @@ def year_front(s: str, rng: random.Random, lang: str) -> str | None:
     m = re.match(r"^(.+?)\s+(in|nel)\s+(\d{4})([.!?])$", s)
     if m and len(m.group(1).split()) >= 3:
         head = m.group(1)
-        return f"{m.group(2).capitalize()} {m.group(3)} " + head[0].lower() + head[1:] + m.group(4) \
-            if not re.match(r"^[A-Z][a-z]+\s[A-Z]", head) else f"{m.group(2).capitalize()} {m.group(3)} {head}{m.group(4)}"
+        return (
+            f"{m.group(2).capitalize()} {m.group(3)} " + head[0].lower() + head[1:] + m.group(4)
+            if not re.match(r"^[A-Z][a-z]+\s[A-Z]", head)
+            else f"{m.group(2).capitalize()} {m.group(3)} {head}{m.group(4)}"
+        )
     return None
 
 

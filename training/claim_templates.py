@@ -39,12 +39,15 @@ def en_finance(r):
 
 def en_clinical(r):
     d = r.choice([250, 500, 750, 1000])
-    return [f"The recommended adult dose is {d} mg every {r.choice([6, 8, 12])} hours.",
-            f"Patients should not take more than {d * 4} mg in 24 hours.",
-            f"In the trial led by Dr. {r.choice(LAST)}, {r.randint(120, 900)} patients were followed for {r.randint(6, 36)} months.",
-            f"The most common side effect was nausea, reported by {r.randint(3, 25)}% of patients.",
-            "The drug is not recommended for children under 12 years of age.",
-            f"It was approved by the regulator in {r.choice(MONTHS)} {r.randint(2010, 2023)}."]
+    return [
+        f"The recommended adult dose is {d} mg every {r.choice([6, 8, 12])} hours.",
+        f"Patients should not take more than {d * 4} mg in 24 hours.",
+        f"In the trial led by Dr. {r.choice(LAST)}, {r.randint(120, 900)} patients were followed for "
+        f"{r.randint(6, 36)} months.",
+        f"The most common side effect was nausea, reported by {r.randint(3, 25)}% of patients.",
+        "The drug is not recommended for children under 12 years of age.",
+        f"It was approved by the regulator in {r.choice(MONTHS)} {r.randint(2010, 2023)}.",
+    ]
 
 
 def en_product(r):
@@ -112,11 +115,15 @@ def en_travel(r):
 
 def it_finance(r):
     c, y = r.choice(COMPANY), r.randint(2015, 2024)
-    return [f"{c} ha registrato ricavi per {it_num(r.randint(12, 95) / 10)} miliardi di euro nel {y}, in aumento del {r.randint(2, 19)}% rispetto all'anno precedente.",
-            f"L'utile netto è stato di {r.randint(120, 900)} milioni di euro.",
-            f"Il consiglio di amministrazione, presieduto da {person(r)}, ha approvato un dividendo di {it_num(r.randint(11, 95) / 100, 2)} euro per azione.",
-            f"Il debito netto è sceso a {r.randint(1, 9)}.{r.randint(100, 999)} milioni di euro.",
-            f"La società prevede di assumere {r.randint(2, 40)} mila nuovi dipendenti entro il {y + 2}."]
+    return [
+        f"{c} ha registrato ricavi per {it_num(r.randint(12, 95) / 10)} miliardi di euro nel {y}, in aumento del "
+        f"{r.randint(2, 19)}% rispetto all'anno precedente.",
+        f"L'utile netto è stato di {r.randint(120, 900)} milioni di euro.",
+        f"Il consiglio di amministrazione, presieduto da {person(r)}, ha approvato un dividendo di "
+        f"{it_num(r.randint(11, 95) / 100, 2)} euro per azione.",
+        f"Il debito netto è sceso a {r.randint(1, 9)}.{r.randint(100, 999)} milioni di euro.",
+        f"La società prevede di assumere {r.randint(2, 40)} mila nuovi dipendenti entro il {y + 2}.",
+    ]
 
 
 def it_clinical(r):
@@ -130,30 +137,38 @@ def it_clinical(r):
 
 
 def it_product(r):
-    return [f"Lo zaino {r.choice(COMPANY)} pesa {it_num(r.randint(8, 25) / 10)} kg e ha una capacità di {r.randint(20, 60)} litri.",
-            f"La batteria dura fino a {r.randint(6, 40)} ore con una sola carica.",
-            f"La garanzia copre i difetti di fabbricazione per {r.randint(1, 5)} anni, ma esclude i danni da acqua.",
-            f"Il reso è gratuito entro {r.choice([14, 30])} giorni dalla consegna.",
-            f"Il prodotto costa {r.randint(49, 299)},{r.choice(['00', '90', '99'])} euro IVA inclusa."]
+    return [
+        f"Lo zaino {r.choice(COMPANY)} pesa {it_num(r.randint(8, 25) / 10)} kg e ha una capacità di "
+        f"{r.randint(20, 60)} litri.",
+        f"La batteria dura fino a {r.randint(6, 40)} ore con una sola carica.",
+        f"La garanzia copre i difetti di fabbricazione per {r.randint(1, 5)} anni, ma esclude i danni da acqua.",
+        f"Il reso è gratuito entro {r.choice([14, 30])} giorni dalla consegna.",
+        f"Il prodotto costa {r.randint(49, 299)},{r.choice(['00', '90', '99'])} euro IVA inclusa.",
+    ]
 
 
 def it_history(r):
     y = r.randint(1300, 1900)
     a, b = person(r), person(r)
-    return [f"La città di {r.choice(CITTA)} fu conquistata nel {y} dalle truppe guidate da {a}.",
-            f"Nel {y + r.randint(10, 60)} un incendio distrusse gran parte del porto.",
-            f"{a} fu sostituito come governatore da {b}, che fece ricostruire il mercato.",
-            f"La popolazione passò da {r.randint(2, 9)} mila a {r.randint(12, 40)} mila abitanti nel secolo successivo.",
-            "La ferrovia arrivò in città prima della costruzione del primo ponte."]
+    return [
+        f"La città di {r.choice(CITTA)} fu conquistata nel {y} dalle truppe guidate da {a}.",
+        f"Nel {y + r.randint(10, 60)} un incendio distrusse gran parte del porto.",
+        f"{a} fu sostituito come governatore da {b}, che fece ricostruire il mercato.",
+        f"La popolazione passò da {r.randint(2, 9)} mila a {r.randint(12, 40)} mila abitanti nel secolo successivo.",
+        "La ferrovia arrivò in città prima della costruzione del primo ponte.",
+    ]
 
 
 def it_sports(r):
     a, b = r.choice(CITTA), r.choice(CITTA)
-    return [f"Il {a} ha battuto il {b} per {r.randint(2, 5)} a {r.randint(0, 1)} nella finale del {r.randint(1, 28)} {r.choice(MESI)}.",
-            f"{person(r)} ha segnato due gol nel primo tempo.",
-            f"È il primo titolo della squadra dopo {r.randint(10, 40)} anni.",
-            f"La partita è stata seguita da {r.randint(20, 80)} mila spettatori.",
-            f"L'allenatore {person(r)} era arrivato solo {r.randint(3, 11)} mesi prima."]
+    return [
+        f"Il {a} ha battuto il {b} per {r.randint(2, 5)} a {r.randint(0, 1)} nella finale del {r.randint(1, 28)} "
+        f"{r.choice(MESI)}.",
+        f"{person(r)} ha segnato due gol nel primo tempo.",
+        f"È il primo titolo della squadra dopo {r.randint(10, 40)} anni.",
+        f"La partita è stata seguita da {r.randint(20, 80)} mila spettatori.",
+        f"L'allenatore {person(r)} era arrivato solo {r.randint(3, 11)} mesi prima.",
+    ]
 
 
 def it_legal(r):
@@ -174,11 +189,14 @@ def it_policy(r):
 
 
 def it_science(r):
-    return [f"L'enzima lavora meglio a {r.randint(25, 45)} gradi e a un pH di {it_num(r.randint(50, 80) / 10)}.",
-            f"I ricercatori dell'Università di {r.choice(CITTA)} hanno misurato un aumento della resa del {r.randint(10, 60)}%.",
-            f"L'effetto fu descritto per la prima volta da {person(r)} nel {r.randint(1950, 2015)}.",
-            "Le temperature più alte hanno ridotto la velocità della reazione.",
-            f"Ogni campione è stato riscaldato per {r.randint(5, 50)} minuti prima dell'analisi."]
+    return [
+        f"L'enzima lavora meglio a {r.randint(25, 45)} gradi e a un pH di {it_num(r.randint(50, 80) / 10)}.",
+        f"I ricercatori dell'Università di {r.choice(CITTA)} hanno misurato un aumento della resa del "
+        f"{r.randint(10, 60)}%.",
+        f"L'effetto fu descritto per la prima volta da {person(r)} nel {r.randint(1950, 2015)}.",
+        "Le temperature più alte hanno ridotto la velocità della reazione.",
+        f"Ogni campione è stato riscaldato per {r.randint(5, 50)} minuti prima dell'analisi.",
+    ]
 
 
 #: order matters: indices 0-5 train, 6 dev, 7 and up test (training/make_claim_data.py)

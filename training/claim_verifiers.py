@@ -131,7 +131,11 @@ class LearnedVerifier:
                            evidence_role="refutes", **common)
         closest = f.closest or s
         novel = tuple(specifics_missing(text, contexts))
-        why = ("adds " + ", ".join(novel) + " which the context does not contain") if novel else "not stated in the context"
+        why = (
+            ("adds " + ", ".join(novel) + " which the context does not contain")
+            if novel
+            else "not stated in the context"
+        )
         return Verdict(NOT_MENTIONED, closest.text, closest.ctx, (closest.start, closest.end),
                        why + "; the closest passage is shown", novel=novel, evidence_role="closest passage", **common)
 
@@ -257,7 +261,11 @@ class CrossEncoderVerifier:
             return Verdict(CONTRADICTED, s.text, s.ctx, span, reason, mismatch, conflict=conflict,
                            evidence_role="refutes", **common)
         novel = tuple(specifics_missing(text, contexts))
-        why = ("adds " + ", ".join(novel) + " which the context does not contain") if novel else "not stated in the context"
+        why = (
+            ("adds " + ", ".join(novel) + " which the context does not contain")
+            if novel
+            else "not stated in the context"
+        )
         return Verdict(NOT_MENTIONED, s.text, s.ctx, span, why + "; the closest passage is shown", novel=novel,
                        evidence_role="closest passage", **common)
 

@@ -100,8 +100,11 @@ def money_forms(amount: int, cur: str, lang: str, rng: random.Random) -> list[st
     for scale, en, it in ((1e9, "billion", "miliardi"), (1e6, "million", "milioni")):
         if amount >= scale and amount % (scale / 10) == 0:
             v = amount / scale
-            forms += [f"{_decimal(v, lang)} {it} di {word}" if lang == "it" else f"{v:g} {en} {word}",
-                      f"{sign}{_decimal(v, lang)} {'mld' if scale == 1e9 and lang == 'it' else ('bn' if scale == 1e9 else 'm')}"]
+            forms += [
+                f"{_decimal(v, lang)} {it} di {word}" if lang == "it" else f"{v:g} {en} {word}",
+                f"{sign}{_decimal(v, lang)} "
+                f"{'mld' if scale == 1e9 and lang == 'it' else ('bn' if scale == 1e9 else 'm')}",
+            ]
             break
     if amount >= 1000 and amount % 1000 == 0 and amount < 1e6:
         forms.append(f"{amount // 1000} mila {word}" if lang == "it" else f"{amount // 1000} thousand {word}")
@@ -111,7 +114,11 @@ def money_forms(amount: int, cur: str, lang: str, rng: random.Random) -> list[st
 def percent_forms(v: float, lang: str, rate: bool, rng: random.Random) -> list[str]:
     tail = ""
     if rate:
-        tail = rng.choice([" all'anno", " annuo", " l'anno"]) if lang == "it" else rng.choice([" a year", " per year", " per annum", " annually"])
+        tail = (
+            rng.choice([" all'anno", " annuo", " l'anno"])
+            if lang == "it"
+            else rng.choice([" a year", " per year", " per annum", " annually"])
+        )
     num = _decimal(v, lang)
     return [f"{num}%{tail}", f"{num} per cento{tail}" if lang == "it" else f"{num} percent{tail}", f"{num} %{tail}"]
 
@@ -130,7 +137,12 @@ def _suffix(d: int) -> str:
 # --------------------------------------------------------------------------- templates
 # (language, question, reference with {v}, slot kind); kinds: dur-<unit>, money-<cur>, pct, rate, date, count
 TEMPLATES = [
-    ("en", "How long do customers have to return a product?", "Products can be returned within {v} of delivery.", "dur-day"),
+    (
+        "en",
+        "How long do customers have to return a product?",
+        "Products can be returned within {v} of delivery.",
+        "dur-day",
+    ),
     ("en", "How long is the warranty?", "The warranty lasts {v}.", "dur-month"),
     ("en", "How long does shipping take?", "Standard shipping takes {v}.", "dur-day"),
     ("en", "How long is the probation period?", "The probation period is {v}.", "dur-month"),
@@ -148,10 +160,20 @@ TEMPLATES = [
     ("en", "How many people live in the town?", "The town has {v} inhabitants.", "count"),
     ("en", "How many goals did she score that season?", "She scored {v} goals that season.", "count"),
     ("en", "How many tablets can be taken per day?", "No more than {v} tablets should be taken per day.", "count"),
-    ("it", "Entro quanto tempo si può restituire un prodotto?", "I prodotti si possono restituire entro {v} dalla consegna.", "dur-day"),
+    (
+        "it",
+        "Entro quanto tempo si può restituire un prodotto?",
+        "I prodotti si possono restituire entro {v} dalla consegna.",
+        "dur-day",
+    ),
     ("it", "Quanto dura la garanzia?", "La garanzia dura {v}.", "dur-month"),
     ("it", "Quanto tempo richiede la spedizione?", "La spedizione standard richiede {v}.", "dur-day"),
-    ("it", "Quanto ha raccolto la società con l'emissione obbligazionaria?", "L'emissione ha raccolto {v}.", "money-eur"),
+    (
+        "it",
+        "Quanto ha raccolto la società con l'emissione obbligazionaria?",
+        "L'emissione ha raccolto {v}.",
+        "money-eur",
+    ),
     ("it", "Qual è il canone mensile?", "Il canone è di {v} al mese.", "money-eur"),
     ("it", "Qual è il tasso di interesse del conto?", "Il conto rende {v}.", "rate"),
     ("it", "Di quanto è calata la disoccupazione?", "La disoccupazione è calata del {v}.", "pct"),
@@ -161,23 +183,80 @@ TEMPLATES = [
     ("it", "Quanti abitanti ha il comune?", "Il comune conta {v} abitanti.", "count"),
 ]
 RULES = [  # (language, question, affirmative, negated)
-    ("en", "Is a receipt required for a refund?", "A receipt is required for a refund.", "A receipt is not required for a refund."),
-    ("en", "Can the deposit be withdrawn early?", "The deposit can be withdrawn early.", "The deposit cannot be withdrawn early."),
-    ("en", "Does the policy cover water damage?", "The policy covers water damage.", "The policy does not cover water damage."),
+    (
+        "en",
+        "Is a receipt required for a refund?",
+        "A receipt is required for a refund.",
+        "A receipt is not required for a refund.",
+    ),
+    (
+        "en",
+        "Can the deposit be withdrawn early?",
+        "The deposit can be withdrawn early.",
+        "The deposit cannot be withdrawn early.",
+    ),
+    (
+        "en",
+        "Does the policy cover water damage?",
+        "The policy covers water damage.",
+        "The policy does not cover water damage.",
+    ),
     ("en", "Are pets allowed in the rooms?", "Pets are allowed in the rooms.", "Pets are not allowed in the rooms."),
-    ("en", "Is the medicine safe during pregnancy?", "The medicine is safe during pregnancy.", "The medicine is not safe during pregnancy."),
-    ("en", "Do employees need approval for remote work?", "Employees need approval for remote work.", "Employees do not need approval for remote work."),
+    (
+        "en",
+        "Is the medicine safe during pregnancy?",
+        "The medicine is safe during pregnancy.",
+        "The medicine is not safe during pregnancy.",
+    ),
+    (
+        "en",
+        "Do employees need approval for remote work?",
+        "Employees need approval for remote work.",
+        "Employees do not need approval for remote work.",
+    ),
     ("en", "Was the match played at home?", "The match was played at home.", "The match was never played at home."),
-    ("en", "Is parking included in the price?", "Parking is included in the price.", "Parking is not included in the price."),
-    ("it", "Serve lo scontrino per il rimborso?", "Lo scontrino è necessario per il rimborso.", "Lo scontrino non è necessario per il rimborso."),
-    ("it", "La polizza copre i danni da acqua?", "La polizza copre i danni da acqua.", "La polizza non copre i danni da acqua."),
-    ("it", "Gli animali sono ammessi nelle camere?", "Gli animali sono ammessi nelle camere.", "Gli animali non sono ammessi nelle camere."),
-    ("it", "Il parcheggio è incluso nel prezzo?", "Il parcheggio è incluso nel prezzo.", "Il parcheggio non è incluso nel prezzo."),
-    ("it", "Si può recedere dal contratto senza penali?", "Si può recedere dal contratto senza penali.", "Non si può recedere dal contratto senza penali."),
+    (
+        "en",
+        "Is parking included in the price?",
+        "Parking is included in the price.",
+        "Parking is not included in the price.",
+    ),
+    (
+        "it",
+        "Serve lo scontrino per il rimborso?",
+        "Lo scontrino è necessario per il rimborso.",
+        "Lo scontrino non è necessario per il rimborso.",
+    ),
+    (
+        "it",
+        "La polizza copre i danni da acqua?",
+        "La polizza copre i danni da acqua.",
+        "La polizza non copre i danni da acqua.",
+    ),
+    (
+        "it",
+        "Gli animali sono ammessi nelle camere?",
+        "Gli animali sono ammessi nelle camere.",
+        "Gli animali non sono ammessi nelle camere.",
+    ),
+    (
+        "it",
+        "Il parcheggio è incluso nel prezzo?",
+        "Il parcheggio è incluso nel prezzo.",
+        "Il parcheggio non è incluso nel prezzo.",
+    ),
+    (
+        "it",
+        "Si può recedere dal contratto senza penali?",
+        "Si può recedere dal contratto senza penali.",
+        "Non si può recedere dal contratto senza penali.",
+    ),
 ]
 
 
-def _value(kind: str, lang: str, rng: random.Random) -> tuple[Callable[[random.Random], list[str]], Callable[[random.Random], list[str]]]:
+def _value(
+    kind: str, lang: str, rng: random.Random
+) -> tuple[Callable[[random.Random], list[str]], Callable[[random.Random], list[str]]]:
     """(forms of a drawn value, forms of a different value of the same kind)."""
     if kind.startswith("dur-"):
         unit = kind[4:]
@@ -185,19 +264,29 @@ def _value(kind: str, lang: str, rng: random.Random) -> tuple[Callable[[random.R
                         "week": [1, 2, 3, 4, 6], "year": [1, 2, 5, 10], "hour": [1, 2, 3, 4]}[unit])
         other_n = rng.choice([x for x in (n * 2, n + 1, max(1, n - 1), n * 3) if x != n])
         other_unit = rng.choice([u for u in ("day", "week", "month", "year") if u != unit])
-        wrong = (lambda r: duration_forms(other_n, unit, lang, r)) if rng.random() < 0.7 else (lambda r: duration_forms(n, other_unit, lang, r))
+        wrong = (
+            (lambda r: duration_forms(other_n, unit, lang, r))
+            if rng.random() < 0.7
+            else (lambda r: duration_forms(n, other_unit, lang, r))
+        )
         return (lambda r: duration_forms(n, unit, lang, r)), wrong
     if kind.startswith("money-"):
         cur = kind[6:]
         amount = rng.choice([1_500_000_000, 2_000_000, 350_000, 4_200_000_000, 25, 120, 75_000, 1_200, 900_000_000])
         other = rng.choice([amount * 10, amount // 10 or 1, amount * 2, amount + amount // 2])
         other_cur = rng.choice([c for c in ("eur", "usd", "gbp") if c != cur])
-        wrong = (lambda r: money_forms(other, cur, lang, r)) if rng.random() < 0.8 else (lambda r: money_forms(amount, other_cur, lang, r))
+        wrong = (
+            (lambda r: money_forms(other, cur, lang, r))
+            if rng.random() < 0.8
+            else (lambda r: money_forms(amount, other_cur, lang, r))
+        )
         return (lambda r: money_forms(amount, cur, lang, r)), wrong
     if kind in ("pct", "rate"):
         v = rng.choice([0.75, 1.5, 2.25, 3.0, 4.0, 12.0, 35.0, 60.0, 8.5])
         other = rng.choice([x for x in (v * 2, v + 1, v / 2, v + 0.25) if x != v])
-        return (lambda r: percent_forms(v, lang, kind == "rate", r)), (lambda r: percent_forms(other, lang, kind == "rate", r))
+        return (lambda r: percent_forms(v, lang, kind == "rate", r)), (
+            lambda r: percent_forms(other, lang, kind == "rate", r)
+        )
     if kind == "date":
         y, m, d = rng.randint(1950, 2030), rng.randint(1, 12), rng.randint(1, 28)
         wrong = rng.choice([(y + rng.choice([-1, 1, 10]), m, d), (y, m % 12 + 1, d), (y, m, d % 28 + 1)])
@@ -208,7 +297,14 @@ def _value(kind: str, lang: str, rng: random.Random) -> tuple[Callable[[random.R
 
 
 def _row(lang: str, question: str, reference: str, candidate: str, label: int, kind: str) -> dict:
-    return {"language": lang, "question": question, "reference": reference, "answer": candidate, "label": label, "kind": kind}
+    return {
+        "language": lang,
+        "question": question,
+        "reference": reference,
+        "answer": candidate,
+        "label": label,
+        "kind": kind,
+    }
 
 
 def template_pairs(rng: random.Random, draws: int) -> list[dict]:
@@ -221,7 +317,9 @@ def template_pairs(rng: random.Random, draws: int) -> list[dict]:
             reference = ref_t.format(v=forms[0])
             wrap = rng.choice(WRAP[lang])
             rows.append(_row(lang, question, reference, reference, 1, "copy"))
-            rows.append(_row(lang, question, reference, ref_t.format(v=rng.choice(forms[1:] or forms)), 1, "other-form"))
+            rows.append(
+                _row(lang, question, reference, ref_t.format(v=rng.choice(forms[1:] or forms)), 1, "other-form")
+            )
             rows.append(_row(lang, question, reference, wrap.format(x=rng.choice(forms)), 1, "bare-value"))
             rows.append(_row(lang, question, reference, ref_t.format(v=rng.choice(wrong_forms)), 0, "wrong-value"))
             rows.append(_row(lang, question, reference, wrap.format(x=rng.choice(wrong_forms)), 0, "wrong-bare-value"))
@@ -256,7 +354,16 @@ def entity_pairs(items: list[dict], rng: random.Random, per_item: float) -> list
         wrap = rng.choice(WRAP["en"])
         rows.append(_row("en", it["question"], gold, wrap.format(x=gold), 1, "entity-wrapped"))
         rows.append(_row("en", it["question"], gold, wrap.format(x=other), 0, "entity-swap"))
-        rows.append(_row("en", it["question"], gold, rng.choice([f"It is not {gold}.", f"Not {gold}; it is {other}."]), 0, "negation"))
+        rows.append(
+            _row(
+                "en",
+                it["question"],
+                gold,
+                rng.choice([f"It is not {gold}.", f"Not {gold}; it is {other}."]),
+                0,
+                "negation",
+            )
+        )
         rows.append(_row("en", it["question"], gold, rng.choice(ABSTAIN["en"]), 0, "abstention"))
         rows.append(_row("en", it["question"], gold, it["question"].rstrip("?") + ".", 0, "question-echo"))
     return rows

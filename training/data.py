@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def data_root() -> Path:
-    """``$RAGEVAL_DATA``, else the nearest ``shared/data`` above the repository (a folder the data sets were copied to)."""
+    """``$RAGEVAL_DATA``, else the nearest ``shared/data`` above the repository (a folder the data sets were
+    copied to)."""
     if os.environ.get("RAGEVAL_DATA"):
         return Path(os.environ["RAGEVAL_DATA"])
     found = (folder / "shared" / "data" for folder in ROOT.parents if (folder / "shared" / "data").is_dir())
@@ -59,4 +60,6 @@ def nq301() -> list[dict]:
 def evouna(part: str) -> list[dict]:
     """EVOUNA rows of one part: "nq" (reported) or "tq" (used to train the correctness model)."""
     rows = read_jsonl(DATA / "evouna" / "items.jsonl.gz")
-    return [{**r, "group": f"{r['dataset']}-{r['source_index']}", "label": r["human"]} for r in rows if r["dataset"] == part]
+    return [
+        {**r, "group": f"{r['dataset']}-{r['source_index']}", "label": r["human"]} for r in rows if r["dataset"] == part
+    ]

@@ -97,7 +97,9 @@ class DiskCachedMiniLM:
                 new[k + ".v"], new[k + ".i"] = tv.vectors, np.array(tv.ids, dtype=np.int64)
             self.store.put_many(model, new)
             found.update(new)
-        return [TokenVectors(tokens=(), vectors=found[k + ".v"], ids=tuple(int(i) for i in found[k + ".i"])) for k in keys]
+        return [
+            TokenVectors(tokens=(), vectors=found[k + ".v"], ids=tuple(int(i) for i in found[k + ".i"])) for k in keys
+        ]
 
 
 def cached_resources(cache_tokens: bool = False) -> tuple[Resources, NpzStore]:

@@ -262,7 +262,8 @@ def templates(gen: Generator, per_template: int) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside the repository)")
+    ap.add_argument("--out", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside "
+                    "the repository)")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--per-doc", type=int, default=8, help="contexts per SQuALITY story / SummEdits document")
     args = ap.parse_args(argv)

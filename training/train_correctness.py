@@ -93,8 +93,18 @@ def training_rows() -> list[dict]:
              "group": r["group"], "source": "evouna-tq", "language": "en", "kind": "human"} for r in tq]
     items = list({r["group"]: {"question": r["question"], "references": r["references"]} for r in tq}.values())
     for g in generate(items, seed=SEED):
-        rows.append({"question": g["question"], "references": [g["reference"]], "answer": g["answer"], "label": g["label"],
-                     "group": "gen:" + g["question"], "source": "generated", "language": g["language"], "kind": g["kind"]})
+        rows.append(
+            {
+                "question": g["question"],
+                "references": [g["reference"]],
+                "answer": g["answer"],
+                "label": g["label"],
+                "group": "gen:" + g["question"],
+                "source": "generated",
+                "language": g["language"],
+                "kind": g["kind"],
+            }
+        )
     return rows
 
 
@@ -201,8 +211,13 @@ def main() -> None:
     groups = [r["group"] for r in rows]
     generated = np.array([r["source"] == "generated" for r in rows])
     cache = CACHE / "train-features.pkl"
-    key = sha256_hex(json.dumps([[r["question"], r["references"], r["answer"]] for r in rows]) + sha256_hex(
-        (ROOT / "rageval" / "metrics" / "correctness_features.py").read_text() + (ROOT / "rageval" / "text" / "numbers.py").read_text()))
+    key = sha256_hex(
+        json.dumps([[r["question"], r["references"], r["answer"]] for r in rows])
+        + sha256_hex(
+            (ROOT / "rageval" / "metrics" / "correctness_features.py").read_text()
+            + (ROOT / "rageval" / "text" / "numbers.py").read_text()
+        )
+    )
     if cache.is_file() and pickle.loads(cache.read_bytes())[0] == key:
         per_row = pickle.loads(cache.read_bytes())[1]
     else:

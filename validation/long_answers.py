@@ -61,13 +61,18 @@ def long_lines(sq: dict, vam) -> list[str]:
     report = np.array([portion_of(r) == "report" for r in rows])
     boots = vam.group_bootstrap([r["group"] for r, k in zip(rows, report) if k])
     names = [m for m in COMPARED if m in v]
-    out = ["### Long answers: SQuALITY by portion", "",
-           f"Split by question (seed {SEED}, {DEV_SHARE}% to development): {int((~report).sum())} development rows "
-           f"({len({r['group'] for r, k in zip(rows, report) if not k})} questions), {int(report.sum())} report rows "
-           f"({len({r['group'] for r, k in zip(rows, report) if k})} questions). The long-answer route was chosen on the "
-           "development rows only; the report rows were scored once, at the end. Spearman against mean human "
-           "correctness, 95% CI by question.", "",
-           "| metric | report portion [95% CI] | development portion |", "|---|---|---|"]
+    out = [
+        "### Long answers: SQuALITY by portion",
+        "",
+        f"Split by question (seed {SEED}, {DEV_SHARE}% to development): {int((~report).sum())} development rows "
+        f"({len({r['group'] for r, k in zip(rows, report) if not k})} questions), {int(report.sum())} report rows "
+        f"({len({r['group'] for r, k in zip(rows, report) if k})} questions). The long-answer route was chosen on the "
+        "development rows only; the report rows were scored once, at the end. Spearman against mean human "
+        "correctness, 95% CI by question.",
+        "",
+        "| metric | report portion [95% CI] | development portion |",
+        "|---|---|---|",
+    ]
     for m in names:
         x = v[m]
         out.append(f"| {m} | {vam.fmt(vam.with_ci('spearman', x[report], y[report], boots))} "
@@ -82,10 +87,15 @@ def long_lines(sq: dict, vam) -> list[str]:
 
 def dev_loss_lines(summaries: dict[str, tuple[str, dict]], vam) -> list[str]:
     """Per data set (name -> (statistic, summary)): on the development portion, v3 minus the head alone."""
-    out = ["### Short answers: what the long-answer route changes (development portions)", "",
-           f"{ACS} (v3) against the learned head alone (v2) on the development portions; rows whose longest "
-           "reference has more than 40 tokens take the new route, all others are scored exactly as before.", "",
-           "| data set | statistic | rows (long route) | v3 | head alone (v2) | difference |", "|---|---|---|---|---|---|"]
+    out = [
+        "### Short answers: what the long-answer route changes (development portions)",
+        "",
+        f"{ACS} (v3) against the learned head alone (v2) on the development portions; rows whose longest "
+        "reference has more than 40 tokens take the new route, all others are scored exactly as before.",
+        "",
+        "| data set | statistic | rows (long route) | v3 | head alone (v2) | difference |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, (stat, s) in summaries.items():
         dev = np.array([portion_of(r) == "dev" for r in s["rows"]])
         x, h, y = s["values"][ACS][dev], s["values"][HEAD][dev], s["y"][dev]

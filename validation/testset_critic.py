@@ -68,8 +68,14 @@ def main(argv: list[str] | None = None) -> int:
             row = rows.setdefault(fault or "good", Counter())
             row["asked"] += 1
             row[c.dropped or "kept"] += 1
-        table = {name: {"asked": row["asked"], "caught_as_expected": row[CAUGHT_AS[name]] if name in CAUGHT_AS else None,
-                        **{k: v for k, v in row.items() if k != "asked"}} for name, row in sorted(rows.items())}
+        table = {
+            name: {
+                "asked": row["asked"],
+                "caught_as_expected": row[CAUGHT_AS[name]] if name in CAUGHT_AS else None,
+                **{k: v for k, v in row.items() if k != "asked"},
+            }
+            for name, row in sorted(rows.items())
+        }
         print(json.dumps({"n": args.n, "chunks": len(chunks), "faulted_chunks": len(faults), "asked": result.asked,
                           "kept": len(result.kept), "drops": result.drops, "by_fault": table,
                           "message": outcome(result)}, indent=1))

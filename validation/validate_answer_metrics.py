@@ -19,8 +19,8 @@ is printed. answer_correctness_offline was trained on EVOUNA's TriviaQA question
 pairs (training/train_correctness.py), so EVOUNA is reported on its Natural Questions part only.
 SQuALITY is also read by portion (validation/long_answers.py: development and report portions
 by question, the figure per answer-length band, and the development-portion check that short
-answers score as before). Last, a small 1-5 graded DEVELOPMENT set (validation/data/answer_grades_dev.jsonl, written by the
-engineer who wrote the model's features and generator: not held out) gets Spearman with a CI.
+answers score as before). Last, a small 1-5 graded DEVELOPMENT set (validation/data/answer_grades_dev.jsonl, written by
+the engineer who wrote the model's features and generator: not held out) gets Spearman with a CI.
 """
 from __future__ import annotations
 
@@ -35,14 +35,14 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import stats
 
-warnings.filterwarnings("ignore", message="All-NaN slice", category=RuntimeWarning)
-
 from rageval.metrics.base import evaluate, get_metric
 from rageval.types import Resources, Sample
 from training.data import DATA, evouna, nq301, read_jsonl
 from training.embedding_cache import cached_resources
 from training.stats import auroc
 from validation.docs_section import replace_section
+
+warnings.filterwarnings("ignore", message="All-NaN slice", category=RuntimeWarning)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -76,7 +76,9 @@ def squality() -> list[dict]:
 
 
 def to_samples(rows: Sequence[dict]) -> list[Sample]:
-    return [Sample(id=r["id"], question=r["question"], answer=r["answer"], references=tuple(r["references"])) for r in rows]
+    return [
+        Sample(id=r["id"], question=r["question"], answer=r["answer"], references=tuple(r["references"])) for r in rows
+    ]
 
 
 # ------------------------------------------------------------------------------- statistics
@@ -106,7 +108,9 @@ def with_ci(name: str, x: np.ndarray, y: np.ndarray, boots: list[np.ndarray]) ->
     return _stat(name, x, y), float(lo), float(hi)
 
 
-def diff_ci(name: str, a: np.ndarray, b: np.ndarray, y: np.ndarray, boots: list[np.ndarray]) -> tuple[float, float, float]:
+def diff_ci(
+    name: str, a: np.ndarray, b: np.ndarray, y: np.ndarray, boots: list[np.ndarray]
+) -> tuple[float, float, float]:
     """stat(a) - stat(b) with a paired bootstrap CI (same resamples for both)."""
     d = np.array([_stat(name, a[i], y[i]) - _stat(name, b[i], y[i]) for i in boots])
     lo, hi = np.nanpercentile(d, [2.5, 97.5])
@@ -169,9 +173,13 @@ def num(v: float) -> str:
 def calibration_line(p: np.ndarray, y: np.ndarray) -> str:
     """Mean predicted vs observed rate, Brier score, and expected calibration error over 10 bins."""
     bins = np.minimum((p * 10).astype(int), 9)
-    ece = sum(abs(p[bins == b].mean() - y[bins == b].mean()) * (bins == b).mean() for b in range(10) if (bins == b).any())
-    return (f"Calibration of answer_correctness_offline: mean probability {p.mean():.3f} vs observed rate {y.mean():.3f}, "
-            f"Brier score {np.mean((p - y) ** 2):.3f}, expected calibration error (10 bins) {ece:.3f}.")
+    ece = sum(
+        abs(p[bins == b].mean() - y[bins == b].mean()) * (bins == b).mean() for b in range(10) if (bins == b).any()
+    )
+    return (
+        f"Calibration of answer_correctness_offline: mean probability {p.mean():.3f} vs observed rate {y.mean():.3f}, "
+        f"Brier score {np.mean((p - y) ** 2):.3f}, expected calibration error (10 bins) {ece:.3f}."
+    )
 
 
 def unrelated_baseline(rows: list[dict], resources: Resources) -> str:
@@ -220,8 +228,11 @@ def binary_table(title: str, rows: list[dict], resources: Resources, judge: str 
 def per_system_table(systems: list[str], values: dict[str, np.ndarray], y: np.ndarray) -> list[str]:
     """AUROC within each system: separating right from wrong answers of one system, not one system from another."""
     names = sorted(set(systems))
-    sel = [m for m in ("token_f1", "token_recall", "bertscore_recall", "answer_similarity", "answer_correctness_offline")
-           if m in values]
+    sel = [
+        m
+        for m in ("token_f1", "token_recall", "bertscore_recall", "answer_similarity", "answer_correctness_offline")
+        if m in values
+    ]
     out = ["AUROC within each system (no credit for telling systems apart):", "",
            "| metric | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     for name in sel:
@@ -270,15 +281,22 @@ def graded_table(resources: Resources, judge: str | None, limit: int | None = No
     groups = [rows[i]["group"] for i in keep]
     boots = group_bootstrap(groups)
     italian = np.array([rows[i]["language"] == "it" for i in keep])
-    lines = ["### Graded answers, 1-5 (DEVELOPMENT set, not held out)", "",
-             f"{len(keep)} answers to {len(set(groups))} questions ({int(italian.sum())} in Italian), graded 1-5 by the "
-             "engineer who also wrote the model's features and its training-pair generator, while building them: wrong "
-             "numbers, other number forms, negated rules, abstentions, partial answers. It is a development check "
-             "only: never a held-out figure, never a CI floor. Spearman with 95% CI (bootstrap over questions).", "",
-             "| metric | Spearman [95% CI] | Spearman, English | Spearman, Italian |", "|---|---|---|---|"]
+    lines = [
+        "### Graded answers, 1-5 (DEVELOPMENT set, not held out)",
+        "",
+        f"{len(keep)} answers to {len(set(groups))} questions ({int(italian.sum())} in Italian), graded 1-5 by the "
+        "engineer who also wrote the model's features and its training-pair generator, while building them: wrong "
+        "numbers, other number forms, negated rules, abstentions, partial answers. It is a development check "
+        "only: never a held-out figure, never a CI floor. Spearman with 95% CI (bootstrap over questions).",
+        "",
+        "| metric | Spearman [95% CI] | Spearman, English | Spearman, Italian |",
+        "|---|---|---|---|",
+    ]
     for name, x in values.items():
-        lines.append(f"| {name} | {fmt(with_ci('spearman', x, y, boots))} | {num(_stat('spearman', x[~italian], y[~italian]))} "
-                     f"| {num(_stat('spearman', x[italian], y[italian]))} |")
+        lines.append(
+            f"| {name} | {fmt(with_ci('spearman', x, y, boots))} | {num(_stat('spearman', x[~italian], y[~italian]))} "
+            f"| {num(_stat('spearman', x[italian], y[italian]))} |"
+        )
     return lines + [""], {"values": values, "y": y, "boots": boots, "rows": [rows[i] for i in keep]}
 
 
@@ -289,7 +307,12 @@ def _verdict(d: tuple[float, float, float], met: bool) -> str:
 
 def target_lines(nq: dict, ev: dict, sq: dict, gd: dict) -> list[str]:
     acs = "answer_correctness_offline"
-    out = ["### Targets set for the answer metrics", "", "Differences with a paired 95% bootstrap CI (same question resamples for both metrics).", ""]
+    out = [
+        "### Targets set for the answer metrics",
+        "",
+        "Differences with a paired 95% bootstrap CI (same question resamples for both metrics).",
+        "",
+    ]
     x, y, b = nq[acs]
     bem, _, _ = nq["BEM (shipped score)"]
     d = diff_ci("auroc", x, bem, y, b)
@@ -316,9 +339,11 @@ def target_lines(nq: dict, ev: dict, sq: dict, gd: dict) -> list[str]:
                f"models' responses only the Spearman is {m_acs:.3f} for {acs} and {m_rl:.3f} for rougeL.")
     v, y, b = gd["values"], gd["y"], gd["boots"]
     rho = with_ci("spearman", v[acs], y, b)
-    out.append(f"- Spearman >= 0.50 against 1-5 human grades: on the team's own DEVELOPMENT set only, {acs} = {fmt(rho)} "
-               f"(token_f1 {num(_stat('spearman', v['token_f1'], y))}). Not a held-out figure: the independent 162-answer "
-               "set the target was set on is not in this repository, and this set was written alongside the model.")
+    out.append(
+        f"- Spearman >= 0.50 against 1-5 human grades: on the team's own DEVELOPMENT set only, {acs} = {fmt(rho)} "
+        f"(token_f1 {num(_stat('spearman', v['token_f1'], y))}). Not a held-out figure: the independent 162-answer "
+        "set the target was set on is not in this repository, and this set was written alongside the model."
+    )
     return out + [""]
 
 
@@ -335,8 +360,10 @@ def judge_from_env(arg: str | None) -> tuple[str | None, Any]:
 
 
 READING = [
-    "Reading the tables:", "",
-    "- answer_correctness_offline's learned head (v2, unchanged in v3 for short references) is a logistic model over 15 features (token overlap after number, unit, date and "
+    "Reading the tables:",
+    "",
+    "- answer_correctness_offline's learned head (v2, unchanged in v3 for short references) is a logistic model over "
+    "15 features (token overlap after number, unit, date and "
     "currency normalisation in English and Italian, MiniLM similarity, quantity recall and conflict, negation "
     "mismatch, abstention); the targets above give its figures against BEM, GPT-4 and token F1 on data it was not "
     "trained on. Its lead over token F1 on EVOUNA comes mostly from recall-type signals: LLM answers are long, so a "
@@ -345,7 +372,8 @@ READING = [
     "- Length is a feature, and on TriviaQA the long LLM answers were right more often than FiD's short ones: a "
     "property of the systems, not of correctness. The within-system table below shows how much of the EVOUNA figure "
     "survives inside each system.",
-    "- answer_equivalence (heuristic) is one threshold of the offline score, so its AUROC is that of a yes/no decision, "
+    "- answer_equivalence (heuristic) is one threshold of the offline score, so its AUROC is that of a yes/no "
+    "decision, "
     "comparable to the shipped judge decisions rather than to scores.",
     "- SQuALITY's answers and references are paragraphs. The learned head was trained on references of at most 19 "
     "tokens and fails there (docs/metrics.md says why); since v3, a sample whose longest reference has more than 40 "
@@ -382,8 +410,12 @@ def main() -> None:
     parser.add_argument("--cache-tokens", action="store_true",
                         help="keep BERTScore's token vectors in the cache too (a few GB; same values, faster re-runs)")
     parser.add_argument("--limit", type=int, help="first N rows of each data set only (a smoke test; never for docs)")
-    parser.add_argument("--skip", default="", help="comma-separated metrics to leave out of this run (e.g. bertscore_f1 "
-                        "on a loaded machine); the output names them")
+    parser.add_argument(
+        "--skip",
+        default="",
+        help="comma-separated metrics to leave out of this run (e.g. bertscore_f1 "
+        "on a loaded machine); the output names them",
+    )
     args = parser.parse_args()
     SKIPPED.update(m.strip() for m in args.skip.split(",") if m.strip())
     limit = args.limit
@@ -399,8 +431,9 @@ def main() -> None:
     nq_lines, nq = binary_table("NQ301 (Kamalloo et al. 2023)", nq301()[:limit], resources, judge)
     nq_lines += [BEM_NOTE, "", unrelated_baseline(nq301()[:limit], resources), ""]
     store.flush()
-    ev_lines, ev = binary_table("EVOUNA, Natural Questions part (Wang et al. 2023)", evouna("nq")[:limit], resources, judge,
-                                  per_system=True)
+    ev_lines, ev = binary_table(
+        "EVOUNA, Natural Questions part (Wang et al. 2023)", evouna("nq")[:limit], resources, judge, per_system=True
+    )
     store.flush()
     sq_lines, sq = squality_table(resources, judge, limit)
     store.flush()
@@ -413,30 +446,48 @@ def main() -> None:
 
     weights = models.load("answer_correctness").meta
     trained = weights["trained_on"]
-    lines = ["## Answer metrics", "",
-             f"Command: `python -m validation.validate_answer_metrics{' --skip ' + ','.join(sorted(SKIPPED)) if SKIPPED else ''} "
-             "--write docs/validation.md` "
-             f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores, load average "
-             f"{os.getloadavg()[0]:.0f} at its end from other jobs on the machine, "
-             f"{resources.embedder.fresh} sentence vectors computed and the rest read from the cache; "
-             "the first run, with an empty cache and a busy machine, took about 20 minutes). The seconds column is "
-             "this run's scoring time: "
-             + ("BERTScore read its token vectors from the cache (--cache-tokens), " if args.cache_tokens else
-                "BERTScore computes its token vectors afresh each run, ")
-             + "while answer_similarity and the correctness scores read cached sentence vectors (cold, on EVOUNA-NQ's 11k rows, "
-             "answer_similarity took about 6 minutes on the busy machine)."
-             + (f" Left out of this run with --skip: {', '.join(sorted(SKIPPED))}." if SKIPPED else ""), "",
-             f"answer_correctness_offline's learned head (parameters v{weights['version']}) was trained by `python -m training.train_correctness` "
-             f"(recorded in its parameters as `{weights['made_by']}`, the script's path then) on "
-             f"{trained['evouna_tq']['data']} ({trained['evouna_tq']['rows']} rows) plus {trained['generated']['rows']} "
-             f"pairs from the seeded generator training/correctness_pairs.py ({trained['generated']['italian_rows']} in "
-             "Italian); none of the rows or questions reported below was used to train it or to choose its penalty. "
-             "answer_equivalence (heuristic) is that score thresholded at 0.5; the BEM checkpoint is not shipped, and "
-             "the BEM rows are the scores that ship with NQ301.", "", DISCLOSURE, "",
-             *target_lines(nq, ev, sq, gd), *READING, *long_answers.long_lines(sq, sys.modules[__name__]),
-             *long_answers.dev_loss_lines(by_set, sys.modules[__name__]),
-             *long_answers.band_lines({**by_set, "SQuALITY": ("spearman", sq)}, sys.modules[__name__]),
-             *nq_lines, *ev_lines, *sq_lines, *gd_lines]
+    lines = [
+        "## Answer metrics",
+        "",
+        "Command: `python -m "
+        f"validation.validate_answer_metrics{' --skip ' + ','.join(sorted(SKIPPED)) if SKIPPED else ''} "
+        "--write docs/validation.md` "
+        f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.0f} at its end from other jobs on the machine, "
+        f"{resources.embedder.fresh} sentence vectors computed and the rest read from the cache; "
+        "the first run, with an empty cache and a busy machine, took about 20 minutes). The seconds column is "
+        "this run's scoring time: "
+        + (
+            "BERTScore read its token vectors from the cache (--cache-tokens), "
+            if args.cache_tokens
+            else "BERTScore computes its token vectors afresh each run, "
+        )
+        + "while answer_similarity and the correctness scores read cached sentence vectors (cold, on EVOUNA-NQ's 11k "
+          "rows, "
+        "answer_similarity took about 6 minutes on the busy machine)."
+        + (f" Left out of this run with --skip: {', '.join(sorted(SKIPPED))}." if SKIPPED else ""),
+        "",
+        f"answer_correctness_offline's learned head (parameters v{weights['version']}) was trained by `python -m "
+        "training.train_correctness` "
+        f"(recorded in its parameters as `{weights['made_by']}`, the script's path then) on "
+        f"{trained['evouna_tq']['data']} ({trained['evouna_tq']['rows']} rows) plus {trained['generated']['rows']} "
+        f"pairs from the seeded generator training/correctness_pairs.py ({trained['generated']['italian_rows']} in "
+        "Italian); none of the rows or questions reported below was used to train it or to choose its penalty. "
+        "answer_equivalence (heuristic) is that score thresholded at 0.5; the BEM checkpoint is not shipped, and "
+        "the BEM rows are the scores that ship with NQ301.",
+        "",
+        DISCLOSURE,
+        "",
+        *target_lines(nq, ev, sq, gd),
+        *READING,
+        *long_answers.long_lines(sq, sys.modules[__name__]),
+        *long_answers.dev_loss_lines(by_set, sys.modules[__name__]),
+        *long_answers.band_lines({**by_set, "SQuALITY": ("spearman", sq)}, sys.modules[__name__]),
+        *nq_lines,
+        *ev_lines,
+        *sq_lines,
+        *gd_lines,
+    ]
     print("\n".join(lines))
     if args.write:
         write_section(args.write, lines)

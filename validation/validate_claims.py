@@ -155,9 +155,12 @@ def wice(resources) -> list[str]:
     g3 = np.array([rows[i]["label"] for i in ok])
     p3 = np.array(["supported" if sc[i][2] == 1 else "not_supported" if sc[i][2] == 0 else "partially_supported"
                    for i in ok])
-    return ["| split | n | unscored | balanced acc. | AUROC | accuracy | 3-class acc. |", "|---|---|---|---|---|---|---|",
-            f"| test | {len(rows)} | {len(rows) - len(ok)} | {fmt(boot(balanced_accuracy, pred, gold))} | "
-            f"{fmt(boot(auroc, score, gold))} | {fmt(boot(acc, pred, gold))} | {fmt(boot(acc, p3, g3))} |"]
+    return [
+        "| split | n | unscored | balanced acc. | AUROC | accuracy | 3-class acc. |",
+        "|---|---|---|---|---|---|---|",
+        f"| test | {len(rows)} | {len(rows) - len(ok)} | {fmt(boot(balanced_accuracy, pred, gold))} | "
+        f"{fmt(boot(auroc, score, gold))} | {fmt(boot(acc, pred, gold))} | {fmt(boot(acc, p3, g3))} |",
+    ]
 
 
 def summedits(resources, limit: int | None) -> list[str]:
@@ -177,10 +180,12 @@ def summedits(resources, limit: int | None) -> list[str]:
     fs = np.array([s[1] for _, s in fitted])
     t = max(cands, key=lambda c: (balanced_accuracy(fs >= c, fg), -c))
     scored, n_all = run(test)
-    lines = [f"Threshold on min P(SUPPORTED) fitted on {len(fitted)} `evaluation` summaries of dev documents: "
-             f"t = {t:.3f}.", "",
-             "| domain | n | AUROC (min P(SUPPORTED)) | balanced acc. (fitted t) | balanced acc. (all claims SUPPORTED) |",
-             "|---|---|---|---|---|"]
+    lines = [
+        f"Threshold on min P(SUPPORTED) fitted on {len(fitted)} `evaluation` summaries of dev documents: t = {t:.3f}.",
+        "",
+        "| domain | n | AUROC (min P(SUPPORTED)) | balanced acc. (fitted t) | balanced acc. (all claims SUPPORTED) |",
+        "|---|---|---|---|---|",
+    ]
     domains = sorted({r["domain"] for r, _ in scored}) + ["all"]
     for d in domains:
         part = [(r, s) for r, s in scored if d in ("all", r["domain"])]
@@ -209,10 +214,10 @@ synonym and an antonym look alike). Training leaves out generated contradictions
 check can see (they taught the model to read paraphrases as contradictions).
 
 Targets set for the verifier: 3-way accuracy >= 0.80 and contradiction recall >= 0.75 are met on the
-generated test split only (drawn by the training data's own generator, so the 0.96 is circular), not on hand-written pairs (the team sets,
-development data, are below 0.80); SummEdits balanced accuracy >= 0.70 is missed (about 0.59). For
-comparison, the rule verifier that shipped before the learned model: WiCE test balanced accuracy
-0.570, AUROC 0.554; SummEdits test (all 2,731 rows) AUROC 0.543, balanced accuracy 0.522; and, on an
+generated test split only (drawn by the training data's own generator, so the 0.96 is circular), not on
+hand-written pairs (the team sets, development data, are below 0.80); SummEdits balanced accuracy >= 0.70
+is missed (about 0.59). For comparison, the rule verifier that shipped before the learned model: WiCE test
+balanced accuracy 0.570, AUROC 0.554; SummEdits test (all 2,731 rows) AUROC 0.543, balanced accuracy 0.522; and, on an
 independent hand-written set nobody on the team has seen, 3-way accuracy 0.41.
 
 A cross-encoder was tried and not shipped: MiniLM with a rank-8 LoRA adapter on layers 3-5 and a
@@ -249,7 +254,8 @@ def write_section(lines: list[str], done: bool) -> None:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--data", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside the repository)")
+    ap.add_argument("--data", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside "
+                    "the repository)")
     ap.add_argument("--write-docs", action="store_true")
     ap.add_argument("--summedits-limit", type=int, default=None)
     ap.add_argument("--skip-public", action="store_true", help="only the generated and team sets")
@@ -260,7 +266,9 @@ def main(argv=None) -> int:
     load = os.getloadavg()[0]
     emb = make_embedder("local")
     verifier = LearnedVerifier(emb)
-    rows = [json.loads(x) for x in (Path(args.data) / "pairs.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()]
+    rows = [
+        json.loads(x) for x in (Path(args.data) / "pairs.jsonl").read_text(encoding="utf-8").splitlines() if x.strip()
+    ]
     test = [r for r in rows if r["split"] == "test"]
     learned, base, wall, cpu = verify_pairs(verifier, test)
     gold_sets = []
@@ -272,7 +280,8 @@ def main(argv=None) -> int:
         gl, gr, _, _ = verify_pairs(verifier, g)
         gold_sets.append((name, g, gl, gr))
     lines = [BEGIN, "## Claim verification: the feature MLP (the verifier before the cross-encoder)", "",
-             f"Command: `python -m training.make_claim_data --out CLAIMS_DIR && python -m training.train_claim_verifier "
+             f"Command: `python -m training.make_claim_data --out CLAIMS_DIR && "
+             f"python -m training.train_claim_verifier "
              f"--data CLAIMS_DIR --epochs 150 && python -m validation.validate_claims --data CLAIMS_DIR "
              f"--write-docs{' --summedits-limit ' + str(args.summedits_limit) if args.summedits_limit else ''}`",
              f"(verifier `{M.shipped().version}`; measured on 2 cores, load average {load:.1f} at the start).", "",
@@ -285,13 +294,20 @@ def main(argv=None) -> int:
              "the script's docstring (best-sentence cosine >= 0.6 plus a number / date / negation check), run on the "
              "same rows.", "",
              "### Three-way verdicts (one claim, its contexts)", "",
-             "| set | verifier | n | 3-way accuracy [95% CI] | contradiction recall [95% CI] |", "|---|---|---|---|---|",
+             "| set | verifier | n | 3-way accuracy [95% CI] | contradiction recall [95% CI] |",
+             "|---|---|---|---|---|",
              pair_summary("generated test split", test, learned, base)]
     for name, g, gl, gr in gold_sets:
         lines.append(pair_summary(f"{name} (development only)", g, gl, gr))
-    lines += ["", f"Speed: {len(test)} claims in {wall:.1f} s wall = {len(test) / wall:.1f} claims/s, "
-              f"{1000 * cpu / len(test):.0f} ms CPU per claim (sentence splitting, features, MiniLM embeddings and the model; the load average is given above).", "",
-              "Per claim type (generated test split):", ""] + table3(test, learned, base, "claim_type")
+    lines += [
+        "",
+        f"Speed: {len(test)} claims in {wall:.1f} s wall = {len(test) / wall:.1f} claims/s, "
+        f"{1000 * cpu / len(test):.0f} ms CPU per claim (sentence splitting, features, MiniLM embeddings and the "
+        "model; the load average is given above).",
+        "",
+        "Per claim type (generated test split):",
+        "",
+    ] + table3(test, learned, base, "claim_type")
     lines += ["", "Per language (generated test split):", ""] + table3(test, learned, base, "language")
     lines += ["", "Per claim type, team sets together (development only):", ""]
     allg = [r for _, g, _, _ in gold_sets for r in g]
@@ -311,7 +327,10 @@ def main(argv=None) -> int:
             write_section(lines, done=False)
         part = ["", "### SummEdits test (summary vs document; consistent is the positive class)", ""]
         if args.summedits_limit:
-            part += [f"A seeded sample of {args.summedits_limit} of the 2,733 test summaries (time on the shared machine).", ""]
+            part += [
+                f"A seeded sample of {args.summedits_limit} of the 2,733 test summaries (time on the shared machine).",
+                "",
+            ]
         part += summedits(res, args.summedits_limit)
         print("\n".join(part), flush=True)
         lines += part

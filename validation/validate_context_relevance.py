@@ -81,7 +81,9 @@ def pairs_of(split: str, max_claims: int, negatives: int, seed: int = 0) -> list
         if not relevant or not others:
             continue
         rng.shuffle(others)
-        out += [(r["id"], r["claim"], c, 1) for c in relevant] + [(r["id"], r["claim"], c, 0) for c in others[:negatives]]
+        out += [(r["id"], r["claim"], c, 1) for c in relevant] + [
+            (r["id"], r["claim"], c, 0) for c in others[:negatives]
+        ]
         if len({p[0] for p in out}) >= max_claims:
             break
     return out
@@ -109,9 +111,13 @@ def report(split: str, pairs, cos: dict[str, np.ndarray], n_boot: int) -> list[s
     share = np.array([term_share(p[1], p[2]) for p in pairs])
     values = {v: np.array([0.5 * mapped_cosine(c) + 0.5 * s for c, s in zip(cos[v], share)]) for v in VARIANTS}
     boots = group_bootstrap([p[0] for p in pairs], n_boot=n_boot)
-    lines = [f"WiCE {split}: {len({p[0] for p in pairs})} claims, {len(pairs)} chunks ({int(y.sum())} relevant)", "",
-             "| cosine from | AUROC of the value [95% CI] | AUROC of the cosine alone | Spearman with `whole` | mean abs. difference from `whole` |",
-             "|---|---|---|---|---|"]
+    lines = [
+        f"WiCE {split}: {len({p[0] for p in pairs})} claims, {len(pairs)} chunks ({int(y.sum())} relevant)",
+        "",
+        "| cosine from | AUROC of the value [95% CI] | AUROC of the cosine alone | Spearman with `whole` | mean abs. "
+        "difference from `whole` |",
+        "|---|---|---|---|---|",
+    ]
     from scipy.stats import spearmanr
 
     for v in VARIANTS:

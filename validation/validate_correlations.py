@@ -142,13 +142,20 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
         cells = [fmt(overall.cell("all", m, "human"))] + [fmt(by_system.cell(g, m, "human")) for g in by_system.groups]
         if m in frame.columns:
             x = frame[m].to_numpy(dtype=float)
-            cells += [fmt(stats.spearman(x, raw, n_boot=n_boot)), fmt(stats.spearman(x[models], raw[models], n_boot=n_boot))]
+            cells += [
+                fmt(stats.spearman(x, raw, n_boot=n_boot)),
+                fmt(stats.spearman(x[models], raw[models], n_boot=n_boot)),
+            ]
         else:
             cells += ["", ""]
         lines.append(f"| {m} | " + " | ".join(cells) + " |")
     long = human.ratings_frame(project, run_ids)
     w = wide(long)
-    raw_r = {(r["question_id"], runs[r["system"]], f"rater{rt['rater']}"): rt["correctness"] for r in rows for rt in r["ratings"]}
+    raw_r = {
+        (r["question_id"], runs[r["system"]], f"rater{rt['rater']}"): rt["correctness"]
+        for r in rows
+        for rt in r["ratings"]
+    }
     wr = w.copy()
     for a in wr.index:
         for k in wr.columns:
@@ -168,9 +175,13 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
               f"{ceil_raw['rho']:.3f} on the raw scores (others' mean). Per rater: "
               + ", ".join(f"{a} {v['rho']:.2f} (n={v['n']})" for a, v in
                           human.human_ceiling(long)["annotators"].items() if v["rho"] is not None) + "."]
-    lines += ["", "Friedman over the three systems (items = questions; `python -m rageval compare`):", "",
-              "| score | Friedman chi2 | p | mean rank bart / bart-dpr / human | first-rank share bart / bart-dpr / human |",
-              "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "Friedman over the three systems (items = questions; `python -m rageval compare`):",
+        "",
+        "| score | Friedman chi2 | p | mean rank bart / bart-dpr / human | first-rank share bart / bart-dpr / human |",
+        "|---|---|---|---|---|",
+    ]
     for m in ["human"] + [m for m in overall.metrics if m != "human"]:
         try:
             c = human.compare_runs(project, run_ids, m)
@@ -185,9 +196,19 @@ def report(project, rows, runs, n_boot: int) -> list[str]:
                      + " / ".join(f"{c.first_rank_share[r]:.2f}" for r in run_ids) + " |")
         if m == "human":
             verdict = c.verdict
-    lines += ["", f"Verdict on the human score: {verdict.replace(runs['bart'], 'bart').replace(runs['bart-dpr'], 'bart-dpr').replace(runs['human'], 'human')}."]
+    lines += [
+        "",
+        f"Verdict on the human score: {_short_names(verdict, runs)}.",
+    ]
     del system_of
     return lines
+
+
+def _short_names(text: str, runs: dict[str, str]) -> str:
+    """``text`` with each system's run id replaced by the system's name."""
+    for name in ("bart", "bart-dpr", "human"):
+        text = text.replace(runs[name], name)
+    return text
 
 
 def write_section(path: Path, lines: list[str]) -> None:

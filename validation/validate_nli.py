@@ -1,7 +1,7 @@
 """Calibrate the NLI cross-encoder verifier on development rows, then report it once on the report portions.
 
     python -m training.prepare_nli_data                       # training/nli_data/{train,dev,report}.jsonl
-    python -m validation.validate_nli calibrate [--dev-cap 120]  # writes calibration into training/models/claim_xenc.json
+    python -m validation.validate_nli calibrate [--dev-cap 120]  # into training/models/claim_xenc.json
     python -m validation.validate_nli compare --other-params OLD.npz --other-meta OLD.json [--c-bias 1.0]
     python -m validation.validate_nli report [--write-docs]      # the report portions, once
 
@@ -210,7 +210,9 @@ def real_dev_rows(cap: int) -> list[dict]:
     """The development sample that calibration and every choice are made on: real-labelled rows
     only (generated rows, ``gen_*``, and derived ones, ``derived_*``, may train a model but never
     select or calibrate one)."""
-    return sample_by_group([r for r in read_jsonl(DATA_DIR / "dev.jsonl") if not r["source"].startswith(("gen_", "derived_"))], cap)
+    return sample_by_group(
+        [r for r in read_jsonl(DATA_DIR / "dev.jsonl") if not r["source"].startswith(("gen_", "derived_"))], cap
+    )
 
 
 def team_pairs() -> tuple[list[dict], list[str]]:
@@ -251,7 +253,10 @@ def calibrate(args) -> None:
     t, prec, n_kept = c_threshold(p[three], [g for g, m in zip(gold, three) if m], args.c_precision)
     meta_path = X.META_PATH
     meta = json.loads(meta_path.read_text())
-    meta["calibration"] = {"temperature": T, "fitted_on": f"{len(rows)} development rows (validation/validate_nli.py calibrate)"}
+    meta["calibration"] = {
+        "temperature": T,
+        "fitted_on": f"{len(rows)} development rows (validation/validate_nli.py calibrate)",
+    }
     meta["combiner"] = None if comb is None else {k: np.round(v, 6).tolist() for k, v in comb.items()} | {
         "features": list(__import__("rageval.claims.features", fromlist=["NAMES"]).NAMES)}
     meta["low_confidence_below"] = t
@@ -442,19 +447,27 @@ def pair_lines(xv, raw) -> list[str]:
     e, table = ece_table(conf, ok)
     low = conf < xv.low_below
     kept_c = (px == "C") & ~low
-    lines += ["", f"All 3-way rows above together (n = {len(ok)}): 3-way accuracy {fmt(boot(a3, px, g))}, "
-                  f"contradiction recall {fmt(boot(crec, px, g))}, CONTRADICTED precision {fmt(boot(cprec, px, g))}; "
-                  f"expected calibration error **{e:.3f}**.",
-              f"Marked low confidence (confidence < {xv.low_below}): {low.mean():.1%} of verdicts; the others are right "
-              f"{ok[~low].mean():.3f} of the time; CONTRADICTED verdicts not marked: {int(kept_c.sum())}, precision "
-              f"{(np.mean(g[kept_c] == 'C') if kept_c.any() else float('nan')):.3f}.", "",
-              "Reliability (calibrated confidence of the verdict against its accuracy, same rows):", ""] + table
+    lines += [
+        "",
+        f"All 3-way rows above together (n = {len(ok)}): 3-way accuracy {fmt(boot(a3, px, g))}, "
+        f"contradiction recall {fmt(boot(crec, px, g))}, CONTRADICTED precision {fmt(boot(cprec, px, g))}; "
+        f"expected calibration error **{e:.3f}**.",
+        f"Marked low confidence (confidence < {xv.low_below}): {low.mean():.1%} of verdicts; the others are right "
+        f"{ok[~low].mean():.3f} of the time; CONTRADICTED verdicts not marked: {int(kept_c.sum())}, precision "
+        f"{(np.mean(g[kept_c] == 'C') if kept_c.any() else float('nan')):.3f}.",
+        "",
+        "Reliability (calibrated confidence of the verdict against its accuracy, same rows):",
+        "",
+    ] + table
     return lines
 
 
 def claim_lines(xv, raw) -> list[str]:
-    lines = ["| set | n | AUROC P(SUPPORTED) (xenc) | AUROC (MLP) | balanced acc., every claim P(SUPPORTED) >= 0.5 (xenc) | (MLP) |",
-             "|---|---|---|---|---|---|"]
+    lines = [
+        "| set | n | AUROC P(SUPPORTED) (xenc) | AUROC (MLP) | balanced acc., every claim P(SUPPORTED) >= 0.5 (xenc) | "
+        "(MLP) |",
+        "|---|---|---|---|---|---|",
+    ]
     for name, d in raw["claims"].items():
         sx = []
         for row in d["xenc"]:
@@ -463,8 +476,10 @@ def claim_lines(xv, raw) -> list[str]:
             sx.append(min(ps) if ps else float("nan"))
         sx, sm, g = np.array(sx), np.array(d["mlp"]), np.array(d["gold"])
         m = ~np.isnan(sx) & ~np.isnan(sm)
-        lines.append(f"| {name} | {int(m.sum())} | {fmt(boot(auroc, sx[m], g[m]))} | {fmt(boot(auroc, sm[m], g[m]))} | "
-                     f"{fmt(boot(balanced_accuracy, sx[m] >= 0.5, g[m]))} | {fmt(boot(balanced_accuracy, sm[m] >= 0.5, g[m]))} |")
+        lines.append(
+            f"| {name} | {int(m.sum())} | {fmt(boot(auroc, sx[m], g[m]))} | {fmt(boot(auroc, sm[m], g[m]))} | "
+            f"{fmt(boot(balanced_accuracy, sx[m] >= 0.5, g[m]))} | {fmt(boot(balanced_accuracy, sm[m] >= 0.5, g[m]))} |"
+        )
     return lines
 
 
@@ -483,11 +498,15 @@ def speed(xv, mlp, n: int) -> list[str]:
         wall, cpu = time.time() - t0, time.process_time() - cpu0
         out.append(f"| {name} | {len(jobs)} | {claims} | {claims / wall:.1f} | {len(jobs) / wall:.2f} | {cpu:.1f} | "
                    f"{claims / cpu:.1f} | {load0:.1f} |")
-    return ([f"Speed on {len(jobs)} SummEdits `evaluation` summaries against their documents (cold vector cache, "
-             "one process, OMP_NUM_THREADS=1), on the 2 shared cores while other jobs ran: wall-clock figures are "
-             "slowed by them; claims per CPU second is the figure to compare:", "",
-             "| verifier | answers | claims | claims/s (wall) | answers/s (wall) | CPU s | claims per CPU s | load average |",
-             "|---|---|---|---|---|---|---|---|"] + out)
+    return [
+        f"Speed on {len(jobs)} SummEdits `evaluation` summaries against their documents (cold vector cache, "
+        "one process, OMP_NUM_THREADS=1), on the 2 shared cores while other jobs ran: wall-clock figures are "
+        "slowed by them; claims per CPU second is the figure to compare:",
+        "",
+        "| verifier | answers | claims | claims/s (wall) | answers/s (wall) | CPU s | claims per CPU s "
+        "| load average |",
+        "|---|---|---|---|---|---|---|---|",
+    ] + out
 
 
 def report(args) -> None:
@@ -507,12 +526,16 @@ def report(args) -> None:
     if raw["model"] != "xenc-" + xv.xenc.meta["sha256"][:10]:
         raise SystemExit(f"{cache} was collected with another parameter file; run with --collect-only again")
     meta = xv.xenc.meta
-    lines = [f"Command: `python -m validation.validate_nli report --write-docs` ({time.strftime('%Y-%m-%d')}). Model "
-             f"`{xv.xenc.version}` (parameters sha256 {meta['sha256'][:12]}): temperature {xv.xenc.temperature}, combiner "
-             f"{'kept' if xv.combiner is not None else 'not kept (it did not help on development rows)'}, "
-             f"low-confidence threshold {xv.low_below}. Report portions only (never trained, selected or "
-             f"calibrated on); a seeded sample of at most {args.report_cap} rows per pair set, by group.", "",
-             "#### Pairs (claim against its premise, through the verifier)", ""]
+    lines = [
+        f"Command: `python -m validation.validate_nli report --write-docs` ({time.strftime('%Y-%m-%d')}). Model "
+        f"`{xv.xenc.version}` (parameters sha256 {meta['sha256'][:12]}): temperature {xv.xenc.temperature}, combiner "
+        f"{'kept' if xv.combiner is not None else 'not kept (it did not help on development rows)'}, "
+        f"low-confidence threshold {xv.low_below}. Report portions only (never trained, selected or "
+        f"calibrated on); a seeded sample of at most {args.report_cap} rows per pair set, by group.",
+        "",
+        "#### Pairs (claim against its premise, through the verifier)",
+        "",
+    ]
     lines += pair_lines(xv, raw)
     lines += ["", "#### Claims through the full path (candidate sentences retrieved from the whole document)", ""]
     lines += claim_lines(xv, raw)

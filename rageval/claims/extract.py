@@ -11,7 +11,8 @@ Steps, each a plain rule:
    so a copy of the rest alone never makes the claim SUPPORTED;
 3. split clauses where it is safe: on ``;``; on ``, and`` / ``, but`` / ``, while`` / ``, whereas``
    when a new subject follows with a verb of its own (:func:`has_own_verb`: "..., raw material
-   costs, and the uncertainty associated with COVID." is one list, so one claim); on ``and`` + a verb when the sentence starts with a named subject
+   costs, and the uncertainty associated with COVID." is one list, so one claim); on ``and`` + a verb when the sentence
+   starts with a named subject
    (``Curie was born in 1867 and won two prizes`` -> two claims about Curie); on a
    non-restrictive ``, which`` (the antecedent is repeated);
 4. pronoun-light rewriting: a claim starting with he/she/it/they (or his/her/its/their) gets the

@@ -174,14 +174,21 @@ def _checks(claim: str, ckeys: frozenset, cq: tuple, sent: Sentence, lang: str) 
     date_rival = int(any(not any(same_quantity(q, s) for s in s_date) for q in c_date)
                      and any(not any(same_quantity(s, q) for q in c_date) for s in s_date))
     return {
-        "num_best": _found(c_num, s_num), "num_rival": num_rival, "unit_rival": unit_rival,
-        "date_best": _found(c_date, s_date), "date_rival": date_rival,
+        "num_best": _found(c_num, s_num),
+        "num_rival": num_rival,
+        "unit_rival": unit_rival,
+        "date_best": _found(c_date, s_date),
+        "date_rival": date_rival,
         "month_rival": int(bool(cm - sm) and bool(sm - cm)),
-        "name_best": _share(cn, s_words), "name_rival": int(bool(cn - s_words) and bool(sn - c_words)),
-        "neg_diff": int(cues.negation_parity(_outside_parentheses(claim))
-                        != cues.negation_parity(_outside_parentheses(sent.text))),
+        "name_best": _share(cn, s_words),
+        "name_rival": int(bool(cn - s_words) and bool(sn - c_words)),
+        "neg_diff": int(
+            cues.negation_parity(_outside_parentheses(claim)) != cues.negation_parity(_outside_parentheses(sent.text))
+        ),
         "neg_clause_diff": _clause_neg(_outside_parentheses(claim), ckeys, _outside_parentheses(sent.text)),
-        "antonym": int(cues.antonym_clash(claim, sent.text) is not None or cues.it_antonym_clash(claim, sent.text) == 1),
+        "antonym": int(
+            cues.antonym_clash(claim, sent.text) is not None or cues.it_antonym_clash(claim, sent.text) == 1
+        ),
         "quantifier": cues.group_clash(claim, sent.text, cues.QUANTIFIERS),
         "temporal": cues.group_clash(claim, sent.text, cues.TEMPORAL),
     }

@@ -4,7 +4,8 @@ Extraction is one call per answer (``claim_extract.txt``). Verification sends up
 ``CLAIMS_PER_CALL`` claims of one answer with the same numbered passages in one call
 (``claim_verify.txt``); each claim is judged on its own, so its verdict must not depend on
 which other claims share the call (tests check this with a scripted judge). Calls fan out on
-``llm.map`` (the claims metrics run one task per answer: extract, then verify). A failed or unparseable reply marks only the answer it belongs to.
+``llm.map`` (the claims metrics run one task per answer: extract, then verify). A failed or unparseable reply marks only
+the answer it belongs to.
 
 The judge's quote is located in the passage it names (exactly, then ignoring case and
 whitespace, then in any passage); when it cannot be found the evidence keeps the quote with no

@@ -112,7 +112,9 @@ def machine_source(row: Mapping[str, Any]) -> Source:
     return Source(OFFLINE, OFFLINE if verdict in LABELS else "offline rule", verdict)
 
 
-def settle(item_id: str, claim: str, ordinal: int, rows: Sequence[Mapping[str, Any]], labels: Iterable[str]) -> SettledClaim:
+def settle(
+    item_id: str, claim: str, ordinal: int, rows: Sequence[Mapping[str, Any]], labels: Iterable[str]
+) -> SettledClaim:
     """The settled claim (module docstring) from its stored rows (one per verifier signature) and its
     raters' labels."""
     person, note = people_source(labels)

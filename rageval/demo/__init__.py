@@ -3,13 +3,12 @@
 ``load_demo()`` makes it once in the project ``demo`` and returns what it made: from the shipped snapshot of
 its derived data when that was made by this code (:mod:`rageval.demo.snapshot`), else built from nothing
 (ingest, run, scores: about 10 CPU-seconds, the model load included; bench/bench_demo.py measures both); later
-calls return the existing run at once, and a build that was interrupted resumes its run. The ratings are illustrative: written by the rageval team
-for the demo run's answers (three annotator profiles: balanced, strict about verbose answers,
-lenient), not collected in a study. So are its claim labels (``claim_labels.csv``: the same three profiles
-labelling the claims of the LLM system's answers and some of the pipeline run's, written by the rageval
-team), so the judge-agreement tables and the prediction-powered estimates have content with no key. The
-demo also stores one correlation analysis of its metrics against those ratings; the Compare page
-compares its two runs.
+calls return the existing run at once, and a build that was interrupted resumes its run. The ratings are illustrative:
+written by the rageval team for the demo run's answers (three annotator profiles: balanced, strict about verbose
+answers, lenient), not collected in a study. So are its claim labels (``claim_labels.csv``: the same three profiles
+labelling the claims of the LLM system's answers and some of the pipeline run's, written by the rageval team), so the
+judge-agreement tables and the prediction-powered estimates have content with no key. The demo also stores one
+correlation analysis of its metrics against those ratings; the Compare page compares its two runs.
 """
 from __future__ import annotations
 
@@ -63,7 +62,8 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
         shutil.rmtree(project.root, ignore_errors=True)
         project = open_project(DEMO_PROJECT)
     run_id = None if force else demo_run_id()
-    if run_id is None and not force and load_snapshot(project, RunConfig(corpus=DEMO_CORPUS, qa_set=DEMO_QA)):  # the shipped build, when made by this code
+    # the shipped build, when made by this code
+    if run_id is None and not force and load_snapshot(project, RunConfig(corpus=DEMO_CORPUS, qa_set=DEMO_QA)):
         run_id = demo_run_id()
     if run_id is None:
         folder = demo_dir()
@@ -77,7 +77,9 @@ def load_demo(*, force: bool = False, progress: Callable[[str, int, int], None] 
         ratings_file = folder / "ratings.csv"
         if ratings_file.is_file():
             known = {a["item_id"] for a in store.answers(project.db_path, run_id)}
-            human_store.save_ratings(project.db_path, [(run_id, *r) for r in load_ratings(ratings_file) if r[0] in known])
+            human_store.save_ratings(
+                project.db_path, [(run_id, *r) for r in load_ratings(ratings_file) if r[0] in known]
+            )
     run = store.get_run(project.db_path, run_id)
     imported = analysis = None
     if run.status == "finished":

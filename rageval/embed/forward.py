@@ -65,7 +65,9 @@ class Scratch:
         return buf[:size].reshape(shape)
 
 
-def _layer_norm(x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, scratch: Scratch | None = None) -> np.ndarray:
+def _layer_norm(
+    x: np.ndarray, gamma: np.ndarray, beta: np.ndarray, eps: float, scratch: Scratch | None = None
+) -> np.ndarray:
     """``(x - mean) / sqrt(var + eps) * gamma + beta`` over the last axis of a 2-D float32 ``x``,
     in place (``x`` is returned)."""
     s = scratch or Scratch()

@@ -68,17 +68,6 @@ def sentence_vectors(embedder: Any, texts: Sequence[str]) -> np.ndarray:
     return rows[[at[t] for t in texts]]
 
 
-def context_sentence_vectors(embedder: Any, contexts: Sequence[str]) -> list[tuple[list[Any], np.ndarray]]:
-    """Per context: ``(spans, vectors)``, one unit vector per sentence span (one embedding call)."""
-    spans = [sentence_spans(ctx) for ctx in contexts]
-    flat = sentence_vectors(embedder, [sp.text for group in spans for sp in group])
-    out, at = [], 0
-    for group in spans:
-        out.append((group, flat[at:at + len(group)]))
-        at += len(group)
-    return out
-
-
 def context_vectors(embedder: Any, contexts: Sequence[str]) -> np.ndarray:
     """One unit vector per context, read from its sentence vectors (one embedding call).
 

@@ -5,5 +5,17 @@ from rageval.gate.check import Check, GateResult, parse_thresholds, run_gate
 from rageval.gate.scores import CLAIM_GATE_METRICS, ScoreSet, from_file, from_run, load
 from rageval.gate.summary import junit_xml, markdown, text
 
-__all__ = ["CLAIM_GATE_METRICS", "Check", "GateResult", "ScoreSet", "from_file", "from_run", "junit_xml", "load", "markdown",
-           "parse_thresholds", "run_gate", "text"]
+__all__ = [
+    "CLAIM_GATE_METRICS",
+    "Check",
+    "GateResult",
+    "ScoreSet",
+    "from_file",
+    "from_run",
+    "junit_xml",
+    "load",
+    "markdown",
+    "parse_thresholds",
+    "run_gate",
+    "text",
+]

@@ -112,10 +112,17 @@ KEYLESS_GATES = (
     "copied from the contexts and how much nobody has checked, not that the rest is wrong")
 
 
-def run_gate(current: ScoreSet, *, fail_under: Mapping[str, float] | None = None,
-             fail_over: Mapping[str, float] | None = None, baseline: ScoreSet | None = None,
-             metrics: Sequence[str] | None = None, min_effect: float = GateConfig.min_effect, alpha: float = GateConfig.alpha,
-             allow_unscored: bool = False) -> GateResult:
+def run_gate(
+    current: ScoreSet,
+    *,
+    fail_under: Mapping[str, float] | None = None,
+    fail_over: Mapping[str, float] | None = None,
+    baseline: ScoreSet | None = None,
+    metrics: Sequence[str] | None = None,
+    min_effect: float = GateConfig.min_effect,
+    alpha: float = GateConfig.alpha,
+    allow_unscored: bool = False,
+) -> GateResult:
     """Every check of the module docstring over ``current``; ``metrics``: those the regression
     check covers (default: the thresholded ones, or every metric both sides scored)."""
     fail_under, fail_over = dict(fail_under or {}), dict(fail_over or {})
@@ -166,7 +173,9 @@ def _baseline_check(base: ScoreSet, regress: Sequence[str], allowed: bool) -> Ch
     left out of the pairs, which fails unless ``--allow-unscored``, as on the current side."""
     bad = [r for r in base.rejected if r.metric is None or r.metric in regress]
     name = f"baseline {base.label}: every value sound"
-    text = f"{len(bad)} value(s) of the baseline {base.label} rejected (not finite or out of range, or an unreadable row)"
+    text = (
+        f"{len(bad)} value(s) of the baseline {base.label} rejected (not finite or out of range, or an unreadable row)"
+    )
     if not bad:
         return Check(name, "baseline", True, f"every compared value of {base.label} is sound", {"rejected": 0})
     if allowed:
@@ -219,8 +228,13 @@ def _threshold(s: ScoreSet, metric: str, t: float, *, below: bool) -> Check:
     word = ("at least" if below else "at most") if passed else ("below" if below else "above")
     cov = s.coverage.get(metric)
     where = "" if cov is None else f" (coverage {100 * cov:.0f}%: the share of claims decided)"
-    return Check(name, metric, passed, f"mean {metric} {mean:.3f} over {len(col)} scored answers{where} is {word} {t:g}",
-                 {"mean": mean, "threshold": t, "scored": int(len(col)), "coverage": cov})
+    return Check(
+        name,
+        metric,
+        passed,
+        f"mean {metric} {mean:.3f} over {len(col)} scored answers{where} is {word} {t:g}",
+        {"mean": mean, "threshold": t, "scored": int(len(col)), "coverage": cov},
+    )
 
 
 def _regression(cur: ScoreSet, base: ScoreSet, metric: str, min_effect: float, alpha: float) -> Check:

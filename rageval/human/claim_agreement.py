@@ -106,8 +106,10 @@ def agreement_of(verdicts: pd.DataFrame, gold: dict[tuple[str, str, str], str], 
 
 def verdict_frame(project: Project, run_ids: Sequence[str]) -> pd.DataFrame:
     """Every verifier's claims of the runs (:func:`rageval.store.claim_labels.verdicts`) as a DataFrame."""
-    return pd.DataFrame(cstore.verdicts(project.db_path, run_ids),
-                        columns=["run_id", "item_id", "signature", "judge", "ordinal", "claim", "verdict", "confidence"])
+    return pd.DataFrame(
+        cstore.verdicts(project.db_path, run_ids),
+        columns=["run_id", "item_id", "signature", "judge", "ordinal", "claim", "verdict", "confidence"],
+    )
 
 
 def claim_runs(project: Project) -> list[str]:

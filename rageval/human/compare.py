@@ -84,7 +84,9 @@ def run_names(project: Project, run_ids: Sequence[str]) -> dict[str, str]:
     return {rid: run_name(runs[rid]) if rid in runs else rid for rid in run_ids}
 
 
-def score_table(project: Project, run_ids: Sequence[str], metric: str, frame: pd.DataFrame | None = None) -> pd.DataFrame:
+def score_table(
+    project: Project, run_ids: Sequence[str], metric: str, frame: pd.DataFrame | None = None
+) -> pd.DataFrame:
     """Items x runs of one metric (``human`` for the consensus), complete items only; ``frame`` is
     :func:`build_frame` of these runs when the caller has it already."""
     frame = build_frame(project, run_ids) if frame is None else frame
@@ -95,8 +97,16 @@ def score_table(project: Project, run_ids: Sequence[str], metric: str, frame: pd
     return table.reindex(columns=list(run_ids)).dropna(how="any")
 
 
-def compare_runs(project: Project, run_ids: Sequence[str], metric: str, *, alpha: float = 0.05,
-                 n_boot: int = CompareConfig.n_boot, seed: int = CompareConfig.seed, frame: pd.DataFrame | None = None) -> Comparison:
+def compare_runs(
+    project: Project,
+    run_ids: Sequence[str],
+    metric: str,
+    *,
+    alpha: float = 0.05,
+    n_boot: int = CompareConfig.n_boot,
+    seed: int = CompareConfig.seed,
+    frame: pd.DataFrame | None = None,
+) -> Comparison:
     """Compare two or more runs on ``metric`` and say in one sentence what the tests show
     (``frame``: the runs' :func:`build_frame`, when the caller has it already)."""
     run_ids = list(dict.fromkeys(run_ids))

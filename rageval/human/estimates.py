@@ -28,7 +28,7 @@ not the run's lowest and highest value, to 1-5, so one outlier cannot squeeze th
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -126,8 +126,10 @@ def checked_predictions(frame: pd.DataFrame, metric: str) -> tuple[float, float]
     if bad.any():
         where = frame.loc[bad, ["run_id", "item_id", metric]].head(5)
         listed = "; ".join(f"item {item!r} of run {run}: {float(value)!r}" for run, item, value in where.to_numpy())
-        raise ConfigError(f"{int(bad.sum())} prediction(s) of {metric} outside its declared range {range_text(metric)}: "
-                          f"{listed}. Rescore those items or pick another predictor with --metric")
+        raise ConfigError(
+            f"{int(bad.sum())} prediction(s) of {metric} outside its declared range {range_text(metric)}: "
+            f"{listed}. Rescore those items or pick another predictor with --metric"
+        )
     return lo, hi
 
 
@@ -200,8 +202,3 @@ def difference_estimate(project: Project, run_a: str, run_b: str, metric: str | 
     ha, hb = scaled[:total], scaled[total:]
     ya, yb = both["human_a"].to_numpy(dtype=float), both["human_b"].to_numpy(dtype=float)
     return _ppi(quantity, metric, np.nan_to_num(yb - ya), hb - ha, labelled, tuned=tuned, alpha=alpha)
-
-
-def estimate_runs(project: Project, run_ids: Sequence[str], **kw: Any) -> dict[str, list[Estimate]]:
-    """:func:`run_estimates` of several runs (Home's leaderboard), keyed by run."""
-    return {r: run_estimates(project, r, **kw) for r in run_ids}

@@ -47,9 +47,18 @@ def group_labels(project: Project, run_ids: Sequence[str], by: str) -> dict[tupl
 def build_frame(project: Project, run_ids: Sequence[str], *, consensus_method: str = "median",
                 metrics: Sequence[str] | None = None) -> pd.DataFrame:
     """The per-answer table of the runs (see the module docstring); ``metrics`` keeps only those."""
-    base = pd.DataFrame([{"run_id": it["run_id"], "item_id": it["item_id"], "question": it["question"],
-                          **{k: v for k, v in labels.items() if k != "run"}} for it, labels in _labelled(project, run_ids)],
-                        columns=list(META))
+    base = pd.DataFrame(
+        [
+            {
+                "run_id": it["run_id"],
+                "item_id": it["item_id"],
+                "question": it["question"],
+                **{k: v for k, v in labels.items() if k != "run"},
+            }
+            for it, labels in _labelled(project, run_ids)
+        ],
+        columns=list(META),
+    )
     values = hstore.metric_values_table(project.db_path, run_ids)
     values["value"] = values["value"].astype(float)
     if metrics is not None:

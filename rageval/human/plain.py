@@ -81,8 +81,10 @@ def paired_sentence(name_a: str, name_b: str, metric: str, *, diff: float | None
     Wilcoxon p-value (None when it could not be computed); ``n``: paired answers; ``nonzero``:
     pairs whose scores differ.
 
-    >>> paired_sentence("A", "B", "faithfulness", diff=-0.12, ci_low=-0.38, ci_high=0.12, p=0.57, n=17, nonzero=15)
-    'Run B scores 0.12 lower than run A on faithfulness (95% CI -0.38 to +0.12, Wilcoxon p = 0.57, 17 paired answers): not a reliable difference.'
+    >>> print(paired_sentence("A", "B", "faithfulness", diff=-0.12, ci_low=-0.38, ci_high=0.12, p=0.57, n=17,
+    ...                       nonzero=15))  # doctest: +NORMALIZE_WHITESPACE
+    Run B scores 0.12 lower than run A on faithfulness (95% CI -0.38 to +0.12, Wilcoxon p = 0.57, 17 paired answers):
+    not a reliable difference.
     >>> paired_sentence("A", "B", "faithfulness", diff=0.0, ci_low=0.0, ci_high=0.0, p=None, n=10, nonzero=0)
     'Run B and run A gave identical scores on all 10 paired answers on faithfulness: there is no difference to test.'
     """

@@ -73,7 +73,11 @@ def parse_rating(value: Any) -> int:
 
 def _short(value: Any) -> str:
     """``repr(value)`` cut to 40 characters (a 400-digit rating is named, not printed whole)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**40 else f"{str(value)[:20]}... ({len(str(value))} digits)"
+    text = (
+        repr(value)
+        if not isinstance(value, int) or abs(value) < 10**40
+        else f"{str(value)[:20]}... ({len(str(value))} digits)"
+    )
     return text if len(text) <= 40 else text[:37] + "..."
 
 

@@ -73,7 +73,10 @@ def verifier_sentence(row: dict[str, Any]) -> str:
     cov = f", decided {row['coverage']:.0%} of {row['labelled']} labelled" if row["coverage"] is not None else ""
     head = f"{row['verifier']}: agrees with people on {row['accuracy']:.0%} of {row['n']} labelled claims{cov}; "
     if needed is None:
-        return head + "it gives one verdict only, so agreement beyond chance is undefined: read its precision and coverage."
+        return (
+            head
+            + "it gives one verdict only, so agreement beyond chance is undefined: read its precision and coverage."
+        )
     if row["kappa"] is None:
         return head + "agreement beyond chance n/a."
     return (head + f"agreement beyond chance {kappa_word(row['kappa'])}, {fmt_num(row['kappa'])}"

@@ -41,8 +41,13 @@ def repair_note(doc: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _store(project: Project, corpus: str, loaded: Sequence[Document | IngestProblem],
-           chunking: ChunkingConfig, progress: Progress | None = None) -> tuple[list[dict[str, Any]], list[IngestProblem]]:
+def _store(
+    project: Project,
+    corpus: str,
+    loaded: Sequence[Document | IngestProblem],
+    chunking: ChunkingConfig,
+    progress: Progress | None = None,
+) -> tuple[list[dict[str, Any]], list[IngestProblem]]:
     docs = [d for d in loaded if isinstance(d, Document)]
     errors = [e for e in loaded if isinstance(e, IngestProblem)]
     known = {d["id"] for d in store.documents(project.db_path, corpus)}

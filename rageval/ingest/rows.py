@@ -154,7 +154,6 @@ def _csv(table: Table, text: str, dialect: str) -> list[tuple[int, Any]]:
     opened the quote is reported (with its line and column) and parsing restarts on the next
     line, so the rows after it are kept.
     """
-    source = table.source
     lines = list(io.StringIO(text, newline=""))
     before = csv.field_size_limit(sys.maxsize)  # 128 KiB by default; RowLimits names the limit instead
     try:

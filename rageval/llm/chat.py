@@ -102,14 +102,18 @@ class Chats:
         cache for the next).
         """
         check = validator(schema, validate)
-        usable = (lambda text: parse_and_validate(text, check)[1] is None)
+        def usable(text: str) -> bool:
+            return parse_and_validate(text, check)[1] is None
+
         used: dict[str, Any] = {}
 
         def send(msgs: list[dict]) -> ChatReply:
             while True:
                 mode = self.output_mode(role)
                 fmt = response_format(mode, schema)
-                effective = "prompt" if fmt is None else ("json_schema" if fmt["type"] == "json_schema" else "json_object")
+                effective = (
+                    "prompt" if fmt is None else ("json_schema" if fmt["type"] == "json_schema" else "json_object")
+                )
                 try:
                     reply = self.ask(role, msgs, temperature=temperature, seed=seed, max_tokens=max_tokens,
                                      response_format=fmt, kind="json", usable=usable)

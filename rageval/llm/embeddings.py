@@ -2,7 +2,8 @@
 
 It does no HTTP itself: the client hands it its retry loop, raw request, call log, cache
 and pool. Each text is cached under sha256 of canonical JSON of ``{"kind": "embed", "model",
-"text", "server"}`` (the server's base URL: two servers' vectors never mix); misses go out in batches of ``batch`` texts (default 64) with
+"text", "server"}`` (the server's base URL: two servers' vectors never mix); misses go out in batches of
+``batch`` texts (default 64) with
 ``encoding_format="float"`` (some servers speak no base64), the batches concurrently on the pool.
 """
 from __future__ import annotations

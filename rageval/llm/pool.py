@@ -116,7 +116,11 @@ class AIMDLimiter:
             if outcome == "ok":
                 self._note(now, False)
                 self._successes += 1
-                if self._successes >= self._limit and self._limit < self._max and now - self._last_throttled >= self._window:
+                if (
+                    self._successes >= self._limit
+                    and self._limit < self._max
+                    and now - self._last_throttled >= self._window
+                ):
                     self._limit += 1
                     self._increases += 1
                     self._successes = 0

@@ -173,7 +173,9 @@ class _AlignCheck:
             raise ConfigError(f"aligncheck_source={self.aligncheck_source!r}; use one of {', '.join(SOURCES)}")
         parse_granularity(self.aligncheck_types)
         if self.aligncheck_objects not in triples.OBJECTS:
-            raise ConfigError(f"aligncheck_objects={self.aligncheck_objects!r}; use one of {', '.join(triples.OBJECTS)}")
+            raise ConfigError(
+                f"aligncheck_objects={self.aligncheck_objects!r}; use one of {', '.join(triples.OBJECTS)}"
+            )
         object.__setattr__(self, "language", check_language(self.language))
 
     @property

@@ -16,7 +16,6 @@ LLM layer; with ``judge="heuristic"`` the decision is answer_correctness_offline
 """
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
@@ -100,7 +99,9 @@ def _correctness(samples: Sequence[Sample], embedder: Any, language: str) -> lis
             out.append(next(aligned))
             continue
         sample, sims = next(heads)
-        p, i, feats = score_references(sample.question or "", sample.answer or "", references_of(sample), sims, language)
+        p, i, feats = score_references(
+            sample.question or "", sample.answer or "", references_of(sample), sims, language
+        )
         out.append((p, {"route": "short", "features": feats, "best_reference": i}))
     return out
 
@@ -209,7 +210,9 @@ class AnswerEquivalence:
             embedder = checked_embedder(self.embedder, resources, self.name)
             note = BEM_NOTE.format(by="a heuristic (answer_correctness_offline >= 0.5)")
             return [
-                Score.ok(float(p >= self.threshold), {"equivalent": p >= self.threshold, "probability": p, "note": note})
+                Score.ok(
+                    float(p >= self.threshold), {"equivalent": p >= self.threshold, "probability": p, "note": note}
+                )
                 for p, _ in _correctness(samples, embedder, self.language)
             ]
         return self._judged(samples, resources)
@@ -221,8 +224,12 @@ class AnswerEquivalence:
         def one(sample: Sample) -> Score:
             prompt = render("answer_equivalence", question=sample.question,
                             references=" | ".join(references_of(sample)), candidate=sample.answer or "")
-            reply = llm.chat_json("judge", [{"role": "user", "content": prompt}], schema=reply_model("answer_equivalence"),
-                                  validate=equivalence_of)
+            reply = llm.chat_json(
+                "judge",
+                [{"role": "user", "content": prompt}],
+                schema=reply_model("answer_equivalence"),
+                validate=equivalence_of,
+            )
             if reply.status != "ok":
                 details = {"raw": reply.raw, "note": note}
                 make = Score.unscored if reply.status == "unscored" else Score.failed

@@ -63,7 +63,8 @@ _SENTENCE = re.compile(r"[^.!?;\n]+")
 #: bounds that hold a negation word without negating ("no more than 8 tablets"), and a leading
 #: yes/no that answers the question ("No, it is closed on Mondays")
 _NOT_POLARITY = re.compile(
-    r"\b(?:no|not|non) (?:[^\W\d_]+ )?(?:more|less|fewer|later|earlier|longer|sooner|più|meno|oltre|prima|dopo)\b(?: than| di)?"
+    r"\b(?:no|not|non) (?:[^\W\d_]+ )?(?:more|less|fewer|later|earlier|longer|sooner|più|meno|oltre|prima|dopo)\b(?: "
+    r"than| di)?"
     r"|\bnot (?:exceed|exceeding|over|under|before|after)\b|^\s*(?:no|yes|sì|si)\b[,.;:!]?",
     re.IGNORECASE,
 )

@@ -5,12 +5,12 @@ groundedness, RAGAS answer correctness offline).
 its verdict is not UNVERIFIED. The value is computed on the decided ones only; with none decided
 it is unscored with reason :data:`NO_DECIDED` (never 0 or 1 by default). The coverage is stored
 in ``Score.details["coverage"]`` with ``n_decided`` and ``n_all``, and every view that shows such
-a value shows the coverage beside it (:func:`coverage_of`, :func:`mean_coverage`).
+a value shows the coverage beside it (:func:`coverage_of`).
 """
 from __future__ import annotations
 
 import json
-from typing import Any, Iterable, Mapping
+from typing import Any, Mapping
 
 from rageval.types import Score
 
@@ -52,19 +52,3 @@ def coverage_of(details: Any) -> float | None:
         return None
     cov = details.get("coverage")
     return float(cov) if isinstance(cov, (int, float)) and not isinstance(cov, bool) else None
-
-
-def mean_coverage(details: Iterable[Any]) -> float | None:
-    """Decided / all over several scores' details (their ``n_decided`` and ``n_all`` summed), None
-    when none has a coverage."""
-    decided = total = 0
-    for d in details:
-        if isinstance(d, str):
-            try:
-                d = json.loads(d)
-            except ValueError:
-                continue
-        if isinstance(d, Mapping) and isinstance(d.get("n_all"), int) and coverage_of(d) is not None:
-            decided += int(d.get("n_decided") or 0)
-            total += d["n_all"]
-    return decided / total if total else None

@@ -75,7 +75,8 @@ class Bleu(_Lexical):
         import sacrebleu
 
         case = "lc" if self.lowercase else "mixed"
-        return f"bleu|nrefs:var|case:{case}|eff:yes|tok:{self.tokenize}|smooth:exp|scale:0-1|sacrebleu:{sacrebleu.__version__}|v1"
+        return (f"bleu|nrefs:var|case:{case}|eff:yes|tok:{self.tokenize}|smooth:exp|scale:0-1"
+                f"|sacrebleu:{sacrebleu.__version__}|v1")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         scorer = self._scorer(sentence=True)
@@ -133,7 +134,8 @@ class _Rouge(_Lexical):
 
     def signature(self) -> str:
         stem = stemmer_name(self.language, self.use_stemmer)
-        return f"{self.rouge_type}|tok:unicode-words|lang:{self.language}|stem:{stem}|refs:max-f|rouge-score:{_ROUGE_VERSION}|v1"
+        return (f"{self.rouge_type}|tok:unicode-words|lang:{self.language}|stem:{stem}|refs:max-f"
+                f"|rouge-score:{_ROUGE_VERSION}|v1")
 
     def score_batch(self, samples: Sequence[Sample], resources: Resources) -> list[Score]:
         from rouge_score.rouge_scorer import RougeScorer
@@ -144,7 +146,9 @@ class _Rouge(_Lexical):
             per_ref = [scorer.score(ref, sample.answer or "")[self.rouge_type] for ref in references_of(sample)]
             best = max(range(len(per_ref)), key=lambda i: per_ref[i].fmeasure)
             got = per_ref[best]
-            out.append(Score.ok(got.fmeasure, {"precision": got.precision, "recall": got.recall, "best_reference": best}))
+            out.append(
+                Score.ok(got.fmeasure, {"precision": got.precision, "recall": got.recall, "best_reference": best})
+            )
         return out
 
 
@@ -161,19 +165,28 @@ _ROUGE_DOC = """{what} F-measure from rouge-score's ``RougeScorer``, max over re
 
 @dataclass(frozen=True)
 class Rouge1(_Rouge):
-    __doc__ = _ROUGE_DOC.format(what="ROUGE-1 (unigram)", formula="F = 2PR/(P+R), P = |unigram overlap| / |answer unigrams|, R = |overlap| / |reference unigrams|")
+    __doc__ = _ROUGE_DOC.format(
+        what="ROUGE-1 (unigram)",
+        formula="F = 2PR/(P+R), P = |unigram overlap| / |answer unigrams|, R = |overlap| / |reference unigrams|",
+    )
     rouge_type = "rouge1"
 
 
 @dataclass(frozen=True)
 class Rouge2(_Rouge):
-    __doc__ = _ROUGE_DOC.format(what="ROUGE-2 (bigram)", formula="F = 2PR/(P+R), P = |bigram overlap| / |answer bigrams|, R = |overlap| / |reference bigrams|")
+    __doc__ = _ROUGE_DOC.format(
+        what="ROUGE-2 (bigram)",
+        formula="F = 2PR/(P+R), P = |bigram overlap| / |answer bigrams|, R = |overlap| / |reference bigrams|",
+    )
     rouge_type = "rouge2"
 
 
 @dataclass(frozen=True)
 class RougeL(_Rouge):
-    __doc__ = _ROUGE_DOC.format(what="ROUGE-L (longest common subsequence)", formula="F = 2PR/(P+R), P = LCS / |answer tokens|, R = LCS / |reference tokens|")
+    __doc__ = _ROUGE_DOC.format(
+        what="ROUGE-L (longest common subsequence)",
+        formula="F = 2PR/(P+R), P = LCS / |answer tokens|, R = LCS / |reference tokens|",
+    )
     rouge_type = "rougeL"
 
 

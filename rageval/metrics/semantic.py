@@ -93,9 +93,9 @@ IDF_TABLE = models.path("wordpiece_idf")
 
 @functools.lru_cache(maxsize=1)
 def shipped_idf() -> tuple[dict[int, float], str]:
-    """(idf per MiniLM word-piece id, ``table-<the table's hash>``, :func:`rageval.models.load`) from the fixed table built by
-    training/build_idf.py: ``idf(w) = log((M + 1) / (df(w) + 1))`` over its M text units; a word-piece
-    not in the table (df < 2) gets ``log(M + 1)`` (key -1, see :func:`idf_of`). The same table for
+    """(idf per MiniLM word-piece id, ``table-<the table's hash>``, :func:`rageval.models.load`) from the fixed table
+    built by training/build_idf.py: ``idf(w) = log((M + 1) / (df(w) + 1))`` over its M text units; a word-piece not in
+    the table (df < 2) gets ``log(M + 1)`` (key -1, see :func:`idf_of`). The same table for
     every batch, shard and resume, so a value never depends on which items are scored with it."""
     shipped = models.load("wordpiece_idf")
     table = shipped.meta
@@ -110,7 +110,9 @@ def idf_of(idf: dict[int, float] | None, ids: Sequence[int]) -> np.ndarray:
     return np.array([idf.get(w, idf[-1]) for w in ids], dtype=np.float64)
 
 
-def greedy_match(cand: np.ndarray, ref: np.ndarray, w_cand: np.ndarray, w_ref: np.ndarray) -> tuple[float, float, float, bool]:
+def greedy_match(
+    cand: np.ndarray, ref: np.ndarray, w_cand: np.ndarray, w_ref: np.ndarray
+) -> tuple[float, float, float, bool]:
     """BERTScore (P, R, F, idf_fallback) of two matrices of token vectors (rows need not be unit length).
 
     P = sum_i w_i max_j cos(c_i, r_j) / sum_i w_i; R likewise over reference tokens;
@@ -184,9 +186,9 @@ _BERT_DOC = """BERTScore {part} by greedy cosine matching of MiniLM's contextual
 
     Each answer token is matched to its most similar reference token (precision) and each
     reference token to its most similar answer token (recall); with ``idf=True`` tokens are
-    weighted by a fixed idf table (:func:`shipped_idf`; never by the batch). No baseline rescaling: no baseline file exists
-    for MiniLM, so values are raw cosine means (unrelated pairs do not score 0: about 0.11 F1 on
-    NQ301; see docs/metrics.md). Texts beyond 254 word-pieces are truncated (``details["truncated"]``).
+    weighted by a fixed idf table (:func:`shipped_idf`; never by the batch). No baseline rescaling: no
+    baseline file exists for MiniLM, so values are raw cosine means (unrelated pairs do not score 0:
+    about 0.11 F1 on NQ301; see docs/metrics.md). Texts beyond 254 word-pieces are truncated (``details["truncated"]``).
     With several references the one with the highest F1 is used for P, R and F1.
 
     Formula: {formula}

@@ -18,7 +18,7 @@ the prompt's (:func:`schema_hash`).
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any, Literal, Sequence
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
@@ -168,12 +168,21 @@ class GeneratedQA(Reply):
 
 #: prompt name -> the model of its reply
 REPLIES: dict[str, type[Reply]] = {
-    "claim_extract": Claims, "claim_verify": Verdicts, "context_relevance": RatingReply,
-    "answer_relevance": RatingReply, "groundedness": Ratings, "answer_relevance_questions": Questions,
-    "answer_correctness": StatementSort, "hedging": Hedges, "answer_equivalence": Equivalence,
-    "aligncheck_triples": Triples, "rubric": RubricRating,
+    "claim_extract": Claims,
+    "claim_verify": Verdicts,
+    "context_relevance": RatingReply,
+    "answer_relevance": RatingReply,
+    "groundedness": Ratings,
+    "answer_relevance_questions": Questions,
+    "answer_correctness": StatementSort,
+    "hedging": Hedges,
+    "answer_equivalence": Equivalence,
+    "aligncheck_triples": Triples,
+    "rubric": RubricRating,
     # the test-set generator's prompts, one per kind (rageval.config.TESTSET_KINDS)
-    **{f"testset_{kind}": GeneratedQA for kind in ("single_fact", "multi_hop", "numeric", "unanswerable", "paraphrase")},
+    **{
+        f"testset_{kind}": GeneratedQA for kind in ("single_fact", "multi_hop", "numeric", "unanswerable", "paraphrase")
+    },
 }
 
 

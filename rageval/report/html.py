@@ -30,13 +30,22 @@ from rageval.util import shown
 _VERDICT = {"SUPPORTED": ("#dcf5e3", "#1e6b3a"), "CONTRADICTED": ("#fde0e0", "#a61b1b"),
             "NOT_MENTIONED": ("#fff1cc", "#8a5a00"), "UNVERIFIED": ("#eef0f3", "#4a5261")}
 _CSS = """
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;max-width:980px;margin:2rem auto;padding:0 1rem;line-height:1.45}
-h1{font-size:1.6rem;margin-bottom:.2rem}h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #dde2ea;padding-bottom:.2rem}
-table{border-collapse:collapse;width:100%;font-size:.9rem}th,td{text-align:left;padding:.3rem .45rem;border-bottom:1px solid #e8ebf1;vertical-align:top}
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1d2330;max-width:980px;
+  margin:2rem auto;padding:0 1rem;line-height:1.45}
+h1{font-size:1.6rem;margin-bottom:.2rem}
+h2{font-size:1.15rem;margin-top:2rem;border-bottom:1px solid #dde2ea;padding-bottom:.2rem}
+table{border-collapse:collapse;width:100%;font-size:.9rem}
+th,td{text-align:left;padding:.3rem .45rem;border-bottom:1px solid #e8ebf1;vertical-align:top}
 th{background:#f3f5f9}.num{text-align:right;font-variant-numeric:tabular-nums}.muted{color:#5f6878;font-size:.85rem}
-.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.8rem}.card{border:1px solid #e3e7ee;border-radius:.5rem;padding:.5rem .6rem}
-.badge{border-radius:999px;padding:0 .45rem;font-size:.75rem;font-weight:600;border:1px solid}.box{white-space:pre-wrap;background:#fafbfd;border:1px solid #e3e7ee;border-radius:.4rem;padding:.4rem .6rem;margin:.2rem 0 .5rem}
-@media (prefers-color-scheme: dark){body{background:#13161c;color:#e6e9ef}th{background:#1f242d}td,th{border-color:#2c323d}.box{background:#1a1e25;border-color:#2c323d}.card{border-color:#2c323d}.muted{color:#9aa3b2}}
+.grid{display:grid;grid-template-columns:repeat(auto-fill,minmax(220px,1fr));gap:.8rem}
+.card{border:1px solid #e3e7ee;border-radius:.5rem;padding:.5rem .6rem}
+.badge{border-radius:999px;padding:0 .45rem;font-size:.75rem;font-weight:600;border:1px solid}
+.box{white-space:pre-wrap;background:#fafbfd;border:1px solid #e3e7ee;border-radius:.4rem;
+  padding:.4rem .6rem;margin:.2rem 0 .5rem}
+@media (prefers-color-scheme: dark){
+  body{background:#13161c;color:#e6e9ef}th{background:#1f242d}td,th{border-color:#2c323d}
+  .box{background:#1a1e25;border-color:#2c323d}.card{border-color:#2c323d}.muted{color:#9aa3b2}
+}
 """
 
 
@@ -198,10 +207,15 @@ def run_report_html(project: Project, run_id: str, *, worst: int = 8, regression
     main = _worst_metric(summaries)
     if main and values["domain"].notna().any():
         dm = domain_means(values, main)
-        parts.append(f"<h2>{esc(main)} by domain</h2><table><tr><th>domain</th><th class='num'>mean</th>"
-                     "<th class='num'>items scored</th></tr>" + "".join(
-                         f"<tr><td>{esc(r.domain)}</td><td class='num'>{_fmt(r.mean)}</td><td class='num'>{r.n}</td></tr>"
-                         for r in dm.itertuples()) + "</table>")
+        parts.append(
+            f"<h2>{esc(main)} by domain</h2><table><tr><th>domain</th><th class='num'>mean</th>"
+            "<th class='num'>items scored</th></tr>"
+            + "".join(
+                f"<tr><td>{esc(r.domain)}</td><td class='num'>{_fmt(r.mean)}</td><td class='num'>{r.n}</td></tr>"
+                for r in dm.itertuples()
+            )
+            + "</table>"
+        )
     corr = _correlations(project, run_id, values)
     if corr:
         parts.append("<h2>Agreement with human ratings</h2><p class='muted'>Spearman's rho of each metric "
@@ -231,8 +245,10 @@ def _regression_section(name: str, r: Any, limit: int) -> str:
         if not len(df):
             continue
         more = f" (first {limit} of {len(df)})" if len(df) > limit else f" ({len(df)})"
-        out.append(f"<h3>{title}{more}</h3><table><tr><th>#</th><th>question</th><th class='num'>baseline</th>"
-                   "<th class='num'>this run</th><th class='num'>change</th><th class='num'>contradicted claims</th></tr>")
+        out.append(
+            f"<h3>{title}{more}</h3><table><tr><th>#</th><th>question</th><th class='num'>baseline</th>"
+            "<th class='num'>this run</th><th class='num'>change</th><th class='num'>contradicted claims</th></tr>"
+        )
         out += [f"<tr><td>{esc(x['#'])}</td><td>{esc(x['question'])}</td><td class='num'>{_fmt(x['a'])}</td>"
                 f"<td class='num'>{_fmt(x['b'])}</td><td class='num'>{x['change']:+.3f}</td>"
                 f"<td class='num'>{x['contradicted_a']} → {x['contradicted_b']}</td></tr>"

@@ -102,7 +102,9 @@ def needs_settling(project: Project, run_id: str) -> bool:
     return cstore.claim_sources(project.db_path, run_id) > 1 or run_id in cstore.labelled_runs(project.db_path)
 
 
-def settled_scores(scores: Sequence[dict[str, Any]], values: Mapping[str, Mapping[str, SettledValue]]) -> list[dict[str, Any]]:
+def settled_scores(
+    scores: Sequence[dict[str, Any]], values: Mapping[str, Mapping[str, SettledValue]]
+) -> list[dict[str, Any]]:
     """Stored score rows (``item_id``, ``metric``, ``value``, ``status``, ``reason``, ``details``) with
     the claim metrics' replaced by their settled values where the answer has claims; the others as stored."""
     out = []

@@ -28,7 +28,8 @@ from rageval.settings import value
 from rageval.store.owners import process_alive, this_process
 
 MARKER = "rageval-driver.json"
-PREFIX = "rg-"  # the local cluster's folder: rg-XXXXXX in the system temp folder (a short path: Unix sockets live in it)
+# the local cluster's folder: rg-XXXXXX in the system temp folder (a short path: Unix sockets live in it)
+PREFIX = "rg-"
 
 
 def mark(folder: Path) -> None:

@@ -73,7 +73,8 @@ class PPIResult:
     human_high: float
     naive: float  # mean of the predictor over every item, labelled or not
     alpha: float
-    method: str = "normal"  # how the interval was made: "normal", "Student t, df 23.4", "... clipped to [0, 1]", "Wilson"
+    # how the interval was made: "normal", "Student t, df 23.4", "... clipped to [0, 1]", "Wilson"
+    method: str = "normal"
     df: float | None = None  # the t quantile's degrees of freedom (None: normal quantile)
 
     @property

@@ -123,7 +123,7 @@ def verdicts(db: Path, run_ids: Sequence[str]) -> list[dict[str, Any]]:
 def claim_texts(db: Path, run_id: str) -> list[dict[str, Any]]:
     """The distinct claims of a run, ``(item_id, ordinal, claim)`` per verifier signature (for import)."""
     return records(db, (
-        f"SELECT DISTINCT item_id, signature, ordinal, text FROM claims WHERE run_id = ?"),
+        "SELECT DISTINCT item_id, signature, ordinal, text FROM claims WHERE run_id = ?"),
         [run_id], ("item_id", "signature", "ordinal", "claim"))
 
 
@@ -134,7 +134,7 @@ def queue(db: Path, run_id: str, rater: str, *, limit: int = 1, offset: int = 0)
     index. One row per (answer, claim text), with the answer's question and its total of claims still
     to label."""
     sql = (
-        f"WITH c AS (SELECT item_id, text AS claim, min(ordinal) AS ordinal,"
+        "WITH c AS (SELECT item_id, text AS claim, min(ordinal) AS ordinal,"
         " max(CASE WHEN verdict = 'UNVERIFIED' THEN 1 ELSE 0 END) AS unverified,"
         " min(coalesce(TRY_CAST(json_extract_string(details, '$.confidence') AS DOUBLE), 1.0)) AS confidence,"
         " count(DISTINCT verdict) > 1 AS disagree, string_agg(DISTINCT verdict, ' / ' ORDER BY verdict) AS verdicts"

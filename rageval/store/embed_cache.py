@@ -2,7 +2,8 @@
 
 Vectors move in bulk both ways and round-trip bit for bit: a row holds ``dim`` and the
 vector's raw little-endian float32 bytes (migration 005). A write binds three list parameters
-(keys, widths, each vector's raw bytes: no per-value Python floats), unnests them into a temporary table and copies it with one ``INSERT
+(keys, widths, each vector's raw bytes: no per-value Python floats), unnests them into a temporary table and copies it
+with one ``INSERT
 ... SELECT``; a read selects the wanted keys (one list parameter) and turns the returned bytes
 back into float32 arrays with ``np.frombuffer``. Models of any width share the table. Lists, not
 Arrow tables: an Arrow array built from Python objects imports pandas (about 0.6 CPU-s), which

@@ -2,8 +2,9 @@
 
 A batch of finished items goes in through ONE connection and ONE transaction per batch: the
 rows of every table are built as column lists, bound as LIST parameters and unnested into a
-temporary table, then copied by one ``INSERT ... SELECT`` per table (no per-row round trip), instead of one connection and one ``executemany`` per item (about 0.1 s an
-item here). Lists, not Arrow tables: building an Arrow array from Python objects imports pandas
+temporary table, then copied by one ``INSERT ... SELECT`` per table (no per-row round trip), instead of one connection
+and one ``executemany`` per item (about 0.1 s an item here). Lists, not Arrow tables: building an Arrow array from
+Python objects imports pandas
 (about 0.6 CPU-s), which a short ``score`` would pay for three rows. Each batch is atomic, so an item
 is stored whole or not at all, and a batch that fails leaves nothing of itself behind.
 Re-saving an item replaces its rows, so a resumed run never duplicates them; within one call

@@ -18,11 +18,3 @@ def rubrics(db: Path) -> list[dict[str, Any]]:
     """Every stored rubric, by name: name, body, digest, source, created."""
     return records(db, "SELECT name, body, digest, source, created FROM rubrics ORDER BY name", (),
                    ("name", "body", "digest", "source", "created"))
-
-
-def delete_rubric(db: Path, name: str) -> bool:
-    """Remove the rubric ``name``; False when there was none (stored scores keep their values)."""
-    with connect(db) as con:
-        found = con.execute("SELECT count(*) FROM rubrics WHERE name = ?", [name]).fetchone()[0]
-        con.execute("DELETE FROM rubrics WHERE name = ?", [name])
-    return bool(found)

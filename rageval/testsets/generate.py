@@ -138,7 +138,9 @@ def estimate(config: TestsetConfig, chunks: list[dict[str, Any]], planner: Plann
     planner = planner or Planner(chunks, config.kinds, seed=config.seed)
     slots = planner.slots(0, MAX_ASKED * config.n)
     gen_in = sum(prompt_tokens(s, chunks) for s in slots)
-    roles = [("generator", Spec.parse("generator", config.generator).model, len(slots), gen_in, REPLY_TOKENS * len(slots))]
+    roles = [
+        ("generator", Spec.parse("generator", config.generator).model, len(slots), gen_in, REPLY_TOKENS * len(slots))
+    ]
     judge = Spec.parse("judge", config.judge_spec()).model
     if judge:
         judged = [s for s in slots if s.kind != "unanswerable"]
@@ -272,7 +274,8 @@ def generation_record(config: TestsetConfig, result: Generated) -> dict[str, Any
 
 
 def save(project: Project, config: TestsetConfig, result: Generated, items: list[dict[str, Any]] | None = None) -> None:
-    """Store ``result`` (or reviewed ``items``, in :func:`rageval.testsets.items.qa_item`'s shape) as set ``config.name``."""
+    """Store ``result`` (or reviewed ``items``, in :func:`rageval.testsets.items.qa_item`'s shape) as set
+    ``config.name``."""
     from rageval.access import acting
 
     config = with_chunking(project, config)

@@ -5,11 +5,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rageval.config import TESTSET_KINDS as KINDS  # noqa: F401 (the LLM generator's kinds: prompt testset_<kind>.txt each)
+from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; runs use every item not dropped)
+
 #: what a template question asks about (its kind is ``template:<what>``)
 TEMPLATE_KINDS = ("number", "date", "name", "definition", "object")
 #: the reference of an ``unanswerable`` question, per language
 NOT_IN_DOCUMENTS = {"en": "The documents do not say.", "it": "I documenti non lo dicono."}
-from rageval.ingest.qa import STATUSES  # noqa: F401 (a reviewer's decision; runs use every item not dropped)
 
 #: why the critic (or the generator) dropped a candidate; counted and shown
 DROP_REASONS = {
@@ -25,10 +26,18 @@ DROP_REASONS = {
     "llm_error": "the model call failed",
 }
 #: how the shortfall message names each reason ("15 dropped as unsupported, 4 as near duplicates")
-DROP_LABELS = {"not_standalone": "not standalone", "content_free": "content-free", "self_answering": "self-answering",
-               "empty_reference": "empty references", "boilerplate_reference": "boilerplate references",
-               "garbled_reference": "garbled references", "unsupported": "unsupported", "near_duplicate": "near duplicates",
-               "no_question": "unusable replies", "llm_error": "failed model calls"}
+DROP_LABELS = {
+    "not_standalone": "not standalone",
+    "content_free": "content-free",
+    "self_answering": "self-answering",
+    "empty_reference": "empty references",
+    "boilerplate_reference": "boilerplate references",
+    "garbled_reference": "garbled references",
+    "unsupported": "unsupported",
+    "near_duplicate": "near duplicates",
+    "no_question": "unusable replies",
+    "llm_error": "failed model calls",
+}
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,8 @@ phrase: a slot fires only where it is sure.
 - ``object``: the direct object of the sentence's main verb, or the object of a preposition of it
   (``for``, ``with``, ``by`` ...: :data:`WHAT_PREPOSITIONS`), a noun phrase of 2-12 words (a bare
   noun is mostly half of an idiom: "takes precedence") headed by a noun, with no personal pronoun,
-  no demonstrative and nothing that looks like code (``What does Zstandard offer?``) -> ``what``; an entity next to a capitalised word is taken for part of a longer name and skipped.
+  no demonstrative and nothing that looks like code (``What does Zstandard offer?``) -> ``what``; an entity next to a
+  capitalised word is taken for part of a longer name and skipped.
 
 Where the phrase sits decides whether a question can be made (:func:`rageval.testsets.questions.wh_question`).
 """

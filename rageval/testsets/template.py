@@ -168,7 +168,8 @@ def _readable(sentence: str) -> bool:
 
 def document_titles(chunks: Sequence[dict[str, Any]]) -> dict[str, str]:
     """``{doc_id: title}``: the first line of a document's first chunk (markup stripped, cut at a
-    dash or colon that opens a subtitle) when it has 1-8 words, is not boilerplate and is not a generic heading ("Introduction", "README"), else
+    dash or colon that opens a subtitle) when it has 1-8 words, is not boilerplate and is not a generic heading
+    ("Introduction", "README"), else
     the document's name without extension, ``README`` or separators; chunks without ``doc_id`` give none."""
     titles: dict[str, str] = {}
     for c in sorted((c for c in chunks if c.get("doc_id")), key=lambda c: c.get("ordinal") or 0):
@@ -176,7 +177,8 @@ def document_titles(chunks: Sequence[dict[str, Any]]) -> dict[str, str]:
             continue
         lines = [re.sub(r"[#*_`=<>\[\]]+", " ", ln).strip(" -:") for ln in c["text"].splitlines()]
         first = next((" ".join(ln.split()) for ln in lines if re.search(r"[A-Za-z]", ln)), "")
-        first = re.split(r"\s(?:--|\u2013|\u2014)\s|:\s", first)[0].strip()  # "defusedxml -- defusing ..." -> "defusedxml"
+        # "defusedxml -- defusing ..." -> "defusedxml"
+        first = re.split(r"\s(?:--|\u2013|\u2014)\s|:\s", first)[0].strip()
         if 1 <= len(first.split()) <= 8 and first.lower() not in _NO_TITLE and boilerplate_reason(first) is None:
             titles[c["doc_id"]] = first.rstrip(".")
         else:

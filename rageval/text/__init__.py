@@ -11,7 +11,8 @@ import hashlib
 
 def version() -> str:
     """``text-<8 hex>``: a hash of the segmenter's rules, the word lists and word pattern, the word
-    tokenizer's rule (:func:`rageval.text.tokenize.word_tokens`), and the tables of :mod:`~rageval.text.numbers` and :mod:`~rageval.text.hedges`."""
+    tokenizer's rule (:func:`rageval.text.tokenize.word_tokens`), and the tables of :mod:`~rageval.text.numbers` and
+    :mod:`~rageval.text.hedges`."""
     from rageval.text import hedges, numbers, sentences, tokenize, words
     from rageval.util import tables_hash
 

@@ -9,10 +9,20 @@ from __future__ import annotations
 import re
 
 MONTHS = {
-    **{m: i + 1 for i, m in enumerate("january february march april may june july august september october november december".split())},
+    **{
+        m: i + 1
+        for i, m in enumerate(
+            "january february march april may june july august september october november december".split()
+        )
+    },
     **{m: i + 1 for i, m in enumerate("jan feb mar apr may jun jul aug sep oct nov dec".split())},
     "sept": 9,
-    **{m: i + 1 for i, m in enumerate("gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre".split())},
+    **{
+        m: i + 1
+        for i, m in enumerate(
+            "gennaio febbraio marzo aprile maggio giugno luglio agosto settembre ottobre novembre dicembre".split()
+        )
+    },
 }
 _EN_SMALL = {w: i for i, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
@@ -21,7 +31,9 @@ _EN_TENS = {w: 10 * (i + 2) for i, w in enumerate("twenty thirty forty fifty six
 _IT_SMALL = {w: i for i, w in enumerate(
     "zero uno due tre quattro cinque sei sette otto nove dieci undici dodici tredici quattordici quindici "
     "sedici diciassette diciotto diciannove".split())}
-_IT_TENS = {w: 10 * (i + 2) for i, w in enumerate("venti trenta quaranta cinquanta sessanta settanta ottanta novanta".split())}
+_IT_TENS = {
+    w: 10 * (i + 2) for i, w in enumerate("venti trenta quaranta cinquanta sessanta settanta ottanta novanta".split())
+}
 _ONE = {"a", "an", "un", "una", "uno", "one", "single"}
 
 SCALES = {
@@ -50,19 +62,29 @@ UNITS = {
     **dict.fromkeys(("month", "months", "mese", "mesi"), ("day", 365 / 12)),
     **dict.fromkeys(("year", "years", "yr", "yrs", "anno", "anni"), ("day", 365.0)),
     **dict.fromkeys(("decade", "decades", "decennio", "decenni"), ("day", 3650.0)),
-    **dict.fromkeys(("mm", "millimetre", "millimetres", "millimeter", "millimeters", "millimetro", "millimetri"), ("m", 1e-3)),
-    **dict.fromkeys(("cm", "centimetre", "centimetres", "centimeter", "centimeters", "centimetro", "centimetri"), ("m", 1e-2)),
+    **dict.fromkeys(
+        ("mm", "millimetre", "millimetres", "millimeter", "millimeters", "millimetro", "millimetri"), ("m", 1e-3)
+    ),
+    **dict.fromkeys(
+        ("cm", "centimetre", "centimetres", "centimeter", "centimeters", "centimetro", "centimetri"), ("m", 1e-2)
+    ),
     **dict.fromkeys(("m", "metre", "metres", "meter", "meters", "metro", "metri"), ("m", 1.0)),
-    **dict.fromkeys(("km", "kilometre", "kilometres", "kilometer", "kilometers", "chilometro", "chilometri"), ("m", 1e3)),
+    **dict.fromkeys(
+        ("km", "kilometre", "kilometres", "kilometer", "kilometers", "chilometro", "chilometri"), ("m", 1e3)
+    ),
     **dict.fromkeys(("mile", "miles", "miglio", "miglia"), ("m", 1609.344)),
     **dict.fromkeys(("ft", "foot", "feet", "piede", "piedi"), ("m", 0.3048)),
     **dict.fromkeys(("inch", "inches", "pollice", "pollici"), ("m", 0.0254)),
     **dict.fromkeys(("mg", "milligram", "milligrams", "milligrammo", "milligrammi"), ("g", 1e-3)),
     **dict.fromkeys(("g", "gram", "grams", "grammo", "grammi"), ("g", 1.0)),
-    **dict.fromkeys(("kg", "kilogram", "kilograms", "kilo", "kilos", "chilo", "chili", "chilogrammo", "chilogrammi"), ("g", 1e3)),
+    **dict.fromkeys(
+        ("kg", "kilogram", "kilograms", "kilo", "kilos", "chilo", "chili", "chilogrammo", "chilogrammi"), ("g", 1e3)
+    ),
     **dict.fromkeys(("tonne", "tonnes", "ton", "tons", "tonnellata", "tonnellate"), ("g", 1e6)),
     **dict.fromkeys(("lb", "lbs"), ("g", 453.59237)),
-    **dict.fromkeys(("ml", "millilitre", "millilitres", "milliliter", "milliliters", "millilitro", "millilitri"), ("l", 1e-3)),
+    **dict.fromkeys(
+        ("ml", "millilitre", "millilitres", "milliliter", "milliliters", "millilitro", "millilitri"), ("l", 1e-3)
+    ),
     **dict.fromkeys(("l", "litre", "litres", "liter", "liters", "litro", "litri"), ("l", 1.0)),
     **dict.fromkeys(("kb", "kilobyte", "kilobytes"), ("byte", 1e3)),
     **dict.fromkeys(("mb", "megabyte", "megabytes"), ("byte", 1e6)),

@@ -23,7 +23,8 @@ every quantity replaced by that form, so that token-level metrics see "EUR 1,500
   a percentage, a bare number or a duration: "three days a week" is ``3 day per week``);
 - dates: ``3 March 2021``, ``March 3, 2021``, ``3rd of March 2021``, ``3 marzo 2021``,
   ``1° marzo 2021``, ``2021-03-03``, ``03/03/2021`` (day first; month first only in English
-  when the second number exceeds 12) become ISO ``2021-03-03``; ``March 2021`` becomes ``2021-03``; a lone year 1500-2099 is a year.
+  when the second number exceeds 12) become ISO ``2021-03-03``; ``March 2021`` becomes ``2021-03``; a lone year
+  1500-2099 is a year.
 
 Canonical forms: ``1500000000 eur``, ``0.75 % per year``, ``7 day``, ``2021-03-03``, ``2021``.
 A digit string too large for a float (309 digits or more: a serial number) is text, not a quantity.
@@ -266,7 +267,8 @@ def _quantity_after(text: str, low: str, start: int, value: float, end: int, cur
         period = _RATE_PERIOD[(rate.group(1) or rate.group(2)).lower()]
         canonical, end = f"{canonical} per {period}", rate.end()
         unit = f"{unit}/{period}"
-    elif kind == "number" and math.isfinite(value) and value == int(value) and 1500 <= value <= 2099 and re.fullmatch(r"\d{4}", text[start:end]):
+    elif (kind == "number" and math.isfinite(value) and value == int(value) and 1500 <= value <= 2099
+          and re.fullmatch(r"\d{4}", text[start:end])):
         kind, canonical = "year", str(int(value))
         if low[end:end + 1] == "s" and not low[end + 1:end + 2].isalnum():  # "the 1990s"
             canonical, end = f"{canonical}s", end + 1
@@ -335,7 +337,8 @@ def _quantities(text: str, language: str | None) -> tuple[Quantity, ...]:
                 continue
         if got is None and low[at:at + 4].split(" ")[0] in _ONE and (at == 0 or not low[at - 1].isalnum()):
             one = _one_unit.match(low, at)
-            if one and (one.group(2) in SCALES and one.group(2) != "m" or one.group(2) in UNITS and len(one.group(2)) > 2):
+            if one and (one.group(2) in SCALES and one.group(2) != "m"
+                        or one.group(2) in UNITS and len(one.group(2)) > 2):
                 got = (1.0, at + len(one.group(1)))
         if got is None:
             pos += 1
