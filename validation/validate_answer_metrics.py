@@ -20,7 +20,7 @@ pairs (training/train_correctness.py), so EVOUNA is reported on its Natural Ques
 SQuALITY is also read by portion (validation/long_answers.py: development and report portions
 by question, the figure per answer-length band, and the development-portion check that short
 answers score as before). Last, a small 1-5 graded DEVELOPMENT set (validation/data/answer_grades_dev.jsonl, written by
-the engineer who wrote the model's features and generator: not held out) gets Spearman with a CI.
+the author of the model's features and generator: not held out) gets Spearman with a CI.
 """
 from __future__ import annotations
 
