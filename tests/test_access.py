@@ -51,7 +51,7 @@ def test_without_sign_in_the_local_user_owns_everything_and_types_a_name(proj):
 
 
 @pytest.mark.parametrize("action", ["rate", "label", "import_ratings", "import_labels", "import_qa", "start_run",
-                                    "agreed", "members"])
+                                    "agreed", "members", "correlate"])
 def test_a_viewer_is_refused_every_change_by_the_library(proj, action):
     viewer = as_(proj, VIEWER)
     calls = {
@@ -64,6 +64,7 @@ def test_a_viewer_is_refused_every_change_by_the_library(proj, action):
         "start_run": lambda: start_run(viewer, RunConfig(corpus="c", qa_set="q")),
         "agreed": lambda: human.set_agreed(viewer, "runA", "q01", 3),
         "members": lambda: access.add_member(viewer, "new@example.com", "viewer"),
+        "correlate": lambda: human.correlate_runs(viewer, ["runA"]),
     }
     before = (hstore.ratings(proj.db_path, ["runA"]), cstore.labels(proj.db_path, ["runA"]))
     with pytest.raises(AccessError, match="viewer@example.com is a viewer of project acc"):

@@ -100,7 +100,12 @@ def correlate_runs(project: Project, run_ids: Sequence[str], *, group_by: str = 
                    method: str = CorrelateConfig.method, consensus_method: str = CorrelateConfig.consensus,
                    filters: dict[str, Any] | None = None, n_boot: int = CorrelateConfig.n_boot,
                    seed: int = CorrelateConfig.seed, save: bool = True) -> Analysis:
-    """Compute (and by default store) the correlation analysis of ``run_ids``."""
+    """Compute (and by default store) the correlation analysis of ``run_ids``; storing it is a change to the
+    project, refused to a viewer (:func:`rageval.access.require`, action ``run``) and kept in the audit trail."""
+    from rageval.access import record, require
+
+    if save:
+        require(project, "run")
     if group_by not in GROUPINGS:
         raise ConfigError(f"group_by={group_by!r} must be one of {', '.join(GROUPINGS)}")
     if method not in stats.METHODS:
@@ -137,6 +142,7 @@ def correlate_runs(project: Project, run_ids: Sequence[str], *, group_by: str = 
     if save:
         hstore.save_correlations(project.db_path, analysis_id, runs=list(run_ids), grouping=group_by, method=method,
                                  filters=filters, settings=settings, cells=cells)
+        record(project, "correlate", analysis_id, runs=list(run_ids), method=method)
     return Analysis(analysis_id, tuple(run_ids), group_by, method, filters, settings, cells, stamp)
 
 
