@@ -9,6 +9,8 @@ from rageval.views import correlations as view
 
 
 def compute_box(p, runs: list) -> None:
+    if not data.can("run"):  # storing an analysis changes the project: not a viewer's
+        return
     by_id = {r.id: r for r in runs}
     rated = view.rated_runs(p, list(by_id))
     with st.expander("New analysis", expanded=not view.analyses(p)):

@@ -74,12 +74,13 @@ def test_a_member_lists_only_their_projects_and_a_url_to_another_shows_nothing(t
 
 
 def test_a_viewer_sees_no_control_that_changes_the_project(team):
-    for page in ("pages/documents.py", "pages/qa_sets.py", "pages/human_review.py"):
+    for page in ("pages/documents.py", "pages/qa_sets.py", "pages/human_review.py", "pages/correlations.py"):
         at = signed(VIEWER, page)
         assert not at.exception and not at.error, page
         assert not at.get("file_uploader"), page
         labels = {b.label for b in at.button}
-        assert not labels & {"Ingest", "Import", "Save and next", "Score", "Generate", "Set agreed score"}, page
+        assert not labels & {"Ingest", "Import", "Save and next", "Score", "Generate", "Set agreed score",
+                               "Compute and store"}, page
     at = signed(VIEWER, "pages/human_review.py")
     assert not at.text_input and "Rating and labelling need the annotator role" in shown(at)
     assert not any(b.key == "acc_add" for b in at.sidebar.button)
