@@ -22,7 +22,7 @@ USER = [{"role": "user", "content": "hello"}]
 
 #: run in a child process, so its peak memory is the client's alone
 CHILD = """
-import json, resource, sys, time
+import json, sys, time
 from rageval.llm.client import make_llm_client
 out = {}
 # the size cases get a deadline they cannot reach on a loaded machine, so the size limit is what ends them
@@ -35,7 +35,9 @@ for name, url in json.loads(sys.argv[1]).items():
         reply = llm.chat("judge", [{"role": "user", "content": "hi"}])
         out[name] = {"status": reply.status, "reason": reply.reason, "error": reply.error,
                      "attempts": reply.attempts, "seconds": time.monotonic() - start}
-out["peak_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+# this process's own high-water mark (VmHWM starts anew at exec; ru_maxrss keeps the forking parent's)
+status = open("/proc/self/status").read()
+out["peak_mb"] = int(status.split("VmHWM:")[1].split()[0]) / 1024
 print(json.dumps(out))
 """
 

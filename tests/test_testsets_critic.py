@@ -15,7 +15,7 @@ from rageval.testsets.content import question_problem, reference_problem
 from rageval.testsets.generate import generate_set, outcome
 from rageval.testsets.llm import Planner
 from devtools import testset_responder
-from tests.projects import demo_project
+from devtools.projects import demo_project
 
 #: the reason the critic must give for each scripted fault
 CAUGHT_AS = {"pointer": "not_standalone", "unsupported": "unsupported", "content_free": "content_free",

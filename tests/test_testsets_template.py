@@ -9,7 +9,7 @@ import pytest
 from rageval.aligncheck.entities import parse
 from rageval.testsets.boilerplate import boilerplate_reason
 from rageval.testsets.template import _readable, document_titles, options, template_pool
-from tests.projects import DOCS
+from devtools.projects import DOCS
 
 QUESTION_WORD = re.compile(r"^(?:What|Which|Who|Whom|When|Where|How many|How much|By whom|By which|Under which|"
                            r"In which|To which|For which|With which|From which|On which)\b")
