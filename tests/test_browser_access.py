@@ -129,8 +129,14 @@ def test_owner_adds_an_annotator_and_a_viewer_and_each_sees_what_the_role_allows
             side.get_by_role("textbox", name="E-mail", exact=True).fill(email)
             side.locator('[data-testid="stRadio"] label', has_text=role).click()
             _settled(page)
-            expect(add).to_have_count(1)
-            add.click()
+            for _ in range(5):  # a rerun can show the old button beside the new one for a moment
+                try:
+                    add.click()  # strict: refused (nothing clicked) while two are shown
+                    break
+                except Exception as exc:
+                    if "strict mode violation" not in str(exc):
+                        raise
+                    _settled(page)
             expect(page.get_by_text(f"{email} is now {role}").first).to_be_visible()
             _settled(page)
         assert {m["email"]: m["role"] for m in access.list_members(access.open_as("acme", access.LOCAL))} == {
