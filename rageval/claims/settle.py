@@ -9,7 +9,8 @@ The first source that decides the claim settles it:
    ("people split: 1 SUPPORTED, 1 CONTRADICTED");
 2. **judge**: an LLM judge's verdict other than UNVERIFIED ("judge gpt-4o-mini");
 3. **copied**: the offline rule's SUPPORTED for a claim found as stated in a context ("copied");
-   any other offline verdict that decides (the opt-in cross-encoder's) is "offline model";
+   any other offline verdict that decides (none ships today: a verifier kept for stored runs) is
+   "offline model";
 4. otherwise **UNVERIFIED** ("unverified").
 """
 from __future__ import annotations

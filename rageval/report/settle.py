@@ -2,15 +2,8 @@
 
 A claim of an answer (matched on run, answer and claim text, as people's labels are) may have
 several verdicts: people's labels, a judge's (an LLM named by its model), the offline rule's. The
-settled verdict is the first of these that decides the claim (:mod:`rageval.claims.settle`):
-
-1. **people**: the label most of its raters gave (SKIP left out) when it is a strict majority;
-   the badge says how many agreed ("3 people", "2 of 3 people"); a tie decides nothing and is said
-   ("people split: 1 SUPPORTED, 1 CONTRADICTED");
-2. **judge**: an LLM judge's verdict other than UNVERIFIED ("judge gpt-4o-mini");
-3. **copied**: the offline rule's SUPPORTED for a claim found as stated in a context ("copied");
-   any other offline verdict that decides (the opt-in cross-encoder's) is "offline model";
-4. otherwise **UNVERIFIED** ("unverified").
+settled verdict is the first of these that decides the claim, in the order and with the badges
+:mod:`rageval.claims.settle` states.
 
 Nothing here writes: the store keeps every source's verdict and the settlement is derived on
 reading. The claim metrics computed on settled verdicts follow the stored ones' formulas
