@@ -173,7 +173,12 @@ def long_first_blocks(items: list, workers: int) -> list:
 def pytest_collection_modifyitems(config, items):
     """Order the tests by :func:`long_first_blocks` for this run's number of test processes."""
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
-    items[:] = long_first_blocks(items, workers)
+    ordered = long_first_blocks(items, workers)
+    # the order may change, never the tests: each collected test once, a long module's tests in their order
+    assert sorted(map(id, ordered)) == sorted(map(id, items)), "the scheduler lost or repeated a test"
+    assert all([i for i in ordered if i.path.name == m] == [i for i in items if i.path.name == m]
+               for m in LONG_MODULES), "the scheduler reordered a long module's tests"
+    items[:] = ordered
 
 
 def pytest_collection_finish(session):
