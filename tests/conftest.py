@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 import gc
 import os
+import sys
 import threading
 
 from rageval.embed.processes import one_blas_thread
@@ -14,6 +15,12 @@ from rageval.embed.processes import one_blas_thread
 # fixtures built before any test's own fixtures run (the autouse fixture below is per test).
 one_blas_thread()
 os.environ["RAGEVAL_WORKERS"] = "1"
+# Compiled modules are cached as Python does by default, even where the environment asks not to
+# (PYTHONDONTWRITEBYTECODE): the suite starts dozens of Python processes (test processes, the CLI
+# in subprocesses, servers, scoring and Ray workers), and without the cache each one compiles the
+# package from source, and each test process rewrites every test module's asserts again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 import pytest  # noqa: E402
 from hypothesis import settings  # noqa: E402
@@ -111,30 +118,15 @@ def llm_env(fake_llm, monkeypatch):
     return fake_llm
 
 
-@pytest.fixture(scope="session")
-def xenc_verifier():
-    """The learned NLI cross-encoder of ``training/`` (no part of the product) over the local MiniLM
-    embedder (one per session); skipped where its parameters, which left the package, are not restored."""
-    from rageval.embed.cache import make_embedder
-    from training import claim_xenc
-    from training.claim_verifiers import shipped_verifier
-
-    if not claim_xenc.PARAMS_PATH.is_file():
-        pytest.skip("restore with: git show def967a:rageval/models/claim_xenc.npz > training/models/claim_xenc.npz")
-
-    return shipped_verifier(make_embedder("local"))
-
-
 #: test modules that hold the suite's longest tests (browser, Ray, killed runs, demo builds) and
-#: the seconds each took in one idle run of the suite at fa17744 (setup + call + teardown of its
-#: tests, the ``--durations=0`` sum, rounded; test_browser.py: its 89 and about 16 of the QA sets
-#: browser test it took in since; test_browser_access.py: 50-86 s in five runs of the module alone on a busy
-#: machine, its own server and provider included); only their order and rough size matter.
-LONG_MODULES = {"test_browser.py": 105, "test_scale_ray.py": 61, "test_browser_access.py": 55, "test_app_claims.py": 34,
-                "test_embed_fused.py": 22, "test_app.py": 21, "test_pipeline.py": 20,
-                "test_ray_cleanup.py": 19, "test_kill_resume.py": 17,
-                "test_hostile_ingest_lock.py": 11, "test_parallel.py": 10, "test_app_demo_claims.py": 8,
-                "test_score_resume.py": 5, "test_limits.py": 5, "test_cli_human.py": 3}
+#: the seconds each took in an idle run of the whole suite on 2 cores (setup + call + teardown of its
+#: tests, ``python -m pytest --durations=0``, summed and rounded); only their order and rough size matter.
+LONG_MODULES = {"test_browser.py": 100, "test_scale_ray.py": 55, "test_browser_access.py": 54,
+                "test_demo_snapshot.py": 25, "test_app_claims.py": 17, "test_kill_resume.py": 15,
+                "test_llm_connection.py": 14, "test_embed_fused.py": 13, "test_ray_cleanup.py": 13,
+                "test_app.py": 11, "test_parallel.py": 11, "test_hostile_ingest_lock.py": 8, "test_settled.py": 8,
+                "test_app_demo_claims.py": 8, "test_pipeline.py": 5, "test_score_resume.py": 5, "test_limits.py": 5,
+                "test_cli_human.py": 4}
 
 
 def long_first_blocks(items: list, workers: int) -> list:

@@ -5,8 +5,9 @@ and one Chromium for the module's tests (each start costs CPU-seconds). Each tes
 its own copy of the small project of tests/test_app.py (built once per test process through the
 library, its database copied for each test: devtools/projects.py) in a browser context of its own, as
 separate users of one server would. In the browser:
-open the app, upload a .txt on Documents through the hidden file input and see it ingested,
-then open Answers and see claims highlighted while hostile document text stays inert; and a new
+upload a .txt on Documents through the hidden file input and ingest it, leave at once for Answers
+and see claims highlighted while hostile document text stays inert, then find the ingest finished
+back on Documents; a new
 user's whole path (create a project, upload two documents and a QA set, run, open an answer, see
 claims with verdicts) with no request to any host but 127.0.0.1, taking the README's screenshots
 (``RAGEVAL_SCREENSHOTS=docs/img``); and the shared views: a pasted link (and a reload) reopens a
@@ -144,49 +145,6 @@ def app(streamlit_server, monkeypatch, request) -> App:
     name = "-".join(request.node.name.split("_")[1:4])
     copy_of("browser", lambda project, _: build_project(project.slug), name)
     return App(url, name, log)
-
-
-def test_upload_a_document_then_inspect_answers(chromium, app, tmp_path):
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=WAIT_MS)  # the first ingest loads the embedding model in the server
-    doc = tmp_path / "warehouse.txt"
-    doc.write_text("The warehouse opens at 7 am on weekdays and at 9 am on Saturdays.", encoding="utf-8")
-    dialogs: list[str] = []
-    outside: list[str] = []
-    ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
-    try:
-        page = ctx.new_page()
-        page.set_default_timeout(WAIT_MS)
-        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-        page.on("request", lambda r: outside.append(r.url) if "127.0.0.1:9/" in r.url else None)
-        page.goto(app.at())
-        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
-
-        page.locator('[data-testid="stSidebarNav"] a', has_text="Documents").click()
-        expect(page.get_by_role("heading", name="Documents")).to_be_visible()
-        page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(doc))
-        expect(page.get_by_text("warehouse.txt", exact=True).first).to_be_visible()
-        page.get_by_role("button", name="Ingest").click()
-        expect(page.get_by_text("warehouse.txt: 1 page(s), 1 chunk(s), added")).to_be_visible()
-
-        page.locator('[data-testid="stSidebarNav"] a', has_text="Answers").click()
-        expect(page.get_by_role("heading", name="Answers")).to_be_visible()
-        expect(page.get_by_text("entity mismatch: Japan vs China")).to_be_visible()
-        contradicted = page.locator('span[title="CONTRADICTED"]', has_text="Green tea originated in Japan.")
-        expect(contradicted).to_be_visible()
-        # hostile text from the document and the "model" is shown as text and loads nothing
-        expect(page.get_by_text("<script>alert(1)</script>", exact=False).filter(visible=True).first).to_be_visible()
-        assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
-        page.screenshot(path=str(tmp_path / "answers.png"), full_page=True)
-        shots = os.environ.get("RAGEVAL_SCREENSHOTS")
-        if shots:
-            Path(shots).mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(Path(shots) / "answers.png"), full_page=True)
-    finally:
-        ctx.close()
-    assert dialogs == [], "a script from document text ran"
-    assert outside == [], "markdown from document text loaded a resource"
 
 
 QA_CSV = ("id,question,reference,domain\n"
@@ -585,21 +543,29 @@ def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
     assert items[0]["question"] == EDITED and all(it["relevant"] and it["references"] for it in items)
 
 
-def test_an_ingest_goes_on_when_the_page_is_left(chromium, app, tmp_path):
-    """Ingest, leave Documents at once for Home, come back: the ingest finished and its report shows
-    (it used to run inside the page's script run, which leaving the page stopped)."""
+def test_an_ingest_goes_on_while_answers_show_claims_and_hostile_text_stays_inert(chromium, app, tmp_path):
+    """Upload a document on Documents and ingest it, leave at once for Answers: claims show with their
+    verdicts and the project's hostile document text stays inert (no dialog, no request to another
+    host); back on Documents, the ingest has finished and its report shows (it used to run inside the
+    page's script run, which leaving the page stopped)."""
     from playwright.sync_api import expect
 
-    expect.set_options(timeout=WAIT_MS)
+    from rageval.store import corpus as corpus_store
+
+    expect.set_options(timeout=WAIT_MS)  # the first ingest loads the embedding model in the server
     doc = tmp_path / "depot.txt"
     doc.write_text(
         " ".join(f"Bay {i} of the depot stores {i * 7} crates of tent poles on weekdays." for i in range(300)),
         encoding="utf-8",
     )  # long enough to embed for a while
+    dialogs: list[str] = []
+    outside: list[str] = []
     ctx = chromium.new_context(viewport={"width": 1400, "height": 1400})
     try:
         page = ctx.new_page()
         page.set_default_timeout(WAIT_MS)
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.on("request", lambda r: outside.append(r.url) if "127.0.0.1:9/" in r.url else None)
         page.goto(app.at("documents"))
         expect(page.get_by_role("heading", name="Documents")).to_be_visible()
         page.locator('[data-testid="stFileUploader"] input[type="file"]').set_input_files(str(doc))
@@ -607,17 +573,28 @@ def test_an_ingest_goes_on_when_the_page_is_left(chromium, app, tmp_path):
         page.get_by_role("button", name="Ingest").click()
         # the click has started it (a click followed at once by a page change can be lost before it runs)
         expect(page.get_by_text(re.compile(r"Ingesting 1 file\(s\) into"))).to_be_visible()
-        page.locator('[data-testid="stSidebarNav"] a', has_text="Home").click()  # mid-ingest
-        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
+
+        page.locator('[data-testid="stSidebarNav"] a', has_text="Answers").click()  # mid-ingest
+        expect(page.get_by_role("heading", name="Answers")).to_be_visible()
+        expect(page.get_by_text("entity mismatch: Japan vs China")).to_be_visible()
+        contradicted = page.locator('span[title="CONTRADICTED"]', has_text="Green tea originated in Japan.")
+        expect(contradicted).to_be_visible()
+        # hostile text from the document and the "model" is shown as text and loads nothing
+        expect(page.get_by_text("<script>alert(1)</script>", exact=False).filter(visible=True).first).to_be_visible()
+        assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
+        page.screenshot(path=str(tmp_path / "answers.png"), full_page=True)
+
         _nav(page, "Documents")
         expect(page.get_by_text(re.compile(r"depot\.txt: 1 page\(s\), \d+ chunk\(s\), added"))).to_be_visible()
-        from rageval.store import corpus as corpus_store
-
-        names = [d["name"] for c in corpus_store.corpora(open_project(app.project).db_path)
-                 for d in corpus_store.documents(open_project(app.project).db_path, c["name"])]
+        db = open_project(app.project).db_path
+        names = [d["name"] for c in corpus_store.corpora(db) for d in corpus_store.documents(db, c["name"])]
         assert "depot.txt" in names
+    except Exception as exc:  # noqa: BLE001 - playwright's timeouts too: fail with what the page showed
+        raise AssertionError(f"{exc}{_server_log(app.log)}\n--- page ---\n{page.inner_text('body')[:3000]}") from exc
     finally:
         ctx.close()
+    assert dialogs == [], "a script from document text ran"
+    assert outside == [], "markdown from document text loaded a resource"
 
 
 def _choose(page, label: str, text: str) -> None:

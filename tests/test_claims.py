@@ -150,32 +150,6 @@ VERIFY_CASES = [
 ]
 
 
-@XENC_WEAKNESS
-def test_a_claim_that_leaves_out_a_year_is_supported(xenc_verifier):
-    # the cross-encoder reads "around 1600" in the premise as a reason to contradict (p_C = 0.77)
-    (v,) = xenc_verifier.verify(["Hamlet was written by William Shakespeare."],
-                                   ["Hamlet is a tragedy written by William Shakespeare around 1600."])
-    assert v.label == "SUPPORTED", v.probabilities
-
-
-@pytest.mark.parametrize("claim, label, mismatch", VERIFY_CASES)
-def test_verifier_labels_and_evidence(xenc_verifier, claim, label, mismatch):
-    (v,) = xenc_verifier.verify([claim], CTX)
-    assert (v.label, v.mismatch) == (label, mismatch), v.reason
-    if label != "NOT_MENTIONED":
-        assert CTX[v.context_index][v.span[0]:v.span[1]] == v.evidence
-        assert v.reason
-
-
-@pytest.mark.xfail(strict=True, reason="the shipped cross-encoder reads the newer context as support "
-                   "(SUPPORTED, p = 0.61); the conflict flag is raised only on CONTRADICTED verdicts")
-def test_conflicting_chunks_contradict_with_conflict_flag(xenc_verifier):
-    ctx = ("The annual fee is 2% of the balance.", "Since 2020 the annual fee has been 3% of the balance.")
-    (v,) = xenc_verifier.verify(["The annual fee is 3% of the balance."], ctx)
-    assert (v.label, v.conflict, v.context_index) == ("CONTRADICTED", True, 0), v.reason
-    assert "context 2 states the claim's figures" in v.reason
-
-
 def test_verifier_is_independent_of_batching_and_of_other_claims():
     from rageval.embed.cache import make_embedder
 

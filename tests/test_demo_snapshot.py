@@ -1,5 +1,6 @@
-"""The shipped demo snapshot (rageval/demo/snapshot/) equals a fresh build of the demo, carries the
-signature of the code now, and the demo loads from it (a new run on its corpus indexes from the cache)."""
+"""The shipped demo snapshot (rageval/demo/snapshot/) equals a build of the demo from nothing (stopped and
+resumed on the way, as a killed first start would be), carries the signature of the code now, and the demo
+loads from it (a new run on its corpus indexes from the cache)."""
 from __future__ import annotations
 
 import json
@@ -59,11 +60,28 @@ def test_the_shipped_snapshot_is_made_by_the_code_now():
     assert sum(f.stat().st_size for f in snapshot_dir().iterdir()) < 1_000_000  # shipped small
 
 
-def test_the_shipped_snapshot_equals_a_fresh_build(tmp_path, monkeypatch):
+def test_an_interrupted_build_resumes_once_and_equals_the_shipped_snapshot(tmp_path, monkeypatch):
+    """The demo built from nothing (``force`` never reads the snapshot), stopped after two batches
+    and resumed by the next start, equals the shipped snapshot table by table; the build holds what
+    the demo promises (ratings, offline verdicts with hints, claim labels, one analysis, a trust view
+    with content with no key), and a third start builds nothing."""
+    from rageval import demo
+
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
-    load_demo(force=True)  # from nothing (force never reads the snapshot)
+    real_execute = demo.execute
+    calls = iter(range(100))
+    monkeypatch.setattr(demo, "execute", lambda p, r, progress=None: real_execute(
+        p, r, batch_size=8, should_stop=lambda: next(calls) >= 2))
+    first = load_demo(force=True)
+    assert first["status"] == "interrupted"
+    monkeypatch.setattr(demo, "execute", real_execute)
+    again = load_demo()  # the pending run resumed; the snapshot is never mixed into a build under way
+    assert again["run_id"] == first["run_id"] and again["status"] == "finished" and again["items"] == 43
+    project = open_project("demo")
+    assert [r.kind for r in store.runs(project.db_path)] == ["import", "pipeline"]
+
     fresh = tmp_path / "fresh"
-    made = write_snapshot(open_project("demo"), CONFIG, fresh)
+    made = write_snapshot(project, CONFIG, fresh)
     assert made["rows"] == shipped_manifest()["rows"]
     for table in TABLES:
         a, b = _normal(snapshot_dir(), table), _normal(fresh, table)
@@ -78,6 +96,45 @@ def test_the_shipped_snapshot_equals_a_fresh_build(tmp_path, monkeypatch):
                 )
             else:
                 assert a[col].astype(str).tolist() == b[col].astype(str).tolist(), (table, col)
+
+    ratings = store.ratings(project.db_path, again["run_id"])
+    assert {r["annotator"] for r in ratings} == {"ann_a", "ann_b", "ann_c"} and len(ratings) == 3 * 43
+    demo_claims = store.claims(project.db_path, again["import_run_id"])
+    # offline (no judge) the demo's claims are SUPPORTED where copied and UNVERIFIED otherwise: never
+    # CONTRADICTED or NOT_MENTIONED, which only a judge writes
+    assert {c["verdict"] for c in demo_claims} == {"SUPPORTED", "UNVERIFIED"}
+    unverified = [c for c in demo_claims if c["verdict"] == "UNVERIFIED"]  # shown with evidence and hints
+    assert unverified and all(c["evidence"] and c["details"]["evidence_role"] == "likely evidence" for c in unverified)
+    assert any("the claim says" in h for c in unverified for h in c["details"]["hints"])  # a wrong number, hinted
+    # illustrative claim labels of the three profiles, on both runs, imported once
+    from rageval.store import claim_labels as cstore
+
+    both = [again["run_id"], again["import_run_id"]]
+    labels = cstore.labels(project.db_path, both)
+    assert {r["rater"] for r in labels} == {"ann_a", "ann_b", "ann_c"} and {r["run_id"] for r in labels} == set(both)
+    written = (demo.demo_dir() / "claim_labels.csv").read_text(encoding="utf-8").count("\n") - 1
+    assert len(labels) == written  # every written label names a claim the demo's runs hold
+    # with no key every trust view has content: the verifier against the labels, the raters' agreement,
+    # each run's prediction-powered estimates and the report's section on them
+    from rageval.views import trust
+
+    verifiers, raters = trust.claim_agreement(project, both, n_boot=50)
+    assert raters["raters"] == 3 and raters["shared"] > 0 and raters["alpha"].value is not None
+    assert any(r["labelled"] and r["accuracy"] is not None for r in verifiers)
+    for run_id in both:
+        sentences = [trust.estimate_sentence(r) for r in trust.estimate_rows(project, run_id)
+                     if r.get("estimate") is not None or r.get("point") is not None]
+        assert any("share of claims a person calls SUPPORTED" in s for s in sentences)
+        assert "How far to trust the verdicts and the numbers" in trust.report_section(project, run_id)
+    third = load_demo()
+    assert (third["run_id"], third["import_run_id"]) == (again["run_id"], again["import_run_id"])  # built once
+    assert len(cstore.labels(project.db_path, both)) == written
+    assert len(store.runs(project.db_path)) == 2
+    # the demo opens with one stored correlation analysis of its ratings, made once
+    from rageval import human
+
+    assert third["analysis_id"] == again["analysis_id"] and len(human.list_analyses(project)) == 1
+    assert human.open_analysis(project, again["analysis_id"]).cell("all", human.CEILING, "human")["rho"] is not None
 
 
 def test_the_demo_loads_from_the_snapshot_and_a_new_run_indexes_from_its_cache(tmp_path, monkeypatch):

@@ -318,7 +318,7 @@ def vars_json(args) -> dict:
             if k not in ("resume", "export", "data", "ckpt", "minilm")}
 
 
-#: pairs whose torch logits the NumPy inference is tested against (tests/test_claim_xenc.py)
+#: pairs whose torch logits the NumPy inference is tested against (training/tests/test_claim_xenc.py)
 REFERENCE_PAIRS = [
     ("The cat sat on the mat.", "A cat is sitting on a mat."),
     ("The cat sat on the mat.", "The dog sat on the mat."),

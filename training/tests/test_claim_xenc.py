@@ -11,7 +11,7 @@ import pytest
 from training import claim_xenc as X
 from rageval.errors import ConfigError
 
-REFERENCE = Path(__file__).resolve().parents[1] / "training" / "data" / "xenc_reference.json"
+REFERENCE = Path(__file__).resolve().parents[1] / "data" / "xenc_reference.json"
 
 
 pytestmark = pytest.mark.skipif(
