@@ -5,7 +5,7 @@ import pytest
 
 from rageval.claims.extract import extract_claims
 
-#: cases the shipped offline verifier still gets wrong (listed in docs/validation.md); strict, so a
+#: cases the shipped offline verifier still gets wrong (listed in training/VALIDATION.md); strict, so a
 #: model that gets one right makes the test fail until the mark is removed
 KNOWN_WEAKNESS = pytest.mark.xfail(strict=True, reason="known weakness of the shipped cross-encoder")
 
