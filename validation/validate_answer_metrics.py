@@ -362,8 +362,8 @@ def judge_from_env(arg: str | None) -> tuple[str | None, Any]:
 READING = [
     "Reading the tables:",
     "",
-    "- answer_correctness_offline's learned head (v2; v3 uses it unchanged for short references) is a logistic model over "
-    "15 features (token overlap after number, unit, date and "
+    "- answer_correctness_offline's learned head (v2; v3 uses it unchanged for short references) is a logistic "
+    "model over 15 features (token overlap after number, unit, date and "
     "currency normalisation in English and Italian, MiniLM similarity, quantity recall and conflict, negation "
     "mismatch, abstention); the targets above give its figures against BEM, GPT-4 and token F1 on data it was not "
     "trained on. Its lead over token F1 on EVOUNA comes mostly from recall-type signals: LLM answers are long, so a "
