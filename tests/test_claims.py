@@ -134,7 +134,7 @@ def test_text_helpers():
 
 # --- the offline verifier ---------------------------------------------------------------
 
-#: cases the shipped cross-encoder gets wrong (docs/validation.md: it was chosen on real-labelled
+#: cases the shipped cross-encoder gets wrong (training/VALIDATION.md: it was chosen on real-labelled
 #: development rows, where it beats the feature MLP 0.70 to 0.49; it can miss one changed date, and
 #: since its third training stage taught it "same topic, not decided" it can read a swapped entity
 #: as not mentioned rather than contradicted)

@@ -2,7 +2,7 @@
 check never guesses: :mod:`rageval.claims.offline`): measured on claims written by people they are
 wrong too often to show as verdicts (the cross-encoder: 0.32 3-way on
 152 hand-written claims, where always SUPPORTED scores 0.39; 0.383 on Climate-FEVER, where the
-majority class scores 0.673; docs/validation.md). Labelled ``verifier:<version>`` in signatures: the
+majority class scores 0.673; training/VALIDATION.md). Labelled ``verifier:<version>`` in signatures: the
 NLI cross-encoder (:class:`CrossEncoderVerifier`, :mod:`training.claim_xenc`; :data:`SHIPPED`)
 and the feature MLP it replaced, kept for comparison (:class:`LearnedVerifier`, a learned model over
 alignment, number, name and polarity features: :mod:`rageval.claims.features`, :mod:`training.claim_mlp`).
@@ -54,7 +54,7 @@ _INDEX = {n: i for i, n in enumerate(NAMES)}
 
 
 #: the offline verifier that ships: "xenc" (the NLI cross-encoder) or "mlp" (the feature MLP)
-SHIPPED = "xenc"  # chosen on real-labelled development rows: 0.70 against 0.48 (docs/validation.md)
+SHIPPED = "xenc"  # chosen on real-labelled development rows: 0.70 against 0.48 (training/VALIDATION.md)
 
 
 def version() -> str:

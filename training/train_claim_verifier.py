@@ -158,7 +158,7 @@ def train(X, y, w, *, hidden: int, l2: float, epochs: int, seed: int, mask: np.n
 
 def feature_sets() -> dict[str, np.ndarray]:
     """The feature subsets compared on the dev split (masks over NAMES): all features, and each
-    group left out in turn (the ablation table in docs/validation.md)."""
+    group left out in turn (the ablation table in training/VALIDATION.md)."""
     groups = {
         "alignment": [n for n in NAMES[:11]],
         "quantities and dates": [

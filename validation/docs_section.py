@@ -1,6 +1,7 @@
 """Write one marked section of a docs page (between its START and END comments), keeping the rest.
 
-Shared by the validation scripts that write their tables into ``docs/validation.md``.
+Shared by the validation scripts that write their tables into ``docs/validation.md`` (and, for the learned claim
+verifiers of ``training/``, ``training/VALIDATION.md``).
 """
 from __future__ import annotations
 

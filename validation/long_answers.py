@@ -91,7 +91,7 @@ def dev_loss_lines(summaries: dict[str, tuple[str, dict]], vam) -> list[str]:
         "### Short answers: what the long-answer route changes (development portions)",
         "",
         f"{ACS} (v3) against the learned head alone (v2) on the development portions; rows whose longest "
-        "reference has more than 40 tokens take the new route, all others are scored exactly as before.",
+        "reference has more than 40 tokens take the long-answer route, all others are scored by the head alone.",
         "",
         "| data set | statistic | rows (long route) | v3 | head alone (v2) | difference |",
         "|---|---|---|---|---|---|",

@@ -216,7 +216,7 @@ def f3(x: float) -> str:
 def markdown(res: dict, command: str) -> str:
     s, q, sp = res["summedits"], res["squality"], res["speed"]
     lines = [BEGIN, "## AlignCheck (fact triples, offline spaCy extractor)", "",
-             f"Command: `{command}` ({res['date']}, on the shared 2-core machine while other jobs ran; wall-clock "
+             f"Command: `{command}` (2 cores shared with other jobs; wall-clock "
              "figures are slowed by that load, CPU seconds much less). Granularity `all` (every entity type), "
              "pairing `best`, predicates compared by BERTScore F1 over MiniLM token vectors; nothing was fitted "
              "or tuned on these rows.", "",

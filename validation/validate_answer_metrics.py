@@ -362,37 +362,37 @@ def judge_from_env(arg: str | None) -> tuple[str | None, Any]:
 READING = [
     "Reading the tables:",
     "",
-    "- answer_correctness_offline's learned head (v2, unchanged in v3 for short references) is a logistic model over "
-    "15 features (token overlap after number, unit, date and "
+    "- answer_correctness_offline's learned head (v2; v3 uses it unchanged for short references) is a logistic "
+    "model over 15 features (token overlap after number, unit, date and "
     "currency normalisation in English and Italian, MiniLM similarity, quantity recall and conflict, negation "
     "mismatch, abstention); the targets above give its figures against BEM, GPT-4 and token F1 on data it was not "
     "trained on. Its lead over token F1 on EVOUNA comes mostly from recall-type signals: LLM answers are long, so a "
     "correct answer contains the gold answer among many other words, which lowers precision and F1 but not recall or "
     "containment.",
-    "- Length is a feature, and on TriviaQA the long LLM answers were right more often than FiD's short ones: a "
+    "- Length is a feature, and on TriviaQA the long LLM answers are right more often than FiD's short ones: a "
     "property of the systems, not of correctness. The within-system table below shows how much of the EVOUNA figure "
     "survives inside each system.",
     "- answer_equivalence (heuristic) is one threshold of the offline score, so its AUROC is that of a yes/no "
     "decision, "
     "comparable to the shipped judge decisions rather than to scores.",
     "- SQuALITY's answers and references are paragraphs. The learned head was trained on references of at most 19 "
-    "tokens and fails there (docs/metrics.md says why); since v3, a sample whose longest reference has more than 40 "
+    "tokens and fails there (docs/metrics.md says why); in v3 a sample whose longest reference has more than 40 "
     "tokens is scored by sentence alignment instead (F of sentence-level precision and recall against the pooled "
     "reference sentences), every other sample exactly as in v2. The row 'learned head alone (v2)' is the head's score "
     "on every row. The route was chosen on SQuALITY's development portion; the tables below SQuALITY's portion table "
     "use all rows, half of them development rows. Whole-text BERTScore and answer_similarity see only the first 254 "
-    "word-pieces of each text. Before the run that wrote this section, one 60-row smoke test of the script printed "
-    "figures for 33 report rows; nothing was changed after it.",
+    "word-pieces of each text. 33 report rows were seen once before this run, in a 60-row smoke test of the "
+    "script; nothing was changed after it.",
     "- The graded 1-5 set is a development set written with the model (same author as the generator's templates), "
     "so its Spearman is an optimistic, in-house check, not evidence for the target on independent data.", "",
 ]
 
 DISCLOSURE = (
-    "Disclosure: during development a first v2 model, trained with the generated rows weighted like the human ones, "
-    "was scored once on NQ301 (AUROC 0.846, below v1's 0.868). The rule for weighting the generated rows was then "
-    "changed and chosen by cross-validation on the training rows only (lowest held-out log loss on the human-labelled "
-    "rows among settings whose held-out AUROC on the generated rows is at least 0.99), so NQ301 is not strictly "
-    "untouched by that one design decision; no weight or threshold was fit on it."
+    "Disclosure: NQ301 is not strictly untouched by one design decision, the weight of the generated rows. A v2 "
+    "model trained with the generated rows weighted like the human ones scores AUROC 0.846 on NQ301 (v1: 0.868); the "
+    "weighting rule of the v2 parameters was chosen after that figure was seen, by cross-validation on the training "
+    "rows only (lowest held-out log loss on the human-labelled rows among settings whose held-out AUROC on the "
+    "generated rows is at least 0.99). No weight or threshold was fit on NQ301."
 )
 
 START, END = "<!-- answer-metrics:start -->", "<!-- answer-metrics:end -->"
@@ -455,22 +455,21 @@ def main() -> None:
         f"(this run: {time.perf_counter() - started:.0f} s on {os.cpu_count()} cores, load average "
         f"{os.getloadavg()[0]:.0f} at its end from other jobs on the machine, "
         f"{resources.embedder.fresh} sentence vectors computed and the rest read from the cache; "
-        "the first run, with an empty cache and a busy machine, took about 20 minutes). The seconds column is "
+        "with an empty cache on a busy machine the run takes about 20 minutes). The seconds column is "
         "this run's scoring time: "
         + (
             "BERTScore read its token vectors from the cache (--cache-tokens), "
             if args.cache_tokens
             else "BERTScore computes its token vectors afresh each run, "
         )
-        + "while answer_similarity and the correctness scores read cached sentence vectors (cold, on EVOUNA-NQ's 11k "
-          "rows, "
-        "answer_similarity took about 6 minutes on the busy machine)."
+        + "while answer_similarity and the correctness scores read cached sentence vectors (with a cold cache, "
+          "answer_similarity takes about 6 minutes on EVOUNA-NQ's 11k rows on a busy machine)."
         + (f" Left out of this run with --skip: {', '.join(sorted(SKIPPED))}." if SKIPPED else ""),
         "",
         f"answer_correctness_offline's learned head (parameters v{weights['version']}) was trained by `python -m "
-        "training.train_correctness` "
-        f"(recorded in its parameters as `{weights['made_by']}`, the script's path then) on "
-        f"{trained['evouna_tq']['data']} ({trained['evouna_tq']['rows']} rows) plus {trained['generated']['rows']} "
+        "training.train_correctness` on EVOUNA's TriviaQA part "
+        f"(`{trained['evouna_tq']['data'].removeprefix('shared/data/')}` in the data folder, "
+        f"{trained['evouna_tq']['rows']} rows) plus {trained['generated']['rows']} "
         f"pairs from the seeded generator training/correctness_pairs.py ({trained['generated']['italian_rows']} in "
         "Italian); none of the rows or questions reported below was used to train it or to choose its penalty. "
         "answer_equivalence (heuristic) is that score thresholded at 0.5; the BEM checkpoint is not shipped, and "

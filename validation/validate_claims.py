@@ -1,6 +1,6 @@
-"""Agreement of the offline claim verifier (the learned model of rageval.claims, with a naive
-baseline beside it) with labels it was never trained or tuned on. Writes the "Claim
-verification" section of docs/validation.md.
+"""Agreement of the feature MLP claim verifier (training/claim_mlp.py, no part of the product; a naive
+baseline beside it) with labels it was never trained or tuned on. Writes the "The feature MLP"
+section of training/VALIDATION.md.
 
     python -m training.make_claim_data --out CLAIMS_DIR
     python -m validation.validate_claims --data CLAIMS_DIR [--write-docs] [--summedits-limit N]
@@ -45,7 +45,7 @@ from validation.docs_section import replace_section
 
 ROOT = Path(__file__).resolve().parents[1]
 
-DOCS = ROOT / "docs" / "validation.md"
+DOCS = ROOT / "training" / "VALIDATION.md"
 BEGIN, END = "<!-- claims:begin -->", "<!-- claims:end -->"
 LABELS = ("SUPPORTED", "CONTRADICTED", "NOT_MENTIONED")
 SEED = 20261201
@@ -247,7 +247,7 @@ def ablation(folder: Path) -> list[str]:
 
 
 def write_section(lines: list[str], done: bool) -> None:
-    """Replace the claims section of docs/validation.md (a partial one says so)."""
+    """Replace the claims section of training/VALIDATION.md (a partial one says so)."""
     body = lines[1:] + ([] if done else ["", "(partial: the run was still going when this was written)"])
     replace_section(DOCS, BEGIN, END, body)
 
@@ -256,7 +256,7 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", required=True, help="the folder of pairs.jsonl (CLAIMS_DIR: any scratch folder outside "
                     "the repository)")
-    ap.add_argument("--write-docs", action="store_true")
+    ap.add_argument("--write-docs", action="store_true", help=f"write the section into {DOCS.relative_to(ROOT)}")
     ap.add_argument("--summedits-limit", type=int, default=None)
     ap.add_argument("--skip-public", action="store_true", help="only the generated and team sets")
     args = ap.parse_args(argv)
@@ -279,14 +279,15 @@ def main(argv=None) -> int:
             r["language"] = guess_language(r["claim"] + " " + r["context"])
         gl, gr, _, _ = verify_pairs(verifier, g)
         gold_sets.append((name, g, gl, gr))
-    lines = [BEGIN, "## Claim verification: the feature MLP (the verifier before the cross-encoder)", "",
+    lines = [BEGIN, "## The feature MLP", "",
              f"Command: `python -m training.make_claim_data --out CLAIMS_DIR && "
              f"python -m training.train_claim_verifier "
              f"--data CLAIMS_DIR --epochs 150 && python -m validation.validate_claims --data CLAIMS_DIR "
              f"--write-docs{' --summedits-limit ' + str(args.summedits_limit) if args.summedits_limit else ''}`",
              f"(verifier `{M.shipped().version}`; measured on 2 cores, load average {load:.1f} at the start).", "",
-             "The offline verifier is a small MLP over alignment, number, name and polarity features "
-             "(`rageval/claims/`), trained by `training/train_claim_verifier.py` on the train split of "
+             "The feature MLP is a small model over alignment, number, name and polarity features "
+             "(`rageval/claims/features.py`, `training/claim_mlp.py`), trained by "
+             "`training/train_claim_verifier.py` on the train split of "
              "`training/make_claim_data.py` (generated pairs from SQuALITY train stories, SummEdits `evaluation` and "
              "WiCE `dev` documents, the demo corpus and templates; plus the human labels of the WiCE dev and "
              "SummEdits evaluation splits), selected on its dev split. Nothing below was used to train or select "

@@ -1,4 +1,5 @@
-"""Calibrate the NLI cross-encoder verifier on development rows, then report it once on the report portions.
+"""Calibrate the NLI cross-encoder verifier on development rows, then report it once on the report portions
+(training/VALIDATION.md; the model is no part of the product).
 
     python -m training.prepare_nli_data                       # training/nli_data/{train,dev,report}.jsonl
     python -m validation.validate_nli calibrate [--dev-cap 120]  # into training/models/claim_xenc.json
@@ -61,7 +62,7 @@ from validation.validate_claims import balanced_accuracy, boot, fmt
 ROOT = Path(__file__).resolve().parents[1]
 
 DATA_DIR = ROOT / "training" / "nli_data"  # written by python -m training.prepare_nli_data
-DOCS = ROOT / "docs" / "validation.md"
+DOCS = ROOT / "training" / "VALIDATION.md"
 BEGIN, END = "<!-- nli:begin -->", "<!-- nli:end -->"
 SEED = 22
 TO_XENC = {"SUPPORTED": "E", "NOT_MENTIONED": "N", "CONTRADICTED": "C"}
@@ -567,7 +568,7 @@ def main() -> None:
     r.add_argument("--summedits-cap", type=int, default=150)
     r.add_argument("--wice-cap", type=int, default=274)
     r.add_argument("--speed-n", type=int, default=20)
-    r.add_argument("--write-docs", action="store_true")
+    r.add_argument("--write-docs", action="store_true", help=f"write the section into {DOCS.relative_to(ROOT)}")
     r.add_argument("--collect-only", action="store_true", help="only run the models and cache their raw outputs")
     r.add_argument("--raw", type=Path, default=None, help="the cache (default training/nli_ckpt/report_raw.pkl)")
     args = ap.parse_args()

@@ -22,7 +22,7 @@ Portions. ``dev`` is where the rules are chosen. ``report`` was the held-out por
 figures were read error by error (the fragment rule of revision 2, ``contain-r2``, came from that
 reading): it is a development set now, never to be called held out. ``train`` is the one portion
 no offline rule was chosen on: the rows ``training/prepare_nli_data.py`` puts in its train
-portion, which only trained the opt-in cross-encoder (no part of offline verdicts), and WiCE's
+portion, which only trained the learned cross-encoder (training/, no part of offline verdicts), and WiCE's
 ``train`` split (its sub-claims: the file has no claim-level rows there), which no script read.
 It has no SummEdits (its ``evaluation`` split, train side included, was read whole as ``dev``,
 its ``test`` split as ``report``), no QAGS and no Climate-FEVER (report only); it adds the
@@ -65,9 +65,9 @@ audit), one row per source and model, a response's one knowledge snippet as its 
 (:mod:`validation.summac`), one row per set; ``--source lfqa`` reads long-form answers sentence by
 sentence against their retrieved documents (:mod:`validation.lfqa`), one row per answering system,
 claims extracted with the question. All five add a second reading restricted to the claims whose
-gold is unambiguous (those of consistent texts), with every SUPPORTED claim of an inconsistent text
-listed beside its note (the annotators' error spans or labels), and a reading restricted to texts of
-one claim.
+gold is unambiguous (those of consistent texts), with the count of SUPPORTED claims of inconsistent texts
+(``--errors FILE`` lists each beside its note: the annotators' error spans or labels), and a reading
+restricted to texts of one claim.
 
 Figures: SUPPORTED precision with a Wilson 95% interval; coverage (decided / all claims; offline
 only SUPPORTED is decided); gold-supported claims marked CONTRADICTED; beside them the
@@ -314,10 +314,10 @@ def main() -> None:
               f"gold-supported claims marked CONTRADICTED: "
               f"{sum(f['gold_supported_marked_contradicted'] for f in results.values())}; verdicts written: "
               f"{dict(sum((Counter(f['verdicts']) for f in results.values()), Counter()))}.", ""]
-    for name, f in results.items():
-        if "texts_all_supported" in f:
-            lines.append(f"- {name}: texts with every claim SUPPORTED {f['texts_all_supported']}, of which "
-                         f"{f['texts_all_supported_right']} have gold supported throughout.")
+    whole = [f"{name} {f['texts_all_supported']} / {f['texts_all_supported_right']}" for name, f in results.items()
+             if "texts_all_supported" in f]
+    if whole:
+        lines.append("Texts with every claim SUPPORTED / of which gold supported throughout: " + "; ".join(whole) + ".")
     if args.source != "nli":
         lines += summary_reading(results, left_out)
     load = " ".join(Path("/proc/loadavg").read_text().split()[:3]) if Path("/proc/loadavg").is_file() else "?"
@@ -333,11 +333,11 @@ def main() -> None:
         if args.source in SECTIONS and args.portion == "report":
             replace_section(DOCS, *SECTIONS[args.source], [
                 f"Command: `python -m validation.validate_offline_verdicts --mirror MIRROR --source {args.source} "
-                "--portion report --write-docs` (run once, after the rules were final).", "", *lines])
+                "--portion report --write-docs` (run once; the rules in the last line).", "", *lines])
         elif args.source == "nli" and args.portion == "train":
             replace_section(DOCS, BEGIN, END, ["Command: `python -m validation.validate_offline_verdicts "
-                                               "--mirror MIRROR --portion train --write-docs` (run once, after the "
-                                               "rules were final).", "", *lines])
+                                               "--mirror MIRROR --portion train --write-docs` (run once; the "
+                                               "rules in the last line).", "", *lines])
         else:
             raise SystemExit("--write-docs writes the portions no rule was chosen on only: "
                              "--portion train, or --source aggrefact|faithbench|dialogue|summac|lfqa --portion report")
@@ -353,8 +353,7 @@ def summary_reading(results: dict[str, dict], left_out: Counter) -> list[str]:
     lines = ["", "Rows left out: " + (", ".join(f"{why}: {n}" for why, n in sorted(left_out.items())) or "none") + ".",
              f"Unambiguous reading (claims of consistent texts only): {consistent_supported} SUPPORTED, all "
              f"right by construction, among {sum(f['gold_supported'] for f in results.values())} such claims; "
-             f"SUPPORTED claims of inconsistent texts (counted wrong above): {len(wrong)}."]
-    lines += [f"  - {w['claim']!r} <- {' '.join(w['evidence'].split())!r} ({w['note']})" for w in wrong]
+             f"SUPPORTED claims of inconsistent texts (counted wrong above): {len(wrong)} (listed by `--errors FILE`)."]
     k, n = sum(f["single_right"] for f in results.values()), sum(f["single_supported"] for f in results.values())
     if n:
         lo, hi = wilson(k, n)

@@ -87,7 +87,7 @@ def nq_lines(resources) -> list[str]:
                f"{max(y[scored].mean(), 1 - y[scored].mean()):.3f}.")
     return ["### NQ301: ragas_answer_correctness (offline)", "",
             f"{len(rows)} answers ({seconds:.0f} s).{acc} `answer_correctness_offline` (its own model, not claims) "
-            "is unchanged: AUROC 0.851 (the answer metrics section).", "", *HEADER,
+            "is not affected: AUROC 0.851 (the answer metrics section).", "", *HEADER,
             row_line("NQ301", "ragas_answer_correctness", value, cover, y, auc)]
 
 

@@ -30,7 +30,7 @@ The vector (names in :data:`NAMES`, in order):
 - the Italian flag (:func:`rageval.text.lang.guess_language`).
 
 The rule-based verifier that came before this model is gone: with its verdict as extra features
-the model was no better on the development split (the ablation in docs/validation.md).
+the model was no better on the development split (the ablation in training/VALIDATION.md).
 """
 from __future__ import annotations
 
