@@ -1,9 +1,8 @@
 """Where the training and validation scripts read the public data sets, and how.
 
-``DATA`` is the folder named by the environment variable ``RAGEVAL_DATA`` when it is set, else
-the first ``shared/data`` folder beside the repository or beside a folder above it (a worktree
-nested deeper finds the same one). The data sets are not part of the repository; each script
-names the files it reads under ``DATA`` (``squality/stories.jsonl.gz``, ``evouna/items.jsonl.gz``, ...).
+``DATA`` is the folder named by the environment variable ``RAGEVAL_DATA`` when it is set, else the
+folder ``datasets/`` of the checkout (git-ignored). The data sets are not part of the repository; each
+script names the files it reads under ``DATA`` (``squality/stories.jsonl.gz``, ``evouna/items.jsonl.gz``, ...).
 """
 from __future__ import annotations
 
@@ -17,12 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def data_root() -> Path:
-    """``$RAGEVAL_DATA``, else the nearest ``shared/data`` above the repository (a folder the data sets were
-    copied to)."""
+    """``$RAGEVAL_DATA``, else ``datasets/`` in the checkout (where the data sets may be copied)."""
     if os.environ.get("RAGEVAL_DATA"):
         return Path(os.environ["RAGEVAL_DATA"])
-    found = (folder / "shared" / "data" for folder in ROOT.parents if (folder / "shared" / "data").is_dir())
-    return next(found, ROOT.parent / "shared" / "data")
+    return ROOT / "datasets"
 
 
 DATA = data_root()

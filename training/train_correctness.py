@@ -245,7 +245,7 @@ def main() -> None:
         "length_cap_tokens": LENGTH_CAP,
         "references": "max over references of the per-reference probability",
         "trained_on": {
-            "evouna_tq": {"data": "shared/data/evouna/items.jsonl.gz, dataset == 'tq', non-empty answer",
+            "evouna_tq": {"data": "evouna/items.jsonl.gz in $RAGEVAL_DATA, dataset == 'tq', non-empty answer",
                           "sha256": sha256_hex(source.read_bytes()), "rows": len(rows) - len(gen)},
             "generated": {"script": "training/correctness_pairs.py", "seed": SEED, "rows": len(gen),
                           "italian_rows": sum(r["language"] == "it" for r in gen),

@@ -5,7 +5,7 @@ chunk's vector read from its sentence vectors.
 
 Why: the offline ``context_relevance`` used to embed every retrieved chunk whole although the
 claim verifier embeds the same chunk sentence by sentence; it now reads the chunk from its
-sentence vectors instead, which changes its values. No set in the shared data ($RAGEVAL_DATA) labels
+sentence vectors instead, which changes its values. No set in the data folder ($RAGEVAL_DATA) labels
 passages as relevant to a question, so this uses the nearest human label there is: WiCE's
 annotators marked which sentences of a cited article support (or bear on) a Wikipedia claim.
 

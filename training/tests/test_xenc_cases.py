@@ -1,13 +1,28 @@
-"""The learned NLI cross-encoder of training/ (no part of the product) on cases met in the demo and on
-the claims of tests/test_claims.py: tables, model numbers, parentheses, numbers found elsewhere in a chunk,
+"""The learned NLI cross-encoder of training/ (no part of the product) on claims about the Berlin Wall and
+cases met in the demo: tables, model numbers, parentheses, numbers found elsewhere in a chunk,
 swapped names, off-topic refutations. Run where its parameters are restored (see conftest.py here)."""
 import pytest
 
-from tests.test_claims import CTX, VERIFY_CASES, XENC_WEAKNESS
+CTX = (
+    "The Berlin Wall was built in 1961 by the German Democratic Republic. It divided the city for 28 years.",
+    "The wall fell on 9 November 1989. German reunification followed in October 1990.",
+)
 
-#: cases the shipped cross-encoder still gets wrong (training/VALIDATION.md); strict, so a model that gets
-#: one right makes the test fail until the mark is removed
-KNOWN_WEAKNESS = pytest.mark.xfail(strict=True, reason="known weakness of the shipped cross-encoder")
+#: cases the shipped cross-encoder gets wrong (training/VALIDATION.md: it was chosen on real-labelled
+#: development rows, where it beats the feature MLP 0.70 to 0.49; it can miss one changed date, and
+#: since its third training stage taught it "same topic, not decided" it can read a swapped entity
+#: as not mentioned rather than contradicted); strict, so a model that gets one right fails the test
+#: until the mark is removed
+XENC_WEAKNESS = pytest.mark.xfail(strict=True, reason="known weakness of the shipped cross-encoder")
+
+VERIFY_CASES = [
+    ("The wall fell on 9 November 1989.", "SUPPORTED", None),
+    pytest.param("The wall fell on 9 November 1991.", "CONTRADICTED", "dates", marks=XENC_WEAKNESS),
+    ("The wall divided the city for 35 years.", "CONTRADICTED", "numbers"),
+    pytest.param("The Berlin Wall was built by the Soviet Union.", "CONTRADICTED", "entities", marks=XENC_WEAKNESS),
+    ("The wall did not fall in 1989.", "CONTRADICTED", "negation"),
+    ("About 140 people died at the wall.", "NOT_MENTIONED", None),
+]
 
 CONTEXT = ("The rates below apply from 1 March 2025.\n"
            "City | Lodging cap per night | Meals per diem\n"
@@ -55,7 +70,7 @@ MANUAL = ("NORTHWIND OUTFITTERS - TRAILHEAD 2 TENT\nThe Trailhead 2 is a two-per
 
 @pytest.mark.parametrize("claim, label", [
     # the 2 of the model name is not a weight
-    pytest.param("The Trailhead 2 weighs 2.1 kg when packed.", "SUPPORTED", marks=KNOWN_WEAKNESS),
+    pytest.param("The Trailhead 2 weighs 2.1 kg when packed.", "SUPPORTED", marks=XENC_WEAKNESS),
     ("The packed weight is 2.1 kg.", "SUPPORTED"),  # "without" inside a parenthesis does not negate
     ("The Trailhead 2 weighs 2.4 kg when packed.", "CONTRADICTED"),
     ("The Trailhead 3 weighs 2.1 kg.", "CONTRADICTED"),
@@ -65,7 +80,7 @@ def test_model_numbers_and_parentheses(xenc_verifier, claim, label):
     assert verdict.label == label, (verdict.reason, verdict.probabilities)
 
 
-@KNOWN_WEAKNESS
+@XENC_WEAKNESS
 def test_a_bare_number_found_elsewhere_in_the_chunk_still_counts(xenc_verifier):
     context = ("Up to 5 unused days may be carried over into the next year. Requests for absences must be "
                "submitted at least 10 working days in advance.")
@@ -73,7 +88,7 @@ def test_a_bare_number_found_elsewhere_in_the_chunk_still_counts(xenc_verifier):
     assert verdict.label == "CONTRADICTED", (verdict.reason, verdict.probabilities)
 
 
-@KNOWN_WEAKNESS
+@XENC_WEAKNESS
 def test_a_name_mentioned_elsewhere_does_not_support_a_swapped_founder(xenc_verifier):
     contexts = ["In 1987 Maja Eklund founded Northwind Outfitters in a former net loft.",
                 "Northwind Outfitters - Leave Policy. Owner: People Team (Ingrid Solberg, Head of People)."]
