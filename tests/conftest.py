@@ -118,22 +118,6 @@ def llm_env(fake_llm, monkeypatch):
     return fake_llm
 
 
-@pytest.fixture(scope="session")
-def ray_cluster():
-    """One local Ray cluster for every Ray test of this test process (a start costs seconds of CPU):
-    two CPUs, bound to 127.0.0.1, under a short temp folder (Unix socket paths are capped at 107 bytes)."""
-    import secrets
-    import shutil
-
-    ray = pytest.importorskip("ray", reason='Ray is not installed; install the extra: pip install "rageval[ray]"')
-    temp = f"/tmp/rg-{secrets.token_hex(3)}"
-    ray.init(num_cpus=2, _node_ip_address="127.0.0.1", _temp_dir=temp, include_dashboard=False,
-             logging_level="WARNING", log_to_driver=False)
-    yield
-    ray.shutdown()
-    shutil.rmtree(temp, ignore_errors=True)
-
-
 #: test modules that hold the suite's longest tests (browser, Ray, killed runs, demo builds) and
 #: the seconds each took in an idle run of the whole suite on 2 cores (setup + call + teardown of its
 #: tests, ``python -m pytest --durations=0``, summed and rounded); only their order and rough size matter.

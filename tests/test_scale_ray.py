@@ -1,20 +1,22 @@
-"""`score --engine ray` on the local Ray cluster the test process starts once (tests/conftest.py): the
-parts equal single-process `score` reason for reason, verdict for verdict and value for value within
-float32 rounding (1e-6: a part embeds its texts with other texts than one process does, see
-devtools/rounding.py), offline and judged; a killed worker's part is retried; a re-run does nothing;
-the parts import into a project as the same run `score` stores.
+"""`score --engine ray` on one local Ray cluster (started once for this module, bound to 127.0.0.1
+with a short temp dir): the parts equal single-process `score` reason for reason, verdict for
+verdict and value for value within float32 rounding (1e-6: a part embeds its texts with other
+texts than one process does, see devtools/rounding.py), offline and judged; a killed worker's part is retried; a re-run
+does nothing; the parts import into a project as the same run `score` stores.
 
 Skipped when Ray is not installed (`pip install "rageval[ray]"`).
 """
 from __future__ import annotations
 
 import json
+import secrets
+import shutil
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-pytest.importorskip("ray", reason='Ray is not installed; install the extra: pip install "rageval[ray]"')
+ray = pytest.importorskip("ray", reason='Ray is not installed; install the extra: pip install "rageval[ray]"')
 
 from rageval.cli import main  # noqa: E402
 from rageval.project import open_project  # noqa: E402
@@ -29,6 +31,16 @@ from devtools.rounding import assert_same_within_rounding  # noqa: E402
 # uneven parts on two workers; what Ray adds does not grow with the rows
 ROWS = [{**r, "id": f"{r['id']}-{k:02d}", "answer": f"{r['answer'][:-1]} (case {k})."} for k in range(9) for r in BASE]
 OFFLINE = "token_f1,bleu,exact_match,faithfulness,answer_similarity"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    temp = f"/tmp/rg-{secrets.token_hex(3)}"  # Unix socket paths are capped at 107 bytes
+    ray.init(num_cpus=2, _node_ip_address="127.0.0.1", _temp_dir=temp, include_dashboard=False,
+             logging_level="WARNING", log_to_driver=False)
+    yield
+    ray.shutdown()
+    shutil.rmtree(temp, ignore_errors=True)
 
 
 def _shards(folder, rows, n):
@@ -52,8 +64,7 @@ def _without_source(rows):
     return [{k: v for k, v in r.items() if k != "source"} for r in rows]
 
 
-def test_offline_parts_equal_single_process_then_rerun_does_nothing_and_import(ray_cluster, tmp_path, monkeypatch,
-                                                                             capsys):
+def test_offline_parts_equal_single_process_then_rerun_does_nothing_and_import(cluster, tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     shards, out = _shards(tmp_path / "shards", ROWS, 3), tmp_path / "out"
     whole = _jsonl(tmp_path / "all.jsonl", ROWS)
@@ -88,7 +99,7 @@ def test_offline_parts_equal_single_process_then_rerun_does_nothing_and_import(r
     assert_same_within_rounding(strip(store.claims(db, b)), strip(store.claims(db, a)))
 
 
-def test_judged_parts_equal_single_process_within_the_fleet_limits_and_cached(ray_cluster, tmp_path, monkeypatch,
+def test_judged_parts_equal_single_process_within_the_fleet_limits_and_cached(cluster, tmp_path, monkeypatch,
                                                                               llm_env, capsys):
     monkeypatch.setenv("RAGEVAL_HOME", str(tmp_path / "home"))
     # the server lists the judge's model, so the preflight check (once per process: the driver here,
@@ -117,7 +128,7 @@ def test_judged_parts_equal_single_process_within_the_fleet_limits_and_cached(ra
     capsys.readouterr()
 
 
-def test_a_killed_worker_is_retried_and_a_lost_part_is_kept_as_failed(ray_cluster, tmp_path):
+def test_a_killed_worker_is_retried_and_a_lost_part_is_kept_as_failed(cluster, tmp_path):
     from tests.ray_actors import AlwaysDies, DiesOnce
 
     rows = ROWS[:40]
