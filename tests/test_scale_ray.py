@@ -35,6 +35,9 @@ OFFLINE = "token_f1,bleu,exact_match,faithfulness,answer_similarity"
 
 @pytest.fixture(scope="module")
 def cluster():
+    """One local Ray cluster for every in-process Ray test (they are all in this module): a start costs
+    seconds of CPU, and an idle cluster's daemons go on using CPU until it is shut down, so it lives for
+    this module only (the killed-driver test in test_ray_cleanup.py starts its own, in the process it kills)."""
     temp = f"/tmp/rg-{secrets.token_hex(3)}"  # Unix socket paths are capped at 107 bytes
     ray.init(num_cpus=2, _node_ip_address="127.0.0.1", _temp_dir=temp, include_dashboard=False,
              logging_level="WARNING", log_to_driver=False)
