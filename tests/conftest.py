@@ -162,6 +162,13 @@ def long_first_blocks(items: list, workers: int) -> list:
     return out + rest
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one test process more than the cores this process may use. A third of the suite's
+    time in a test process is spent waiting (on a browser, a Streamlit or Ray process, a killed child,
+    a fake server's latency), and the extra process runs tests on the cores left free meanwhile."""
+    return len(os.sched_getaffinity(0)) + 1
+
+
 def pytest_collection_modifyitems(config, items):
     """Order the tests by :func:`long_first_blocks` for this run's number of test processes."""
     workers = getattr(config, "workerinput", {}).get("workercount", 1)
