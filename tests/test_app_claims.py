@@ -215,6 +215,15 @@ def test_correlations_show_the_raters_agreement_on_claims(project):
     assert "kappa ann vs bo" in text
 
 
+def test_without_claim_labels_home_shows_no_estimate_and_correlations_say_so(project):
+    at = page("pages/home.py")
+    no_failure(at)
+    assert not any(e.label.startswith("How sure these numbers are") for e in at.expander)
+    at = page("pages/correlations.py")
+    no_failure(at)
+    assert "No claim labels yet" in "\n".join(str(e.value) for e in [*at.markdown, *at.caption, *at.info])
+
+
 def test_home_and_compare_show_ppi_estimates_where_labels_exist(project):
     _label_some(project)
     at = page("pages/home.py")

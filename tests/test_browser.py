@@ -159,14 +159,13 @@ DOC_B = "The depot has twelve vans and two trucks. Every van is serviced each sp
 #: what the Run page's bar (and the runs table) says while a run executes
 PROGRESS = re.compile(r"loading models|embedding chunks|answering \d+/\d+|scoring \d+/\d+|answered and scored")
 
-#: the screenshots the README shows (docs/img); the others stay in the test's folder
+#: the screenshots the README shows (docs/img), taken where RAGEVAL_SCREENSHOTS names a folder
 README_SHOTS = ("home", "answers", "run", "plots", "correlations")
 
 
-def _shot(page, tmp_path: Path, name: str) -> None:
-    """A screenshot in the test's folder, and in $RAGEVAL_SCREENSHOTS (docs/img for the README) when
-    set and the README shows it."""
-    page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=False)
+def _shot(page, name: str) -> None:
+    """A screenshot in $RAGEVAL_SCREENSHOTS (docs/img for the README) when it is set and the README shows
+    ``name``; none otherwise (each costs the browser a render)."""
     shots = os.environ.get("RAGEVAL_SCREENSHOTS")
     if shots and name in README_SHOTS:
         Path(shots).mkdir(parents=True, exist_ok=True)
@@ -242,7 +241,7 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(chromium, app,
         expect(page.locator(".js-plotly-plot").first).to_be_visible()  # the runs compared
         expect(page.locator('[data-testid="stDataFrame"] canvas').first).to_be_visible()
         _settled(page)  # the table's canvas painted before the screenshot
-        _shot(page, tmp_path, "home")
+        _shot(page, "home")
 
         # a project, created in plain sight; it starts empty
         field = page.get_by_role("textbox", name="New project")
@@ -259,7 +258,6 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(chromium, app,
         page.get_by_role("button", name="Ingest").click()
         expect(page.get_by_text("warehouse.txt: 1 page(s)")).to_be_visible()
         expect(page.get_by_text("depot.md: 1 page(s)")).to_be_visible()
-        _shot(page, tmp_path, "documents")
 
         _nav(page, "QA sets")
         page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
@@ -267,17 +265,15 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(chromium, app,
         expect(page.get_by_text("questions.csv", exact=True).first).to_be_visible()
         page.get_by_role("button", name="Import", exact=True).click()
         expect(page.get_by_text("Imported 3 question(s) as questions.")).to_be_visible()
-        _shot(page, tmp_path, "qa_sets")
 
         _nav(page, "Run")
         expect(page.get_by_text("Everything offline: no model calls, no cost.")).to_be_visible()
         page.get_by_role("button", name="Start run").click()
         # progress (or the end) shows without a reload; how soon is a speed figure (bench/), not asserted
         expect(page.get_by_text(PROGRESS).or_(page.get_by_text("Finished:")).first).to_be_visible(timeout=WAIT_MS)
-        _shot(page, tmp_path, "run_progress")
         expect(page.get_by_text("Finished:").first).to_be_visible(timeout=240_000)  # the message (and a toast)
         _toast_covers_nothing(page, page.get_by_role("button", name="Open its answers"))
-        _shot(page, tmp_path, "run")
+        _shot(page, "run")
         page.get_by_role("button", name="Open its answers").click()
 
         expect(page.get_by_role("heading", name="Answers")).to_be_visible()
@@ -286,10 +282,10 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(chromium, app,
         expect(badges.first).to_be_visible()
         page.get_by_text("Claims (").first.scroll_into_view_if_needed()
         page.mouse.wheel(0, -350)
-        _shot(page, tmp_path, "answers")
+        _shot(page, "answers")
         page.get_by_role("tab", name="Plots").click()
         expect(page.locator(".js-plotly-plot").first).to_be_visible()
-        _shot(page, tmp_path, "plots")
+        _shot(page, "plots")
 
         # Correlations: no run has ratings yet, and the page says so; chosen by hand, the run gets an
         # analysis all the same (metric x metric), and its heatmap renders
@@ -301,7 +297,7 @@ def test_new_user_path_from_empty_project_to_claims_with_verdicts(chromium, app,
         page.get_by_role("button", name="Compute and store").click()
         expect(page.get_by_role("heading", name="Agreement with the human score")).to_be_visible(timeout=WAIT_MS)
         expect(page.locator(".js-plotly-plot").first).to_be_visible(timeout=WAIT_MS)
-        _shot(page, tmp_path, "correlations")
+        _shot(page, "correlations")
     except Exception as exc:  # noqa: BLE001 - playwright's timeouts too: fail with what the page showed
         raise AssertionError(f"{exc}\n--- page text ---\n{page.inner_text('body')[:4000]}"
                              f"{_server_log(app.log)}") from exc
@@ -318,7 +314,7 @@ def _project_runs(app: App) -> list:
     return run_store.runs(open_project(app.project).db_path)
 
 
-def test_links_ratings_and_runs_announced_across_tabs(chromium, app, tmp_path):
+def test_links_ratings_and_runs_announced_across_tabs(chromium, app):
     """Two tabs on one server: a pasted link and a reload reopen a question; a rating saves and moves
     on; a run started in tab A is announced in tab B; Compare states its verdict in a sentence."""
     from playwright.sync_api import expect
@@ -405,10 +401,10 @@ def _click_another_sentence(where) -> str:
     return sentences.nth(1).inner_text().strip().split("] ", 1)[1].removesuffix(" (proposed)")
 
 
-def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, app, tmp_path):
+def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, app):
     """Human review's claim queue: two one-click labels and one by its key, its evidence changed by a click
     on another sentence; Correlations then shows the rater's claims and the verifier's agreement, and Home
-    the prediction-powered estimate it did not show before; on Answers a key labels the claim in the box
+    the prediction-powered estimate; on Answers a key labels the claim in the box
     (its evidence clicked) and the box moves to the next claim."""
     from playwright.sync_api import expect
 
@@ -425,12 +421,7 @@ def test_label_three_claims_then_see_agreement_and_the_ppi_estimate(chromium, ap
     page = ctx.new_page()
     page.set_default_timeout(WAIT_MS)
     try:
-        page.goto(app.at())
-        expect(page.get_by_role("heading", name="Leaderboard")).to_be_visible()
-        expect(page.get_by_text("How sure these numbers are")).to_have_count(0)
-        page.goto(app.at("correlations"))
-        expect(page.get_by_text("No claim labels yet")).to_be_visible()
-
+        # (before any label, Home shows no estimate and Correlations says so: tests/test_app_claims.py)
         page.goto(app.at("human_review", run=pipeline_run, rater="e2e"))
         page.get_by_role("radio", name="Claims").or_(page.get_by_role("button", name="Claims")).first.click()
         expect(page.get_by_text("6 claim(s) left for e2e")).to_be_visible()
@@ -486,7 +477,7 @@ def _idle(page) -> None:
     page.locator('[data-testid="stStatusWidget"]').wait_for(state="hidden")
 
 
-def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
+def test_generate_a_qa_set_edit_drop_and_save(chromium, app):
     from playwright.sync_api import expect
 
     from rageval.store import runs as run_store
@@ -533,7 +524,6 @@ def test_generate_a_qa_set_edit_drop_and_save(chromium, app, tmp_path):
         page.get_by_role("button", name="Save the set").click()
         expect(page.get_by_text("Saved reviewed: 1 accepted, 1 dropped.")).to_be_visible()
         expect(page.locator('[data-testid="stDownloadButton"]', has_text="JSONL")).to_be_visible()
-        page.screenshot(path=str(tmp_path / "generated.png"), full_page=True)
     except Exception as exc:
         raise AssertionError(f"{exc}{_server_log(app.log)}") from exc
     finally:
@@ -582,7 +572,6 @@ def test_an_ingest_goes_on_while_answers_show_claims_and_hostile_text_stays_iner
         # hostile text from the document and the "model" is shown as text and loads nothing
         expect(page.get_by_text("<script>alert(1)</script>", exact=False).filter(visible=True).first).to_be_visible()
         assert page.locator('img[src*="127.0.0.1:9"]').count() == 0
-        page.screenshot(path=str(tmp_path / "answers.png"), full_page=True)
 
         _nav(page, "Documents")
         expect(page.get_by_text(re.compile(r"depot\.txt: 1 page\(s\), \d+ chunk\(s\), added"))).to_be_visible()
