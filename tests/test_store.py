@@ -25,6 +25,26 @@ def test_migrations_apply_in_order_once(tmp_path):
             "human_ratings", "correlations", "llm_calls", "llm_cache", "embedding_cache"} <= tables
 
 
+def test_a_failing_migration_leaves_the_database_at_the_schema_it_had(tmp_path, monkeypatch):
+    real = db.migrations()
+    path = tmp_path / "x.duckdb"
+    monkeypatch.setattr(db, "migrations", lambda: real[:3])
+    assert db.schema_version(path) == real[2][0]  # an older database
+    db._MIGRATED.clear()
+    broken = (real[-1][0] + 1, f"{real[-1][0] + 1:03d}_broken.sql", "CREATE TABLE later (x INTEGER); SELEKT 1;")
+    monkeypatch.setattr(db, "migrations", lambda: [*real, broken])
+    with pytest.raises(Exception, match="SELEKT"):
+        with db.connect(path):
+            pass
+    monkeypatch.setattr(db, "migrations", lambda: real[:3])
+    db._MIGRATED.clear()
+    with db.connect(path) as con:  # none of the pending migrations applied, not even the ones before the broken one
+        assert con.execute("SELECT max(version) FROM schema_version").fetchone()[0] == real[2][0]
+        tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
+    assert not {"claim_labels", "members", "later"} & tables  # made by migrations 008, 012 and the broken one
+    db._MIGRATED.clear()
+
+
 def test_save_item_twice_replaces_rows(tmp_path):
     path = tmp_path / "x.duckdb"
     runs.create_run(path, "r1", kind="pipeline", corpus="c", qa_set="q", config={}, config_hash="h", n_items=1)

@@ -12,8 +12,9 @@ page of the app or a run makes dozens of units of work. Each unit gets its own c
 connection of its own: transactions, ``USE`` and registered views are per cursor) whose default
 database is the attached file, so every query names tables without a catalog.
 
-Migrations are the ordered files ``migrations/NNN_name.sql``; each is applied once, in a
-transaction, and recorded in ``schema_version``. All SQL of rageval lives in this package
+Migrations are the ordered files ``migrations/NNN_name.sql``; each is applied once and recorded
+in ``schema_version``, every pending one in one transaction (a database is never left between two
+schemas). All SQL of rageval lives in this package
 (``db.py`` here, the table-specific modules beside it) and binds every value as a parameter.
 
 **A full disk** makes DuckDB fail a commit with ``No space left on device``, and then report the
@@ -127,17 +128,20 @@ def _migrate(con: duckdb.DuckDBPyConnection) -> None:
         " applied TIMESTAMP DEFAULT current_timestamp)"
     )
     done = {row[0] for row in con.execute("SELECT version FROM schema_version").fetchall()}
-    for version, name, sql in migrations():
-        if version in done:
-            continue
-        con.execute("BEGIN TRANSACTION")
-        try:
+    pending = [m for m in migrations() if m[0] not in done]
+    if not pending:
+        return
+    # every pending migration in one transaction: the database moves to the latest schema or stays
+    # as it was (a new project's twelve migrations also commit once, not twelve times)
+    con.execute("BEGIN TRANSACTION")
+    try:
+        for version, name, sql in pending:
             con.execute(sql)
             con.execute("INSERT INTO schema_version (version, name) VALUES (?, ?)", [version, name])
-            con.execute("COMMIT")
-        except Exception:
-            con.execute("ROLLBACK")
-            raise
+        con.execute("COMMIT")
+    except Exception:
+        con.execute("ROLLBACK")
+        raise
 
 
 def change_stamp(path: str | Path) -> tuple:
