@@ -368,7 +368,6 @@ def test_fact_tables_and_answers_page_shows_the_facts(tmp_path, monkeypatch):
         str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90
     )
     at.session_state["project"] = "ac"
-    at.run()
     at.switch_page("pages/answers.py").run()
     at.selectbox(key="ans_run").set_value(result.run_id).run()
     assert not at.exception, [e.value for e in at.exception]
@@ -402,7 +401,6 @@ def test_run_page_asks_for_granularity_only_with_an_aligncheck_metric(tmp_path, 
         str(__import__("pathlib").Path(__file__).resolve().parents[1] / "app.py"), default_timeout=90
     )
     at.session_state["project"] = "acr"
-    at.run()
     at.switch_page("pages/run.py").run()
     assert not [t for t in at.text_input if t.key == "run_aligncheck_types"]
     at.multiselect(key="run_metrics").set_value(["token_f1", "aligncheck_f1"]).run()

@@ -126,10 +126,14 @@ def use_data(data_home, monkeypatch):
     return built
 
 
-def app(project: str | None) -> AppTest:
+def app(project: str | None, page: str | None = None) -> AppTest:
+    """The app run once on ``project``, on Home or on ``page`` (a file under pages/), as a browser that
+    opens the page's address does: one script run, the page named by its file before it."""
     at = AppTest.from_file(str(APP), default_timeout=90)
     if project:
         at.session_state["project"] = project
+    if page:
+        at.switch_page(page)
     return at.run()
 
 
@@ -154,8 +158,7 @@ def no_failure(at: AppTest) -> None:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_opens_on_an_empty_project(home, page):
-    at = app("empty")
-    at.switch_page(page).run()
+    at = app("empty", page)
     no_failure(at)
     if page in ("pages/run.py", "pages/answers.py"):
         # pages that need data made elsewhere say so and link to where to get it
@@ -167,8 +170,7 @@ def test_every_page_opens_on_an_empty_project(home, page):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_opens_on_a_project_with_data(use_data, page):
-    at = app("t")
-    at.switch_page(page).run()
+    at = app("t", page)
     no_failure(at)
     assert texts(at).strip()
 
@@ -225,8 +227,7 @@ def test_sidebar_switches_and_creates_projects(use_data):
 
 
 def test_document_upload_through_the_widget(home):
-    at = app("up")
-    at.switch_page("pages/documents.py").run()
+    at = app("up", "pages/documents.py")
     at.file_uploader(key="doc_upload").set_value([
         ("notes.txt", b"The warehouse opens at 7 am on weekdays.", "text/plain"),
         ("broken.pdf", b"%PDF-1.4 this is not really a pdf", "application/pdf"),
@@ -249,8 +250,7 @@ def test_document_upload_through_the_widget(home):
 
 
 def test_qa_upload_shows_row_errors_and_preview(home):
-    at = app("qa")
-    at.switch_page("pages/qa_sets.py").run()
+    at = app("qa", "pages/qa_sets.py")
     bad = b"id,question,reference\n1,What time does it open?,7 am\n2,,missing\n"
     at.file_uploader(key="qa_upload").set_value(("my-set.csv", bad, "text/csv"))
     at.run()
@@ -264,8 +264,7 @@ def test_qa_upload_shows_row_errors_and_preview(home):
 
 
 def test_score_own_answers_stores_an_import_run(home):
-    at = app("own")
-    at.switch_page("pages/qa_sets.py").run()
+    at = app("own", "pages/qa_sets.py")
     rows = [{"id": "a", "question": "q?", "answer": "Paris", "reference": "Paris", "contexts": ["Paris."]},
             {"id": "b", "question": "q?", "answer": "Rome", "reference": "Milan", "contexts": ["Rome."]}]
     data = "".join(json.dumps(r) + "\n" for r in rows).encode()
@@ -282,8 +281,7 @@ def test_score_own_answers_stores_an_import_run(home):
 
 
 def test_run_page_starts_a_background_run_and_lists_it(use_data):
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     at.number_input(key="run_size").set_value(300)
     at.number_input(key="run_overlap").set_value(30)
     at.number_input(key="run_top_k").set_value(3)
@@ -305,8 +303,7 @@ def test_run_page_starts_a_background_run_and_lists_it(use_data):
 
 
 def test_run_page_estimates_model_calls_for_an_online_generator(use_data):
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     assert any("Everything offline: no model calls" in c.value for c in at.caption)
     at.selectbox(key="run_generator").set_value("openai").run()
     no_failure(at)
@@ -320,8 +317,7 @@ def test_run_page_resumes_an_interrupted_run(use_data):
     run_id = start_run(project, RunConfig(corpus="c", qa_set="qa", chunking=CHUNKING, top_k=3,
                                           metrics=("exact_match",)))
     run_store.set_run_status(project.db_path, run_id, "interrupted")
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     assert any(o.endswith(f"· interrupted 0/3 · {run_id}") for o in at.selectbox(key="resume_pick").options)
     at.selectbox(key="resume_pick").set_value(run_id)
     at.button(key="run_resume").click().run()
@@ -347,8 +343,7 @@ def test_run_page_shows_a_killed_run_as_interrupted_with_its_resume_command(use_
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     with connect(project.db_path) as con:  # its owner is a process that has exited: killed mid-run
         con.execute("UPDATE runs SET owner_pid = ? WHERE id = ?", [int(gone.stdout), run_id])
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     no_failure(at)
     table = next(d.value for d in at.dataframe if "resume" in d.value.columns)
     row = table[table["run"] == run_id].iloc[0]
@@ -359,8 +354,7 @@ def test_run_page_shows_a_killed_run_as_interrupted_with_its_resume_command(use_
 
 def test_answers_page_highlights_claims_and_keeps_text_inert(use_data):
     built = use_data
-    at = app("t")
-    at.switch_page("pages/answers.py").run()
+    at = app("t", "pages/answers.py")
     at.selectbox(key="ans_run").set_value(built["claims_run"]).run()
     no_failure(at)
     bodies = [h.proto.body for h in at.get("html")]
@@ -394,8 +388,7 @@ def test_answers_page_highlights_claims_and_keeps_text_inert(use_data):
 
 def test_answers_page_on_a_pipeline_run_shows_chunks_and_metrics(use_data):
     built = use_data
-    at = app("t")
-    at.switch_page("pages/answers.py").run()
+    at = app("t", "pages/answers.py")
     at.selectbox(key="ans_run").set_value(built["run_id"]).run()
     no_failure(at)
     labels = [e.label for e in at.expander]

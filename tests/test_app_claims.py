@@ -25,8 +25,7 @@ def project(tmp_path, monkeypatch):
 def page(path: str) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=90)
     at.session_state["project"] = "cl"
-    at.run()
-    return at.switch_page(path).run()
+    return at.switch_page(path).run()  # one script run: the page is named by its file before the first
 
 
 def no_failure(at: AppTest) -> None:

@@ -52,7 +52,6 @@ def test_the_demo_answers_page_shows_planted_errors_settled_by_people(demo_built
     verdicts = {(c["item_id"], c["ordinal"]): c["verdict"] for c in store.claims(project.db_path, run_id)}
     at = AppTest.from_file(str(APP), default_timeout=90)
     at.session_state["project"] = project.slug
-    at.run()
     at.switch_page("pages/answers.py").run()
     at.selectbox(key="ans_run").set_value(run_id).run()
     no_failure(at)

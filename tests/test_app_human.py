@@ -30,8 +30,7 @@ def rated(home):
 def page(project: str, path: str) -> AppTest:
     at = AppTest.from_file(str(APP), default_timeout=90)
     at.session_state["project"] = project
-    at.run()
-    return at.switch_page(path).run()
+    return at.switch_page(path).run()  # one script run: the page is named by its file before the first
 
 
 def no_failure(at: AppTest) -> None:

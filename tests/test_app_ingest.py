@@ -43,8 +43,7 @@ def _held_ingest(monkeypatch):
 
 def test_an_ingest_survives_leaving_the_page_and_every_page_shows_it(home, monkeypatch):
     release, reached = _held_ingest(monkeypatch)
-    at = app("ing")
-    at.switch_page("pages/documents.py").run()
+    at = app("ing", "pages/documents.py")
     at.file_uploader(key="doc_upload").set_value([("notes.txt", DOC, "text/plain")])
     at.text_input(key="doc_corpus").set_value("manuals")
     at.run()

@@ -20,8 +20,7 @@ def _clear_llm_env(monkeypatch):
 
 def test_llm_without_key_or_server_is_refused_before_a_run_exists(use_data, monkeypatch):
     _clear_llm_env(monkeypatch)
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     at.selectbox(key="run_generator").set_value("openai").run()
     assert any("OPENAI_API_KEY" in unescape(w.value) for w in at.warning), "says what to set before Start"
     before = len(run_store.runs(open_project("r").db_path))
@@ -32,8 +31,7 @@ def test_llm_without_key_or_server_is_refused_before_a_run_exists(use_data, monk
 
 
 def test_metrics_that_cannot_apply_are_not_selected_and_say_why(use_data):
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     chosen = at.multiselect(key="run_metrics").value
     # the QA set of tests/test_app.py has gold answers but no relevance labels
     assert "token_f1" in chosen and "recall@5" not in chosen and "mrr" not in chosen
@@ -42,8 +40,7 @@ def test_metrics_that_cannot_apply_are_not_selected_and_say_why(use_data):
 
 
 def test_presets_are_saved_by_name_and_applied(use_data):
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     at.number_input(key="run_top_k").set_value(4)
     at.number_input(key="run_size").set_value(300)
     at.multiselect(key="run_metrics").set_value(["exact_match"]).run()
@@ -52,8 +49,7 @@ def test_presets_are_saved_by_name_and_applied(use_data):
     no_failure(at)
     saved = presets.presets(open_project("r"))["tiny"]
     assert saved["top_k"] == 4 and saved["chunking"]["size"] == 300 and saved["metrics"] == ["exact_match"]
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     assert at.number_input(key="run_top_k").value == 10
     at.selectbox(key="run_preset").set_value("tiny").run()
     assert at.number_input(key="run_top_k").value == 4 and at.number_input(key="run_size").value == 300
@@ -61,8 +57,7 @@ def test_presets_are_saved_by_name_and_applied(use_data):
 
 
 def test_a_finished_run_says_so_and_opens_its_answers(use_data):
-    at = app("r")
-    at.switch_page("pages/run.py").run()
+    at = app("r", "pages/run.py")
     at.number_input(key="run_size").set_value(300)
     at.number_input(key="run_overlap").set_value(30)
     at.multiselect(key="run_metrics").set_value(["token_f1"])
@@ -85,8 +80,7 @@ def test_a_finished_run_says_so_and_opens_its_answers(use_data):
 
 def test_answers_table_filters_compare_plots_and_exports(use_data):
     built = use_data
-    at = app("t")
-    at.switch_page("pages/answers.py").run()
+    at = app("t", "pages/answers.py")
     at.selectbox(key="ans_run").set_value(built["run_id"]).run()
     table = at.dataframe(key="ans_table").value
     assert len(table) == 3 and {"token_f1", "exact_match", "contradicted"} <= set(table.columns)
@@ -117,8 +111,7 @@ def test_same_question_side_by_side_with_differences(use_data):
 
     other = run(project, RunConfig(corpus="c", qa_set="qa", chunking=CHUNKING, top_k=1,
                                    metrics=("exact_match", "token_f1"))).run_id
-    at = app("t")
-    at.switch_page("pages/answers.py").run()
+    at = app("t", "pages/answers.py")
     at.selectbox(key="ans_run").set_value(built["run_id"]).run()
     at.selectbox(key="ans_compare").set_value(other).run()
     no_failure(at)
@@ -136,8 +129,7 @@ def test_same_question_side_by_side_with_differences(use_data):
 
 
 def test_qa_sets_page_views_a_set_and_offers_templates(use_data):
-    at = app("t")
-    at.switch_page("pages/qa_sets.py").run()
+    at = app("t", "pages/qa_sets.py")
     no_failure(at)
     items = next(d.value for d in at.dataframe if "relevant_ids" in d.value.columns)
     assert list(items["id"]) == ["q1", "q2", "q3"] and items.loc[0, "reference"] == "3,357 metres"
@@ -149,15 +141,13 @@ def test_qa_sets_page_views_a_set_and_offers_templates(use_data):
 def test_documents_default_corpus_is_never_the_demos(home):
     project = open_project("demo")
     ingest(project, "handbook", files=DOCS[:1], chunking=CHUNKING)
-    at = app("demo")
-    at.switch_page("pages/documents.py").run()
+    at = app("demo", "pages/documents.py")
     no_failure(at)
     assert at.text_input(key="doc_corpus").value == "my-docs"
     assert any("demo project" in i.value for i in at.info)
     open_project("mine")
     ingest(open_project("mine"), "manuals", files=DOCS[:1], chunking=CHUNKING)
-    at = app("mine")
-    at.switch_page("pages/documents.py").run()
+    at = app("mine", "pages/documents.py")
     assert at.text_input(key="doc_corpus").value == "manuals"
 
 

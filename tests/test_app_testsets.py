@@ -17,8 +17,7 @@ def project_home(tmp_path, monkeypatch):
 
 
 def test_generate_review_and_save_from_the_page(project_home):
-    at = app("g")
-    at.switch_page("pages/qa_sets.py").run()
+    at = app("g", "pages/qa_sets.py")
     assert "a smoke test of the pipeline, not a substitute" in unescape(texts(at))
     at.number_input(key="qa_gen_n").set_value(2).run()  # the two sure questions of these documents
     at.text_input(key="qa_gen_name").set_value("from-docs").run()
@@ -33,8 +32,7 @@ def test_generate_review_and_save_from_the_page(project_home):
 
 
 def test_the_llm_generator_shows_its_estimate_before_it_starts(project_home):
-    at = app("g")
-    at.switch_page("pages/qa_sets.py").run()
+    at = app("g", "pages/qa_sets.py")
     at.radio(key="qa_gen_kind").set_value("LLM (openai)").run()
     no_failure(at)
     assert "At most " in unescape(texts(at)) and "model calls" in unescape(texts(at))

@@ -83,8 +83,7 @@ def test_the_documents_page_shows_the_repair_count_and_the_garbled_flag(tmp_path
     garbled = " ".join(["verskille tussen l\u00c3aers en l\u00c3aergidse"] * 30)
     ingest(open_project("page"), "c", files=[("menu.pdf", _pdf(MOJIBAKE)), ("af.pdf", _pdf(garbled))])
     repaired = load_file("menu.pdf", _pdf(MOJIBAKE)).repaired
-    at = app("page")
-    at.switch_page("pages/documents.py").run()
+    at = app("page", "pages/documents.py")
     no_failure(at)
     shown = unescape(texts(at))
     assert f"menu.pdf: {repaired} character(s) of mojibake or broken Unicode repaired" in shown
