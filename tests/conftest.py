@@ -166,7 +166,8 @@ def pytest_xdist_auto_num_workers(config):
     """``-n auto``: one test process more than the cores this process may use. A third of the suite's
     time in a test process is spent waiting (on a browser, a Streamlit or Ray process, a killed child,
     a fake server's latency), and the extra process runs tests on the cores left free meanwhile."""
-    return len(os.sched_getaffinity(0)) + 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+    return cores + 1
 
 
 def pytest_collection_modifyitems(config, items):
